@@ -1,0 +1,29 @@
+/* gst-clvideo: buffer pool of GstClMemory video frames
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/video/video.h>
+#include "gstclmemory.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CL_BUFFER_POOL (gst_cl_buffer_pool_get_type ())
+G_DECLARE_FINAL_TYPE (GstClBufferPool, gst_cl_buffer_pool, GST,
+    CL_BUFFER_POOL, GstBufferPool)
+
+struct _GstClBufferPool
+{
+  GstBufferPool parent;
+  GstClContext *context;
+  GstAllocator *allocator;
+  GstVideoInfo info;
+};
+
+GstBufferPool *gst_cl_buffer_pool_new (GstClContext * ctx);
+
+/* A configured pool for @caps (video meta on), not yet active. */
+GstBufferPool *gst_cl_buffer_pool_new_for_caps (GstClContext * ctx,
+    GstCaps * caps, guint min_buffers);
+
+G_END_DECLS

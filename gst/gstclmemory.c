@@ -1,0 +1,330 @@
+/* gst-clvideo: GstMemory holding an OpenCL buffer
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gstclmemory.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cl_memory_debug);
+#define GST_CAT_DEFAULT gst_cl_memory_debug
+
+G_DEFINE_TYPE_WITH_CODE (GstClAllocator, gst_cl_allocator, GST_TYPE_ALLOCATOR,
+    GST_DEBUG_CATEGORY_INIT (gst_cl_memory_debug, "clmemory", 0,
+        "OpenCL memory"));
+
+static GstClMemory *
+cl_memory_wrap (GstClAllocator * alloc, GstMemory * parent, cl_mem buffer,
+    gsize maxsize, gsize offset, gsize size)
+{
+  GstClMemory *mem = g_new0 (GstClMemory, 1);
+  gst_memory_init (GST_MEMORY_CAST (mem),
+      parent ? GST_MEMORY_FLAGS (parent) & GST_MEMORY_FLAG_READONLY : 0,
+      GST_ALLOCATOR_CAST (alloc), parent, maxsize, 0, offset, size);
+  mem->context = gst_object_ref (alloc->context);
+  mem->buffer = buffer;
+  return mem;
+}
+
+GstMemory *
+gst_cl_allocator_alloc_memory (GstAllocator * allocator, gsize size,
+    GError ** error)
+{
+  GstClAllocator *alloc = GST_CL_ALLOCATOR (allocator);
+  GstClContext *ctx = alloc->context;
+  cl_mem_flags flags = CL_MEM_READ_WRITE;
+  cl_int ret;
+  cl_mem buffer;
+  GstClMemory *mem;
+
+  /* On a CPU device the host pointer is the device memory: mapping is free */
+  if (ctx->host_unified)
+    flags |= CL_MEM_ALLOC_HOST_PTR;
+  buffer = clCreateBuffer (ctx->context, flags, MAX (size, 1), NULL, &ret);
+  if (!gst_cl_check (ret, "clCreateBuffer", error)) {
+    if (ret == CL_MEM_OBJECT_ALLOCATION_FAILURE || ret == CL_OUT_OF_RESOURCES
+        || ret == CL_INVALID_BUFFER_SIZE)
+      g_prefix_error (error, "Out of OpenCL device memory for %"
+          G_GSIZE_FORMAT " bytes: ", size);
+    return NULL;
+  }
+  mem = cl_memory_wrap (alloc, NULL, buffer, size, 0, size);
+  mem->content_undefined = TRUE;
+  return GST_MEMORY_CAST (mem);
+}
+
+static GstMemory *
+gst_cl_allocator_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  GError *error = NULL;
+  GstMemory *mem;
+  gsize total = size + params->prefix + params->padding;
+
+  mem = gst_cl_allocator_alloc_memory (allocator, total, &error);
+  if (!mem) {
+    GST_ERROR_OBJECT (allocator, "%s", error->message);
+    g_error_free (error);
+    return NULL;
+  }
+  mem->offset = params->prefix;
+  mem->size = size;
+  return mem;
+}
+
+static void
+gst_cl_allocator_free (GstAllocator * allocator G_GNUC_UNUSED,
+    GstMemory * memory)
+{
+  GstClMemory *mem = (GstClMemory *) memory;
+  clReleaseMemObject (mem->buffer);
+  gst_object_unref (mem->context);
+  g_free (mem);
+}
+
+static gpointer
+cl_mem_map_full (GstMemory * memory, GstMapInfo * info, gsize maxsize)
+{
+  GstClMemory *mem = (GstClMemory *) memory;
+  cl_map_flags flags = 0;
+  cl_int ret;
+  gpointer ptr;
+
+  if (info->flags & GST_MAP_READ)
+    flags |= CL_MAP_READ;
+  if (info->flags & GST_MAP_WRITE) {
+    if (!(info->flags & GST_MAP_READ) && mem->content_undefined)
+      flags |= CL_MAP_WRITE_INVALIDATE_REGION;
+    else
+      flags |= CL_MAP_WRITE;
+  }
+  /* blocking: the host sees the result of all device work enqueued so far */
+  ptr = clEnqueueMapBuffer (mem->context->queue, mem->buffer, CL_TRUE, flags,
+      0, maxsize, 0, NULL, NULL, &ret);
+  if (ret != CL_SUCCESS) {
+    GST_ERROR ("clEnqueueMapBuffer failed: %s (%d)", gst_cl_error_name (ret),
+        ret);
+    return NULL;
+  }
+  mem->content_undefined = FALSE;
+  GST_CL_COUNT_HOST_MAP (mem->context);
+  return ptr;
+}
+
+static void
+cl_mem_unmap_full (GstMemory * memory, GstMapInfo * info)
+{
+  GstClMemory *mem = (GstClMemory *) memory;
+  cl_int ret;
+
+  ret = clEnqueueUnmapMemObject (mem->context->queue, mem->buffer,
+      (guint8 *) info->data - memory->offset, 0, NULL, NULL);
+  if (ret != CL_SUCCESS)
+    GST_ERROR ("clEnqueueUnmapMemObject failed: %s (%d)",
+        gst_cl_error_name (ret), ret);
+}
+
+static GstMemory *
+cl_mem_share (GstMemory * memory, gssize offset, gssize size)
+{
+  GstClMemory *mem = (GstClMemory *) memory;
+  GstMemory *parent = memory->parent ? memory->parent : memory;
+  GstClMemory *sub;
+
+  if (size == -1)
+    size = memory->size - offset;
+  clRetainMemObject (mem->buffer);
+  sub = cl_memory_wrap (GST_CL_ALLOCATOR (memory->allocator), parent,
+      mem->buffer, memory->maxsize, memory->offset + offset, size);
+  return GST_MEMORY_CAST (sub);
+}
+
+static GstMemory *
+cl_mem_copy (GstMemory * memory, gssize offset, gssize size)
+{
+  GstClMemory *mem = (GstClMemory *) memory;
+  GstMemory *copy;
+  GError *error = NULL;
+  cl_int ret;
+
+  if (size == -1)
+    size = memory->size > (gsize) offset ? memory->size - offset : 0;
+  copy = gst_cl_allocator_alloc_memory (memory->allocator, size, &error);
+  if (!copy) {
+    GST_ERROR ("%s", error->message);
+    g_error_free (error);
+    return NULL;
+  }
+  if (size > 0) {
+    ret = clEnqueueCopyBuffer (mem->context->queue, mem->buffer,
+        ((GstClMemory *) copy)->buffer, memory->offset + offset, 0, size, 0,
+        NULL, NULL);
+    if (ret != CL_SUCCESS) {
+      GST_ERROR ("clEnqueueCopyBuffer failed: %s (%d)",
+          gst_cl_error_name (ret), ret);
+      gst_memory_unref (copy);
+      return NULL;
+    }
+  }
+  ((GstClMemory *) copy)->content_undefined = FALSE;
+  return copy;
+}
+
+static gboolean
+cl_mem_is_span (GstMemory * mem1 G_GNUC_UNUSED, GstMemory * mem2 G_GNUC_UNUSED,
+    gsize * offset G_GNUC_UNUSED)
+{
+  return FALSE;
+}
+
+static void
+gst_cl_allocator_dispose (GObject * object)
+{
+  GstClAllocator *self = GST_CL_ALLOCATOR (object);
+  gst_clear_object (&self->context);
+  G_OBJECT_CLASS (gst_cl_allocator_parent_class)->dispose (object);
+}
+
+static void
+gst_cl_allocator_class_init (GstClAllocatorClass * klass)
+{
+  GstAllocatorClass *aclass = GST_ALLOCATOR_CLASS (klass);
+  aclass->alloc = gst_cl_allocator_alloc;
+  aclass->free = gst_cl_allocator_free;
+  G_OBJECT_CLASS (klass)->dispose = gst_cl_allocator_dispose;
+}
+
+static void
+gst_cl_allocator_init (GstClAllocator * self)
+{
+  GstAllocator *alloc = GST_ALLOCATOR_CAST (self);
+  alloc->mem_type = GST_CL_MEMORY_ALLOCATOR_NAME;
+  alloc->mem_map_full = cl_mem_map_full;
+  alloc->mem_unmap_full = cl_mem_unmap_full;
+  alloc->mem_share = cl_mem_share;
+  alloc->mem_copy = cl_mem_copy;
+  alloc->mem_is_span = cl_mem_is_span;
+  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+GstAllocator *
+gst_cl_allocator_new (GstClContext * ctx)
+{
+  GstClAllocator *self = g_object_new (GST_TYPE_CL_ALLOCATOR, NULL);
+  gst_object_ref_sink (self);
+  self->context = gst_object_ref (ctx);
+  return GST_ALLOCATOR_CAST (self);
+}
+
+gboolean
+gst_is_cl_memory (GstMemory * mem)
+{
+  return mem && mem->allocator && GST_IS_CL_ALLOCATOR (mem->allocator);
+}
+
+gboolean
+gst_buffer_is_cl (GstBuffer * buffer, GstClContext * ctx)
+{
+  GstMemory *mem;
+  if (gst_buffer_n_memory (buffer) != 1)
+    return FALSE;
+  mem = gst_buffer_peek_memory (buffer, 0);
+  return gst_is_cl_memory (mem) && ((GstClMemory *) mem)->context == ctx;
+}
+
+void
+gst_cl_memory_mark_written (GstMemory * mem)
+{
+  ((GstClMemory *) mem)->content_undefined = FALSE;
+}
+
+/* ---- frames ---- */
+
+gboolean
+gst_cl_frame_init (GstClFrame * frame, const GstVideoInfo * info,
+    GstBuffer * buffer)
+{
+  GstVideoMeta *meta;
+  GstMemory *mem;
+  guint i;
+
+  g_return_val_if_fail (gst_buffer_n_memory (buffer) == 1, FALSE);
+  mem = gst_buffer_peek_memory (buffer, 0);
+  g_return_val_if_fail (gst_is_cl_memory (mem), FALSE);
+
+  frame->buffer = buffer;
+  frame->mem = ((GstClMemory *) mem)->buffer;
+  frame->info = *info;
+  meta = gst_buffer_get_video_meta (buffer);
+  if (meta) {
+    for (i = 0; i < meta->n_planes; i++) {
+      frame->info.offset[i] = meta->offset[i];
+      frame->info.stride[i] = meta->stride[i];
+    }
+  }
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++)
+    frame->info.offset[i] += mem->offset;
+  return gst_buffer_get_size (buffer) >= info->size || meta != NULL;
+}
+
+static void
+plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
+    gsize * rows)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component (info->finfo, plane, comp);
+  *row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+}
+
+static gboolean
+transfer_frame (GstClContext * ctx, GstClFrame * clf, GstVideoFrame * vf,
+    gboolean upload, GError ** error)
+{
+  guint p;
+  cl_int ret;
+
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (vf); p++) {
+    gsize row_bytes, rows;
+    size_t buf_origin[3], host_origin[3] = { 0, 0, 0 }, region[3];
+
+    plane_extent (&clf->info, p, &row_bytes, &rows);
+    buf_origin[0] = clf->info.offset[p];
+    buf_origin[1] = buf_origin[2] = 0;
+    region[0] = row_bytes;
+    region[1] = rows;
+    region[2] = 1;
+    if (upload)
+      ret = clEnqueueWriteBufferRect (ctx->queue, clf->mem, CL_TRUE,
+          buf_origin, host_origin, region, clf->info.stride[p], 0,
+          GST_VIDEO_FRAME_PLANE_STRIDE (vf, p), 0,
+          GST_VIDEO_FRAME_PLANE_DATA (vf, p), 0, NULL, NULL);
+    else
+      ret = clEnqueueReadBufferRect (ctx->queue, clf->mem, CL_TRUE,
+          buf_origin, host_origin, region, clf->info.stride[p], 0,
+          GST_VIDEO_FRAME_PLANE_STRIDE (vf, p), 0,
+          GST_VIDEO_FRAME_PLANE_DATA (vf, p), 0, NULL, NULL);
+    if (!gst_cl_check (ret, upload ? "clEnqueueWriteBufferRect" :
+            "clEnqueueReadBufferRect", error))
+      return FALSE;
+  }
+  if (upload) {
+    GST_CL_COUNT_UPLOAD (ctx);
+    gst_cl_memory_mark_written (gst_buffer_peek_memory (clf->buffer, 0));
+  } else {
+    GST_CL_COUNT_DOWNLOAD (ctx);
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cl_frame_upload (GstClContext * ctx, GstClFrame * dst,
+    GstVideoFrame * src, GError ** error)
+{
+  return transfer_frame (ctx, dst, src, TRUE, error);
+}
+
+gboolean
+gst_cl_frame_download (GstClContext * ctx, GstVideoFrame * dst,
+    GstClFrame * src, GError ** error)
+{
+  return transfer_frame (ctx, src, dst, FALSE, error);
+}

@@ -1,0 +1,68 @@
+/* gst-clvideo: GstMemory holding an OpenCL buffer
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include "gstclcontext.h"
+
+G_BEGIN_DECLS
+
+/**
+ * GST_CAPS_FEATURE_MEMORY_CL:
+ *
+ * Caps feature of buffers whose memory is a GstClMemory of the shared
+ * context: adjacent cl elements negotiate it so frames stay on the device.
+ */
+#define GST_CAPS_FEATURE_MEMORY_CL "memory:OpenCL"
+#define GST_CL_MEMORY_ALLOCATOR_NAME "ClMemory"
+
+typedef struct {
+  GstMemory mem;
+  GstClContext *context;        /* owned */
+  cl_mem buffer;                /* whole allocation, shared by sub-memories */
+  /* Content undefined (fresh, or returned to its pool): a write-only map
+   * need not copy device data to the host. */
+  gboolean content_undefined;
+} GstClMemory;
+
+#define GST_TYPE_CL_ALLOCATOR (gst_cl_allocator_get_type ())
+G_DECLARE_FINAL_TYPE (GstClAllocator, gst_cl_allocator, GST, CL_ALLOCATOR,
+    GstAllocator)
+
+struct _GstClAllocator
+{
+  GstAllocator parent;
+  GstClContext *context;
+};
+
+GstAllocator *gst_cl_allocator_new (GstClContext * ctx);
+GstMemory *gst_cl_allocator_alloc_memory (GstAllocator * allocator,
+    gsize size, GError ** error);
+
+gboolean gst_is_cl_memory (GstMemory * mem);
+/* TRUE when @buffer is a single GstClMemory of @ctx. */
+gboolean gst_buffer_is_cl (GstBuffer * buffer, GstClContext * ctx);
+/* Marks device content as defined, after a kernel wrote it. */
+void gst_cl_memory_mark_written (GstMemory * mem);
+
+/* One video frame in an OpenCL buffer: offsets and strides come from the
+ * buffer's GstVideoMeta when present. */
+typedef struct {
+  GstBuffer *buffer;
+  cl_mem mem;
+  GstVideoInfo info;
+} GstClFrame;
+
+gboolean gst_cl_frame_init (GstClFrame * frame, const GstVideoInfo * info,
+    GstBuffer * buffer);
+
+/* Copies a system-memory @src frame into the cl buffer @dst (counted as an
+ * upload) and back (a download). */
+gboolean gst_cl_frame_upload (GstClContext * ctx, GstClFrame * dst,
+    GstVideoFrame * src, GError ** error);
+gboolean gst_cl_frame_download (GstClContext * ctx, GstVideoFrame * dst,
+    GstClFrame * src, GError ** error);
+
+G_END_DECLS

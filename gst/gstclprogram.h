@@ -1,0 +1,23 @@
+/* gst-clvideo: kernel sources
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const gchar *name;            /* file name under kernels/, without ".cl" */
+  const gchar *source;
+} GstClKernelSource;
+
+/* Environment variable naming a directory whose NAME.cl files replace the
+ * embedded kernel sources (kernel development without rebuilding). */
+#define GST_CL_KERNEL_DIR_ENV "GST_CL_KERNEL_DIR"
+
+/* Returns the source of kernel file @name (newly allocated), read from
+ * $GST_CL_KERNEL_DIR when set and holding NAME.cl, else the embedded copy. */
+gchar *gst_cl_kernel_source_lookup (const gchar * name, GError ** error);
+
+G_END_DECLS

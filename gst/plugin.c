@@ -1,0 +1,25 @@
+/* gst-clvideo: the clvideo plugin
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <gst/gst.h>
+
+#include "gstclcolorlowpass.h"
+#include "gstcltransfer.h"
+
+static gboolean
+plugin_init (GstPlugin * plugin)
+{
+  gboolean ok = TRUE;
+
+  ok &= gst_element_register (plugin, "clupload", GST_RANK_NONE,
+      GST_TYPE_CL_UPLOAD);
+  ok &= gst_element_register (plugin, "cldownload", GST_RANK_NONE,
+      GST_TYPE_CL_DOWNLOAD);
+  ok &= gst_element_register (plugin, "clcolorlowpass", GST_RANK_NONE,
+      GST_TYPE_CL_COLOR_LOWPASS);
+  return ok;
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, clvideo,
+    "OpenCL video processing: conversion, filters, motion search, MPEG-1",
+    plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

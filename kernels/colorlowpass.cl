@@ -1,0 +1,219 @@
+/* gst-clvideo: RGB -> YCbCr conversion fused with a lowpass filter and
+ * (for 4:2:0) chroma decimation.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A work-group converts a tile plus a 2-pixel apron once into local memory
+ * (luma, and Cb|Cr packed in one word), then each work-item slides down
+ * the tile over two adjacent columns, keeping the horizontal filter sums of
+ * the last rows in registers: every converted value is read from local
+ * memory a handful of times and no intermediate image touches global
+ * memory.
+ *
+ * Arithmetic is integer and exact; tests/colorlowpass-ref.c is the
+ * reference:
+ *   value16 = clamp((k.x*R + k.y*G + k.z*B + k.w) >> 12, 0, 4095)
+ *       (value in 1/16 steps; k = coefficient * 65536, k.w holds the
+ *        offset * 65536 plus the rounding 2048)
+ *   luma, filter off: (Y16 + 8) >> 4
+ *   luma, separable kernel K (sum S), strength s in 0..256:
+ *       (s * sum(K2D * Y16) + (256 - s) * S*S * Y16c + 2^(n-1)) >> n,
+ *       n = 4 + 8 + 2 * log2(S)
+ *   4:2:0 chroma at (cx, cy): taps [1 1] over luma 2c..2c+1, or [1 3 3 1]
+ *       over luma 2c-1..2c+2 (sited between the luma samples, as MPEG-1
+ *       expects), both directions, then rounded
+ *   coordinates outside the frame are clamped (edges replicated).
+ *
+ * Build options: IN_BPP (3|4), IN_R, IN_G, IN_B (byte index of each
+ * channel in a pixel), SRC_ALIGNED4 (pixels are 4-byte aligned words),
+ * OUT_FMT (0 I420, 1 NV12, 2 Y444, 3 GRAY8), LUMA_TAPS (1|3|5),
+ * CHROMA_TAPS (2|4), LX (work-items per group), TH (tile height, even).
+ */
+
+#ifndef LX
+#define LX 64
+#endif
+#ifndef TH
+#define TH 16
+#endif
+#define TW (2 * LX)
+#define AP 2
+#define LW (TW + 2 * AP)
+#define LH (TH + 2 * AP)
+
+#define OUT_I420 0
+#define OUT_NV12 1
+#define OUT_Y444 2
+#define OUT_GRAY8 3
+
+#define HAS_CHROMA (OUT_FMT != OUT_GRAY8)
+#define SUBSAMPLED (OUT_FMT == OUT_I420 || OUT_FMT == OUT_NV12)
+
+#if LUMA_TAPS == 5
+#define HFILT(p) ((p)[-2] + 4 * (p)[-1] + 6 * (p)[0] + 4 * (p)[1] + (p)[2])
+#define VFILT(a, b, c, d, e) ((a) + 4 * (b) + 6 * (c) + 4 * (d) + (e))
+#define KLOG2 4
+#elif LUMA_TAPS == 3
+#define HFILT(p) ((p)[-1] + 2 * (p)[0] + (p)[1])
+#define VFILT(a, b, c, d, e) ((b) + 2 * (c) + (d))
+#define KLOG2 2
+#endif
+
+#if CHROMA_TAPS == 4
+#define CHFILT(p) ((p)[-1] + 3 * (p)[0] + 3 * (p)[1] + (p)[2])
+#define CLOG2 6
+#else
+#define CHFILT(p) ((p)[0] + (p)[1])
+#define CLOG2 2
+#endif
+
+inline int
+convert16 (int4 k, int r, int g, int b)
+{
+  return clamp ((k.x * r + k.y * g + k.z * b + k.w) >> 12, 0, 4095);
+}
+
+inline uchar
+round16 (int v)
+{
+  return (uchar) ((v + 8) >> 4);
+}
+
+__kernel __attribute__ ((reqd_work_group_size (LX, 1, 1)))
+void
+colorlowpass (__global const uchar * src, int src_off, int src_stride,
+    __global uchar * dst, int y_off, int y_stride
+#if OUT_FMT == OUT_NV12
+    , int uv_off, int uv_stride
+#elif HAS_CHROMA
+    , int u_off, int u_stride, int v_off, int v_stride
+#endif
+    , int width, int height, int4 ky, int4 kcb, int4 kcr, int strength)
+{
+  __local ushort ly[LH * LW];
+#if HAS_CHROMA
+  __local uint lc[LH * LW];
+#endif
+  const int lid = get_local_id (0);
+  const int tx0 = get_group_id (0) * TW;
+  const int ty0 = get_group_id (1) * TH;
+
+  /* 1. load and convert the tile and its apron */
+  for (int r = 0; r < LH; r++) {
+    const int gy = clamp (ty0 - AP + r, 0, height - 1);
+    __global const uchar *row = src + src_off + (size_t) gy * src_stride;
+    for (int c = lid; c < LW; c += LX) {
+      const int gx = clamp (tx0 - AP + c, 0, width - 1);
+      int R, G, B;
+#if IN_BPP == 4 && SRC_ALIGNED4
+      const uint px = *(__global const uint *) (row + gx * 4);
+      R = (px >> (8 * IN_R)) & 0xff;
+      G = (px >> (8 * IN_G)) & 0xff;
+      B = (px >> (8 * IN_B)) & 0xff;
+#else
+      __global const uchar *p = row + gx * IN_BPP;
+      R = p[IN_R];
+      G = p[IN_G];
+      B = p[IN_B];
+#endif
+      ly[r * LW + c] = (ushort) convert16 (ky, R, G, B);
+#if HAS_CHROMA
+      lc[r * LW + c] = (uint) convert16 (kcb, R, G, B) |
+          ((uint) convert16 (kcr, R, G, B) << 16);
+#endif
+    }
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+
+  /* 2. slide down two columns */
+  const int c0 = AP + 2 * lid;
+  const int x = tx0 + 2 * lid;
+  if (x >= width)
+    return;
+  const bool pair = x + 1 < width;
+
+#if LUMA_TAPS > 1
+  int a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0;   /* column x, rows r-4..r */
+  int b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0;   /* column x + 1 */
+  const int keep = (256 - strength) << (2 * KLOG2);
+  const int shift = 12 + 2 * KLOG2;
+#endif
+#if SUBSAMPLED
+  uint w0 = 0, w1 = 0, w2 = 0, w3 = 0;  /* packed chroma, rows r-3..r */
+  const int cx = x >> 1;
+#endif
+
+  for (int r = 0; r < LH; r++) {
+    __local const ushort *yrow = ly + r * LW + c0;
+#if LUMA_TAPS > 1
+    a0 = a1; a1 = a2; a2 = a3; a3 = a4; a4 = HFILT (yrow);
+    b0 = b1; b1 = b2; b2 = b3; b3 = b4; b4 = HFILT (yrow + 1);
+#endif
+#if SUBSAMPLED
+    w0 = w1; w1 = w2; w2 = w3; w3 = CHFILT (lc + r * LW + c0);
+#endif
+    if (r >= 2 * AP) {
+      const int t = r - 2 * AP;         /* tile row of the centre */
+      const int gy = ty0 + t;
+      if (gy < height) {
+        __local const ushort *crow = ly + (r - AP) * LW + c0;
+        __global uchar *yout = dst + y_off + (size_t) gy * y_stride + x;
+#if LUMA_TAPS > 1
+        const int f0 = VFILT (a0, a1, a2, a3, a4);
+        const int f1 = VFILT (b0, b1, b2, b3, b4);
+        const uchar y0 = (uchar) ((strength * f0 + keep * crow[0] +
+                (1 << (shift - 1))) >> shift);
+        const uchar y1 = (uchar) ((strength * f1 + keep * crow[1] +
+                (1 << (shift - 1))) >> shift);
+#else
+        const uchar y0 = round16 (crow[0]);
+        const uchar y1 = round16 (crow[1]);
+#endif
+        yout[0] = y0;
+        if (pair)
+          yout[1] = y1;
+#if OUT_FMT == OUT_Y444
+        __local const uint *ccen = lc + (r - AP) * LW + c0;
+        __global uchar *uout = dst + u_off + (size_t) gy * u_stride + x;
+        __global uchar *vout = dst + v_off + (size_t) gy * v_stride + x;
+        uout[0] = round16 (ccen[0] & 0xffff);
+        vout[0] = round16 (ccen[0] >> 16);
+        if (pair) {
+          uout[1] = round16 (ccen[1] & 0xffff);
+          vout[1] = round16 (ccen[1] >> 16);
+        }
+#endif
+      }
+    }
+#if SUBSAMPLED
+    /* chroma row t/2 uses luma rows t-1..t+2 (4 taps) or t..t+1 (2 taps),
+     * that is local rows r-3..r, or r-1..r */
+#if CHROMA_TAPS == 4
+    const int t = r - 4;
+#else
+    const int t = r - 3;
+#endif
+    if (t >= 0 && t < TH && (t & 1) == 0 && ty0 + t < height) {
+#if CHROMA_TAPS == 4
+      const int sb = (w0 & 0xffff) + 3 * (w1 & 0xffff) + 3 * (w2 & 0xffff) +
+          (w3 & 0xffff);
+      const int sr = (w0 >> 16) + 3 * (w1 >> 16) + 3 * (w2 >> 16) + (w3 >> 16);
+#else
+      const int sb = (w2 & 0xffff) + (w3 & 0xffff);
+      const int sr = (w2 >> 16) + (w3 >> 16);
+#endif
+      const int cshift = 4 + CLOG2;
+      const uchar cb = (uchar) ((sb + (1 << (cshift - 1))) >> cshift);
+      const uchar cr = (uchar) ((sr + (1 << (cshift - 1))) >> cshift);
+      const int cy = (ty0 + t) >> 1;
+#if OUT_FMT == OUT_NV12
+      __global uchar *uv = dst + uv_off + (size_t) cy * uv_stride + 2 * cx;
+      uv[0] = cb;
+      uv[1] = cr;
+#else
+      dst[u_off + (size_t) cy * u_stride + cx] = cb;
+      dst[v_off + (size_t) cy * v_stride + cx] = cr;
+#endif
+    }
+#endif
+  }
+}
