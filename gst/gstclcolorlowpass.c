@@ -70,6 +70,11 @@ struct _GstClColorLowpass
   cl_int ky[4], kcb[4], kcr[4];
   guint tile_items, tile_rows;
 
+  /* CPU devices run the row-band variant of the kernel */
+  gboolean row_bands;
+  guint band_rows, workers;
+  cl_mem scratch;
+
   cl_kernel kernel;
   gchar *kernel_options;        /* the options @kernel was built with */
 };
@@ -331,13 +336,17 @@ gst_cl_color_lowpass_set_info (GstClFilter * filter, GstVideoInfo * in,
       GST_VIDEO_INFO_NAME (in), GST_VIDEO_INFO_NAME (out),
       matrix_names[matrix], full ? "full" : "limited");
 
-  /* GPUs: narrow groups, many in flight; CPUs: long rows, few groups */
-  if (gst_cl_context_is_gpu (ctx)) {
-    self->tile_items = 64;
-    self->tile_rows = 16;
-  } else {
-    self->tile_items = 128;
-    self->tile_rows = 32;
+  /* GPUs: local-memory tiles, many groups in flight. CPUs: a few
+   * work-items walking bands of rows with vectorisable inner loops. */
+  self->tile_items = 64;
+  self->tile_rows = 16;
+  self->row_bands = ctx->cpu_layout;
+  if (self->row_bands) {
+    guint n_bands;
+    self->band_rows = 16;
+    n_bands = (GST_VIDEO_INFO_HEIGHT (out) + self->band_rows - 1) /
+        self->band_rows;
+    self->workers = MIN (n_bands, MAX (ctx->compute_units, 1) * 4);
   }
   return TRUE;
 }
@@ -349,6 +358,9 @@ gst_cl_color_lowpass_release (GstClFilter * filter)
   if (self->kernel)
     clReleaseKernel (self->kernel);
   self->kernel = NULL;
+  if (self->scratch)
+    clReleaseMemObject (self->scratch);
+  self->scratch = NULL;
   g_clear_pointer (&self->kernel_options, g_free);
 }
 
@@ -383,7 +395,8 @@ gst_cl_color_lowpass_process (GstClFilter * filter, GstClFrame * in,
   if (!self->kernel || g_strcmp0 (options, self->kernel_options) != 0) {
     gst_cl_color_lowpass_release (filter);
     self->kernel = gst_cl_context_create_kernel (ctx, "colorlowpass",
-        options, "colorlowpass", error);
+        options, self->row_bands ? "colorlowpass_rows" : "colorlowpass",
+        error);
     if (!self->kernel) {
       g_free (options);
       return FALSE;
@@ -408,6 +421,28 @@ gst_cl_color_lowpass_process (GstClFilter * filter, GstClFrame * in,
       !gst_cl_kernel_set_arg (self->kernel, &arg, sizeof (cl_int), &strength,
           error))
     return FALSE;
+
+  if (self->row_bands) {
+    /* rings of 5 rows of Y, Cb, Cr and filtered Y; 2 x 4 chroma rows */
+    gsize per_item = 4 * 5 * (gsize) width + 8 * (gsize) ((width + 1) / 2);
+    cl_int band_rows = self->band_rows;
+    cl_int ret;
+    if (!self->scratch) {
+      self->scratch = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE,
+          per_item * self->workers * sizeof (cl_ushort), NULL, &ret);
+      if (!gst_cl_check (ret, "clCreateBuffer", error))
+        return FALSE;
+    }
+    if (!gst_cl_kernel_set_arg (self->kernel, &arg, sizeof (cl_mem),
+            &self->scratch, error) ||
+        !gst_cl_kernel_set_arg (self->kernel, &arg, sizeof (cl_int),
+            &band_rows, error))
+      return FALSE;
+    global[0] = self->workers;
+    local[0] = 1;
+    return gst_cl_context_enqueue_kernel (ctx, self->kernel, "colorlowpass",
+        1, global, local, error);
+  }
 
   local[0] = self->tile_items;
   local[1] = 1;

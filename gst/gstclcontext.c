@@ -275,6 +275,7 @@ query_device_properties (GstClContext * self)
   cl_ulong lmem = 0, gmem = 0;
   size_t wg = 0;
   cl_platform_id platform = NULL;
+  const gchar *layout;
 
   clGetDeviceInfo (self->device, CL_DEVICE_TYPE, sizeof (self->device_type),
       &self->device_type, NULL);
@@ -298,6 +299,12 @@ query_device_properties (GstClContext * self)
   self->device_name = get_device_string (self->device, CL_DEVICE_NAME);
   self->platform_name = get_platform_string (self->platform, CL_PLATFORM_NAME);
   self->host_unified = (self->device_type & CL_DEVICE_TYPE_CPU) != 0;
+  self->cpu_layout = self->host_unified;
+  layout = g_getenv (GST_CL_LAYOUT_ENV);
+  if (layout && g_ascii_strcasecmp (layout, "cpu") == 0)
+    self->cpu_layout = TRUE;
+  else if (layout && g_ascii_strcasecmp (layout, "gpu") == 0)
+    self->cpu_layout = FALSE;
 }
 
 static cl_command_queue
@@ -520,9 +527,8 @@ get_program (GstClContext * self, const gchar * name, const gchar * options,
     return NULL;
   }
 
-  full_options = g_strdup_printf ("-cl-std=CL1.2 -DGST_CL_DEVICE_IS_GPU=%d "
-      "-DGST_CL_DEVICE_IS_CPU=%d %s", gst_cl_context_is_gpu (self) ? 1 : 0,
-      self->host_unified ? 1 : 0, options ? options : "");
+  full_options = g_strdup_printf ("-cl-std=CL1.2 -DGST_CL_CPU_LAYOUT=%d %s",
+      self->cpu_layout ? 1 : 0, options ? options : "");
   ret = clBuildProgram (program, 1, &self->device, full_options, NULL, NULL);
   if (ret != CL_SUCCESS) {
     gchar *log = get_build_log (self, program);

@@ -24,6 +24,7 @@ G_BEGIN_DECLS
  * property is unset: an index into the list of devices or a case-insensitive
  * substring of the device or platform name. */
 #define GST_CL_DEVICE_ENV "GST_CL_DEVICE"
+#define GST_CL_LAYOUT_ENV "GST_CL_LAYOUT"
 
 #define GST_TYPE_CL_CONTEXT (gst_cl_context_get_type ())
 G_DECLARE_FINAL_TYPE (GstClContext, gst_cl_context, GST, CL_CONTEXT, GstObject)
@@ -48,6 +49,10 @@ struct _GstClContext
   guint64 global_mem_size;
   /* TRUE for CPU devices: buffers live in host memory and mapping is free */
   gboolean host_unified;
+  /* Kernels laid out for CPUs (long vectorisable rows, no local memory)
+   * rather than GPUs (work-group tiles in local memory): the device type's
+   * choice, or $GST_CL_LAYOUT ("cpu" or "gpu") to test both anywhere. */
+  gboolean cpu_layout;
 
   GstClContextPrivate *priv;
 };

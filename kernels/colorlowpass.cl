@@ -217,3 +217,220 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
 #endif
   }
 }
+
+/* ---- the same computation laid out for CPU devices ----
+ *
+ * CPUs want long unit-stride inner loops that the compiler vectorises, and
+ * no barriers. Each work-item walks whole bands of rows: every input row is
+ * converted once into a ring of row buffers (in cache-sized scratch memory
+ * of its own), filtered horizontally, and combined vertically with the rows
+ * before it. Results are identical to the tiled kernel above.
+ */
+
+#define RING 5                  /* rows kept: centre row +- 2 */
+
+inline int
+clamp_x (int x, int width)
+{
+  return clamp (x, 0, width - 1);
+}
+
+inline void
+convert_row (__global const uchar * restrict row, int width, int4 ky,
+    int4 kcb, int4 kcr, __global ushort * restrict y16,
+    __global ushort * restrict cb16, __global ushort * restrict cr16)
+{
+  for (int x = 0; x < width; x++) {
+    const int R = row[x * IN_BPP + IN_R];
+    const int G = row[x * IN_BPP + IN_G];
+    const int B = row[x * IN_BPP + IN_B];
+    y16[x] = (ushort) convert16 (ky, R, G, B);
+#if HAS_CHROMA
+    cb16[x] = (ushort) convert16 (kcb, R, G, B);
+    cr16[x] = (ushort) convert16 (kcr, R, G, B);
+#endif
+  }
+}
+
+#if LUMA_TAPS > 1
+inline int
+hfilter_clamped (__global const ushort * in, int x, int width)
+{
+#if LUMA_TAPS == 5
+  return in[clamp_x (x - 2, width)] + 4 * in[clamp_x (x - 1, width)] +
+      6 * in[x] + 4 * in[clamp_x (x + 1, width)] + in[clamp_x (x + 2, width)];
+#else
+  return in[clamp_x (x - 1, width)] + 2 * in[x] + in[clamp_x (x + 1, width)];
+#endif
+}
+
+inline void
+hfilter_row (__global const ushort * restrict in, __global ushort * restrict out,
+    int width)
+{
+  const int edge = min (2, width);
+  for (int x = 0; x < edge; x++)
+    out[x] = (ushort) hfilter_clamped (in, x, width);
+  for (int x = 2; x < width - 2; x++)
+    out[x] = (ushort) HFILT (in + x);
+  for (int x = max (width - 2, edge); x < width; x++)
+    out[x] = (ushort) hfilter_clamped (in, x, width);
+}
+#endif
+
+#if SUBSAMPLED
+inline int
+chfilter_clamped (__global const ushort * in, int cx, int width)
+{
+#if CHROMA_TAPS == 4
+  return in[clamp_x (2 * cx - 1, width)] + 3 * in[2 * cx] +
+      3 * in[clamp_x (2 * cx + 1, width)] + in[clamp_x (2 * cx + 2, width)];
+#else
+  return in[2 * cx] + in[clamp_x (2 * cx + 1, width)];
+#endif
+}
+
+/* horizontal chroma filter and decimation of one row */
+inline void
+chfilter_row (__global const ushort * restrict in,
+    __global ushort * restrict out, int width)
+{
+  const int cw = (width + 1) / 2;
+  /* interior: all taps inside, 2cx - 1 >= 0 and 2cx + 2 <= width - 1 */
+  const int first = min (1, cw), last = max ((width - 3) / 2 + 1, first);
+  for (int cx = 0; cx < first; cx++)
+    out[cx] = (ushort) chfilter_clamped (in, cx, width);
+  for (int cx = first; cx < last; cx++)
+    out[cx] = (ushort) CHFILT (in + 2 * cx);
+  for (int cx = last; cx < cw; cx++)
+    out[cx] = (ushort) chfilter_clamped (in, cx, width);
+}
+#endif
+
+__kernel __attribute__ ((reqd_work_group_size (1, 1, 1)))
+void
+colorlowpass_rows (__global const uchar * restrict src, int src_off,
+    int src_stride, __global uchar * restrict dst, int y_off, int y_stride
+#if OUT_FMT == OUT_NV12
+    , int uv_off, int uv_stride
+#elif HAS_CHROMA
+    , int u_off, int u_stride, int v_off, int v_stride
+#endif
+    , int width, int height, int4 ky, int4 kcb, int4 kcr, int strength,
+    __global ushort * restrict scratch, int band_rows)
+{
+  const int cw = (width + 1) / 2;
+  const size_t row_words = (size_t) width;
+  /* per work-item scratch: Y, Cb, Cr and filtered-Y rings of RING rows,
+   * and two chroma rings of 4 decimated rows */
+  const size_t per_item = 4 * RING * row_words + 8 * (size_t) cw;
+  __global ushort *yr = scratch + get_global_id (0) * per_item;
+  __global ushort *cbr = yr + RING * row_words;
+  __global ushort *crr = cbr + RING * row_words;
+  __global ushort *hr = crr + RING * row_words;
+  __global ushort *hcb = hr + RING * row_words;
+  __global ushort *hcr = hcb + 4 * (size_t) cw;
+  const int n_bands = (height + band_rows - 1) / band_rows;
+#if LUMA_TAPS > 1
+  const int keep = (256 - strength) << (2 * KLOG2);
+  const int shift = 12 + 2 * KLOG2;
+#endif
+
+  for (int band = get_global_id (0); band < n_bands;
+      band += get_global_size (0)) {
+    const int y0 = band * band_rows;
+    const int y1 = min (y0 + band_rows, height);
+
+    for (int r = y0 - 2; r <= y1 + 1; r++) {
+      const int ri = r - (y0 - 2);
+      const int slot = ri % RING;
+      __global ushort *yrow = yr + slot * row_words;
+      __global ushort *cbrow = cbr + slot * row_words;
+      __global ushort *crrow = crr + slot * row_words;
+
+      convert_row (src + src_off + (size_t) clamp (r, 0, height - 1) *
+          src_stride, width, ky, kcb, kcr, yrow, cbrow, crrow);
+#if LUMA_TAPS > 1
+      hfilter_row (yrow, hr + slot * row_words, width);
+#endif
+#if SUBSAMPLED
+      chfilter_row (cbrow, hcb + (ri % 4) * cw, width);
+      chfilter_row (crrow, hcr + (ri % 4) * cw, width);
+#endif
+
+      /* the centre row r - 2 now has all its neighbours */
+      const int yo = r - 2;
+      if (yo < y0 || yo >= y1)
+        continue;
+      const int cslot = (ri - 2) % RING;
+      __global const ushort *centre = yr + cslot * row_words;
+      __global uchar *yout = dst + y_off + (size_t) yo * y_stride;
+#if LUMA_TAPS > 1
+      __global const ushort *h0 = hr + ((ri - 4) % RING) * row_words;
+      __global const ushort *h1 = hr + ((ri - 3) % RING) * row_words;
+      __global const ushort *h2 = hr + cslot * row_words;
+      __global const ushort *h3 = hr + ((ri - 1) % RING) * row_words;
+      __global const ushort *h4 = hr + slot * row_words;
+      for (int x = 0; x < width; x++) {
+        const int f = VFILT (h0[x], h1[x], h2[x], h3[x], h4[x]);
+        yout[x] = (uchar) ((strength * f + keep * centre[x] +
+                (1 << (shift - 1))) >> shift);
+      }
+#else
+      for (int x = 0; x < width; x++)
+        yout[x] = round16 (centre[x]);
+#endif
+#if OUT_FMT == OUT_Y444
+      {
+        __global const ushort *cbc = cbr + cslot * row_words;
+        __global const ushort *crc = crr + cslot * row_words;
+        __global uchar *uout = dst + u_off + (size_t) yo * u_stride;
+        __global uchar *vout = dst + v_off + (size_t) yo * v_stride;
+        for (int x = 0; x < width; x++) {
+          uout[x] = round16 (cbc[x]);
+          vout[x] = round16 (crc[x]);
+        }
+      }
+#endif
+#if SUBSAMPLED
+      /* chroma row yo / 2 from luma rows yo - 1 .. yo + 2 */
+      if ((yo & 1) == 0) {
+        const int cshift = 4 + CLOG2;
+        const int cy = yo >> 1;
+        __global const ushort *b0 = hcb + ((ri - 3) % 4) * cw;
+        __global const ushort *b1 = hcb + ((ri - 2) % 4) * cw;
+        __global const ushort *b2 = hcb + ((ri - 1) % 4) * cw;
+        __global const ushort *b3 = hcb + (ri % 4) * cw;
+        __global const ushort *r0 = hcr + ((ri - 3) % 4) * cw;
+        __global const ushort *r1 = hcr + ((ri - 2) % 4) * cw;
+        __global const ushort *r2 = hcr + ((ri - 1) % 4) * cw;
+        __global const ushort *r3 = hcr + (ri % 4) * cw;
+#if OUT_FMT == OUT_NV12
+        __global uchar *uv = dst + uv_off + (size_t) cy * uv_stride;
+#else
+        __global uchar *uout = dst + u_off + (size_t) cy * u_stride;
+        __global uchar *vout = dst + v_off + (size_t) cy * v_stride;
+#endif
+        for (int cx = 0; cx < cw; cx++) {
+#if CHROMA_TAPS == 4
+          const int sb = b0[cx] + 3 * b1[cx] + 3 * b2[cx] + b3[cx];
+          const int sr = r0[cx] + 3 * r1[cx] + 3 * r2[cx] + r3[cx];
+#else
+          const int sb = b1[cx] + b2[cx];
+          const int sr = r1[cx] + r2[cx];
+#endif
+          const uchar cb = (uchar) ((sb + (1 << (cshift - 1))) >> cshift);
+          const uchar cr = (uchar) ((sr + (1 << (cshift - 1))) >> cshift);
+#if OUT_FMT == OUT_NV12
+          uv[2 * cx] = cb;
+          uv[2 * cx + 1] = cr;
+#else
+          uout[cx] = cb;
+          vout[cx] = cr;
+#endif
+        }
+      }
+#endif
+    }
+  }
+}
