@@ -29,6 +29,7 @@
 #include "gstclcolorlowpass.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_color_lowpass_debug);
@@ -340,6 +341,16 @@ gst_cl_color_lowpass_set_info (GstClFilter * filter, GstVideoInfo * in,
    * work-items walking bands of rows with vectorisable inner loops. */
   self->tile_items = 64;
   self->tile_rows = 16;
+  {
+    /* development knob for tuning on a new device: "ITEMSxROWS" */
+    const gchar *tile = g_getenv ("GST_CL_COLORLOWPASS_TILE");
+    guint items, rows;
+    if (tile && sscanf (tile, "%ux%u", &items, &rows) == 2 && items >= 1 &&
+        items <= ctx->max_work_group_size && rows >= 2 && rows % 2 == 0) {
+      self->tile_items = items;
+      self->tile_rows = rows;
+    }
+  }
   self->row_bands = ctx->cpu_layout;
   if (self->row_bands) {
     guint n_bands;

@@ -1,0 +1,8 @@
+#!/bin/sh
+# Runs the benchmark on the chosen device (GST_CL_DEVICE or --device) and
+# prints a Markdown table; see docs/performance.md for recorded figures.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$root/build}
+export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+exec "$build/pipelines/clbench" "$@"

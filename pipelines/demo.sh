@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# gst-clvideo demo: run the OpenCL elements on built-in sample content and
+# check that the result decodes.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Usage: pipelines/demo.sh            (as root: installs missing packages)
+# Environment: BUILD_DIR (default build), GST_CL_DEVICE (device choice).
+#
+# A moving test pattern (videotestsrc, 1280x720 RGBx, 60 frames) goes
+# through clcolorlowpass into I420 and is written to $BUILD_DIR/demo/; the
+# file is then decoded with ffmpeg and its frames counted with ffprobe.
+set -euo pipefail
+
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/setup.sh" || exit 1
+
+WIDTH=1280
+HEIGHT=720
+FRAMES=60
+FRAMERATE=30/1
+
+# What the converted frames are written as. To encode instead, replace the
+# chain (one word per element or "!") and the extension; the checks below
+# only need a file that ffmpeg can decode.
+ENCODE=(y4menc)
+EXT="y4m"
+
+OUTDIR="$CLVIDEO_BUILD/demo"
+OUTFILE="$OUTDIR/ball-${WIDTH}x${HEIGHT}.$EXT"
+LOG="$OUTDIR/gst-launch.log"
+
+fail() {
+  echo "demo: FAILED: $*" >&2
+  exit 1
+}
+
+mkdir -p "$OUTDIR"
+rm -f "$OUTFILE"
+
+export GST_PLUGIN_PATH="$CLVIDEO_BUILD/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export GST_REGISTRY="$OUTDIR/registry.bin"
+
+gst-inspect-1.0 clcolorlowpass >/dev/null 2>&1 ||
+  fail "the clcolorlowpass element is not found in $CLVIDEO_BUILD/gst"
+
+echo "== OpenCL devices"
+if command -v clinfo >/dev/null 2>&1; then
+  clinfo -l || true
+fi
+
+PIPELINE=(
+  videotestsrc pattern=ball num-buffers=$FRAMES
+  ! "video/x-raw,format=RGBx,width=$WIDTH,height=$HEIGHT,framerate=$FRAMERATE"
+  ! clcolorlowpass ! video/x-raw,format=I420
+  ! "${ENCODE[@]}" ! filesink "location=$OUTFILE"
+)
+
+echo "== gst-launch-1.0 ${PIPELINE[*]}"
+start=$(date +%s.%N)
+# clcontext:4 logs the device the context was created on
+if ! GST_DEBUG="${GST_DEBUG:+$GST_DEBUG,}clcontext:4" GST_DEBUG_NO_COLOR=1 \
+  gst-launch-1.0 -q "${PIPELINE[@]}" >"$LOG" 2>&1; then
+  cat "$LOG" >&2
+  fail "gst-launch-1.0 returned an error (log: $LOG)"
+fi
+end=$(date +%s.%N)
+
+device="$(sed -n 's/.*created context on \(.*\)$/\1/p' "$LOG" | head -n 1)"
+[ -n "$device" ] || device="(unknown: no 'created context' line in $LOG)"
+[ -s "$OUTFILE" ] || fail "no output written to $OUTFILE"
+
+echo "== checking $OUTFILE"
+ffmpeg -nostdin -v error -err_detect explode -i "$OUTFILE" -f null - ||
+  fail "ffmpeg could not decode $OUTFILE"
+probe="$(ffprobe -v error -count_frames -select_streams v:0 \
+  -show_entries stream=width,height,nb_read_frames -of csv=p=0 "$OUTFILE")" ||
+  fail "ffprobe could not read $OUTFILE"
+IFS=, read -r got_w got_h got_frames <<<"$probe"
+[ "$got_w" = "$WIDTH" ] && [ "$got_h" = "$HEIGHT" ] ||
+  fail "size is ${got_w}x${got_h}, expected ${WIDTH}x${HEIGHT}"
+[ "$got_frames" = "$FRAMES" ] ||
+  fail "$got_frames frames decoded, expected $FRAMES"
+
+fps="$(awk -v s="$start" -v e="$end" -v n="$FRAMES" \
+  'BEGIN { t = e - s; if (t > 0) printf "%.1f", n / t; else print "n/a" }')"
+secs="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }')"
+
+echo "== demo summary"
+echo "device:  $device"
+echo "output:  $OUTFILE ($(stat -c %s "$OUTFILE") bytes)"
+echo "frames:  $got_frames at ${got_w}x${got_h}, decoded without errors"
+echo "speed:   $fps frames/s ($secs s for the whole pipeline, start-up included)"
