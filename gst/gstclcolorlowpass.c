@@ -339,8 +339,8 @@ gst_cl_color_lowpass_set_info (GstClFilter * filter, GstVideoInfo * in,
 
   /* GPUs: local-memory tiles, many groups in flight. CPUs: a few
    * work-items walking bands of rows with vectorisable inner loops. */
-  self->tile_items = 64;
-  self->tile_rows = 16;
+  self->tile_items = 128;
+  self->tile_rows = 8;
   {
     /* development knob for tuning on a new device: "ITEMSxROWS" */
     const gchar *tile = g_getenv ("GST_CL_COLORLOWPASS_TILE");

@@ -393,6 +393,23 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 
 /* ---- processing ---- */
 
+static GstFlowReturn
+gst_cl_filter_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstClFilterPrivate *priv = PRIV (GST_CL_FILTER (trans));
+  GstFlowReturn ret;
+
+  ret = GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
+      prepare_output_buffer (trans, inbuf, outbuf);
+  if (ret == GST_FLOW_ERROR)
+    GST_ELEMENT_ERROR (trans, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot allocate an output buffer of %" G_GSIZE_FORMAT " bytes on "
+            "the OpenCL device (out of device memory?)",
+            priv->out_info.size), (NULL));
+  return ret;
+}
+
 static gboolean
 stage_input (GstClFilter * self, GstBuffer * inbuf, GstBuffer ** staged,
     GError ** error)
@@ -551,6 +568,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   trans_class->propose_allocation = gst_cl_filter_propose_allocation;
   trans_class->decide_allocation = gst_cl_filter_decide_allocation;
   trans_class->transform = gst_cl_filter_transform;
+  trans_class->prepare_output_buffer = gst_cl_filter_prepare_output_buffer;
   trans_class->passthrough_on_same_caps = FALSE;
 
   klass->transform_video_caps = gst_cl_filter_default_transform_video_caps;

@@ -98,10 +98,15 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
   const int ty0 = get_group_id (1) * TH;
 
   /* 1. load and convert the tile and its apron */
+#pragma unroll
   for (int r = 0; r < LH; r++) {
     const int gy = clamp (ty0 - AP + r, 0, height - 1);
     __global const uchar *row = src + src_off + (size_t) gy * src_stride;
-    for (int c = lid; c < LW; c += LX) {
+#pragma unroll
+    for (int k = 0; k < (LW + LX - 1) / LX; k++) {
+      const int c = lid + k * LX;
+      if (c >= LW)
+        break;
       const int gx = clamp (tx0 - AP + c, 0, width - 1);
       int R, G, B;
 #if IN_BPP == 4 && SRC_ALIGNED4
@@ -142,6 +147,9 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
   const int cx = x >> 1;
 #endif
 
+  /* fully unrolled: the sliding windows become renamed registers and the
+   * row conditions constants */
+#pragma unroll
   for (int r = 0; r < LH; r++) {
     __local const ushort *yrow = ly + r * LW + c0;
 #if LUMA_TAPS > 1
@@ -168,9 +176,10 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
         const uchar y0 = round16 (crow[0]);
         const uchar y1 = round16 (crow[1]);
 #endif
-        yout[0] = y0;
         if (pair)
-          yout[1] = y1;
+          vstore2 ((uchar2) (y0, y1), 0, yout);
+        else
+          yout[0] = y0;
 #if OUT_FMT == OUT_Y444
         __local const uint *ccen = lc + (r - AP) * LW + c0;
         __global uchar *uout = dst + u_off + (size_t) gy * u_stride + x;
