@@ -11,7 +11,7 @@
  *
  * Arithmetic is integer and exact; tests/colorlowpass-ref.c is the
  * reference:
- *   value16 = clamp((k.x*R + k.y*G + k.z*B + k.w) >> 12, 0, 4095)
+ *   value16 = clamp((k.x*R + k.y*G + k.z*B + k.w) >> 12, 0, 4080)
  *       (value in 1/16 steps; k = coefficient * 65536, k.w holds the
  *        offset * 65536 plus the rounding 2048)
  *   luma, filter off: (Y16 + 8) >> 4
@@ -69,7 +69,7 @@
 inline int
 convert16 (int4 k, int r, int g, int b)
 {
-  return clamp ((k.x * r + k.y * g + k.z * b + k.w) >> 12, 0, 4095);
+  return clamp ((k.x * r + k.y * g + k.z * b + k.w) >> 12, 0, 4080);
 }
 
 inline uchar

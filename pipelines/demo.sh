@@ -11,6 +11,7 @@
 # file is then decoded with ffmpeg and its frames counted with ffprobe.
 set -euo pipefail
 
+# shellcheck source=pipelines/setup.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/setup.sh" || exit 1
 
 WIDTH=1280
@@ -48,9 +49,9 @@ if command -v clinfo >/dev/null 2>&1; then
 fi
 
 PIPELINE=(
-  videotestsrc pattern=ball num-buffers=$FRAMES
+  videotestsrc pattern=ball "num-buffers=$FRAMES"
   ! "video/x-raw,format=RGBx,width=$WIDTH,height=$HEIGHT,framerate=$FRAMERATE"
-  ! clcolorlowpass ! video/x-raw,format=I420
+  ! clcolorlowpass ! "video/x-raw,format=I420"
   ! "${ENCODE[@]}" ! filesink "location=$OUTFILE"
 )
 
@@ -75,8 +76,9 @@ probe="$(ffprobe -v error -count_frames -select_streams v:0 \
   -show_entries stream=width,height,nb_read_frames -of csv=p=0 "$OUTFILE")" ||
   fail "ffprobe could not read $OUTFILE"
 IFS=, read -r got_w got_h got_frames <<<"$probe"
-[ "$got_w" = "$WIDTH" ] && [ "$got_h" = "$HEIGHT" ] ||
+if [ "$got_w" != "$WIDTH" ] || [ "$got_h" != "$HEIGHT" ]; then
   fail "size is ${got_w}x${got_h}, expected ${WIDTH}x${HEIGHT}"
+fi
 [ "$got_frames" = "$FRAMES" ] ||
   fail "$got_frames frames decoded, expected $FRAMES"
 

@@ -69,12 +69,11 @@ clvideo_install_packages() {
     return 1
   fi
   echo "setup: installing ${missing[*]}"
-  apt-get update &&
-    DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" </dev/null ||
-    {
-      echo "setup: apt-get failed" >&2
-      return 1
-    }
+  if ! { apt-get update &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"; } </dev/null; then
+    echo "setup: apt-get failed" >&2
+    return 1
+  fi
 }
 
 clvideo_build() {
@@ -86,6 +85,21 @@ clvideo_build() {
       return 1
     }
   fi
+  # tests/meson.build looks for test-NAME.c files at configure time: one
+  # added since then needs a reconfigure to be built
+  local src
+  for src in "$CLVIDEO_ROOT"/tests/test-*.c; do
+    [ -e "$src" ] || continue
+    if [ "$src" -nt "$CLVIDEO_BUILD/build.ninja" ] &&
+      ! grep -q "${src##*/}" "$CLVIDEO_BUILD/build.ninja"; then
+      echo "setup: reconfiguring $CLVIDEO_BUILD for tests/${src##*/}"
+      meson setup --reconfigure "$CLVIDEO_BUILD" "$CLVIDEO_ROOT" >/dev/null || {
+        echo "setup: meson setup --reconfigure failed" >&2
+        return 1
+      }
+      break
+    fi
+  done
   # stay quiet when the build is up to date
   log="$(ninja -C "$CLVIDEO_BUILD" -n 2>&1)" || {
     printf '%s\n' "$log" >&2
