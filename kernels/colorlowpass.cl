@@ -66,10 +66,43 @@
 #define CLOG2 2
 #endif
 
+/* The host's coefficients keep luma inside 0..4080 and chroma above 0
+ * (non-negative luma weights summing to at most 1, chroma offset 128): only
+ * full-range chroma can pass 4080, so only that bound is checked. */
 inline int
-convert16 (int4 k, int r, int g, int b)
+luma16 (int4 k, int r, int g, int b)
 {
-  return clamp ((k.x * r + k.y * g + k.z * b + k.w) >> 12, 0, 4080);
+  return (k.x * r + k.y * g + k.z * b + k.w) >> 12;
+}
+
+inline int
+chroma16 (int4 k, int r, int g, int b)
+{
+  return min ((k.x * r + k.y * g + k.z * b + k.w) >> 12, 4080);
+}
+
+/* Converts the pixel at byte @p into
+ * local slot @i. */
+inline void
+convert_to_local (__global const uchar * p, int i, int4 ky, int4 kcb,
+    int4 kcr, __local ushort * ly, __local uint * lc)
+{
+  int R, G, B;
+#if IN_BPP == 4 && SRC_ALIGNED4
+  const uint px = *(__global const uint *) p;
+  R = (px >> (8 * IN_R)) & 0xff;
+  G = (px >> (8 * IN_G)) & 0xff;
+  B = (px >> (8 * IN_B)) & 0xff;
+#else
+  R = p[IN_R];
+  G = p[IN_G];
+  B = p[IN_B];
+#endif
+  ly[i] = (ushort) luma16 (ky, R, G, B);
+#if HAS_CHROMA
+  lc[i] = (uint) chroma16 (kcb, R, G, B) |
+      ((uint) chroma16 (kcr, R, G, B) << 16);
+#endif
 }
 
 inline uchar
@@ -92,39 +125,38 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
   __local ushort ly[LH * LW];
 #if HAS_CHROMA
   __local uint lc[LH * LW];
+#define LC_ARG lc
+#else
+#define LC_ARG 0
 #endif
   const int lid = get_local_id (0);
   const int tx0 = get_group_id (0) * TW;
   const int ty0 = get_group_id (1) * TH;
 
-  /* 1. load and convert the tile and its apron */
+  /* 1. load and convert the tile and its apron; tiles clear of the frame
+   * edges (nearly all) skip the coordinate clamping */
+  const bool interior = tx0 >= AP && tx0 - AP + LW <= width &&
+      ty0 >= AP && ty0 - AP + LH <= height;
+  if (interior) {
+    __global const uchar *base = src + src_off +
+        (size_t) (ty0 - AP) * src_stride + (tx0 - AP) * IN_BPP;
 #pragma unroll
-  for (int r = 0; r < LH; r++) {
-    const int gy = clamp (ty0 - AP + r, 0, height - 1);
-    __global const uchar *row = src + src_off + (size_t) gy * src_stride;
+    for (int r = 0; r < LH; r++) {
 #pragma unroll
-    for (int k = 0; k < (LW + LX - 1) / LX; k++) {
-      const int c = lid + k * LX;
-      if (c >= LW)
-        break;
-      const int gx = clamp (tx0 - AP + c, 0, width - 1);
-      int R, G, B;
-#if IN_BPP == 4 && SRC_ALIGNED4
-      const uint px = *(__global const uint *) (row + gx * 4);
-      R = (px >> (8 * IN_R)) & 0xff;
-      G = (px >> (8 * IN_G)) & 0xff;
-      B = (px >> (8 * IN_B)) & 0xff;
-#else
-      __global const uchar *p = row + gx * IN_BPP;
-      R = p[IN_R];
-      G = p[IN_G];
-      B = p[IN_B];
-#endif
-      ly[r * LW + c] = (ushort) convert16 (ky, R, G, B);
-#if HAS_CHROMA
-      lc[r * LW + c] = (uint) convert16 (kcb, R, G, B) |
-          ((uint) convert16 (kcr, R, G, B) << 16);
-#endif
+      for (int k = 0; k < (LW + LX - 1) / LX; k++) {
+        const int c = lid + k * LX;
+        if (c < LW)
+          convert_to_local (base + (size_t) r * src_stride + c * IN_BPP,
+              r * LW + c, ky, kcb, kcr, ly, LC_ARG);
+      }
+    }
+  } else {
+    for (int r = 0; r < LH; r++) {
+      const int gy = clamp (ty0 - AP + r, 0, height - 1);
+      __global const uchar *row = src + src_off + (size_t) gy * src_stride;
+      for (int c = lid; c < LW; c += LX)
+        convert_to_local (row + clamp (tx0 - AP + c, 0, width - 1) * IN_BPP,
+            r * LW + c, ky, kcb, kcr, ly, LC_ARG);
     }
   }
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -253,10 +285,10 @@ convert_row (__global const uchar * restrict row, int width, int4 ky,
     const int R = row[x * IN_BPP + IN_R];
     const int G = row[x * IN_BPP + IN_G];
     const int B = row[x * IN_BPP + IN_B];
-    y16[x] = (ushort) convert16 (ky, R, G, B);
+    y16[x] = (ushort) luma16 (ky, R, G, B);
 #if HAS_CHROMA
-    cb16[x] = (ushort) convert16 (kcb, R, G, B);
-    cr16[x] = (ushort) convert16 (kcr, R, G, B);
+    cb16[x] = (ushort) chroma16 (kcb, R, G, B);
+    cr16[x] = (ushort) chroma16 (kcr, R, G, B);
 #endif
   }
 }
