@@ -11,7 +11,7 @@
  *
  * Arithmetic is integer and exact; tests/colorlowpass-ref.c is the
  * reference:
- *   value16 = clamp((k.x*R + k.y*G + k.z*B + k.w) >> 12, 0, 4080)
+ *   value16 = clamp((k.x*R + k.y*G + k.z*B + k.w) >> 12, 0, 4095)
  *       (value in 1/16 steps; k = coefficient * 65536, k.w holds the
  *        offset * 65536 plus the rounding 2048)
  *   luma, filter off: (Y16 + 8) >> 4
@@ -21,7 +21,8 @@
  *   4:2:0 chroma at (cx, cy): taps [1 1] over luma 2c..2c+1, or [1 3 3 1]
  *       over luma 2c-1..2c+2 (sited between the luma samples, as MPEG-1
  *       expects), both directions, then rounded
- *   coordinates outside the frame are clamped (edges replicated).
+ *   coordinates outside the frame are clamped (edges replicated), and
+ *   every 8-bit result saturates at 255 (full-range chroma reaches 255.5).
  *
  * Build options: IN_BPP (3|4), IN_R, IN_G, IN_B (byte index of each
  * channel in a pixel), SRC_ALIGNED4 (pixels are 4-byte aligned words),
@@ -66,9 +67,10 @@
 #define CLOG2 2
 #endif
 
-/* The host's coefficients keep luma inside 0..4080 and chroma above 0
- * (non-negative luma weights summing to at most 1, chroma offset 128): only
- * full-range chroma can pass 4080, so only that bound is checked. */
+/* The host's coefficients keep luma inside 0..4080 and chroma inside
+ * 8..4088 (non-negative luma weights summing to at most 1; chroma offset
+ * 128 with weights of at most 127.5 either way), so the reference's clamp
+ * to 0..4095 never acts and is left out. */
 inline int
 luma16 (int4 k, int r, int g, int b)
 {
@@ -78,7 +80,7 @@ luma16 (int4 k, int r, int g, int b)
 inline int
 chroma16 (int4 k, int r, int g, int b)
 {
-  return min ((k.x * r + k.y * g + k.z * b + k.w) >> 12, 4080);
+  return (k.x * r + k.y * g + k.z * b + k.w) >> 12;
 }
 
 /* Converts the pixel at byte @p into
@@ -108,7 +110,13 @@ convert_to_local (__global const uchar * p, int i, int4 ky, int4 kcb,
 inline uchar
 round16 (int v)
 {
-  return (uchar) ((v + 8) >> 4);
+  return (uchar) min ((v + 8) >> 4, 255);
+}
+
+inline uchar
+round_chroma (int sum, int shift)
+{
+  return (uchar) min ((sum + (1 << (shift - 1))) >> shift, 255);
 }
 
 __kernel __attribute__ ((reqd_work_group_size (LX, 1, 1)))
@@ -243,8 +251,8 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
       const int sr = (w2 >> 16) + (w3 >> 16);
 #endif
       const int cshift = 4 + CLOG2;
-      const uchar cb = (uchar) ((sb + (1 << (cshift - 1))) >> cshift);
-      const uchar cr = (uchar) ((sr + (1 << (cshift - 1))) >> cshift);
+      const uchar cb = round_chroma (sb, cshift);
+      const uchar cr = round_chroma (sr, cshift);
       const int cy = (ty0 + t) >> 1;
 #if OUT_FMT == OUT_NV12
       __global uchar *uv = dst + uv_off + (size_t) cy * uv_stride + 2 * cx;
@@ -460,8 +468,8 @@ colorlowpass_rows (__global const uchar * restrict src, int src_off,
           const int sb = b1[cx] + b2[cx];
           const int sr = r1[cx] + r2[cx];
 #endif
-          const uchar cb = (uchar) ((sb + (1 << (cshift - 1))) >> cshift);
-          const uchar cr = (uchar) ((sr + (1 << (cshift - 1))) >> cshift);
+          const uchar cb = round_chroma (sb, cshift);
+          const uchar cr = round_chroma (sr, cshift);
 #if OUT_FMT == OUT_NV12
           uv[2 * cx] = cb;
           uv[2 * cx + 1] = cr;

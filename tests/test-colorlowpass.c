@@ -1,0 +1,1487 @@
+/* gst-clvideo: clcolorlowpass against a plain C reference
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Frames go through the element in a GstHarness and must come out
+ * bit-exact with colorlowpass-ref.c, which is written from the
+ * specification. With the luma filter off they must also agree with
+ * videoconvert within one step, but for the few cases where videoconvert's
+ * own rounding is two steps off (see vc_off_by_two).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <math.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gstclcontext.h"
+#include "gstclmemory.h"
+#include "colorlowpass-ref.h"
+
+/* ---- formats ---- */
+
+/* Byte positions written down by hand, not taken from GstVideoFormatInfo
+ * as the element does, so that a wrong table on either side shows. */
+typedef struct
+{
+  const gchar *name;
+  gint bpp, r, g, b;
+} InFormat;
+
+static const InFormat in_formats[] = {
+  {"RGB", 3, 0, 1, 2},
+  {"BGR", 3, 2, 1, 0},
+  {"RGBx", 4, 0, 1, 2},
+  {"BGRx", 4, 2, 1, 0},
+  {"xRGB", 4, 1, 2, 3},
+  {"xBGR", 4, 3, 2, 1},
+  {"RGBA", 4, 0, 1, 2},
+  {"BGRA", 4, 2, 1, 0},
+  {"ARGB", 4, 1, 2, 3},
+  {"ABGR", 4, 3, 2, 1},
+};
+
+#define N_IN_FORMATS G_N_ELEMENTS (in_formats)
+
+static const gchar *out_formats[] = { "I420", "NV12", "Y444", "GRAY8" };
+
+#define N_OUT_FORMATS G_N_ELEMENTS (out_formats)
+
+static const InFormat *
+find_in_format (const gchar * name)
+{
+  guint i;
+  for (i = 0; i < N_IN_FORMATS; i++)
+    if (strcmp (in_formats[i].name, name) == 0)
+      return &in_formats[i];
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static gboolean
+is_gray (const gchar * out_format)
+{
+  return strcmp (out_format, "GRAY8") == 0;
+}
+
+/* ---- input frames ---- */
+
+typedef enum
+{
+  CONTENT_RANDOM,               /* every byte, padding included */
+  CONTENT_NATURAL,              /* gradients, hard edges, noise, colour bars */
+} Content;
+
+static const gchar *
+content_name (Content c)
+{
+  return c == CONTENT_RANDOM ? "random" : "natural";
+}
+
+/* xorshift32: reproducible from the seed printed on failure */
+static inline guint32
+rng_next (guint32 * state)
+{
+  guint32 x = *state;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  return *state = x;
+}
+
+static void
+fill_random (guint8 * data, gsize size, guint32 * rng)
+{
+  gsize i;
+  for (i = 0; i + 4 <= size; i += 4) {
+    guint32 v = rng_next (rng);
+    memcpy (data + i, &v, 4);
+  }
+  for (; i < size; i++)
+    data[i] = rng_next (rng) & 0xff;
+}
+
+static inline guint8
+clamp_u8 (gint v)
+{
+  return v < 0 ? 0 : (v > 255 ? 255 : v);
+}
+
+/* Camera-like content: filters and edge handling see smooth areas and
+ * sharp steps; the top band holds exact primaries, where full-range chroma
+ * saturates. Padding and alpha bytes keep the random values they had. */
+static void
+fill_natural (guint8 * data, gint stride, const InFormat * f, gint width,
+    gint height, guint32 * rng)
+{
+  static const guint8 bars[8][3] = {
+    {0, 0, 0}, {255, 0, 0}, {0, 255, 0}, {0, 0, 255},
+    {255, 255, 0}, {0, 255, 255}, {255, 0, 255}, {255, 255, 255}
+  };
+  gint cx = width / 2, cy = height / 2;
+  gint radius = MIN (width, height) / 3;
+  gint x, y;
+
+  for (y = 0; y < height; y++) {
+    guint8 *row = data + (gsize) y * stride;
+    for (x = 0; x < width; x++) {
+      guint8 *p = row + x * f->bpp;
+      gint r, g, b;
+
+      if (y < height / 8) {
+        const guint8 *bar = bars[x * 8 / width];
+        r = bar[0];
+        g = bar[1];
+        b = bar[2];
+      } else {
+        gint dx = x - cx, dy = y - cy;
+        gint noise = (gint) (rng_next (rng) % 13) - 6;
+
+        r = width > 1 ? x * 255 / (width - 1) : 128;
+        g = height > 1 ? y * 255 / (height - 1) : 128;
+        b = (r + g) / 2;
+        if (dx * dx + dy * dy < radius * radius) {
+          /* a disc of the complementary colour: an edge in every channel */
+          r = 255 - r;
+          g = 255 - g;
+          b = 255 - b;
+        }
+        if ((x / 4) % 16 == 15)
+          r = g = b = (y & 1) ? 250 : 5;        /* thin line pairs */
+        r = clamp_u8 (r + noise);
+        g = clamp_u8 (g - noise);
+        b = clamp_u8 (b + noise / 2);
+      }
+      p[f->r] = r;
+      p[f->g] = g;
+      p[f->b] = b;
+    }
+  }
+}
+
+static gint
+default_stride (const InFormat * f, gint width)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, gst_video_format_from_string (f->name),
+      width, 1);
+  return GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+}
+
+/* An input frame and where its pixels are, for the reference. */
+typedef struct
+{
+  const InFormat *fmt;
+  gint width, height;
+  gint stride;
+  gsize offset;                 /* of the first pixel in the buffer */
+  GstBuffer *buffer;
+  gchar *desc;
+} Input;
+
+static void
+input_clear (Input * in)
+{
+  gst_clear_buffer (&in->buffer);
+  g_clear_pointer (&in->desc, g_free);
+}
+
+static void
+input_fill (Input * in, guint8 * data, gsize size, Content content,
+    guint32 seed)
+{
+  guint32 rng = seed ? seed : 1;
+
+  fill_random (data, size, &rng);
+  if (content == CONTENT_NATURAL)
+    fill_natural (data + in->offset, in->stride, in->fmt, in->width,
+        in->height, &rng);
+}
+
+/* A system-memory frame. With @stride 0 the layout is the default one and
+ * no GstVideoMeta is attached; otherwise the meta carries @stride and
+ * @offset. */
+static void
+input_make (Input * in, const InFormat * f, gint width, gint height,
+    gint stride, gsize offset, Content content, guint32 seed)
+{
+  gboolean meta = stride != 0;
+  GstMapInfo map;
+  gsize size;
+
+  in->fmt = f;
+  in->width = width;
+  in->height = height;
+  in->stride = meta ? stride : default_stride (f, width);
+  in->offset = meta ? offset : 0;
+  size = in->offset + (gsize) in->stride * height;
+  if (meta)
+    size += 3;                  /* trailing bytes the element must not need */
+  in->buffer = gst_buffer_new_allocate (NULL, size, NULL);
+  fail_unless (gst_buffer_map (in->buffer, &map, GST_MAP_WRITE));
+  input_fill (in, map.data, size, content, seed);
+  gst_buffer_unmap (in->buffer, &map);
+
+  if (meta) {
+    gsize offsets[GST_VIDEO_MAX_PLANES] = { offset, };
+    gint strides[GST_VIDEO_MAX_PLANES] = { stride, };
+    gst_buffer_add_video_meta_full (in->buffer, GST_VIDEO_FRAME_FLAG_NONE,
+        gst_video_format_from_string (f->name), width, height, 1, offsets,
+        strides);
+  }
+  in->desc = g_strdup_printf ("%s %dx%d %s seed 0x%08x stride %d offset %"
+      G_GSIZE_FORMAT "%s", f->name, width, height, content_name (content),
+      seed, in->stride, in->offset, meta ? " (meta)" : "");
+}
+
+static gchar *
+in_caps_string (const InFormat * f, gint width, gint height)
+{
+  return g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1", f->name, width, height);
+}
+
+static void
+set_input_caps (GstHarness * h, const Input * in)
+{
+  gchar *caps = in_caps_string (in->fmt, in->width, in->height);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+}
+
+static guint32
+seed_for (const gchar * what, guint n)
+{
+  return g_str_hash (what) * 2654435761u + n * 40503u + 1;
+}
+
+/* ---- running and comparing ---- */
+
+/* Every harnessed element gets a bus, so that a failed push can say what
+ * the element reported. */
+static void
+attach_bus (GstHarness * h)
+{
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_object_unref (bus);
+}
+
+static gchar *
+pop_error_text (GstHarness * h)
+{
+  GstBus *bus = gst_element_get_bus (h->element);
+  GstMessage *msg = bus ? gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) : NULL;
+  GError *error = NULL;
+  gchar *debug = NULL, *text;
+
+  if (bus)
+    gst_object_unref (bus);
+  if (!msg)
+    return g_strdup ("no error message");
+  gst_message_parse_error (msg, &error, &debug);
+  text = g_strdup_printf ("%s (%s)", error->message, GST_STR_NULL (debug));
+  g_error_free (error);
+  g_free (debug);
+  gst_message_unref (msg);
+  return text;
+}
+
+static GstBuffer *
+push_and_pull (GstHarness * h, const Input * in)
+{
+  GstFlowReturn ret;
+  GstBuffer *out;
+
+  ret = gst_harness_push (h, gst_buffer_ref (in->buffer));
+  if (ret != GST_FLOW_OK) {
+    gchar *text = pop_error_text (h);
+    fail ("pushing %s: %s, %s", in->desc, gst_flow_get_name (ret), text);
+    g_free (text);
+  }
+  out = gst_harness_try_pull (h);
+  fail_unless (out != NULL, "%s: no output buffer", in->desc);
+  return out;
+}
+
+static void
+output_info (GstHarness * h, GstVideoInfo * info)
+{
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (caps != NULL);
+  fail_unless (gst_video_info_from_caps (info, caps));
+  gst_caps_unref (caps);
+}
+
+/* Bytes and rows of @plane that carry samples, from the specification:
+ * 4:2:0 chroma is ceil(W/2) x ceil(H/2), NV12 interleaves U and V. */
+static void
+plane_extent (GstVideoFormat format, guint plane, gint width, gint height,
+    gint * bytes, gint * rows)
+{
+  *bytes = width;
+  *rows = height;
+  if (plane == 0 || format == GST_VIDEO_FORMAT_Y444)
+    return;
+  *bytes = (width + 1) / 2 * (format == GST_VIDEO_FORMAT_NV12 ? 2 : 1);
+  *rows = (height + 1) / 2;
+}
+
+static const gchar *
+plane_name (GstVideoFormat format, guint plane)
+{
+  static const gchar *yuv[] = { "Y", "U", "V" };
+  if (format == GST_VIDEO_FORMAT_NV12 && plane == 1)
+    return "UV";
+  return yuv[plane];
+}
+
+/* Compares the element's frame with the expected planes (laid out as
+ * @exp_info says); TRUE when every sample is within @tolerance. */
+static gboolean
+compare_frame (GstBuffer * buffer, const GstVideoInfo * info,
+    const GstVideoInfo * exp_info, const guint8 * expected, gint tolerance,
+    guint n_planes, GString * report)
+{
+  GstVideoFormat format = GST_VIDEO_INFO_FORMAT (exp_info);
+  gint width = GST_VIDEO_INFO_WIDTH (exp_info);
+  gint height = GST_VIDEO_INFO_HEIGHT (exp_info);
+  GstVideoFrame frame;
+  gboolean ok = TRUE;
+  guint p;
+
+  if (GST_VIDEO_INFO_FORMAT (info) != format ||
+      GST_VIDEO_INFO_WIDTH (info) != width ||
+      GST_VIDEO_INFO_HEIGHT (info) != height) {
+    g_string_append_printf (report, "output is %s %dx%d, expected %s %dx%d",
+        GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (exp_info), width,
+        height);
+    return FALSE;
+  }
+  if (!gst_video_frame_map (&frame, (GstVideoInfo *) info, buffer,
+          GST_MAP_READ)) {
+    g_string_append (report, "cannot map the output frame");
+    return FALSE;
+  }
+
+  for (p = 0; p < n_planes; p++) {
+    const guint8 *got = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    gint got_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+    gint bytes, rows, x, y, first_x = -1, first_y = -1, first_exp = 0;
+    gint first_got = 0, max_diff = 0;
+    guint64 bad = 0;
+
+    plane_extent (format, p, width, height, &bytes, &rows);
+    for (y = 0; y < rows; y++) {
+      const guint8 *e = expected + exp_info->offset[p] +
+          (gsize) y * exp_info->stride[p];
+      const guint8 *g = got + (gsize) y * got_stride;
+      for (x = 0; x < bytes; x++) {
+        gint d = ABS ((gint) g[x] - (gint) e[x]);
+        if (d <= tolerance)
+          continue;
+        if (bad++ == 0) {
+          first_x = x;
+          first_y = y;
+          first_exp = e[x];
+          first_got = g[x];
+        }
+        max_diff = MAX (max_diff, d);
+      }
+    }
+    if (bad) {
+      g_string_append_printf (report, "\n  plane %s: %" G_GUINT64_FORMAT
+          " of %d samples off by more than %d (max %d); first at byte "
+          "x=%d y=%d: expected %d, got %d", plane_name (format, p), bad,
+          bytes * rows, tolerance, max_diff, first_x, first_y, first_exp,
+          first_got);
+      ok = FALSE;
+    }
+  }
+  gst_video_frame_unmap (&frame);
+  return ok;
+}
+
+static const gchar *
+matrix_name (GstVideoColorMatrix m)
+{
+  switch (m) {
+    case GST_VIDEO_COLOR_MATRIX_BT601:
+      return "bt601";
+    case GST_VIDEO_COLOR_MATRIX_BT709:
+      return "bt709";
+    case GST_VIDEO_COLOR_MATRIX_BT2020:
+      return "bt2020";
+    default:
+      return "?";
+  }
+}
+
+/* Converts @in with the reference and checks the element's @out against
+ * it, bit-exact. */
+static void
+check_output (GstHarness * h, GstBuffer * out, const Input * in,
+    const RefParams * prm, const gchar * what)
+{
+  GstVideoInfo info, exp_info;
+  GstMapInfo map;
+  GString *report = g_string_new (NULL);
+  guint8 *expected;
+  gboolean ok;
+
+  output_info (h, &info);
+  gst_video_info_set_format (&exp_info, GST_VIDEO_INFO_FORMAT (&info),
+      in->width, in->height);
+  expected = g_malloc0 (exp_info.size);
+  fail_unless (gst_buffer_map (in->buffer, &map, GST_MAP_READ));
+  ref_colorlowpass (map.data + in->offset, in->stride, in->fmt->bpp,
+      in->fmt->r, in->fmt->g, in->fmt->b, &exp_info, expected, prm);
+  gst_buffer_unmap (in->buffer, &map);
+
+  ok = compare_frame (out, &info, &exp_info, expected, 0,
+      GST_VIDEO_INFO_N_PLANES (&exp_info), report);
+  fail_unless (ok, "%s: %s -> %s (%s %s range, luma %d taps strength "
+      "%d/256, chroma %d taps) differs from the reference:%s", what,
+      in->desc, GST_VIDEO_INFO_NAME (&exp_info), matrix_name (prm->matrix),
+      prm->full_range ? "full" : "limited", prm->luma_taps, prm->strength,
+      prm->chroma_taps, report->str);
+  g_string_free (report, TRUE);
+  g_free (expected);
+}
+
+static void
+ref_params_init (RefParams * p, GstVideoColorMatrix matrix, gboolean full,
+    gint luma_taps, gint strength, gint chroma_taps)
+{
+  p->matrix = matrix;
+  p->full_range = full;
+  p->luma_taps = luma_taps;
+  p->strength = strength;
+  p->chroma_taps = chroma_taps;
+}
+
+/* What the element chooses for sink caps without colorimetry and all
+ * properties at their defaults: GStreamer fills in its default colorimetry
+ * (YUV: BT.601 up to 576 lines, BT.709 above, limited; GRAY8: BT.601,
+ * full), which the element then follows. */
+static void
+default_params (RefParams * p, const gchar * out_format, gint height)
+{
+  if (is_gray (out_format))
+    ref_params_init (p, GST_VIDEO_COLOR_MATRIX_BT601, TRUE, 3, 256, 4);
+  else
+    ref_params_init (p, height > 576 ? GST_VIDEO_COLOR_MATRIX_BT709 :
+        GST_VIDEO_COLOR_MATRIX_BT601, FALSE, 3, 256, 4);
+}
+
+/* One OpenCL context for all the harnesses of a test (each test runs in
+ * its own process): every new context compiles its kernels again, which
+ * costs far more than the frames. */
+static GstClContext *shared_context;
+
+static void
+set_properties (GstElement * e, const gchar * props)
+{
+  gchar **kv = g_strsplit (props ? props : "", " ", -1);
+  guint i;
+
+  for (i = 0; kv[i]; i++) {
+    gchar **pair;
+    if (!*kv[i])
+      continue;
+    pair = g_strsplit (kv[i], "=", 2);
+    fail_unless (pair[0] && pair[1], "bad property setting '%s'", kv[i]);
+    gst_util_set_object_arg (G_OBJECT (e), pair[0], pair[1]);
+    g_strfreev (pair);
+  }
+  g_strfreev (kv);
+}
+
+static gchar *
+out_caps_string (const gchar * out_format, const gchar * colorimetry)
+{
+  return g_strdup_printf ("video/x-raw,format=%s%s%s", out_format,
+      colorimetry ? ",colorimetry=" : "", colorimetry ? colorimetry : "");
+}
+
+static GstHarness *
+new_harness (const gchar * props, const gchar * out_format,
+    const gchar * colorimetry)
+{
+  GstElement *e = gst_element_factory_make ("clcolorlowpass", NULL);
+  GstContext *context;
+  GstHarness *h;
+  gchar *caps;
+
+  fail_unless (e != NULL, "no clcolorlowpass element");
+  set_properties (e, props);
+  if (!shared_context) {
+    GError *error = NULL;
+    shared_context = gst_cl_context_new (NULL, &error);
+    fail_unless (shared_context != NULL, "no OpenCL context: %s",
+        error ? error->message : "?");
+  }
+  context = gst_context_new_cl_context (shared_context);
+  gst_element_set_context (e, context);
+  gst_context_unref (context);
+
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  attach_bus (h);
+  caps = out_caps_string (out_format, colorimetry);
+  gst_harness_set_sink_caps_str (h, caps);
+  g_free (caps);
+  return h;
+}
+
+/* The same through gst_harness_new_parse(), with the element's own
+ * context and a bin around it. */
+static GstHarness *
+new_harness_parse (const gchar * props, const gchar * out_format,
+    const gchar * colorimetry)
+{
+  gchar *desc = g_strdup_printf ("clcolorlowpass %s", props ? props : "");
+  gchar *caps = out_caps_string (out_format, colorimetry);
+  GstHarness *h = gst_harness_new_parse (desc);
+
+  attach_bus (h);
+  gst_harness_set_sink_caps_str (h, caps);
+  g_free (desc);
+  g_free (caps);
+  return h;
+}
+
+/* One frame through @h, checked against the reference. */
+static void
+run_and_check (GstHarness * h, Input * in, const RefParams * prm,
+    const gchar * what)
+{
+  GstBuffer *out;
+
+  out = push_and_pull (h, in);
+  check_output (h, out, in, prm, what);
+  gst_buffer_unref (out);
+}
+
+/* ---- every input format to every output format ---- */
+
+static const struct
+{
+  gint width, height;
+} format_sizes[] = {
+  {1, 1}, {17, 9}, {640, 480}, {1918, 1078}, {2048, 2048},
+};
+
+/* One harness per format pair, taking every size in turn (renegotiating
+ * in between), with the default properties. */
+GST_START_TEST (test_formats)
+{
+  const InFormat *f = &in_formats[__i__ / N_OUT_FORMATS];
+  const gchar *out_format = out_formats[__i__ % N_OUT_FORMATS];
+  GstHarness *h = new_harness_parse (NULL, out_format, NULL);
+  guint s, c;
+
+  for (s = 0; s < G_N_ELEMENTS (format_sizes); s++) {
+    gint w = format_sizes[s].width, ht = format_sizes[s].height;
+    RefParams prm;
+
+    default_params (&prm, out_format, ht);
+    for (c = 0; c < 2; c++) {
+      Input in = { 0, };
+      input_make (&in, f, w, ht, 0, 0, c, seed_for (f->name, __i__ * 16 + s));
+      set_input_caps (h, &in);
+      run_and_check (h, &in, &prm, "formats");
+      input_clear (&in);
+    }
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ---- filters ---- */
+
+static const gchar *luma_names[] = { "none", "binomial-3x3", "gaussian-5x5" };
+static const gint luma_taps[] = { 1, 3, 5 };
+static const gchar *chroma_names[] = { "box", "triangle" };
+static const gint chroma_taps[] = { 2, 4 };
+static const gchar *strengths[] = { "0.0", "0.3", "0.5", "1.0" };
+/* lround (strength * 256) */
+static const gint strength_256[] = { 0, 77, 128, 256 };
+
+#define N_FILTER_CASES (3 * 2)
+
+/* Every filter setting, each output format, on odd and tiny sizes so that
+ * the clamped edges and the last half-covered chroma column and row show. */
+GST_START_TEST (test_filters)
+{
+  guint luma = __i__ / 2, chroma = __i__ % 2;
+  static const struct
+  {
+    gint w, h;
+  } sizes[] = { {67, 45}, {2, 2}, {3, 7}, {130, 3}, {1, 6} };
+  guint o, st, s, c;
+
+  for (o = 0; o < N_OUT_FORMATS; o++) {
+    const InFormat *f = &in_formats[(__i__ * 4 + o) % N_IN_FORMATS];
+
+    for (st = 0; st < G_N_ELEMENTS (strengths); st++) {
+      gchar *props = g_strdup_printf ("luma-filter=%s luma-strength=%s "
+          "chroma-filter=%s matrix=bt709 range=limited", luma_names[luma],
+          strengths[st], chroma_names[chroma]);
+      GstHarness *h = new_harness (props, out_formats[o], NULL);
+      RefParams prm;
+
+      ref_params_init (&prm, GST_VIDEO_COLOR_MATRIX_BT709, FALSE,
+          luma_taps[luma], strength_256[st], chroma_taps[chroma]);
+      for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+        for (c = 0; c < 2; c++) {
+          Input in = { 0, };
+          input_make (&in, f, sizes[s].w, sizes[s].h, 0, 0, c,
+              seed_for (props, o * 64 + s * 2 + c));
+          set_input_caps (h, &in);
+          run_and_check (h, &in, &prm, props);
+          input_clear (&in);
+        }
+      }
+      gst_harness_teardown (h);
+      g_free (props);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* luma-strength is mutable while playing: a change applies to the next
+ * frame without renegotiation. */
+GST_START_TEST (test_strength_change)
+{
+  GstHarness *h = new_harness ("luma-filter=gaussian-5x5 matrix=bt601 "
+      "range=full", "I420", NULL);
+  GstElement *e = gst_harness_find_element (h, "clcolorlowpass");
+  const InFormat *f = find_in_format ("BGRx");
+  Input in = { 0, };
+  RefParams prm;
+  guint i;
+
+  input_make (&in, f, 67, 45, 0, 0, CONTENT_NATURAL, 7);
+  set_input_caps (h, &in);
+  for (i = 0; i < G_N_ELEMENTS (strengths); i++) {
+    g_object_set (e, "luma-strength", g_ascii_strtod (strengths[i], NULL),
+        NULL);
+    ref_params_init (&prm, GST_VIDEO_COLOR_MATRIX_BT601, TRUE, 5,
+        strength_256[i], 4);
+    run_and_check (h, &in, &prm, strengths[i]);
+  }
+  gst_util_set_object_arg (G_OBJECT (e), "luma-filter", "binomial-3x3");
+  gst_util_set_object_arg (G_OBJECT (e), "chroma-filter", "box");
+  ref_params_init (&prm, GST_VIDEO_COLOR_MATRIX_BT601, TRUE, 3, 256, 2);
+  run_and_check (h, &in, &prm, "filters changed while playing");
+
+  input_clear (&in);
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ---- matrix and range ---- */
+
+typedef struct
+{
+  const gchar *props;
+  const gchar *colorimetry;     /* of the output caps; NULL: none */
+  gint height;
+  /* expected, for YUV and for GRAY8 output */
+  GstVideoColorMatrix matrix_yuv, matrix_gray;
+  gboolean full_yuv, full_gray;
+} ColourCase;
+
+#define BT601 GST_VIDEO_COLOR_MATRIX_BT601
+#define BT709 GST_VIDEO_COLOR_MATRIX_BT709
+#define BT2020 GST_VIDEO_COLOR_MATRIX_BT2020
+
+static const ColourCase colour_cases[] = {
+  /* the properties, downstream open */
+  {"matrix=bt601 range=full", NULL, 45, BT601, BT601, TRUE, TRUE},
+  {"matrix=bt601 range=limited", NULL, 45, BT601, BT601, FALSE, FALSE},
+  {"matrix=bt709 range=full", NULL, 45, BT709, BT709, TRUE, TRUE},
+  {"matrix=bt709 range=limited", NULL, 45, BT709, BT709, FALSE, FALSE},
+  {"matrix=bt2020 range=full", NULL, 45, BT2020, BT2020, TRUE, TRUE},
+  {"matrix=bt2020 range=limited", NULL, 45, BT2020, BT2020, FALSE, FALSE},
+  /* one property set, the other auto from GStreamer's default caps */
+  {"matrix=bt2020", NULL, 45, BT2020, BT2020, FALSE, TRUE},
+  {"range=full", NULL, 45, BT601, BT601, TRUE, TRUE},
+  {"range=limited", NULL, 600, BT709, BT601, FALSE, FALSE},
+  /* the properties win over the caps */
+  {"matrix=bt709", "bt601", 45, BT709, BT709, FALSE, FALSE},
+  {"range=full", "bt709", 45, BT709, BT709, TRUE, TRUE},
+  {"matrix=bt601 range=limited", "1:6:0:0", 45, BT601, BT601, FALSE, FALSE},
+  /* auto, from the output caps */
+  {NULL, "bt601", 45, BT601, BT601, FALSE, FALSE},
+  {NULL, "bt709", 45, BT709, BT709, FALSE, FALSE},
+  {NULL, "bt2020", 45, BT2020, BT2020, FALSE, FALSE},
+  {NULL, "1:4:0:0", 45, BT601, BT601, TRUE, TRUE},
+  {NULL, "1:3:0:0", 45, BT709, BT709, TRUE, TRUE},
+  {NULL, "1:6:0:0", 45, BT2020, BT2020, TRUE, TRUE},
+  {NULL, "2:6:0:0", 45, BT2020, BT2020, FALSE, FALSE},
+  {NULL, "2:4:0:0", 1080, BT601, BT601, FALSE, FALSE},
+  /* An unknown matrix is invalid for YUV: GstVideoInfo (and so every
+   * element reading these caps) replaces the whole colorimetry, range
+   * included, with its default for the size. GRAY8 keeps it, and the
+   * element picks the matrix by height. An unknown range: limited, except
+   * GRAY8. */
+  {NULL, "1:0:0:0", 45, BT601, BT601, FALSE, TRUE},
+  {NULL, "1:0:0:0", 576, BT601, BT601, FALSE, TRUE},
+  {NULL, "1:0:0:0", 577, BT709, BT709, FALSE, TRUE},
+  {NULL, "0:3:0:0", 45, BT709, BT709, FALSE, TRUE},
+  {NULL, "0:0:0:0", 577, BT709, BT709, FALSE, TRUE},
+  {NULL, "0:0:0:0", 9, BT601, BT601, FALSE, TRUE},
+  /* no colorimetry at all: GStreamer's defaults for the caps (1.22: YUV
+   * BT.709 above 576 lines, even at 2160; GRAY8 BT.601 full range at any
+   * size) */
+  {NULL, NULL, 45, BT601, BT601, FALSE, TRUE},
+  {NULL, NULL, 600, BT709, BT601, FALSE, TRUE},
+  {NULL, NULL, 2160, BT709, BT601, FALSE, TRUE},
+};
+
+GST_START_TEST (test_colour)
+{
+  const gchar *out_format = out_formats[__i__];
+  gboolean gray = is_gray (out_format);
+  guint i, c;
+
+  for (i = 0; i < G_N_ELEMENTS (colour_cases); i++) {
+    const ColourCase *cc = &colour_cases[i];
+    const InFormat *f = &in_formats[(i + __i__) % 3 * 3];
+    gchar *what = g_strdup_printf ("props \"%s\", colorimetry %s",
+        GST_STR_NULL (cc->props), GST_STR_NULL (cc->colorimetry));
+    GstHarness *h = new_harness (cc->props, out_format, cc->colorimetry);
+    RefParams prm;
+
+    ref_params_init (&prm, gray ? cc->matrix_gray : cc->matrix_yuv,
+        gray ? cc->full_gray : cc->full_yuv, 3, 256, 4);
+    for (c = 0; c < 2; c++) {
+      Input in = { 0, };
+      input_make (&in, f, 67, cc->height, 0, 0, c, seed_for (what, i * 2 + c));
+      set_input_caps (h, &in);
+      run_and_check (h, &in, &prm, what);
+      input_clear (&in);
+    }
+    gst_harness_teardown (h);
+    g_free (what);
+  }
+}
+
+GST_END_TEST;
+
+/* Exact values for flat colours, worked out by hand from the
+ * specification: they pin down the coefficients and the rounding, where
+ * the reference and the element could otherwise agree on a mistake. */
+typedef struct
+{
+  const gchar *colorimetry;
+  guint8 rgb[3];
+  guint8 yuv[3];
+} KnownValue;
+
+static const KnownValue known_values[] = {
+  {"bt601", {0, 0, 0}, {16, 128, 128}},
+  {"bt601", {255, 255, 255}, {235, 128, 128}},
+  {"bt601", {128, 128, 128}, {126, 128, 128}},
+  /* Y is 81.48: 1303.7 in 1/16 steps rounds to 1304, which rounds up */
+  {"bt601", {255, 0, 0}, {82, 90, 240}},
+  {"bt601", {0, 255, 0}, {145, 54, 34}},
+  {"bt601", {0, 0, 255}, {41, 240, 110}},
+  {"bt709", {255, 0, 0}, {63, 102, 240}},
+  {"bt709", {0, 0, 255}, {32, 240, 118}},
+  {"bt2020", {0, 255, 0}, {165, 47, 25}},
+  /* full range: saturated Cb and Cr are 255.5, stored as 255 */
+  {"1:4:0:0", {255, 255, 255}, {255, 128, 128}},
+  {"1:4:0:0", {0, 0, 255}, {29, 255, 107}},
+  {"1:4:0:0", {255, 0, 0}, {76, 85, 255}},
+  {"1:4:0:0", {255, 255, 0}, {226, 1, 149}},
+  {"1:3:0:0", {0, 0, 255}, {18, 255, 116}},
+  {"1:6:0:0", {255, 0, 255}, {82, 220, 245}},
+};
+
+GST_START_TEST (test_known_values)
+{
+  GString *report = g_string_new (NULL);
+  guint i, o;
+
+  for (i = 0; i < G_N_ELEMENTS (known_values); i++) {
+    const KnownValue *kv = &known_values[i];
+    const InFormat *f = &in_formats[(i % 3) * 4];
+
+    for (o = 0; o < 3; o++) {   /* I420, NV12, Y444 */
+      GstHarness *h = new_harness ("luma-filter=gaussian-5x5", out_formats[o],
+          kv->colorimetry);
+      Input in = { 0, };
+      GstVideoInfo info;
+      GstVideoFrame frame;
+      GstBuffer *out;
+      GstMapInfo map;
+      gint x, y, p;
+
+      input_make (&in, f, 9, 5, 0, 0, CONTENT_RANDOM, i + 1);
+      fail_unless (gst_buffer_map (in.buffer, &map, GST_MAP_WRITE));
+      for (y = 0; y < 5; y++)
+        for (x = 0; x < 9; x++) {
+          guint8 *px = map.data + y * in.stride + x * f->bpp;
+          px[f->r] = kv->rgb[0];
+          px[f->g] = kv->rgb[1];
+          px[f->b] = kv->rgb[2];
+        }
+      gst_buffer_unmap (in.buffer, &map);
+      set_input_caps (h, &in);
+      out = push_and_pull (h, &in);
+      output_info (h, &info);
+      fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+      for (p = 0; p < 3; p++) {
+        /* component p, whatever the plane layout */
+        gint cw = p == 0 || o == 2 ? 9 : 5, chh = p == 0 || o == 2 ? 5 : 3;
+        guint bad = 0;
+        gint first = -1;
+
+        for (y = 0; y < chh; y++)
+          for (x = 0; x < cw; x++) {
+            const guint8 *row =
+                (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&frame, p) +
+                y * GST_VIDEO_FRAME_COMP_STRIDE (&frame, p);
+            gint v = row[x * GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, p)];
+            if (v != kv->yuv[p] && bad++ == 0)
+              first = v;
+          }
+        if (bad)
+          g_string_append_printf (report, "\n  %s rgb %d,%d,%d -> %s: "
+              "component %c is %d in %u of %d samples, expected %d",
+              kv->colorimetry, kv->rgb[0], kv->rgb[1], kv->rgb[2],
+              out_formats[o], "YUV"[p], first, bad, cw * chh, kv->yuv[p]);
+      }
+      gst_video_frame_unmap (&frame);
+      gst_buffer_unref (out);
+      input_clear (&in);
+      gst_harness_teardown (h);
+    }
+  }
+  fail_unless (report->len == 0, "flat colours:%s", report->str);
+  g_string_free (report, TRUE);
+}
+
+GST_END_TEST;
+
+/* Saturation belongs at the very end: near-saturated chroma is filtered in
+ * 1/16 steps that may exceed 255.0 (pure blue's Cb16 is 4088, 255.5), and
+ * only the rounded 8-bit result is clamped. A 4x2 frame, columns 0-1 pure
+ * blue, 2-3 yellow, BT.601 full range, triangle filter: the chroma sample
+ * (0, 0) covers x = 0, 0, 1, 2 with weights 1 3 3 1, so Cb = (7 * 4088 +
+ * 8) * 8 / 1024 = 223.56 (+ 0.5) -> 224 (exactly: 223.625). Clamping Cb16
+ * to 4080 first would give 223. */
+GST_START_TEST (test_chroma_saturation)
+{
+  static const gchar *outs[] = { "I420", "NV12" };
+  const InFormat *f = find_in_format ("RGBx");
+  guint o;
+
+  for (o = 0; o < G_N_ELEMENTS (outs); o++) {
+    GstHarness *h = new_harness ("chroma-filter=triangle", outs[o],
+        "1:4:0:0");
+    Input in = { 0, };
+    GstVideoInfo info;
+    GstVideoFrame frame;
+    GstBuffer *out;
+    GstMapInfo map;
+    RefParams prm;
+    gint x, y, cb, cr;
+
+    input_make (&in, f, 4, 2, 0, 0, CONTENT_RANDOM, 11);
+    fail_unless (gst_buffer_map (in.buffer, &map, GST_MAP_WRITE));
+    for (y = 0; y < 2; y++)
+      for (x = 0; x < 4; x++) {
+        guint8 *px = map.data + y * in.stride + x * f->bpp;
+        px[f->r] = x < 2 ? 0 : 255;
+        px[f->g] = x < 2 ? 0 : 255;
+        px[f->b] = x < 2 ? 255 : 0;
+      }
+    gst_buffer_unmap (in.buffer, &map);
+    set_input_caps (h, &in);
+    out = push_and_pull (h, &in);
+    output_info (h, &info);
+    fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+    cb = *(const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&frame, 1);
+    cr = *(const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&frame, 2);
+    gst_video_frame_unmap (&frame);
+    fail_unless (cb == 224 && cr == 112, "%s: chroma (0,0) is Cb %d Cr %d, "
+        "expected Cb 224 Cr 112", outs[o], cb, cr);
+
+    /* and the reference agrees */
+    ref_params_init (&prm, GST_VIDEO_COLOR_MATRIX_BT601, TRUE, 3, 256, 4);
+    run_and_check (h, &in, &prm, "saturation");
+
+    gst_buffer_unref (out);
+    input_clear (&in);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- against videoconvert ---- */
+
+typedef struct
+{
+  const gchar *colorimetry;     /* NULL: none in the caps */
+  GstVideoColorMatrix matrix;
+  gboolean full_yuv, full_gray;
+} VcCase;
+
+static const VcCase vc_cases[] = {
+  {NULL, BT601, FALSE, TRUE},
+  {"bt601", BT601, FALSE, FALSE},
+  {"bt709", BT709, FALSE, FALSE},
+  {"bt2020", BT2020, FALSE, FALSE},
+  {"1:4:0:0", BT601, TRUE, TRUE},
+  {"1:3:0:0", BT709, TRUE, TRUE},
+  {"1:6:0:0", BT2020, TRUE, TRUE},
+};
+
+/* Where a difference of 2 from videoconvert cannot be helped. Run over all
+ * 2^24 colours, videoconvert 1.22 (8-bit path: coefficients rounded to
+ * 1/256, the sum truncated, not rounded) is up to 2 below the exactly
+ * rounded value for BT.709 limited Cb and BT.709 full-range Y; and for
+ * BT.601 limited Cb, 11 colours (e.g. 203,0,254) meet its -1 with the +1 of
+ * the specification's two-step rounding. Everywhere else both are within
+ * one step of each other over all colours. */
+static const struct
+{
+  GstVideoColorMatrix matrix;
+  gboolean full;
+  guint component;
+} vc_off_by_two[] = {
+  {BT709, FALSE, 1}, {BT709, TRUE, 0}, {BT601, FALSE, 1},
+};
+
+static gboolean
+vc_may_be_off_by_two (GstVideoColorMatrix matrix, gboolean full,
+    guint component)
+{
+  guint i;
+  for (i = 0; i < G_N_ELEMENTS (vc_off_by_two); i++)
+    if (vc_off_by_two[i].matrix == matrix && vc_off_by_two[i].full == full &&
+        vc_off_by_two[i].component == component)
+      return TRUE;
+  return FALSE;
+}
+
+/* Component @c of R'G'B' in Y'CbCr, from the textbook formula in floating
+ * point, rounded: nothing in common with the element's integer scheme. */
+static gint
+exact_component (GstVideoColorMatrix matrix, gboolean full, guint c, gint r,
+    gint g, gint b)
+{
+  gdouble kr, kb, y, v;
+
+  gst_video_color_matrix_get_Kr_Kb (matrix, &kr, &kb);
+  y = kr * r + (1.0 - kr - kb) * g + kb * b;
+  if (c == 0)
+    v = full ? y : 16.0 + y * 219.0 / 255.0;
+  else {
+    v = c == 1 ? (b - y) / (2.0 * (1.0 - kb)) : (r - y) / (2.0 * (1.0 - kr));
+    v = 128.0 + (full ? v : v * 224.0 / 255.0);
+  }
+  return CLAMP ((gint) floor (v + 0.5), 0, 255);
+}
+
+/* Per-pixel planes (Y444, GRAY8, the Y of I420) of the element and of
+ * videoconvert: within 1 of each other, or within 2 where the table above
+ * allows it and the element is within 1 of the exact value (so the other
+ * step is videoconvert's). The element is always within 1 of the exact
+ * value. */
+static gboolean
+compare_with_videoconvert (GstBuffer * cl_buf, const GstVideoInfo * cl_info,
+    GstBuffer * vc_buf, const GstVideoInfo * vc_info, const Input * in,
+    GstVideoColorMatrix matrix, gboolean full, guint n_planes,
+    GString * report)
+{
+  GstVideoFrame cf, vf;
+  GstMapInfo map;
+  gboolean ok = TRUE;
+  guint p;
+
+  fail_unless (gst_video_frame_map (&cf, (GstVideoInfo *) cl_info, cl_buf,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&vf, (GstVideoInfo *) vc_info, vc_buf,
+          GST_MAP_READ));
+  fail_unless (gst_buffer_map (in->buffer, &map, GST_MAP_READ));
+
+  for (p = 0; p < n_planes; p++) {
+    gboolean two_ok = vc_may_be_off_by_two (matrix, full, p);
+    guint64 bad = 0, twos = 0;
+    gint x, y;
+
+    for (y = 0; y < in->height; y++) {
+      const guint8 *src = map.data + in->offset + (gsize) y * in->stride;
+      const guint8 *crow = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&cf,
+          p) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&cf, p);
+      const guint8 *vrow = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf,
+          p) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+
+      for (x = 0; x < in->width; x++) {
+        const guint8 *px = src + x * in->fmt->bpp;
+        gint e = exact_component (matrix, full, p, px[in->fmt->r],
+            px[in->fmt->g], px[in->fmt->b]);
+        gint d = ABS ((gint) crow[x] - (gint) vrow[x]);
+        gint de = ABS ((gint) crow[x] - e);
+
+        if (d == 2 && two_ok && de <= 1)
+          twos++;
+        else if (d > 1 || de > 1) {
+          if (bad++ == 0)
+            g_string_append_printf (report, "\n  plane %s: first at x=%d "
+                "y=%d, rgb %d,%d,%d: clcolorlowpass %d, videoconvert %d, "
+                "exact %d", plane_name (GST_VIDEO_INFO_FORMAT (cl_info), p),
+                x, y, px[in->fmt->r], px[in->fmt->g], px[in->fmt->b], crow[x],
+                vrow[x], e);
+        }
+      }
+    }
+    if (bad) {
+      g_string_append_printf (report, "; %" G_GUINT64_FORMAT " of %d "
+          "samples", bad, in->width * in->height);
+      ok = FALSE;
+    }
+    GST_DEBUG ("plane %u: %" G_GUINT64_FORMAT " samples 2 off videoconvert",
+        p, twos);
+  }
+
+  gst_buffer_unmap (in->buffer, &map);
+  gst_video_frame_unmap (&vf);
+  gst_video_frame_unmap (&cf);
+  return ok;
+}
+
+/* With the luma filter off, Y444 and GRAY8 agree with videoconvert in
+ * every plane, I420 in luma (its chroma is filtered differently by
+ * design). */
+GST_START_TEST (test_videoconvert)
+{
+  static const gchar *outs[] = { "Y444", "GRAY8", "I420" };
+  static const gchar *ins[] = { "RGBx", "BGR", "ARGB", "xBGR" };
+  const gchar *out_format = outs[__i__];
+  gboolean gray = is_gray (out_format);
+  guint k, i, c;
+
+  for (k = 0; k < G_N_ELEMENTS (vc_cases); k++) {
+    const VcCase *vcc = &vc_cases[k];
+    gboolean full = gray ? vcc->full_gray : vcc->full_yuv;
+
+    for (i = 0; i < G_N_ELEMENTS (ins); i++) {
+      const InFormat *f = find_in_format (ins[i]);
+      GstHarness *cl = new_harness ("luma-filter=none", out_format,
+          vcc->colorimetry);
+      GstHarness *vc = gst_harness_new_parse ("videoconvert");
+      gchar *caps = out_caps_string (out_format, vcc->colorimetry);
+
+      gst_harness_set_sink_caps_str (vc, caps);
+      g_free (caps);
+      for (c = 0; c < 2; c++) {
+        Input in = { 0, };
+        GstBuffer *out_cl, *out_vc;
+        GstVideoInfo info_cl, info_vc;
+        GString *report = g_string_new (NULL);
+
+        input_make (&in, f, 320, 240, 0, 0, c,
+            seed_for (out_format, (k * 8 + i) * 2 + c));
+        set_input_caps (cl, &in);
+        set_input_caps (vc, &in);
+        out_cl = push_and_pull (cl, &in);
+        out_vc = push_and_pull (vc, &in);
+        output_info (cl, &info_cl);
+        output_info (vc, &info_vc);
+        fail_unless (GST_VIDEO_INFO_FORMAT (&info_vc) ==
+            GST_VIDEO_INFO_FORMAT (&info_cl));
+
+        fail_unless (compare_with_videoconvert (out_cl, &info_cl, out_vc,
+                &info_vc, &in, vcc->matrix, full,
+                gray || strcmp (out_format, "I420") == 0 ? 1 : 3, report),
+            "%s -> %s colorimetry %s (%s %s range): clcolorlowpass "
+            "luma-filter=none vs videoconvert:%s", in.desc, out_format,
+            GST_STR_NULL (vcc->colorimetry), matrix_name (vcc->matrix),
+            full ? "full" : "limited", report->str);
+
+        g_string_free (report, TRUE);
+        gst_buffer_unref (out_cl);
+        gst_buffer_unref (out_vc);
+        input_clear (&in);
+      }
+      gst_harness_teardown (vc);
+      gst_harness_teardown (cl);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* ---- layouts ---- */
+
+/* System-memory input with a GstVideoMeta: strides that are not the
+ * default (larger, odd, or the tight width * bpp) and first pixels at
+ * offsets that are not a multiple of 4. */
+GST_START_TEST (test_input_meta)
+{
+  const InFormat *f = &in_formats[__i__];
+  static const gchar *outs[] = { "I420", "NV12", "Y444" };
+  guint o;
+
+  for (o = 0; o < G_N_ELEMENTS (outs); o++) {
+    GstHarness *h = new_harness ("luma-filter=gaussian-5x5", outs[o], NULL);
+    static const struct
+    {
+      gint w, h, extra;
+      gsize offset;
+    } layouts[] = {
+      {67, 45, 13, 7}, {67, 45, 0, 1}, {67, 45, 64, 0}, {1, 1, 1, 3},
+      {33, 20, 2, 2},
+    };
+    guint l;
+
+    for (l = 0; l < G_N_ELEMENTS (layouts); l++) {
+      Input in = { 0, };
+      RefParams prm;
+
+      default_params (&prm, outs[o], layouts[l].h);
+      prm.luma_taps = 5;
+      input_make (&in, f, layouts[l].w, layouts[l].h,
+          layouts[l].w * f->bpp + layouts[l].extra, layouts[l].offset,
+          CONTENT_NATURAL, seed_for (f->name, o * 8 + l));
+      set_input_caps (h, &in);
+      run_and_check (h, &in, &prm, "system memory with meta");
+      input_clear (&in);
+    }
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* The element's own OpenCL context, answered to a context query. */
+static GstClContext *
+element_cl_context (GstHarness * h)
+{
+  GstQuery *query = gst_query_new_context (GST_CL_CONTEXT_TYPE);
+  GstClContext *ctx = NULL;
+  GstContext *context = NULL;
+
+  fail_unless (gst_pad_peer_query (h->srcpad, query),
+      "the element does not answer a context query");
+  gst_query_parse_context (query, &context);
+  fail_unless (context != NULL);
+  fail_unless (gst_context_get_cl_context (context, &ctx));
+  gst_query_unref (query);
+  return ctx;
+}
+
+/* OpenCL memory input of the element's context with a GstVideoMeta: the
+ * kernel reads it in place, with no staging copy to fix the layout, so its
+ * unaligned load paths see the odd offsets and strides. The memory is a
+ * sub-memory at @mem_offset into the cl buffer. */
+static void
+input_make_cl (Input * in, GstClContext * ctx, const InFormat * f, gint width,
+    gint height, gint stride, gsize offset, gsize mem_offset, guint32 seed)
+{
+  GstAllocator *alloc = gst_cl_allocator_new (ctx);
+  GError *error = NULL;
+  GstMemory *mem, *sub;
+  GstMapInfo map;
+  gsize size = mem_offset + offset + (gsize) stride * height;
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { offset, };
+  gint strides[GST_VIDEO_MAX_PLANES] = { stride, };
+
+  in->fmt = f;
+  in->width = width;
+  in->height = height;
+  in->stride = stride;
+  in->offset = offset;
+
+  mem = gst_cl_allocator_alloc_memory (alloc, size, &error);
+  fail_unless (mem != NULL, "%s", error ? error->message : "?");
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  fill_random (map.data, size, &seed);
+  gst_memory_unmap (mem, &map);
+  sub = gst_memory_share (mem, mem_offset, size - mem_offset);
+  gst_memory_unref (mem);
+
+  in->buffer = gst_buffer_new ();
+  gst_buffer_append_memory (in->buffer, sub);
+  fail_unless (gst_buffer_map (in->buffer, &map, GST_MAP_READWRITE));
+  fill_natural (map.data + offset, stride, f, width, height, &seed);
+  gst_buffer_unmap (in->buffer, &map);
+  gst_buffer_add_video_meta_full (in->buffer, GST_VIDEO_FRAME_FLAG_NONE,
+      gst_video_format_from_string (f->name), width, height, 1, offsets,
+      strides);
+  gst_object_unref (alloc);
+
+  in->desc = g_strdup_printf ("%s %dx%d OpenCL memory at +%" G_GSIZE_FORMAT
+      " stride %d offset %" G_GSIZE_FORMAT, f->name, width, height,
+      mem_offset, stride, offset);
+}
+
+GST_START_TEST (test_input_cl_meta)
+{
+  const InFormat *f = &in_formats[__i__];
+  static const gchar *outs[] = { "I420", "NV12", "Y444", "GRAY8" };
+  static const struct
+  {
+    gint w, h, extra;
+    gsize offset, mem_offset;
+  } layouts[] = {
+    {67, 45, 3, 5, 0}, {67, 45, 1, 0, 1}, {67, 45, 8, 8, 0},
+    {67, 45, 0, 2, 2}, {130, 17, 6, 0, 3}, {1, 1, 1, 1, 1},
+  };
+  guint o, l;
+
+  for (o = 0; o < G_N_ELEMENTS (outs); o++) {
+    GstHarness *h = new_harness (NULL, outs[o], NULL);
+    GstClContext *ctx = element_cl_context (h);
+
+    /* input memory of any other context would be staged like system
+     * memory, and the in-place path would go untested */
+    fail_unless (ctx == shared_context, "the element made its own context");
+    for (l = 0; l < G_N_ELEMENTS (layouts); l++) {
+      Input in = { 0, };
+      RefParams prm;
+
+      default_params (&prm, outs[o], layouts[l].h);
+      input_make_cl (&in, ctx, f, layouts[l].w, layouts[l].h,
+          layouts[l].w * f->bpp + layouts[l].extra, layouts[l].offset,
+          layouts[l].mem_offset, seed_for (f->name, o * 8 + l));
+      set_input_caps (h, &in);
+      run_and_check (h, &in, &prm, "OpenCL memory with meta");
+      input_clear (&in);
+    }
+    gst_object_unref (ctx);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- renegotiation ---- */
+
+/* Size and input format change mid-stream, in one harness; then the
+ * output format too, after a reconfigure from downstream. */
+GST_START_TEST (test_caps_change)
+{
+  GstHarness *h = new_harness_parse (NULL, "I420", NULL);
+  static const struct
+  {
+    const gchar *in;
+    gint w, h;
+  } steps[] = {
+    {"RGBx", 67, 45}, {"RGBx", 16, 16}, {"BGR", 640, 480}, {"BGR", 3, 5},
+    {"ARGB", 1280, 720}, {"ARGB", 67, 45}, {"RGB", 67, 45},
+  };
+  guint s, c;
+
+  for (s = 0; s < G_N_ELEMENTS (steps); s++) {
+    for (c = 0; c < 2; c++) {
+      Input in = { 0, };
+      RefParams prm;
+
+      default_params (&prm, "I420", steps[s].h);
+      input_make (&in, find_in_format (steps[s].in), steps[s].w, steps[s].h,
+          0, 0, c, seed_for ("caps", s * 2 + c));
+      set_input_caps (h, &in);
+      run_and_check (h, &in, &prm, "caps change");
+      input_clear (&in);
+    }
+  }
+
+  /* downstream now wants NV12 */
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=NV12");
+  for (c = 0; c < 2; c++) {
+    Input in = { 0, };
+    RefParams prm;
+
+    default_params (&prm, "NV12", 45);
+    input_make (&in, find_in_format ("RGB"), 67, 45, 0, 0, c,
+        seed_for ("nv12", c));
+    if (c == 1)
+      set_input_caps (h, &in);
+    run_and_check (h, &in, &prm, "output format change");
+    input_clear (&in);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ---- errors ---- */
+
+/* @buf must be refused: GST_FLOW_ERROR, an error message on the bus, no
+ * output. */
+static void
+expect_error (GstHarness * h, GstBuffer * buf, const gchar * what)
+{
+  GstBus *bus = gst_element_get_bus (h->element);
+  GstFlowReturn ret;
+  GstMessage *msg;
+  GstBuffer *out;
+
+  ret = gst_harness_push (h, buf);
+  fail_unless (ret == GST_FLOW_ERROR, "%s: push returned %s", what,
+      gst_flow_get_name (ret));
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no error message on the bus", what);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  out = gst_harness_try_pull (h);
+  fail_unless (out == NULL, "%s: an output buffer came out", what);
+}
+
+/* A buffer smaller than the caps say, without a meta: an element error,
+ * GST_FLOW_ERROR, and no read past its end. */
+GST_START_TEST (test_short_buffer)
+{
+  static const gchar *ins[] = { "RGB", "RGBx" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (ins); i++) {
+    GstHarness *h = new_harness_parse (NULL, "I420", NULL);
+    Input in = { 0, };
+    GstBuffer *buf;
+    RefParams prm;
+
+    input_make (&in, find_in_format (ins[i]), 67, 45, 0, 0, CONTENT_RANDOM,
+        i + 5);
+    set_input_caps (h, &in);
+
+    buf = gst_buffer_copy_region (in.buffer, GST_BUFFER_COPY_ALL, 0,
+        gst_buffer_get_size (in.buffer) - 1);
+    expect_error (h, buf, "one byte short");
+    expect_error (h, gst_buffer_new (), "empty buffer");
+    buf = gst_buffer_copy_region (in.buffer, GST_BUFFER_COPY_ALL, 0,
+        in.stride * 44);
+    expect_error (h, buf, "one row short");
+
+    /* and a complete frame after those still converts */
+    default_params (&prm, "I420", 45);
+    run_and_check (h, &in, &prm, "after errors");
+
+    input_clear (&in);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* Memory that ends right before an inaccessible page: any read past the
+ * buffer faults instead of going unnoticed. */
+typedef struct
+{
+  guint8 *map;
+  gsize map_size;
+} Guarded;
+
+static void
+guarded_free (gpointer data)
+{
+  Guarded *g = data;
+  munmap (g->map, g->map_size);
+  g_free (g);
+}
+
+/* An RGBx frame with a meta of @stride, in @size bytes that end at a
+ * guard page. */
+static void
+input_make_guarded (Input * in, gint width, gint height, gint stride,
+    gsize size, guint32 seed)
+{
+  gsize page = sysconf (_SC_PAGESIZE);
+  gsize pages = (size + page - 1) / page + 1;
+  Guarded *g = g_new0 (Guarded, 1);
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 0, };
+  gint strides[GST_VIDEO_MAX_PLANES] = { stride, };
+  guint8 *data;
+
+  g->map_size = pages * page;
+  g->map = mmap (NULL, g->map_size, PROT_READ | PROT_WRITE,
+      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  fail_unless (g->map != MAP_FAILED);
+  fail_unless (mprotect (g->map + (pages - 1) * page, page, PROT_NONE) == 0);
+  data = g->map + (pages - 1) * page - size;
+  fill_random (data, size, &seed);
+
+  in->fmt = find_in_format ("RGBx");
+  in->width = width;
+  in->height = height;
+  in->stride = stride;
+  in->offset = 0;
+  in->buffer = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, data,
+      size, 0, size, g, guarded_free);
+  gst_buffer_add_video_meta_full (in->buffer, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_RGBx, width, height, 1, offsets, strides);
+  in->desc = g_strdup_printf ("RGBx %dx%d stride %d in %" G_GSIZE_FORMAT
+      " bytes before a guard page", width, height, stride, size);
+}
+
+/* A buffer whose GstVideoMeta describes planes running past its end: an
+ * error too, not a read of whatever follows the buffer. */
+GST_START_TEST (test_short_buffer_meta)
+{
+  GstHarness *h = new_harness_parse (NULL, "I420", NULL);
+  static const gint strides[] = { 67 * 4, 67 * 4 + 12 };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (strides); i++) {
+    Input in = { 0, };
+    RefParams prm;
+
+    /* complete frames, good up to their last byte */
+    default_params (&prm, "I420", 45);
+    input_make_guarded (&in, 67, 45, strides[i], strides[i] * 45, i + 1);
+    set_input_caps (h, &in);
+    run_and_check (h, &in, &prm, "meta, complete");
+    input_clear (&in);
+
+    /* ten rows missing */
+    input_make_guarded (&in, 67, 45, strides[i], strides[i] * 35, i + 1);
+    expect_error (h, gst_buffer_ref (in.buffer), in.desc);
+    input_clear (&in);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+colorlowpass_suite (void)
+{
+  Suite *s = suite_create ("colorlowpass");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 900);
+  tcase_add_test (tc, test_known_values);
+  tcase_add_test (tc, test_chroma_saturation);
+  tcase_add_loop_test (tc, test_formats, 0, N_IN_FORMATS * N_OUT_FORMATS);
+  tcase_add_loop_test (tc, test_filters, 0, N_FILTER_CASES);
+  tcase_add_test (tc, test_strength_change);
+  tcase_add_loop_test (tc, test_colour, 0, N_OUT_FORMATS);
+  tcase_add_loop_test (tc, test_videoconvert, 0, 3);
+  tcase_add_loop_test (tc, test_input_meta, 0, N_IN_FORMATS);
+  tcase_add_loop_test (tc, test_input_cl_meta, 0, N_IN_FORMATS);
+  tcase_add_test (tc, test_caps_change);
+  tcase_add_test (tc, test_short_buffer);
+  tcase_add_test (tc, test_short_buffer_meta);
+  return s;
+}
+
+GST_CHECK_MAIN (colorlowpass);
