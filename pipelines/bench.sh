@@ -3,6 +3,6 @@
 # prints a Markdown table; see docs/performance.md for recorded figures.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD:-$root/build}
+build=${BUILD_DIR:-$root/build}
 export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 exec "$build/pipelines/clbench" "$@"
