@@ -320,6 +320,22 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return TRUE;
 }
 
+/* Without a pool downstream, GstBaseTransform would size output buffers
+ * like the input ones; but the output is a frame of the output caps,
+ * whatever layout the input's video meta gives it. */
+static gboolean
+gst_cl_filter_transform_size (GstBaseTransform * trans G_GNUC_UNUSED,
+    GstPadDirection direction G_GNUC_UNUSED, GstCaps * caps G_GNUC_UNUSED,
+    gsize size G_GNUC_UNUSED, GstCaps * othercaps, gsize * othersize)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, othercaps))
+    return FALSE;
+  *othersize = info.size;
+  return TRUE;
+}
+
 /* ---- allocation ---- */
 
 static gboolean
@@ -458,11 +474,50 @@ stage_input (GstClFilter * self, GstBuffer * inbuf, GstBuffer ** staged,
   return ok;
 }
 
+/* TRUE when @buf holds a whole @info frame. A video meta may place the
+ * planes anywhere, but what the copies and kernels read of each plane
+ * (rows of the frame's width at the meta's stride) must lie inside the
+ * buffer: a meta is no proof of size. */
+static gboolean
+frame_fits (GstBuffer * buf, const GstVideoInfo * info)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  gsize size = gst_buffer_get_size (buf);
+  guint p;
+
+  if (!meta)
+    return size >= info->size;
+  if (meta->format != GST_VIDEO_INFO_FORMAT (info) ||
+      meta->n_planes != GST_VIDEO_INFO_N_PLANES (info) ||
+      meta->width < (guint) GST_VIDEO_INFO_WIDTH (info) ||
+      meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info))
+    return FALSE;
+  for (p = 0; p < meta->n_planes; p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize row_bytes = 0, rows = 0;
+    guint i;
+
+    /* the extent that gstclmemory.c's transfers read: widest component */
+    gst_video_format_info_component (info->finfo, p, comp);
+    for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++) {
+      row_bytes = MAX (row_bytes,
+          (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[i]) *
+          GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[i]));
+      rows = MAX (rows, (gsize) GST_VIDEO_INFO_COMP_HEIGHT (info, comp[i]));
+    }
+    if (meta->stride[p] <= 0 || (gsize) meta->stride[p] < row_bytes ||
+        meta->offset[p] > size ||
+        (rows - 1) * meta->stride[p] + row_bytes > size - meta->offset[p])
+      return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 check_frame_size (GstClFilter * self, GstBuffer * buf, const GstVideoInfo * info,
     const gchar * what)
 {
-  if (gst_buffer_get_video_meta (buf) || gst_buffer_get_size (buf) >= info->size)
+  if (frame_fits (buf, info))
     return TRUE;
   GST_ELEMENT_ERROR (self, STREAM, FORMAT,
       ("The %s buffer holds %" G_GSIZE_FORMAT " bytes, too few for a %dx%d "
@@ -565,6 +620,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   trans_class->query = gst_cl_filter_query;
   trans_class->transform_caps = gst_cl_filter_transform_caps;
   trans_class->set_caps = gst_cl_filter_set_caps;
+  trans_class->transform_size = gst_cl_filter_transform_size;
   trans_class->propose_allocation = gst_cl_filter_propose_allocation;
   trans_class->decide_allocation = gst_cl_filter_decide_allocation;
   trans_class->transform = gst_cl_filter_transform;

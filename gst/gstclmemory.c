@@ -269,10 +269,18 @@ plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
     gsize * rows)
 {
   gint comp[GST_VIDEO_MAX_COMPONENTS];
+  guint i;
+
   gst_video_format_info_component (info->finfo, plane, comp);
-  *row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-      GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+  *row_bytes = *rows = 0;
+  /* the widest component: in packed 4:2:2 (YUY2, UYVY) of odd width, the
+   * chroma of the last pixel lies past width * the luma pixel stride */
+  for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++) {
+    *row_bytes = MAX (*row_bytes,
+        (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[i]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[i]));
+    *rows = MAX (*rows, (gsize) GST_VIDEO_INFO_COMP_HEIGHT (info, comp[i]));
+  }
 }
 
 static gboolean
