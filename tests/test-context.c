@@ -592,31 +592,55 @@ GST_START_TEST (test_device_no_match)
 
 GST_END_TEST;
 
+/* %u stands for the index of the first CPU device (unused %u arguments are
+ * ignored): device 0 on a machine
+ * with pocl alone, but not where a GPU is listed first */
 static const gchar *device_pipelines[] = {
-  SRC_RGBX (5) "! clupload device=0 ! clcolorlowpass device=0 "
-      "! video/x-raw(memory:OpenCL),format=I420 ! cldownload device=0 "
+  SRC_RGBX (5) "! clupload device=%u ! clcolorlowpass device=%u "
+      "! video/x-raw(memory:OpenCL),format=I420 ! cldownload device=%u "
       "! fakesink name=sink",
   SRC_RGBX (5) "! clupload device=cpu ! clcolorlowpass device=CPU "
       "! video/x-raw(memory:OpenCL),format=I420 ! cldownload device=cpu "
       "! fakesink name=sink",
-  /* different specs naming the one pocl device still share a context */
-  SRC_RGBX (5) "! clupload device=0 ! clcolorlowpass device=cpu "
-      "! video/x-raw(memory:OpenCL),format=I420 ! cldownload "
+  /* different specs naming the one CPU device still share a context */
+  SRC_RGBX (5) "! clupload device=%u ! clcolorlowpass device=cpu "
+      "! video/x-raw(memory:OpenCL),format=I420 ! cldownload device=%u "
       "! fakesink name=sink",
 };
+
+static guint
+first_cpu_index (void)
+{
+  gchar *list = gst_cl_describe_devices ();
+  gchar **lines = g_strsplit (list, "\n", -1);
+  guint i, index = G_MAXUINT;
+
+  for (i = 0; lines[i] && index == G_MAXUINT; i++)
+    if (g_str_has_suffix (lines[i], ", CPU)"))
+      index = (guint) g_ascii_strtoull (lines[i], NULL, 10);
+  g_strfreev (lines);
+  g_free (list);
+  fail_if (index == G_MAXUINT, "no CPU device listed");
+  return index;
+}
 
 GST_START_TEST (test_device_valid)
 {
   guint before = gst_cl_context_get_n_created ();
+  guint cpu = first_cpu_index ();
+  gchar *desc = g_strdup_printf (device_pipelines[__i__], cpu, cpu, cpu, cpu);
+  gchar *index_spec = g_strdup_printf ("%u", cpu);
   GstClContext *ctx;
 
-  ctx = run_pipeline (device_pipelines[__i__], NULL, 3, N_FRAMES);
+  ctx = run_pipeline (desc, NULL, 3, N_FRAMES);
   fail_unless_equals_int (gst_cl_context_get_n_created (), before + 1);
   fail_unless (ctx->device_type & CL_DEVICE_TYPE_CPU);
-  fail_unless (gst_cl_context_matches (ctx, "0"));
+  fail_unless (gst_cl_context_matches (ctx, index_spec));
   fail_unless (gst_cl_context_matches (ctx, "cpu"));
   fail_if (gst_cl_context_matches (ctx, "no-such-device-xyz"));
   gst_object_unref (ctx);
+  g_free (index_spec);
+  g_free (desc);
 }
 
 GST_END_TEST;
