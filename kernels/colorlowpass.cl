@@ -4,8 +4,8 @@
  *
  * A work-group converts a tile plus a 2-pixel apron once into local memory
  * (luma, and Cb|Cr packed in one word), then each work-item slides down
- * the tile over four adjacent columns, keeping the values of the last
- * rows in registers: every converted value is read from local
+ * the tile over two adjacent columns, keeping the horizontal filter sums of
+ * the last rows in registers: every converted value is read from local
  * memory a handful of times and no intermediate image touches global
  * memory.
  *
@@ -36,7 +36,7 @@
 #ifndef TH
 #define TH 16
 #endif
-#define TW (4 * LX)
+#define TW (2 * LX)
 #define AP 2
 #define LW (TW + 2 * AP)
 #define LH (TH + 2 * AP)
@@ -119,13 +119,6 @@ round_chroma (int sum, int shift)
   return (uchar) min ((sum + (1 << (shift - 1))) >> shift, 255);
 }
 
-/* Packed pairs: two 16-bit values in one word, low half first. Sums of at
- * most 16 values of 1/16 steps (< 65536) never carry into the high half. */
-#define LO(w) ((int) ((w) & 0xffff))
-#define HI(w) ((int) ((w) >> 16))
-/* the pair (b, c) out of the pairs (a, b) and (c, d) */
-#define MIDPAIR(p, q) (((p) >> 16) | ((q) << 16))
-
 __kernel __attribute__ ((reqd_work_group_size (LX, 1, 1)))
 void
 colorlowpass (__global const uchar * src, int src_off, int src_stride,
@@ -137,9 +130,9 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
 #endif
     , int width, int height, int4 ky, int4 kcb, int4 kcr, int strength)
 {
-  __local ushort ly[LH * LW] __attribute__ ((aligned (16)));
+  __local ushort ly[LH * LW];
 #if HAS_CHROMA
-  __local uint lc[LH * LW] __attribute__ ((aligned (16)));
+  __local uint lc[LH * LW];
 #define LC_ARG lc
 #else
 #define LC_ARG 0
@@ -176,114 +169,70 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
   }
   barrier (CLK_LOCAL_MEM_FENCE);
 
-  /* 2. slide down four columns x .. x+3; local column 4 * lid is x - 2, so
-   * the word loads below are aligned */
-  const int x = tx0 + 4 * lid;
+  /* 2. slide down two columns */
+  const int c0 = AP + 2 * lid;
+  const int x = tx0 + 2 * lid;
   if (x >= width)
     return;
-  const int n_out = min (4, width - x);
+  const bool pair = x + 1 < width;
 
-  /* luma: packed pairs (x-2,x-1) (x,x+1) (x+2,x+3) (x+4,x+5) of the last
-   * five rows, oldest first */
-  uint4 p0 = 0, p1 = 0, p2 = 0, p3 = 0, p4 = 0;
 #if LUMA_TAPS > 1
+  int a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0;   /* column x, rows r-4..r */
+  int b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0;   /* column x + 1 */
   const int keep = (256 - strength) << (2 * KLOG2);
   const int shift = 12 + 2 * KLOG2;
 #endif
-#if HAS_CHROMA
-  /* packed Cb|Cr of columns x-2 .. x+5 */
-  uint4 ca = 0, cb = 0;
-#endif
 #if SUBSAMPLED
-  /* horizontally filtered Cb|Cr of chroma columns x/2 and x/2+1, last four
-   * rows, oldest first */
-  uint2 h0 = 0, h1 = 0, h2 = 0, h3 = 0;
+  uint w0 = 0, w1 = 0, w2 = 0, w3 = 0;  /* packed chroma, rows r-3..r */
   const int cx = x >> 1;
-  const int n_cout = min (2, (width + 1) / 2 - cx);
-#endif
-#if OUT_FMT == OUT_Y444
-  uint4 cm1 = 0, cm2 = 0;       /* Cb|Cr of x .. x+3, rows r-1 and r-2 */
 #endif
 
+  /* fully unrolled: the sliding windows become renamed registers and the
+   * row conditions constants */
 #pragma unroll
   for (int r = 0; r < LH; r++) {
-    const uint2 qa = ((__local const uint2 *) (ly + r * LW))[lid];
-    const uint2 qb = ((__local const uint2 *) (ly + r * LW))[lid + 1];
-    p0 = p1; p1 = p2; p2 = p3; p3 = p4;
-    p4 = (uint4) (qa.x, qa.y, qb.x, qb.y);
-#if HAS_CHROMA
-    ca = ((__local const uint4 *) (lc + r * LW))[lid];
-    cb = ((__local const uint4 *) (lc + r * LW))[lid + 1];
+    __local const ushort *yrow = ly + r * LW + c0;
+#if LUMA_TAPS > 1
+    a0 = a1; a1 = a2; a2 = a3; a3 = a4; a4 = HFILT (yrow);
+    b0 = b1; b1 = b2; b2 = b3; b3 = b4; b4 = HFILT (yrow + 1);
 #endif
 #if SUBSAMPLED
-    h0 = h1; h1 = h2; h2 = h3;
-#if CHROMA_TAPS == 4
-    /* columns x-1 .. x+2, and x+1 .. x+4 */
-    h3 = (uint2) (ca.s1 + 3 * ca.s2 + 3 * ca.s3 + cb.s0,
-        ca.s3 + 3 * cb.s0 + 3 * cb.s1 + cb.s2);
-#else
-    h3 = (uint2) (ca.s2 + ca.s3, cb.s0 + cb.s1);
+    w0 = w1; w1 = w2; w2 = w3; w3 = CHFILT (lc + r * LW + c0);
 #endif
-#endif
-#if OUT_FMT == OUT_Y444
-    const uint4 cm0 = (uint4) (ca.s2, ca.s3, cb.s0, cb.s1);
-#endif
-
-    if (r >= 2 * AP && ty0 + r - 2 * AP < height) {
-      const int gy = ty0 + r - 2 * AP;
-      /* centre row r-2: pairs (x,x+1) and (x+2,x+3) */
-      const int c0 = LO (p2.s1), c1 = HI (p2.s1), c2 = LO (p2.s2),
-          c3 = HI (p2.s2);
-      uchar4 yv;
+    if (r >= 2 * AP) {
+      const int t = r - 2 * AP;         /* tile row of the centre */
+      const int gy = ty0 + t;
+      if (gy < height) {
+        __local const ushort *crow = ly + (r - AP) * LW + c0;
+        __global uchar *yout = dst + y_off + (size_t) gy * y_stride + x;
 #if LUMA_TAPS > 1
-      /* vertical filter on packed pairs, then horizontal on the sums */
-      const uint4 v = VFILT (p0, p1, p2, p3, p4);
-      int t[8];
-      t[0] = LO (v.s0); t[1] = HI (v.s0); t[2] = LO (v.s1); t[3] = HI (v.s1);
-      t[4] = LO (v.s2); t[5] = HI (v.s2); t[6] = LO (v.s3); t[7] = HI (v.s3);
-      const int f0 = HFILT (t + 2), f1 = HFILT (t + 3), f2 = HFILT (t + 4),
-          f3 = HFILT (t + 5);
-      const int rnd = 1 << (shift - 1);
-      yv = (uchar4) ((uchar) ((strength * f0 + keep * c0 + rnd) >> shift),
-          (uchar) ((strength * f1 + keep * c1 + rnd) >> shift),
-          (uchar) ((strength * f2 + keep * c2 + rnd) >> shift),
-          (uchar) ((strength * f3 + keep * c3 + rnd) >> shift));
+        const int f0 = VFILT (a0, a1, a2, a3, a4);
+        const int f1 = VFILT (b0, b1, b2, b3, b4);
+        const uchar y0 = (uchar) ((strength * f0 + keep * crow[0] +
+                (1 << (shift - 1))) >> shift);
+        const uchar y1 = (uchar) ((strength * f1 + keep * crow[1] +
+                (1 << (shift - 1))) >> shift);
 #else
-      yv = (uchar4) (round16 (c0), round16 (c1), round16 (c2), round16 (c3));
+        const uchar y0 = round16 (crow[0]);
+        const uchar y1 = round16 (crow[1]);
 #endif
-      __global uchar *yout = dst + y_off + (size_t) gy * y_stride + x;
-      if (n_out == 4) {
-        vstore4 (yv, 0, yout);
-      } else {
-        yout[0] = yv.s0;
-        if (n_out > 1)
-          yout[1] = yv.s1;
-        if (n_out > 2)
-          yout[2] = yv.s2;
-      }
+        if (pair)
+          vstore2 ((uchar2) (y0, y1), 0, yout);
+        else
+          yout[0] = y0;
 #if OUT_FMT == OUT_Y444
-      const uchar4 uvv = (uchar4) (round16 (LO (cm2.s0)), round16 (LO (cm2.s1)),
-          round16 (LO (cm2.s2)), round16 (LO (cm2.s3)));
-      const uchar4 vvv = (uchar4) (round16 (HI (cm2.s0)), round16 (HI (cm2.s1)),
-          round16 (HI (cm2.s2)), round16 (HI (cm2.s3)));
-      __global uchar *uout = dst + u_off + (size_t) gy * u_stride + x;
-      __global uchar *vout = dst + v_off + (size_t) gy * v_stride + x;
-      if (n_out == 4) {
-        vstore4 (uvv, 0, uout);
-        vstore4 (vvv, 0, vout);
-      } else {
-        for (int k = 0; k < n_out; k++) {
-          uout[k] = ((uchar *) & uvv)[k];
-          vout[k] = ((uchar *) & vvv)[k];
+        __local const uint *ccen = lc + (r - AP) * LW + c0;
+        __global uchar *uout = dst + u_off + (size_t) gy * u_stride + x;
+        __global uchar *vout = dst + v_off + (size_t) gy * v_stride + x;
+        uout[0] = round16 (ccen[0] & 0xffff);
+        vout[0] = round16 (ccen[0] >> 16);
+        if (pair) {
+          uout[1] = round16 (ccen[1] & 0xffff);
+          vout[1] = round16 (ccen[1] >> 16);
         }
+#endif
       }
-#endif
     }
-#if OUT_FMT == OUT_Y444
-    cm2 = cm1;
-    cm1 = cm0;
-#endif
-
 #if SUBSAMPLED
     /* chroma row t/2 uses luma rows t-1..t+2 (4 taps) or t..t+1 (2 taps),
      * that is local rows r-3..r, or r-1..r */
@@ -293,37 +242,25 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
     const int t = r - 3;
 #endif
     if (t >= 0 && t < TH && (t & 1) == 0 && ty0 + t < height) {
-      const int cshift = 4 + CLOG2;
 #if CHROMA_TAPS == 4
-      const int b0 = LO (h0.s0) + 3 * LO (h1.s0) + 3 * LO (h2.s0) + LO (h3.s0);
-      const int r0 = HI (h0.s0) + 3 * HI (h1.s0) + 3 * HI (h2.s0) + HI (h3.s0);
-      const int b1 = LO (h0.s1) + 3 * LO (h1.s1) + 3 * LO (h2.s1) + LO (h3.s1);
-      const int r1 = HI (h0.s1) + 3 * HI (h1.s1) + 3 * HI (h2.s1) + HI (h3.s1);
+      const int sb = (w0 & 0xffff) + 3 * (w1 & 0xffff) + 3 * (w2 & 0xffff) +
+          (w3 & 0xffff);
+      const int sr = (w0 >> 16) + 3 * (w1 >> 16) + 3 * (w2 >> 16) + (w3 >> 16);
 #else
-      const int b0 = LO (h2.s0) + LO (h3.s0), r0 = HI (h2.s0) + HI (h3.s0);
-      const int b1 = LO (h2.s1) + LO (h3.s1), r1 = HI (h2.s1) + HI (h3.s1);
+      const int sb = (w2 & 0xffff) + (w3 & 0xffff);
+      const int sr = (w2 >> 16) + (w3 >> 16);
 #endif
-      const uchar cb0 = round_chroma (b0, cshift), cr0 = round_chroma (r0,
-          cshift), cb1 = round_chroma (b1, cshift), cr1 = round_chroma (r1,
-          cshift);
+      const int cshift = 4 + CLOG2;
+      const uchar cb = round_chroma (sb, cshift);
+      const uchar cr = round_chroma (sr, cshift);
       const int cy = (ty0 + t) >> 1;
 #if OUT_FMT == OUT_NV12
       __global uchar *uv = dst + uv_off + (size_t) cy * uv_stride + 2 * cx;
-      if (n_cout == 2) {
-        vstore4 ((uchar4) (cb0, cr0, cb1, cr1), 0, uv);
-      } else {
-        uv[0] = cb0;
-        uv[1] = cr0;
-      }
+      uv[0] = cb;
+      uv[1] = cr;
 #else
-      __global uchar *uout = dst + u_off + (size_t) cy * u_stride + cx;
-      __global uchar *vout = dst + v_off + (size_t) cy * v_stride + cx;
-      uout[0] = cb0;
-      vout[0] = cr0;
-      if (n_cout == 2) {
-        uout[1] = cb1;
-        vout[1] = cr1;
-      }
+      dst[u_off + (size_t) cy * u_stride + cx] = cb;
+      dst[v_off + (size_t) cy * v_stride + cx] = cr;
 #endif
     }
 #endif
