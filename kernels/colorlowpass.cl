@@ -83,23 +83,25 @@ chroma16 (int4 k, int r, int g, int b)
   return (k.x * r + k.y * g + k.z * b + k.w) >> 12;
 }
 
-/* Converts the pixel at byte @p into
- * local slot @i. */
-inline void
-convert_to_local (__global const uchar * p, int i, int4 ky, int4 kcb,
-    int4 kcr, __local ushort * ly, __local uint * lc)
+/* The pixel at byte @p as R | G << 8 | B << 16. */
+inline uint
+load_pixel (__global const uchar * p)
 {
-  int R, G, B;
 #if IN_BPP == 4 && SRC_ALIGNED4
   const uint px = *(__global const uint *) p;
-  R = (px >> (8 * IN_R)) & 0xff;
-  G = (px >> (8 * IN_G)) & 0xff;
-  B = (px >> (8 * IN_B)) & 0xff;
+  return ((px >> (8 * IN_R)) & 0xff) | (((px >> (8 * IN_G)) & 0xff) << 8) |
+      (((px >> (8 * IN_B)) & 0xff) << 16);
 #else
-  R = p[IN_R];
-  G = p[IN_G];
-  B = p[IN_B];
+  return p[IN_R] | ((uint) p[IN_G] << 8) | ((uint) p[IN_B] << 16);
 #endif
+}
+
+/* Converts a loaded pixel into local slot @i. */
+inline void
+convert_to_local (uint px, int i, int4 ky, int4 kcb, int4 kcr,
+    __local ushort * ly, __local uint * lc)
+{
+  const int R = px & 0xff, G = (px >> 8) & 0xff, B = px >> 16;
   ly[i] = (ushort) luma16 (ky, R, G, B);
 #if HAS_CHROMA
   lc[i] = (uint) chroma16 (kcb, R, G, B) |
@@ -146,16 +148,29 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
   const bool interior = tx0 >= AP && tx0 - AP + LW <= width &&
       ty0 >= AP && ty0 - AP + LH <= height;
   if (interior) {
+    /* all loads first, then all conversions: a work-item keeps LH * NK
+     * loads in flight instead of waiting on each in turn */
+#define NK ((LW + LX - 1) / LX)
     __global const uchar *base = src + src_off +
         (size_t) (ty0 - AP) * src_stride + (tx0 - AP) * IN_BPP;
+    uint px[LH * NK];
 #pragma unroll
     for (int r = 0; r < LH; r++) {
 #pragma unroll
-      for (int k = 0; k < (LW + LX - 1) / LX; k++) {
+      for (int k = 0; k < NK; k++) {
+        const int c = lid + k * LX;
+        px[r * NK + k] = c < LW ?
+            load_pixel (base + (size_t) r * src_stride + c * IN_BPP) : 0;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < LH; r++) {
+#pragma unroll
+      for (int k = 0; k < NK; k++) {
         const int c = lid + k * LX;
         if (c < LW)
-          convert_to_local (base + (size_t) r * src_stride + c * IN_BPP,
-              r * LW + c, ky, kcb, kcr, ly, LC_ARG);
+          convert_to_local (px[r * NK + k], r * LW + c, ky, kcb, kcr, ly,
+              LC_ARG);
       }
     }
   } else {
@@ -163,8 +178,9 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
       const int gy = clamp (ty0 - AP + r, 0, height - 1);
       __global const uchar *row = src + src_off + (size_t) gy * src_stride;
       for (int c = lid; c < LW; c += LX)
-        convert_to_local (row + clamp (tx0 - AP + c, 0, width - 1) * IN_BPP,
-            r * LW + c, ky, kcb, kcr, ly, LC_ARG);
+        convert_to_local (load_pixel (row + clamp (tx0 - AP + c, 0,
+                    width - 1) * IN_BPP), r * LW + c, ky, kcb, kcr, ly,
+            LC_ARG);
     }
   }
   barrier (CLK_LOCAL_MEM_FENCE);
