@@ -5,4 +5,5 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export CLBENCH_DIR="$root/pipelines"
 exec "$build/pipelines/clbench" "$@"

@@ -7,9 +7,19 @@
  * stock element doing the same job, all in one run on one device.
  *
  *   clbench [--device SPEC] [--sizes 2048x2048,8773x5352] [--frames N]
+ *           [--stages colorlowpass,image]
+ *
+ * "image" is the enhancement chain: clhistogram, clcontrast and clsmooth on
+ * random, constant and natural-looking GRAY8 frames, each against OpenCV
+ * (pipelines/opencv-bench.py) where the device is a CPU, and the chain with
+ * device memory between the elements against a host round trip between
+ * them.
  */
 #include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
+#include <glib/gstdio.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +27,7 @@
 #include "gstclcontext.h"
 
 static GstClContext *bench_ctx;
+static gdouble chain_fps_device, chain_fps_host;
 
 /* ---- copy bandwidth ---- */
 
@@ -108,9 +119,10 @@ map_probe (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info,
   return GST_PAD_PROBE_OK;
 }
 
-/* Runs @desc to EOS; returns frames per second over the whole run. */
+/* Runs @desc to EOS; returns frames per second over the whole run. With
+ * @frame, the pipeline's appsrc "src" is fed @frames references to it. */
 static gdouble
-run_pipeline (const gchar * desc, guint frames)
+run_pipeline_with (const gchar * desc, guint frames, GstBuffer * frame)
 {
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
@@ -132,6 +144,19 @@ run_pipeline (const gchar * desc, guint frames)
   bus = gst_element_get_bus (pipeline);
   gst_bus_set_sync_handler (bus, bus_sync, NULL, NULL);
 
+  if (frame) {
+    GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+    guint i;
+    g_object_set (src, "max-buffers", (guint64) frames + 1, NULL);
+    for (i = 0; i < frames; i++) {
+      GstBuffer *buf = gst_buffer_copy (frame);     /* shares the memory */
+      GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+      GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+      gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+    }
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+    gst_object_unref (src);
+  }
   gst_element_set_state (pipeline, GST_STATE_PAUSED);
   gst_element_get_state (pipeline, NULL, NULL, GST_CLOCK_TIME_NONE);
   t0 = g_get_monotonic_time ();
@@ -153,6 +178,12 @@ run_pipeline (const gchar * desc, guint frames)
   gst_object_unref (pipeline);
   /* the preroll frame was made before t0 */
   return (frames - 1) / ((t1 - t0) / 1e6);
+}
+
+static gdouble
+run_pipeline (const gchar * desc, guint frames)
+{
+  return run_pipeline_with (desc, frames, NULL);
 }
 
 static void
@@ -198,10 +229,225 @@ bench_colorlowpass (gint w, gint h, guint frames, gdouble copy_bw)
   g_free (src);
 }
 
+/* ---- the image-enhancement chain ---- */
+
+typedef enum
+{
+  CONTENT_RANDOM,
+  CONTENT_CONSTANT,
+  CONTENT_NATURAL,
+} Content;
+
+static const gchar *content_names[] = { "random", "constant", "natural" };
+
+static GstBuffer *
+make_gray_frame (gint w, gint h, Content content)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, (gsize) w * h, NULL);
+  GstMapInfo map;
+  guint32 state = 2463534242u;
+  gint x, y;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (y = 0; y < h; y++) {
+    guint8 *row = map.data + (gsize) y * w;
+    for (x = 0; x < w; x++) {
+      gint v;
+      state ^= state << 13;
+      state ^= state >> 17;
+      state ^= state << 5;
+      switch (content) {
+        case CONTENT_RANDOM:
+          v = state & 0xff;
+          break;
+        case CONTENT_CONSTANT:
+          v = 128;
+          break;
+        default:
+          /* smooth shading, a low-contrast range, and a little noise */
+          v = 100 + (gint) (40.0 * sin (x / 97.0) * cos (y / 61.0) +
+              30.0 * x / w) + (gint) (state % 9) - 4;
+          break;
+      }
+      row[x] = CLAMP (v, 0, 255);
+    }
+  }
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+/* OpenCV's median times for the same frame; FALSE when it is not there */
+static gboolean
+opencv_times (GstBuffer * frame, gint w, gint h, gdouble * hist_ms,
+    gdouble * equalize_ms, gdouble * box_ms)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), "clbench-frame.gray",
+      NULL);
+  gchar *script = g_build_filename (g_getenv ("CLBENCH_DIR") ?
+      g_getenv ("CLBENCH_DIR") : ".", "opencv-bench.py", NULL);
+  gchar *argv[7], *out = NULL, wbuf[16], hbuf[16];
+  gint status = 1;
+  GstMapInfo map;
+  gboolean ok = FALSE;
+
+  gst_buffer_map (frame, &map, GST_MAP_READ);
+  g_file_set_contents (path, (const gchar *) map.data, map.size, NULL);
+  gst_buffer_unmap (frame, &map);
+  g_snprintf (wbuf, sizeof (wbuf), "%d", w);
+  g_snprintf (hbuf, sizeof (hbuf), "%d", h);
+  argv[0] = (gchar *) "/usr/bin/python3";
+  argv[1] = script;
+  argv[2] = path;
+  argv[3] = wbuf;
+  argv[4] = hbuf;
+  argv[5] = (gchar *) (w * (gint64) h > 8 << 20 ? "5" : "20");
+  argv[6] = NULL;
+  if (g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+          &out, NULL, &status, NULL) && status == 0) {
+    gchar **lines = g_strsplit (out, "\n", -1);
+    guint i, found = 0;
+    for (i = 0; lines[i]; i++) {
+      gdouble *dst = NULL;
+      gchar name[32];
+      gdouble ms;
+      if (sscanf (lines[i], "%31s %lf", name, &ms) != 2)
+        continue;
+      if (g_str_equal (name, "calcHist"))
+        dst = hist_ms;
+      else if (g_str_equal (name, "equalizeHist"))
+        dst = equalize_ms;
+      else if (g_str_equal (name, "boxFilter"))
+        dst = box_ms;
+      if (dst) {
+        *dst = ms;
+        found++;
+      }
+    }
+    ok = found == 3;
+    g_strfreev (lines);
+  }
+  g_unlink (path);
+  g_free (out);
+  g_free (path);
+  g_free (script);
+  return ok;
+}
+
+static gboolean
+have_elements (const gchar * first, ...)
+{
+  va_list args;
+  const gchar *name = first;
+  gboolean ok = TRUE;
+
+  va_start (args, first);
+  while (name && ok) {
+    GstElementFactory *f = gst_element_factory_find (name);
+    ok = f != NULL;
+    if (f)
+      gst_object_unref (f);
+    name = va_arg (args, const gchar *);
+  }
+  va_end (args);
+  return ok;
+}
+
+static void
+print_stage (const gchar * stage, const gchar * label, Content content, gint w,
+    gint h, gdouble bytes, gdouble copy_bw, gdouble cv_ms)
+{
+  guint64 launches = 0, total = 0, min_ns = 0;
+  gdouble mean_ms;
+
+  gst_cl_context_get_kernel_stats (bench_ctx, label, &launches, &total,
+      &min_ns);
+  mean_ms = launches ? total / 1e6 / launches : 0;
+  printf ("| %-22s | %-8s | %5dx%-5d | %8.3f | %8.3f | %6.1f | %5.1f%% |",
+      stage, content_names[content], w, h, mean_ms, min_ns / 1e6, bytes / 1e6,
+      100.0 * (bytes / (min_ns * 1e-9)) / copy_bw);
+  if (cv_ms > 0)
+    printf (" %8.3f | %5.2fx |\n", cv_ms, cv_ms / mean_ms);
+  else
+    printf (" - | - |\n");
+  fflush (stdout);
+}
+
+static void
+bench_image_chain (gint w, gint h, guint frames, gdouble copy_bw)
+{
+  const gchar *src = "appsrc name=src format=time ! "
+      "video/x-raw,format=GRAY8,width=%d,height=%d,framerate=30/1";
+  gdouble px = (gdouble) w * h;
+  Content c;
+
+  if (!have_elements ("clhistogram", "clcontrast", "clsmooth", NULL)) {
+    printf ("(image chain elements not built: skipped)\n");
+    return;
+  }
+  for (c = CONTENT_RANDOM; c <= CONTENT_NATURAL; c++) {
+    GstBuffer *frame = make_gray_frame (w, h, c);
+    gdouble hist_cv = 0, eq_cv = 0, box_cv = 0;
+    gchar *head = g_strdup_printf (src, w, h);
+    gchar *desc;
+
+    if (bench_ctx->host_unified)
+      opencv_times (frame, w, h, &hist_cv, &eq_cv, &box_cv);
+
+    desc = g_strdup_printf ("%s ! clhistogram ! fakesink name=sink", head);
+    gst_cl_context_reset_stats (bench_ctx);
+    run_pipeline_with (desc, frames, frame);
+    print_stage ("clhistogram", "histogram", c, w, h, px, copy_bw, hist_cv);
+    g_free (desc);
+
+    desc = g_strdup_printf ("%s ! clcontrast mode=equalize ! "
+        "video/x-raw(memory:OpenCL) ! fakesink name=sink", head);
+    gst_cl_context_reset_stats (bench_ctx);
+    run_pipeline_with (desc, frames, frame);
+    print_stage ("clcontrast (its hist.)", "histogram", c, w, h, px, copy_bw,
+        0);
+    print_stage ("clcontrast equalize", "contrast", c, w, h, 2 * px, copy_bw,
+        eq_cv);
+    g_free (desc);
+
+    desc = g_strdup_printf ("%s ! clsmooth radius=2 kernel=box ! "
+        "video/x-raw(memory:OpenCL) ! fakesink name=sink", head);
+    gst_cl_context_reset_stats (bench_ctx);
+    run_pipeline_with (desc, frames, frame);
+    print_stage ("clsmooth box 5x5", "smooth", c, w, h, 2 * px, copy_bw,
+        box_cv);
+    g_free (desc);
+
+    if (c == CONTENT_NATURAL) {
+      /* the chain, frames kept on the device between the elements, against
+       * a host round trip between each pair */
+      gdouble fps_dev, fps_host;
+      desc = g_strdup_printf ("%s ! clhistogram ! "
+          "video/x-raw(memory:OpenCL) ! clcontrast ! "
+          "video/x-raw(memory:OpenCL) ! clsmooth ! fakesink name=sink", head);
+      fps_dev = run_pipeline_with (desc, frames, frame);
+      g_free (desc);
+      desc = g_strdup_printf ("%s ! clhistogram ! cldownload ! clupload ! "
+          "clcontrast ! cldownload ! clupload ! clsmooth ! fakesink name=sink",
+          head);
+      fps_host = run_pipeline_with (desc, frames, frame);
+      g_free (desc);
+      chain_fps_device = fps_dev;
+      chain_fps_host = fps_host;
+    }
+    g_free (head);
+    gst_buffer_unref (frame);
+  }
+  printf ("| chain histogram ! contrast ! smooth | natural | %5dx%-5d | "
+      "device memory between: %.1f fps | host round trips between: %.1f fps "
+      "| %.2fx |\n", w, h, chain_fps_device, chain_fps_host,
+      chain_fps_device / chain_fps_host);
+}
+
 int
 main (int argc, char **argv)
 {
   gchar *device = NULL, *sizes = g_strdup ("2048x2048,8773x5352");
+  gchar *stages = g_strdup ("colorlowpass,image");
   gint frames = 0;
   GOptionEntry entries[] = {
     {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
@@ -210,6 +456,8 @@ main (int argc, char **argv)
         "Comma-separated frame sizes", "WxH,..."},
     {"frames", 'n', 0, G_OPTION_ARG_INT, &frames,
         "Frames per pipeline run (default: by size)", "N"},
+    {"stages", 0, 0, G_OPTION_ARG_STRING, &stages,
+        "Comma-separated: colorlowpass, image", "LIST"},
     {NULL}
   };
   GOptionContext *octx = g_option_context_new ("- gst-clvideo benchmark");
@@ -239,23 +487,41 @@ main (int argc, char **argv)
       bench_ctx->cpu_layout ? 128 << 20 : 512 << 20, 10);
   printf ("Copy kernel: %.1f GB/s (read + write)\n\n", copy_bw / 1e9);
 
-  printf ("| stage | size | kernel ms (mean) | kernel ms (min) | MB/frame "
-      "| of copy bw | pipeline fps | videoconvert fps | ratio | source-only "
-      "fps |\n|---|---|---|---|---|---|---|---|---|---|\n");
   size_list = g_strsplit (sizes, ",", -1);
   for (i = 0; size_list[i]; i++) {
     gint w, h;
-    guint n;
     if (sscanf (size_list[i], "%dx%d", &w, &h) != 2 || w < 1 || h < 1) {
       g_printerr ("bad size '%s'\n", size_list[i]);
       return 2;
     }
-    n = frames > 0 ? (guint) frames : (w * (gint64) h > 8 << 20 ? 8 : 40);
-    bench_colorlowpass (w, h, n, copy_bw);
+  }
+  if (strstr (stages, "colorlowpass")) {
+    printf ("| stage | size | kernel ms (mean) | kernel ms (min) | MB/frame "
+        "| of copy bw | pipeline fps | videoconvert fps | ratio | "
+        "source-only fps |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for (i = 0; size_list[i]; i++) {
+      gint w, h;
+      sscanf (size_list[i], "%dx%d", &w, &h);
+      bench_colorlowpass (w, h, frames > 0 ? (guint) frames :
+          (w * (gint64) h > 8 << 20 ? 8 : 40), copy_bw);
+    }
+    printf ("\n");
+  }
+  if (strstr (stages, "image")) {
+    printf ("| stage | content | size | kernel ms (mean) | kernel ms (min) | "
+        "MB/frame | of copy bw | OpenCV ms | OpenCV / ours |\n"
+        "|---|---|---|---|---|---|---|---|---|\n");
+    for (i = 0; size_list[i]; i++) {
+      gint w, h;
+      sscanf (size_list[i], "%dx%d", &w, &h);
+      bench_image_chain (w, h, frames > 0 ? (guint) frames :
+          (w * (gint64) h > 8 << 20 ? 8 : 40), copy_bw);
+    }
   }
   g_strfreev (size_list);
   gst_object_unref (bench_ctx);
   g_free (device);
   g_free (sizes);
+  g_free (stages);
   return 0;
 }
