@@ -30,7 +30,7 @@ struct _GstClContextPrivate
   GQueue pending;               /* PendingLaunch, oldest first */
   gboolean profiling;
   gboolean owns_context;
-  guint64 counts[3];
+  gsize counts[3];               /* GstClTransferKind -> count */
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstClContext, gst_cl_context, GST_TYPE_OBJECT,
@@ -675,18 +675,21 @@ gst_cl_context_reset_stats (GstClContext * ctx)
 }
 
 void
-gst_cl_context_count (GstClContext * ctx, guint which)
+gst_cl_context_count (GstClContext * ctx, GstClTransferKind kind)
 {
-  g_atomic_pointer_add ((gsize *) & ctx->priv->counts[which], 1);
+  g_atomic_pointer_add (&ctx->priv->counts[kind], 1);
 }
 
 void
 gst_cl_context_get_transfer_counts (GstClContext * ctx,
     GstClTransferCounts * counts)
 {
-  counts->host_maps = g_atomic_pointer_get ((gsize *) & ctx->priv->counts[0]);
-  counts->uploads = g_atomic_pointer_get ((gsize *) & ctx->priv->counts[1]);
-  counts->downloads = g_atomic_pointer_get ((gsize *) & ctx->priv->counts[2]);
+  counts->host_maps = g_atomic_pointer_get (&
+      ctx->priv->counts[GST_CL_TRANSFER_HOST_MAP]);
+  counts->uploads = g_atomic_pointer_get (&
+      ctx->priv->counts[GST_CL_TRANSFER_UPLOAD]);
+  counts->downloads = g_atomic_pointer_get (&
+      ctx->priv->counts[GST_CL_TRANSFER_DOWNLOAD]);
 }
 
 /* ---- GstContext sharing ---- */

@@ -99,10 +99,19 @@ void gst_cl_context_reset_stats (GstClContext * ctx);
 
 void gst_cl_context_get_transfer_counts (GstClContext * ctx,
     GstClTransferCounts * counts);
-#define GST_CL_COUNT_HOST_MAP(ctx)  gst_cl_context_count (ctx, 0)
-#define GST_CL_COUNT_UPLOAD(ctx)    gst_cl_context_count (ctx, 1)
-#define GST_CL_COUNT_DOWNLOAD(ctx)  gst_cl_context_count (ctx, 2)
-void gst_cl_context_count (GstClContext * ctx, guint which);
+typedef enum {
+  GST_CL_TRANSFER_HOST_MAP,
+  GST_CL_TRANSFER_UPLOAD,
+  GST_CL_TRANSFER_DOWNLOAD,
+} GstClTransferKind;
+
+void gst_cl_context_count (GstClContext * ctx, GstClTransferKind kind);
+#define GST_CL_COUNT_HOST_MAP(ctx) \
+  gst_cl_context_count (ctx, GST_CL_TRANSFER_HOST_MAP)
+#define GST_CL_COUNT_UPLOAD(ctx) \
+  gst_cl_context_count (ctx, GST_CL_TRANSFER_UPLOAD)
+#define GST_CL_COUNT_DOWNLOAD(ctx) \
+  gst_cl_context_count (ctx, GST_CL_TRANSFER_DOWNLOAD)
 
 /* GstContext sharing, after the GstGL and CUDA libraries */
 GstContext *gst_context_new_cl_context (GstClContext * ctx);
