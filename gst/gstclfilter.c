@@ -19,6 +19,7 @@ typedef struct
   GstVideoInfo in_info, out_info;
   GstBufferPool *staging_pool;  /* device copies of system-memory input */
   gboolean negotiated;
+  GstBuffer *input;             /* while processing: the incoming buffer */
 } GstClFilterPrivate;
 
 enum
@@ -50,6 +51,12 @@ const GstVideoInfo *
 gst_cl_filter_get_out_info (GstClFilter * filter)
 {
   return &PRIV (filter)->out_info;
+}
+
+GstBuffer *
+gst_cl_filter_get_input_buffer (GstClFilter * filter)
+{
+  return PRIV (filter)->input;
 }
 
 gboolean
@@ -256,6 +263,14 @@ gst_cl_filter_transform_caps (GstBaseTransform * trans,
   GstCaps *plain, *mapped, *with_cl, *tmpl, *result;
   guint i;
 
+  if (klass->process_ip) {
+    /* in place: the buffers pass through, their memory with them */
+    tmpl = gst_pad_get_pad_template_caps (other);
+    result = gst_caps_intersect_full (caps, tmpl, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (tmpl);
+    goto filter;
+  }
+
   plain = gst_caps_copy (caps);
   for (i = 0; i < gst_caps_get_size (plain); i++)
     gst_caps_set_features (plain, i, NULL);
@@ -275,6 +290,7 @@ gst_cl_filter_transform_caps (GstBaseTransform * trans,
   gst_caps_unref (tmpl);
   gst_caps_unref (with_cl);
 
+filter:
   if (filter) {
     GstCaps *tmp = gst_caps_intersect_full (filter, result,
         GST_CAPS_INTERSECT_FIRST);
@@ -343,13 +359,16 @@ gst_cl_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
   GstClFilterPrivate *priv = PRIV (GST_CL_FILTER (trans));
+  gboolean in_place = GST_CL_FILTER_GET_CLASS (trans)->process_ip != NULL;
   GstCaps *caps = NULL;
   gboolean need_pool = FALSE;
   GstBufferPool *pool;
   GstVideoInfo info;
 
+  /* in place, the parent forwards the query downstream: whatever
+   * downstream answers suits our buffers too, even nothing */
   if (!GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
-      propose_allocation (trans, decide_query, query))
+      propose_allocation (trans, decide_query, query) && !in_place)
     return FALSE;
   if (gst_base_transform_is_passthrough (trans))
     return TRUE;
@@ -358,6 +377,9 @@ gst_cl_filter_propose_allocation (GstBaseTransform * trans,
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !need_pool || !priv->context ||
       !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+  /* in place, a pool from downstream is where the frames end up anyway */
+  if (in_place && gst_query_get_n_allocation_pools (query) > 0)
     return TRUE;
 
   /* upstream writing straight into device buffers spares a copy */
@@ -565,7 +587,9 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
   gst_cl_frame_init (&out, &priv->out_info, outbuf);
 
+  priv->input = inbuf;
   ok = klass->process (self, &in, &out, &error);
+  priv->input = NULL;
   /* the staging buffer may go back to its pool at once: the in-order
    * queue runs the kernel before any later upload into it */
   if (staged)
@@ -575,6 +599,50 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   }
   gst_cl_memory_mark_written (gst_buffer_peek_memory (outbuf, 0));
+  return GST_FLOW_OK;
+}
+
+/* In-place elements: the frame passes through, the kernels only read it
+ * (system memory through a staging copy, as in transform). */
+static GstFlowReturn
+gst_cl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  GstClFilterClass *klass = GST_CL_FILTER_GET_CLASS (self);
+  GstClFilterPrivate *priv = PRIV (self);
+  GstBuffer *staged = NULL;
+  GstClFrame frame;
+  GError *error = NULL;
+  gboolean ok;
+
+  if (!klass->process_ip)
+    return GST_FLOW_OK;
+  if (!priv->negotiated)
+    return GST_FLOW_NOT_NEGOTIATED;
+  if (!check_frame_size (self, buf, &priv->in_info, "input"))
+    return GST_FLOW_ERROR;
+
+  if (!gst_buffer_is_cl (buf, priv->context)) {
+    if (!stage_input (self, buf, &staged, &error)) {
+      GST_CL_ELEMENT_ERROR (self, error);
+      return GST_FLOW_ERROR;
+    }
+    gst_cl_frame_init (&frame, &priv->in_info, staged);
+  } else {
+    gst_cl_frame_init (&frame, &priv->in_info, buf);
+  }
+
+  priv->input = buf;
+  ok = klass->process_ip (self, buf, &frame, &error);
+  priv->input = NULL;
+  /* as in transform: the in-order queue finishes with the staging buffer
+   * before any later upload into it */
+  if (staged)
+    gst_buffer_unref (staged);
+  if (!ok) {
+    GST_CL_ELEMENT_ERROR (self, error);
+    return GST_FLOW_ERROR;
+  }
   return GST_FLOW_OK;
 }
 
@@ -624,6 +692,8 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   trans_class->propose_allocation = gst_cl_filter_propose_allocation;
   trans_class->decide_allocation = gst_cl_filter_decide_allocation;
   trans_class->transform = gst_cl_filter_transform;
+  trans_class->transform_ip = gst_cl_filter_transform_ip;
+  trans_class->transform_ip_on_passthrough = FALSE;
   trans_class->prepare_output_buffer = gst_cl_filter_prepare_output_buffer;
   trans_class->passthrough_on_same_caps = FALSE;
 

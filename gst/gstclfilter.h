@@ -26,6 +26,12 @@ G_DECLARE_DERIVABLE_TYPE (GstClFilter, gst_cl_filter, GST, CL_FILTER,
  * @transform_system: optional; replaces the whole transform for elements
  *   that move frames between host and device (clupload, cldownload).
  * @output_system_memory: output buffers are plain system memory.
+ * @process_ip: for elements that pass frames through unchanged (they call
+ *   gst_base_transform_set_in_place() in their init): runs the element's
+ *   kernels on @frame, the device copy of @buffer's pixels (@buffer itself
+ *   when it is OpenCL memory of the context, else a staged copy). @buffer
+ *   is writable (metas may be added) and goes downstream as it is. Both
+ *   pads then carry the same caps, memory feature included.
  */
 struct _GstClFilterClass
 {
@@ -42,11 +48,17 @@ struct _GstClFilterClass
       GstBuffer * outbuf);
 
   gboolean output_system_memory;
+
+  gboolean (*process_ip) (GstClFilter * filter, GstBuffer * buffer,
+      GstClFrame * frame, GError ** error);
 };
 
 GstClContext *gst_cl_filter_get_context (GstClFilter * filter);
 const GstVideoInfo *gst_cl_filter_get_in_info (GstClFilter * filter);
 const GstVideoInfo *gst_cl_filter_get_out_info (GstClFilter * filter);
+/* The buffer being processed as it came in (before any staging on the
+ * device), for its metas; valid inside @process and @process_ip only. */
+GstBuffer *gst_cl_filter_get_input_buffer (GstClFilter * filter);
 
 /* Sets the plane arguments of a frame: (buffer, offset0, stride0, ...,
  * offsetN-1, strideN-1) from argument @index on; returns the next index. */

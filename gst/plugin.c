@@ -4,6 +4,9 @@
 #include <gst/gst.h>
 
 #include "gstclcolorlowpass.h"
+#include "gstclcontrast.h"
+#include "gstclhistogram.h"
+#include "gstclsmooth.h"
 #include "gstcltransfer.h"
 
 static gboolean
@@ -17,6 +20,12 @@ plugin_init (GstPlugin * plugin)
       GST_TYPE_CL_DOWNLOAD);
   ok &= gst_element_register (plugin, "clcolorlowpass", GST_RANK_NONE,
       GST_TYPE_CL_COLOR_LOWPASS);
+  ok &= gst_element_register (plugin, "clhistogram", GST_RANK_NONE,
+      GST_TYPE_CL_HISTOGRAM);
+  ok &= gst_element_register (plugin, "clcontrast", GST_RANK_NONE,
+      GST_TYPE_CL_CONTRAST);
+  ok &= gst_element_register (plugin, "clsmooth", GST_RANK_NONE,
+      GST_TYPE_CL_SMOOTH);
   return ok;
 }
 
