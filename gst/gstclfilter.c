@@ -401,13 +401,22 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   GstVideoInfo info;
   guint min = 2;
 
-  if (GST_CL_FILTER_GET_CLASS (self)->output_system_memory)
-    return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
-        decide_allocation (trans, query);
-
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
+
+  if (GST_CL_FILTER_GET_CLASS (self)->output_system_memory) {
+    /* Without a pool from downstream every frame would be a fresh
+     * allocation, whose pages the kernel must fault in and clear: at large
+     * sizes that costs more than the copy itself. */
+    if (gst_query_get_n_allocation_pools (query) == 0) {
+      pool = gst_video_buffer_pool_new ();
+      gst_query_add_allocation_pool (query, pool, info.size, 2, 0);
+      gst_object_unref (pool);
+    }
+    return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
+        decide_allocation (trans, query);
+  }
   if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, NULL);
 
