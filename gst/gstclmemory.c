@@ -264,6 +264,25 @@ gst_cl_frame_init (GstClFrame * frame, const GstVideoInfo * info,
   return gst_buffer_get_size (buffer) >= info->size || meta != NULL;
 }
 
+void
+gst_cl_frame_get_plane (const GstClFrame * frame, guint comp,
+    GstClPlane * plane)
+{
+  const GstVideoInfo *info = &frame->info;
+  guint p;
+
+  g_return_if_fail (comp < GST_VIDEO_INFO_N_COMPONENTS (info));
+  g_return_if_fail (GST_VIDEO_INFO_COMP_DEPTH (info, comp) == 8);
+
+  p = GST_VIDEO_INFO_COMP_PLANE (info, comp);
+  plane->mem = frame->mem;
+  plane->offset = info->offset[p] + GST_VIDEO_INFO_COMP_POFFSET (info, comp);
+  plane->stride = info->stride[p];
+  plane->width = GST_VIDEO_INFO_COMP_WIDTH (info, comp);
+  plane->height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
+  plane->pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp);
+}
+
 static void
 plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
     gsize * rows)

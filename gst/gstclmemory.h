@@ -58,6 +58,32 @@ typedef struct {
 gboolean gst_cl_frame_init (GstClFrame * frame, const GstVideoInfo * info,
     GstBuffer * buffer);
 
+/**
+ * GstClPlane:
+ * @mem: the buffer holding the samples (not owned)
+ * @offset: bytes from the start of @mem to sample (0, 0)
+ * @stride: bytes from one row to the next
+ * @width: samples per row
+ * @height: rows
+ * @pixel_stride: bytes from one sample to the next in a row: 1 for a
+ *   plane of its own, 2 for the interleaved chroma of NV12
+ *
+ * Where the 8-bit samples of one component of a frame lie on the device,
+ * for kernels that work on one component at a time.
+ */
+typedef struct {
+  cl_mem mem;
+  gsize offset;
+  guint stride;
+  guint width, height;
+  guint pixel_stride;
+} GstClPlane;
+
+/* Component @comp (GST_VIDEO_COMP_Y, _U, _V, ...) of @frame, which must
+ * be an 8-bit component. */
+void gst_cl_frame_get_plane (const GstClFrame * frame, guint comp,
+    GstClPlane * plane);
+
 /* Copies a system-memory @src frame into the cl buffer @dst (counted as an
  * upload) and back (a download). */
 gboolean gst_cl_frame_upload (GstClContext * ctx, GstClFrame * dst,

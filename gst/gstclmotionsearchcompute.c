@@ -1,0 +1,245 @@
+/* gst-clvideo: block-matching motion search on the device
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Shared by clmotionsearch and clmpegenc (which searches itself when no
+ * upstream clmotionsearch left vectors on the buffer).
+ */
+#include "gstclmotionsearchcompute.h"
+#include "gstclfilter.h"
+
+#include <math.h>
+
+/* chroma weight in 1/256, and its largest value (keeps costs in 32 bits) */
+#define WEIGHT_ONE 256
+#define MAX_CHROMA_WEIGHT 16.0
+
+struct _GstClMotionSearch
+{
+  GstClContext *ctx;
+  GstClMotionSearchParams params;
+  guint weight_q;               /* chroma weight in 1/256 */
+  GHashTable *kernels;          /* build options -> cl_kernel */
+};
+
+static void
+release_kernel (gpointer kernel)
+{
+  clReleaseKernel ((cl_kernel) kernel);
+}
+
+GstClMotionSearch *
+gst_cl_motion_search_new (GstClContext * ctx,
+    const GstClMotionSearchParams * params, GError ** error)
+{
+  GstClMotionSearch *ms;
+
+  g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), NULL);
+  g_return_val_if_fail (params != NULL, NULL);
+
+  if (params->block_size != 16 && params->block_size != 8) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Motion search block size %u is not supported (16 or 8)",
+        params->block_size);
+    return NULL;
+  }
+  if (params->search_range < 1 ||
+      params->search_range > GST_CL_MOTION_SEARCH_MAX_RANGE) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Motion search range %u is out of range (1 to %u)",
+        params->search_range, GST_CL_MOTION_SEARCH_MAX_RANGE);
+    return NULL;
+  }
+  if (params->lambda != 0) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Rate-constrained motion search (lambda %u) is not available",
+        params->lambda);
+    return NULL;
+  }
+  if (!(params->chroma_weight >= 0.0 &&
+          params->chroma_weight <= MAX_CHROMA_WEIGHT)) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Motion search chroma weight %g is out of range (0 to %g)",
+        params->chroma_weight, MAX_CHROMA_WEIGHT);
+    return NULL;
+  }
+
+  ms = g_new0 (GstClMotionSearch, 1);
+  ms->ctx = gst_object_ref (ctx);
+  ms->params = *params;
+  ms->weight_q = (guint) lround (params->chroma_weight * WEIGHT_ONE);
+  ms->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      release_kernel);
+  return ms;
+}
+
+void
+gst_cl_motion_search_free (GstClMotionSearch * ms)
+{
+  if (!ms)
+    return;
+  g_hash_table_destroy (ms->kernels);
+  gst_object_unref (ms->ctx);
+  g_free (ms);
+}
+
+const GstClMotionSearchParams *
+gst_cl_motion_search_get_params (const GstClMotionSearch * ms)
+{
+  return &ms->params;
+}
+
+void
+gst_cl_motion_search_grid (const GstClMotionSearch * ms, guint width,
+    guint height, guint * blocks_x, guint * blocks_y)
+{
+  guint bs = ms->params.block_size;
+
+  *blocks_x = (width + bs - 1) / bs;
+  *blocks_y = (height + bs - 1) / bs;
+}
+
+static cl_kernel
+get_kernel (GstClMotionSearch * ms, const gchar * name,
+    const gchar * chroma_options, GError ** error)
+{
+  gchar *options;
+  cl_kernel kernel;
+
+  options = g_strdup_printf ("-DBS=%u -DRANGE=%u -DSUBPEL=%d %s",
+      ms->params.block_size, ms->params.search_range,
+      ms->params.subpel ? 1 : 0, chroma_options ? chroma_options :
+      "-DCHROMA=0");
+  kernel = g_hash_table_lookup (ms->kernels, options);
+  if (kernel) {
+    g_free (options);
+    return kernel;
+  }
+  kernel = gst_cl_context_create_kernel (ms->ctx, "motionsearch", options,
+      name, error);
+  if (!kernel) {
+    g_free (options);
+    return NULL;
+  }
+  g_hash_table_insert (ms->kernels, options, kernel);
+  return kernel;
+}
+
+static gboolean
+set_plane_args (cl_kernel kernel, guint * arg, const GstClPlane * p,
+    gboolean with_mem, GError ** error)
+{
+  cl_uint off = (cl_uint) p->offset, stride = p->stride;
+
+  if (with_mem && !gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_mem),
+          &p->mem, error))
+    return FALSE;
+  return gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &off, error)
+      && gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &stride, error);
+}
+
+static gboolean
+plane_ok (const GstClPlane * p, const gchar * what, GError ** error)
+{
+  /* the kernels index with 32-bit ints */
+  if ((guint64) p->offset + (guint64) p->stride * p->height <= G_MAXINT32)
+    return TRUE;
+  g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+      "The %s plane of the motion search lies beyond 2 GiB of its buffer",
+      what);
+  return FALSE;
+}
+
+static gboolean
+run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
+    const GstClPlane * cur_chroma, const GstClPlane * ref_chroma,
+    cl_mem vectors, GError ** error)
+{
+  cl_kernel kernel;
+  gchar *chroma_options = NULL;
+  cl_uint width = cur->width, height = cur->height;
+  guint bx, by, arg = 0;
+  size_t global[2];
+  gboolean ok;
+
+  g_return_val_if_fail (cur->pixel_stride == 1 && ref->pixel_stride == 1,
+      FALSE);
+  g_return_val_if_fail (ref->width >= cur->width &&
+      ref->height >= cur->height, FALSE);
+  if (!plane_ok (cur, "current", error) || !plane_ok (ref, "reference",
+          error))
+    return FALSE;
+
+  if (cur_chroma) {
+    guint csx = cur_chroma[0].width < cur->width ? 1 : 0;
+    guint csy = cur_chroma[0].height < cur->height ? 1 : 0;
+    guint i;
+
+    for (i = 0; i < 2; i++) {
+      g_return_val_if_fail (cur_chroma[i].mem == cur_chroma[0].mem, FALSE);
+      g_return_val_if_fail (ref_chroma[i].mem == ref_chroma[0].mem, FALSE);
+      g_return_val_if_fail (cur_chroma[i].pixel_stride ==
+          cur_chroma[0].pixel_stride, FALSE);
+      g_return_val_if_fail (ref_chroma[i].pixel_stride ==
+          cur_chroma[0].pixel_stride, FALSE);
+      g_return_val_if_fail (ref_chroma[i].width >= cur_chroma[0].width &&
+          ref_chroma[i].height >= cur_chroma[0].height, FALSE);
+      if (!plane_ok (&cur_chroma[i], "current chroma", error) ||
+          !plane_ok (&ref_chroma[i], "reference chroma", error))
+        return FALSE;
+    }
+    chroma_options = g_strdup_printf ("-DCHROMA=1 -DCSX=%u -DCSY=%u -DCPS=%u "
+        "-DWQ=%u", csx, csy, cur_chroma[0].pixel_stride, ms->weight_q);
+  }
+
+  kernel = get_kernel (ms, "motion_search_blocks", chroma_options, error);
+  g_free (chroma_options);
+  if (!kernel)
+    return FALSE;
+
+  ok = set_plane_args (kernel, &arg, cur, TRUE, error) &&
+      set_plane_args (kernel, &arg, ref, TRUE, error) &&
+      gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error) &&
+      gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height, error);
+  if (ok && cur_chroma) {
+    ok = set_plane_args (kernel, &arg, &cur_chroma[0], TRUE, error) &&
+        set_plane_args (kernel, &arg, &cur_chroma[1], FALSE, error) &&
+        set_plane_args (kernel, &arg, &ref_chroma[0], TRUE, error) &&
+        set_plane_args (kernel, &arg, &ref_chroma[1], FALSE, error);
+  } else if (ok) {
+    /* unused without chroma: any valid buffer */
+    ok = set_plane_args (kernel, &arg, cur, TRUE, error) &&
+        set_plane_args (kernel, &arg, cur, FALSE, error) &&
+        set_plane_args (kernel, &arg, ref, TRUE, error) &&
+        set_plane_args (kernel, &arg, ref, FALSE, error);
+  }
+  ok = ok && gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &vectors,
+      error);
+  if (!ok)
+    return FALSE;
+
+  gst_cl_motion_search_grid (ms, width, height, &bx, &by);
+  global[0] = bx;
+  global[1] = by;
+  return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+      GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error);
+}
+
+gboolean
+gst_cl_motion_search_run (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, cl_mem vectors, GError ** error)
+{
+  g_return_val_if_fail (ms && cur && ref && vectors, FALSE);
+  return run (ms, cur, ref, NULL, NULL, vectors, error);
+}
+
+gboolean
+gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
+    const GstClPlane * cur, const GstClPlane * ref,
+    const GstClPlane * cur_chroma, const GstClPlane * ref_chroma,
+    cl_mem vectors, GError ** error)
+{
+  g_return_val_if_fail (ms && cur && ref && vectors, FALSE);
+  if (ms->params.chroma_weight <= 0.0 || !cur_chroma || !ref_chroma)
+    return run (ms, cur, ref, NULL, NULL, vectors, error);
+  return run (ms, cur, ref, cur_chroma, ref_chroma, vectors, error);
+}

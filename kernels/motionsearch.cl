@@ -1,0 +1,277 @@
+/* gst-clvideo: exhaustive block-matching motion search.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * For every BS x BS block of the current luma plane (partial blocks at the
+ * right and bottom edges too, their visible samples only), the full-pel
+ * displacement (dx, dy), both in [-RANGE, RANGE - 1], whose reference
+ * block lies inside the plane and has the least cost. The cost is the SAD
+ * of the luma samples, or with CHROMA 256 * luma SAD + WQ * (U SAD + V
+ * SAD), the chroma block displaced by (dx >> CSX, dy >> CSY). Candidates
+ * are ranked by one 64-bit key: cost, then |dx| + |dy|, then raster index
+ * (dy, then dx): the smallest key wins, the same on every device.
+ *
+ * With SUBPEL the result is refined over the 9 half-pel positions around
+ * it (MPEG-1 interpolation, luma SAD, the same tie rules in half-pel
+ * units), again only where every sample read lies inside the plane.
+ *
+ * Vectors are written in half-pel units with the luma SAD of the chosen
+ * prediction, one per block in raster order.
+ *
+ * Layouts:
+ * - motion_search_blocks (CPU devices, and every partial block): one
+ *   work-item per block. A whole block keeps its rows in vector
+ *   registers and runs over the candidates row by row with uchar16 /
+ *   uchar8 loads, which CPU compilers turn into SIMD absolute differences
+ *   and widening adds.
+ *
+ * Build options: BS (16 | 8), RANGE (1..128), SUBPEL (0 | 1), CHROMA
+ * (0 | 1) with CSX, CSY (chroma subsampling shifts), CPS (chroma pixel
+ * stride) and WQ (chroma weight in 1/256).
+ */
+
+#ifndef BS
+#define BS 16
+#endif
+#ifndef RANGE
+#define RANGE 16
+#endif
+#ifndef SUBPEL
+#define SUBPEL 0
+#endif
+#ifndef CHROMA
+#define CHROMA 0
+#endif
+#ifndef CSX
+#define CSX 1
+#endif
+#ifndef CSY
+#define CSY 1
+#endif
+#ifndef CPS
+#define CPS 1
+#endif
+#ifndef WQ
+#define WQ 0
+#endif
+
+typedef struct
+{
+  short dx, dy;
+  uint sad;
+} mv_t;
+
+#define SPAN (2 * RANGE)
+
+/* ranking key of a full-pel candidate */
+#define KEY(cost, dx, dy)                                                   \
+  (((ulong) (cost) << 32) | ((ulong) (abs (dx) + abs (dy)) << 16) |         \
+      (ulong) (((dy) + RANGE) * SPAN + (dx) + RANGE))
+
+typedef struct
+{
+  global const uchar *cur, *ref;
+  int cur_stride, ref_stride;
+  int width, height;
+} planes_t;
+
+/* SAD of a bw x bh block, any size */
+static uint
+sad_any (global const uchar * c, int cs, global const uchar * r, int rs,
+    int bw, int bh)
+{
+  uint s = 0;
+  for (int y = 0; y < bh; y++)
+    for (int x = 0; x < bw; x++)
+      s += abs_diff (c[y * cs + x], r[y * rs + x]);
+  return s;
+}
+
+#if CHROMA
+/* SAD of the chroma samples of a block (pixel stride CPS) */
+static uint
+sad_chroma (global const uchar * c, int cs, global const uchar * r, int rs,
+    int bw, int bh)
+{
+  uint s = 0;
+  for (int y = 0; y < bh; y++)
+    for (int x = 0; x < bw; x++)
+      s += abs_diff (c[y * cs + x * CPS], r[y * rs + x * CPS]);
+  return s;
+}
+#endif
+
+/* SAD against the half-pel prediction at integer part r, fractions hx,
+ * hy (0 | 1), with the MPEG-1 rounding */
+static uint
+sad_half (global const uchar * c, int cs, global const uchar * r, int rs,
+    int bw, int bh, int hx, int hy)
+{
+  uint s = 0;
+  for (int y = 0; y < bh; y++) {
+    global const uchar *r0 = r + y * rs, *r1 = r0 + hy * rs;
+    for (int x = 0; x < bw; x++) {
+      uint a = r0[x], b = r0[x + hx], cc = r1[x], d = r1[x + hx];
+      uint p;
+      if (hx && hy)
+        p = (a + b + cc + d + 2) >> 2;
+      else if (hx)
+        p = (a + b + 1) >> 1;
+      else
+        p = (a + cc + 1) >> 1;
+      s += abs_diff ((uint) c[y * cs + x], p);
+    }
+  }
+  return s;
+}
+
+/* Half-pel refinement around the full-pel vector (fx, fy) of the block at
+ * (x0, y0); returns the vector in half-pel units and its SAD. */
+static mv_t
+refine_half (global const uchar * cur, int cs, global const uchar * ref,
+    int rs, int width, int height, int x0, int y0, int bw, int bh, int fx,
+    int fy, uint full_sad)
+{
+  ulong best = ((ulong) full_sad << 32) |
+      ((ulong) (abs (2 * fx) + abs (2 * fy)) << 16) | 4;
+  for (int hy = -1; hy <= 1; hy++) {
+    for (int hx = -1; hx <= 1; hx++) {
+      int vx = 2 * fx + hx, vy = 2 * fy + hy;
+      int ix = vx >> 1, iy = vy >> 1, fxh = vx & 1, fyh = vy & 1;
+      if ((hx | hy) == 0)
+        continue;
+      if (x0 + ix < 0 || y0 + iy < 0 || x0 + ix + bw + fxh > width ||
+          y0 + iy + bh + fyh > height)
+        continue;
+      uint s = sad_half (cur + y0 * cs + x0, cs,
+          ref + (y0 + iy) * rs + x0 + ix, rs, bw, bh, fxh, fyh);
+      ulong key = ((ulong) s << 32) | ((ulong) (abs (vx) + abs (vy)) << 16) |
+          (ulong) ((hy + 1) * 3 + hx + 1);
+      best = min (best, key);
+    }
+  }
+  int idx = (int) (best & 0xffff);
+  mv_t mv;
+  mv.dx = (short) (2 * fx + idx % 3 - 1);
+  mv.dy = (short) (2 * fy + idx / 3 - 1);
+  mv.sad = (uint) (best >> 32);
+  return mv;
+}
+
+/* Full search of the block at (x0, y0) of size bw x bh. */
+static mv_t
+search_block (global const uchar * cur, int cs, global const uchar * ref,
+    int rs, int width, int height, int x0, int y0, int bw, int bh
+#if CHROMA
+    , global const uchar * cu, global const uchar * cv, int cus, int cvs,
+    global const uchar * ru, global const uchar * rv, int rus, int rvs
+#endif
+    )
+{
+  /* candidates whose reference block lies inside the plane */
+  int dx0 = max (-RANGE, -x0), dx1 = min (RANGE - 1, width - bw - x0);
+  int dy0 = max (-RANGE, -y0), dy1 = min (RANGE - 1, height - bh - y0);
+  global const uchar *c = cur + y0 * cs + x0;
+  ulong best = ULONG_MAX;
+
+#if !CHROMA
+  if (bw == BS && bh == BS) {
+    /* the block's rows stay in registers */
+#if BS == 16
+#define VEC uchar16
+#define WVEC ushort16
+#define VLOAD vload16
+#define CONV convert_ushort16
+#else
+#define VEC uchar8
+#define WVEC ushort8
+#define VLOAD vload8
+#define CONV convert_ushort8
+#endif
+    VEC rows[BS];
+    for (int y = 0; y < BS; y++)
+      rows[y] = VLOAD (0, c + y * cs);
+    for (int dy = dy0; dy <= dy1; dy++) {
+      global const uchar *r = ref + (y0 + dy) * rs + x0;
+      for (int dx = dx0; dx <= dx1; dx++) {
+        WVEC acc = (WVEC) (0);
+        for (int y = 0; y < BS; y++)
+          acc += CONV (abs_diff (rows[y], VLOAD (0, r + y * rs + dx)));
+#if BS == 16
+        ushort8 a8 = acc.lo + acc.hi;
+#else
+        ushort8 a8 = acc;
+#endif
+        ushort4 a4 = a8.lo + a8.hi;
+        ushort2 a2 = a4.lo + a4.hi;
+        uint s = (uint) a2.x + a2.y;
+        best = min (best, KEY (s, dx, dy));
+      }
+    }
+  } else
+#endif
+  {
+#if CHROMA
+    int cx0 = x0 >> CSX, cy0 = y0 >> CSY;
+    int cbw = ((x0 + bw + (1 << CSX) - 1) >> CSX) - cx0;
+    int cbh = ((y0 + bh + (1 << CSY) - 1) >> CSY) - cy0;
+#endif
+    for (int dy = dy0; dy <= dy1; dy++) {
+      for (int dx = dx0; dx <= dx1; dx++) {
+        uint s = sad_any (c, cs, ref + (y0 + dy) * rs + x0 + dx, rs, bw, bh);
+#if CHROMA
+        int rx = (cx0 + (dx >> CSX)) * CPS, ry = cy0 + (dy >> CSY);
+        uint sc = sad_chroma (cu + cy0 * cus + cx0 * CPS, cus,
+            ru + ry * rus + rx, rus, cbw, cbh) +
+            sad_chroma (cv + cy0 * cvs + cx0 * CPS, cvs, rv + ry * rvs + rx,
+            rvs, cbw, cbh);
+        s = 256 * s + WQ * sc;
+#endif
+        best = min (best, KEY (s, dx, dy));
+      }
+    }
+  }
+
+  int idx = (int) (best & 0xffff);
+  int fx = idx % SPAN - RANGE, fy = idx / SPAN - RANGE;
+  uint sad = (uint) (best >> 32);
+#if CHROMA
+  sad = sad_any (c, cs, ref + (y0 + fy) * rs + x0 + fx, rs, bw, bh);
+#endif
+#if SUBPEL
+  return refine_half (cur, cs, ref, rs, width, height, x0, y0, bw, bh, fx,
+      fy, sad);
+#else
+  mv_t mv;
+  mv.dx = (short) (2 * fx);
+  mv.dy = (short) (2 * fy);
+  mv.sad = sad;
+  return mv;
+#endif
+}
+
+kernel void
+motion_search_blocks (global const uchar * cur, uint cur_off,
+    uint cur_stride, global const uchar * ref, uint ref_off, uint ref_stride,
+    uint width, uint height, global const uchar * chroma_cur,
+    uint cur_u_off, uint cur_u_stride, uint cur_v_off, uint cur_v_stride,
+    global const uchar * chroma_ref, uint ref_u_off, uint ref_u_stride,
+    uint ref_v_off, uint ref_v_stride, global mv_t * vectors)
+{
+  int bx = get_global_id (0), by = get_global_id (1);
+  int blocks_x = (width + BS - 1) / BS, blocks_y = (height + BS - 1) / BS;
+
+  if (bx >= blocks_x || by >= blocks_y)
+    return;
+  int x0 = bx * BS, y0 = by * BS;
+  int bw = min (BS, (int) width - x0), bh = min (BS, (int) height - y0);
+
+  vectors[by * blocks_x + bx] = search_block (cur + cur_off,
+      (int) cur_stride, ref + ref_off, (int) ref_stride, (int) width,
+      (int) height, x0, y0, bw, bh
+#if CHROMA
+      , chroma_cur + cur_u_off, chroma_cur + cur_v_off, (int) cur_u_stride,
+      (int) cur_v_stride, chroma_ref + ref_u_off, chroma_ref + ref_v_off,
+      (int) ref_u_stride, (int) ref_v_stride
+#endif
+      );
+}
