@@ -355,3 +355,33 @@ gst_cl_frame_download (GstClContext * ctx, GstVideoFrame * dst,
 {
   return transfer_frame (ctx, src, dst, FALSE, error);
 }
+
+gboolean
+gst_cl_frame_copy (GstClContext * ctx, GstClFrame * dst,
+    const GstClFrame * src, GError ** error)
+{
+  guint p;
+  cl_int ret;
+
+  g_return_val_if_fail (GST_VIDEO_INFO_FORMAT (&dst->info) ==
+      GST_VIDEO_INFO_FORMAT (&src->info), FALSE);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&src->info); p++) {
+    gsize row_bytes, rows;
+    size_t src_origin[3], dst_origin[3], region[3];
+
+    plane_extent (&src->info, p, &row_bytes, &rows);
+    src_origin[0] = src->info.offset[p];
+    dst_origin[0] = dst->info.offset[p];
+    src_origin[1] = src_origin[2] = dst_origin[1] = dst_origin[2] = 0;
+    region[0] = row_bytes;
+    region[1] = rows;
+    region[2] = 1;
+    ret = clEnqueueCopyBufferRect (ctx->queue, src->mem, dst->mem, src_origin,
+        dst_origin, region, src->info.stride[p], 0, dst->info.stride[p], 0, 0,
+        NULL, NULL);
+    if (!gst_cl_check (ret, "clEnqueueCopyBufferRect", error))
+      return FALSE;
+  }
+  gst_cl_memory_mark_written (gst_buffer_peek_memory (dst->buffer, 0));
+  return TRUE;
+}

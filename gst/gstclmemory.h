@@ -91,4 +91,9 @@ gboolean gst_cl_frame_upload (GstClContext * ctx, GstClFrame * dst,
 gboolean gst_cl_frame_download (GstClContext * ctx, GstVideoFrame * dst,
     GstClFrame * src, GError ** error);
 
+/* Enqueues a device-side copy of every plane of @src into @dst (same
+ * format and size, any layouts); not a host transfer. */
+gboolean gst_cl_frame_copy (GstClContext * ctx, GstClFrame * dst,
+    const GstClFrame * src, GError ** error);
+
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include "gstclcolorlowpass.h"
 #include "gstclcontrast.h"
 #include "gstclhistogram.h"
+#include "gstclmotionsearch.h"
 #include "gstclsmooth.h"
 #include "gstcltransfer.h"
 
@@ -26,6 +27,8 @@ plugin_init (GstPlugin * plugin)
       GST_TYPE_CL_CONTRAST);
   ok &= gst_element_register (plugin, "clsmooth", GST_RANK_NONE,
       GST_TYPE_CL_SMOOTH);
+  ok &= gst_element_register (plugin, "clmotionsearch", GST_RANK_NONE,
+      GST_TYPE_CL_MOTION_SEARCH_ELEMENT);
   return ok;
 }
 

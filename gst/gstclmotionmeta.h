@@ -1,0 +1,113 @@
+/* gst-clvideo: per-frame motion vectors on the device, as a GstMeta
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include "gstclcontext.h"
+#include "gstclmotionsearchcompute.h"
+
+G_BEGIN_DECLS
+
+/**
+ * GstClMotionMeta:
+ * @meta: parent
+ * @context: the context @vectors belongs to (a reference is held)
+ * @vectors: device buffer of @blocks_x * @blocks_y #GstClMotionVector in
+ *   raster order of the blocks (retained by the meta). Vectors are in
+ *   half-pel units: the block at (x, y) is predicted from (x + dx / 2,
+ *   y + dy / 2) of the reference frame, and every vector keeps that block
+ *   inside the picture. Written by kernels on @context's in-order queue,
+ *   so work enqueued there later sees the final values without waiting.
+ * @blocks_x: blocks per row, ceil (width / @block_size)
+ * @blocks_y: block rows, ceil (height / @block_size)
+ * @block_size: 16 or 8 (blocks at the right and bottom edges may be
+ *   partial; their SAD covers their visible samples)
+ * @search_range: full-pel search window [-range, range - 1]
+ * @subpel: half-pel refined (odd components possible; MPEG-1
+ *   interpolation), else every component is even
+ * @lambda: rate-constrained cost weight of the search (0: plain SAD)
+ * @chroma_weight: chroma weight of the search's cost (0: luma only)
+ * @reference_pts: timestamp of the reference frame (the previous frame
+ *   of the stream), GST_CLOCK_TIME_NONE when it had none
+ *
+ * Motion of the buffer's luma relative to the previous frame of the
+ * stream, as found by `clmotionsearch` (see #GstClMotionSearch for the
+ * search and its tie rules). A frame with no previous frame to refer to —
+ * the first after the element started, a discont, a flush or a caps
+ * change — carries no GstClMotionMeta: a consumer treats it as intra.
+ *
+ * The meta's API carries the tags "video", "size" and "orientation":
+ * elements that change the geometry of the pixels drop it.
+ */
+typedef struct {
+  GstMeta meta;
+
+  GstClContext *context;
+  cl_mem vectors;
+  guint blocks_x, blocks_y;
+  guint block_size;
+  guint search_range;
+  gboolean subpel;
+  guint lambda;
+  gdouble chroma_weight;
+  GstClockTime reference_pts;
+
+  /*< private >*/
+  GstBuffer *storage;
+} GstClMotionMeta;
+
+GType gst_cl_motion_meta_api_get_type (void);
+#define GST_CL_MOTION_META_API_TYPE (gst_cl_motion_meta_api_get_type ())
+
+const GstMetaInfo *gst_cl_motion_meta_get_info (void);
+#define GST_CL_MOTION_META_INFO (gst_cl_motion_meta_get_info ())
+
+/**
+ * gst_buffer_add_cl_motion_meta:
+ * @buffer: a writable buffer
+ * @context: the context of @vectors
+ * @storage: a buffer of one #GstClMemory of @context holding the vectors
+ *   from its start (kept alive with the meta, so that it returns to its
+ *   pool only when no frame refers to it any more)
+ * @params: the search that produced them
+ * @blocks_x: blocks per row
+ * @blocks_y: block rows
+ * @reference_pts: timestamp of the reference frame
+ *
+ * Returns: (transfer none): the new meta
+ */
+GstClMotionMeta *gst_buffer_add_cl_motion_meta (GstBuffer * buffer,
+    GstClContext * context, GstBuffer * storage,
+    const GstClMotionSearchParams * params, guint blocks_x, guint blocks_y,
+    GstClockTime reference_pts);
+
+#define gst_buffer_get_cl_motion_meta(b) \
+    ((GstClMotionMeta *) gst_buffer_get_meta ((b), \
+        GST_CL_MOTION_META_API_TYPE))
+
+/**
+ * gst_cl_motion_meta_read:
+ * @meta: the meta
+ * @vectors: (out caller-allocates): room for blocks_x * blocks_y vectors
+ * @error: where to report a failed OpenCL call
+ *
+ * Reads the vectors to the host, waiting for the device (counted as a
+ * download in the context's transfer counts).
+ */
+gboolean gst_cl_motion_meta_read (GstClMotionMeta * meta,
+    GstClMotionVector * vectors, GError ** error);
+
+/**
+ * gst_cl_motion_meta_map:
+ * @meta: the meta
+ * @info: (out caller-allocates): the mapping; info->data holds
+ *   blocks_x * blocks_y #GstClMotionVector
+ *
+ * Maps the vectors for reading on the host (waiting for the device; on a
+ * CPU device no copy is made). Undo with gst_cl_motion_meta_unmap().
+ */
+gboolean gst_cl_motion_meta_map (GstClMotionMeta * meta, GstMapInfo * info);
+void gst_cl_motion_meta_unmap (GstClMotionMeta * meta, GstMapInfo * info);
+
+G_END_DECLS
