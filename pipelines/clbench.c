@@ -7,13 +7,19 @@
  * stock element doing the same job, all in one run on one device.
  *
  *   clbench [--device SPEC] [--sizes 2048x2048,8773x5352] [--frames N]
- *           [--stages colorlowpass,image]
+ *           [--stages colorlowpass,image,motion]
+ *           [--motion-sizes 2048x2048,1920x1080] [--lambda N]
  *
  * "image" is the enhancement chain: clhistogram, clcontrast and clsmooth on
  * random, constant and natural-looking GRAY8 frames, each against OpenCV
  * (pipelines/opencv-bench.py) where the device is a CPU, and the chain with
  * device memory between the elements against a host round trip between
  * them.
+ *
+ * "motion" is full-search block matching of 16x16 blocks over -16..15 on
+ * luma planes: pipelines/motion-baseline.cl (the straightforward kernel),
+ * the clmotionsearch search, its rate-constrained mode, and on CPU devices
+ * the host search of pipelines/sadsearch.c, all checked to agree.
  */
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
@@ -25,9 +31,14 @@
 #include <string.h>
 
 #include "gstclcontext.h"
+#include "gstclfilter.h"
+#include "gstclmotionlambda.h"
+#include "gstclmotionsearchcompute.h"
+#include "sadsearch.h"
 
 static GstClContext *bench_ctx;
 static gdouble chain_fps_device, chain_fps_host;
+static gint bench_lambda = 4;
 
 /* ---- copy bandwidth ---- */
 
@@ -452,11 +463,368 @@ bench_image_chain (gint w, gint h, guint frames, gdouble copy_bw)
       chain_fps_device / chain_fps_host);
 }
 
+/* ---- motion search ---- */
+
+#define MOTION_RANGE 16
+#define MOTION_BLOCK 16
+/* the known motion of the natural content, in samples */
+#define MOTION_SHIFT_X 5
+#define MOTION_SHIFT_Y (-3)
+
+/* A sample of an endless textured picture: shading at a few scales and
+ * fine grain that moves with it, so a shifted copy matches in one place. */
+static guint8
+texture_sample (gint x, gint y)
+{
+  guint32 hsh = (guint32) x * 73856093u ^ (guint32) y * 19349663u;
+  gdouble v;
+
+  hsh ^= hsh >> 13;
+  hsh *= 0x5bd1e995u;
+  hsh ^= hsh >> 15;
+  v = 120.0 + 45.0 * sin (x * 0.071 + 0.8 * sin (y * 0.043)) *
+      cos (y * 0.059) + 25.0 * sin ((x + 2 * y) * 0.23) +
+      (gint) (hsh % 13) - 6;
+  return (guint8) CLAMP ((gint) v, 0, 255);
+}
+
+/* @cur and @ref (@w x @h, rows of @w): with @natural, @cur is @ref moved
+ * by (-MOTION_SHIFT_X, -MOTION_SHIFT_Y), i.e. every block of @cur is
+ * found at +MOTION_SHIFT in @ref; else two unrelated random pictures. */
+static void
+make_motion_pair (guint8 * cur, guint8 * ref, gint w, gint h,
+    gboolean natural)
+{
+  guint32 state = 88172645u;
+  gint x, y;
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      if (natural) {
+        ref[(gsize) y * w + x] = texture_sample (x, y);
+        cur[(gsize) y * w + x] = texture_sample (x + MOTION_SHIFT_X,
+            y + MOTION_SHIFT_Y);
+      } else {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        cur[(gsize) y * w + x] = state & 0xff;
+        ref[(gsize) y * w + x] = (state >> 8) & 0xff;
+      }
+    }
+}
+
+static cl_kernel
+motion_baseline_kernel (GstClContext * ctx)
+{
+  const gchar *dir = g_getenv ("CLBENCH_DIR");
+  gchar *path = g_build_filename (dir ? dir : CLBENCH_SRCDIR,
+      "motion-baseline.cl", NULL);
+  gchar *source = NULL;
+  GError *error = NULL;
+  cl_program program;
+  cl_kernel kernel = NULL;
+  cl_int ret;
+
+  if (!g_file_get_contents (path, &source, NULL, &error)) {
+    g_printerr ("%s\n", error->message);
+    exit (1);
+  }
+  program = clCreateProgramWithSource (ctx->context, 1,
+      (const gchar **) &source, NULL, &ret);
+  if (gst_cl_check (ret, "clCreateProgramWithSource", &error)) {
+    ret = clBuildProgram (program, 1, &ctx->device, "-cl-std=CL1.2", NULL,
+        NULL);
+    if (ret != CL_SUCCESS) {
+      gchar log[16384] = "";
+      clGetProgramBuildInfo (program, ctx->device, CL_PROGRAM_BUILD_LOG,
+          sizeof (log) - 1, log, NULL);
+      g_printerr ("%s: clBuildProgram failed: %s\n%s\n", path,
+          gst_cl_error_name (ret), log);
+      exit (1);
+    }
+    kernel = clCreateKernel (program, "motion_baseline", &ret);
+    clReleaseProgram (program);
+  }
+  if (!gst_cl_check (ret, "motion_baseline", &error)) {
+    g_printerr ("%s\n", error->message);
+    exit (1);
+  }
+  g_free (source);
+  g_free (path);
+  return kernel;
+}
+
+static void
+fail_on (GError * error)
+{
+  if (error) {
+    g_printerr ("%s\n", error->message);
+    exit (1);
+  }
+}
+
+/* Runs @reps searches back to back after one warm-up; wall ms per search. */
+typedef gboolean (*SearchFunc) (gpointer data, GError ** error);
+
+static gdouble
+time_searches (SearchFunc func, gpointer data, guint reps)
+{
+  GError *error = NULL;
+  gint64 t0;
+  guint i;
+
+  func (data, &error);
+  fail_on (error);
+  gst_cl_context_finish (bench_ctx, &error);
+  fail_on (error);
+  t0 = g_get_monotonic_time ();
+  for (i = 0; i < reps; i++) {
+    func (data, &error);
+    fail_on (error);
+  }
+  gst_cl_context_finish (bench_ctx, &error);
+  fail_on (error);
+  return (g_get_monotonic_time () - t0) / 1e3 / reps;
+}
+
+typedef struct
+{
+  cl_kernel kernel;
+  size_t global[2];
+  GstClMotionSearch *search;
+  GstClMotionLambda *lambda;
+  GstClPlane cur, ref;
+  cl_mem vectors;
+  const guint8 *cur_host, *ref_host;
+  guint w, h;
+  SadVector *host_out;
+} MotionRun;
+
+static gboolean
+run_baseline (gpointer data, GError ** error)
+{
+  MotionRun *m = data;
+  const size_t local[2] = { MOTION_BLOCK, MOTION_BLOCK };
+  return gst_cl_context_enqueue_kernel (bench_ctx, m->kernel,
+      "motion-baseline", 2, m->global, local, error);
+}
+
+static gboolean
+run_element (gpointer data, GError ** error)
+{
+  MotionRun *m = data;
+  return gst_cl_motion_search_run (m->search, &m->cur, &m->ref, m->vectors,
+      error);
+}
+
+static gboolean
+run_lambda (gpointer data, GError ** error)
+{
+  MotionRun *m = data;
+  return gst_cl_motion_lambda_run (m->lambda, &m->cur, &m->ref, m->vectors,
+      error);
+}
+
+static gboolean
+run_host_search (gpointer data, GError ** error G_GNUC_UNUSED)
+{
+  MotionRun *m = data;
+  sad_search_full (m->cur_host, m->w, m->ref_host, m->w, m->w, m->h,
+      MOTION_BLOCK, MOTION_RANGE, g_get_num_processors (), m->host_out);
+  return TRUE;
+}
+
+static void
+read_vectors (cl_mem vectors, gsize n, SadVector * out)
+{
+  cl_int ret = clEnqueueReadBuffer (bench_ctx->queue, vectors, CL_TRUE, 0,
+      n * sizeof (SadVector), out, 0, NULL, NULL);
+  GError *error = NULL;
+  if (!gst_cl_check (ret, "clEnqueueReadBuffer", &error))
+    fail_on (error);
+}
+
+/* Blocks where @a and @b differ; the first one described in @first. */
+static guint
+count_differences (const SadVector * a, const SadVector * b, guint n,
+    guint bx_n, gchar ** first)
+{
+  guint i, diff = 0;
+
+  for (i = 0; i < n; i++)
+    if (a[i].dx != b[i].dx || a[i].dy != b[i].dy || a[i].sad != b[i].sad) {
+      if (!diff && first)
+        *first = g_strdup_printf ("block (%u,%u): (%d,%d) sad %u vs (%d,%d) "
+            "sad %u", i % bx_n, i / bx_n, a[i].dx, a[i].dy, a[i].sad,
+            b[i].dx, b[i].dy, b[i].sad);
+      diff++;
+    }
+  return diff;
+}
+
+static void
+bench_motion (gint w, gint h, guint reps)
+{
+  const guint bx_n = (w + MOTION_BLOCK - 1) / MOTION_BLOCK;
+  const guint by_n = (h + MOTION_BLOCK - 1) / MOTION_BLOCK;
+  const guint n = bx_n * by_n;
+  const gdouble px = (gdouble) n * (4.0 * MOTION_RANGE * MOTION_RANGE) *
+      MOTION_BLOCK * MOTION_BLOCK;
+  const gboolean cpu = bench_ctx->host_unified;
+  GstClMotionSearchParams params = { MOTION_BLOCK, MOTION_RANGE, FALSE, 0,
+    0.0
+  };
+  guint8 *cur = g_malloc ((gsize) w * h), *ref = g_malloc ((gsize) w * h);
+  SadVector *v_base = g_new (SadVector, n), *v_elem = g_new (SadVector, n);
+  SadVector *v_host = g_new (SadVector, n);
+  GError *error = NULL;
+  MotionRun m = { 0 };
+  cl_mem bufs[2];
+  cl_int ret;
+  gint natural;
+
+  m.kernel = motion_baseline_kernel (bench_ctx);
+  m.global[0] = (size_t) bx_n * MOTION_BLOCK;
+  m.global[1] = (size_t) by_n * MOTION_BLOCK;
+  m.search = gst_cl_motion_search_new (bench_ctx, &params, &error);
+  fail_on (error);
+  m.vectors = clCreateBuffer (bench_ctx->context, CL_MEM_READ_WRITE,
+      n * sizeof (SadVector), NULL, &ret);
+  bufs[0] = clCreateBuffer (bench_ctx->context, CL_MEM_READ_ONLY,
+      (gsize) w * h, NULL, &ret);
+  bufs[1] = clCreateBuffer (bench_ctx->context, CL_MEM_READ_ONLY,
+      (gsize) w * h, NULL, &ret);
+  if (!gst_cl_check (ret, "clCreateBuffer", &error))
+    fail_on (error);
+  m.cur_host = cur;
+  m.ref_host = ref;
+  m.w = w;
+  m.h = h;
+  m.host_out = v_host;
+
+  for (natural = 1; natural >= 0; natural--) {
+    const gchar *content = natural ? "natural" : "random";
+    gdouble base_ms, elem_ms, host_ms = 0;
+    gchar *first = NULL;
+    guint diff_elem, diff_host = 0, found = 0, interior = 0, i;
+    guint arg = 0;
+    cl_uint zero = 0, stride = w, width = w, height = h;
+
+    make_motion_pair (cur, ref, w, h, natural);
+    ret = clEnqueueWriteBuffer (bench_ctx->queue, bufs[0], CL_TRUE, 0,
+        (gsize) w * h, cur, 0, NULL, NULL);
+    if (ret == CL_SUCCESS)
+      ret = clEnqueueWriteBuffer (bench_ctx->queue, bufs[1], CL_TRUE, 0,
+          (gsize) w * h, ref, 0, NULL, NULL);
+    if (!gst_cl_check (ret, "clEnqueueWriteBuffer", &error))
+      fail_on (error);
+    m.cur = (GstClPlane) {
+    bufs[0], 0, w, w, h, 1};
+    m.ref = (GstClPlane) {
+    bufs[1], 0, w, w, h, 1};
+
+    if (!gst_cl_kernel_set_arg (m.kernel, &arg, sizeof (cl_mem), &bufs[0],
+            &error) ||
+        !gst_cl_kernel_set_arg (m.kernel, &arg, sizeof (cl_uint), &zero,
+            &error) ||
+        !gst_cl_kernel_set_arg (m.kernel, &arg, sizeof (cl_uint), &stride,
+            &error) ||
+        !gst_cl_kernel_set_arg (m.kernel, &arg, sizeof (cl_mem), &bufs[1],
+            &error) ||
+        !gst_cl_kernel_set_arg (m.kernel, &arg, sizeof (cl_uint), &zero,
+            &error) ||
+        !gst_cl_kernel_set_arg (m.kernel, &arg, sizeof (cl_uint), &stride,
+            &error) ||
+        !gst_cl_kernel_set_arg (m.kernel, &arg, sizeof (cl_uint), &width,
+            &error) ||
+        !gst_cl_kernel_set_arg (m.kernel, &arg, sizeof (cl_uint), &height,
+            &error) ||
+        !gst_cl_kernel_set_arg (m.kernel, &arg, sizeof (cl_mem), &m.vectors,
+            &error))
+      fail_on (error);
+
+    base_ms = time_searches (run_baseline, &m, reps);
+    read_vectors (m.vectors, n, v_base);
+    elem_ms = time_searches (run_element, &m, reps);
+    read_vectors (m.vectors, n, v_elem);
+    if (cpu)
+      host_ms = time_searches (run_host_search, &m, reps);
+
+    printf ("| %-8s | %5dx%-5d | seed-style baseline | %9.3f | %7.2f | - |\n",
+        content, w, h, base_ms, px / (base_ms * 1e-3) / 1e9);
+    /* speeds: the other's time over the element's */
+    printf ("| %-8s | %5dx%-5d | clmotionsearch | %9.3f | %7.2f | "
+        "%.2fx baseline", content, w, h, elem_ms,
+        px / (elem_ms * 1e-3) / 1e9, base_ms / elem_ms);
+    if (cpu)
+      printf (", %.2fx C |\n| %-8s | %5dx%-5d | C %s, %u threads | %9.3f | "
+          "%7.2f | - |\n", host_ms / elem_ms, content, w, h,
+          sad_search_isa (), g_get_num_processors (), host_ms,
+          px / (host_ms * 1e-3) / 1e9);
+    else
+      printf (" |\n");
+    if (bench_lambda) {
+      gdouble lambda_ms;
+      m.lambda = gst_cl_motion_lambda_new (bench_ctx, MOTION_BLOCK,
+          MOTION_RANGE, bench_lambda, &error);
+      fail_on (error);
+      lambda_ms = time_searches (run_lambda, &m, reps);
+      gst_cl_motion_lambda_free (m.lambda);
+      printf ("| %-8s | %5dx%-5d | lambda=%u (rows after SADs) | %9.3f | "
+          "%7.2f | %.2fx baseline |\n", content, w, h, bench_lambda,
+          lambda_ms, px / (lambda_ms * 1e-3) / 1e9, base_ms / lambda_ms);
+    }
+
+    diff_elem = count_differences (v_base, v_elem, n, bx_n, &first);
+    if (cpu)
+      diff_host = count_differences (v_base, v_host, n, bx_n,
+          first ? NULL : &first);
+    if (diff_elem || diff_host)
+      printf ("vectors DIFFER: element %u, C search %u of %u blocks; first "
+          "%s\n", diff_elem, diff_host, n, first);
+    else
+      printf ("vectors identical: baseline = element%s, %u blocks\n",
+          cpu ? " = C search" : "", n);
+    g_free (first);
+    if (natural) {
+      /* blocks whose true match lies inside the search window and picture */
+      for (i = 0; i < n; i++) {
+        const gint x0 = (i % bx_n) * MOTION_BLOCK, y0 = (i / bx_n) *
+            MOTION_BLOCK;
+        const gint bw = MIN (MOTION_BLOCK, w - x0);
+        const gint bh = MIN (MOTION_BLOCK, h - y0);
+        if (x0 + MOTION_SHIFT_X < 0 || y0 + MOTION_SHIFT_Y < 0 ||
+            x0 + MOTION_SHIFT_X + bw > w || y0 + MOTION_SHIFT_Y + bh > h)
+          continue;
+        interior++;
+        found += v_base[i].dx == 2 * MOTION_SHIFT_X &&
+            v_base[i].dy == 2 * MOTION_SHIFT_Y && v_base[i].sad == 0;
+      }
+      printf ("known motion (%d,%d): found with SAD 0 in %u of %u blocks "
+          "where it is a candidate\n", MOTION_SHIFT_X, MOTION_SHIFT_Y, found,
+          interior);
+    }
+    fflush (stdout);
+  }
+  gst_cl_motion_search_free (m.search);
+  clReleaseKernel (m.kernel);
+  clReleaseMemObject (m.vectors);
+  clReleaseMemObject (bufs[0]);
+  clReleaseMemObject (bufs[1]);
+  g_free (cur);
+  g_free (ref);
+  g_free (v_base);
+  g_free (v_elem);
+  g_free (v_host);
+}
+
 int
 main (int argc, char **argv)
 {
   gchar *device = NULL, *sizes = g_strdup ("2048x2048,8773x5352");
-  gchar *stages = g_strdup ("colorlowpass,image");
+  gchar *stages = g_strdup ("colorlowpass,image,motion");
+  gchar *motion_sizes = g_strdup ("2048x2048,1920x1080");
   gint frames = 0;
   GOptionEntry entries[] = {
     {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
@@ -466,7 +834,11 @@ main (int argc, char **argv)
     {"frames", 'n', 0, G_OPTION_ARG_INT, &frames,
         "Frames per pipeline run (default: by size)", "N"},
     {"stages", 0, 0, G_OPTION_ARG_STRING, &stages,
-        "Comma-separated: colorlowpass, image", "LIST"},
+        "Comma-separated: colorlowpass, image, motion", "LIST"},
+    {"motion-sizes", 0, 0, G_OPTION_ARG_STRING, &motion_sizes,
+        "Frame sizes of the motion stage", "WxH,..."},
+    {"lambda", 0, 0, G_OPTION_ARG_INT, &bench_lambda,
+        "Lambda of the rate-constrained motion search (0: skip it)", "N"},
     {NULL}
   };
   GOptionContext *octx = g_option_context_new ("- gst-clvideo benchmark");
@@ -528,7 +900,23 @@ main (int argc, char **argv)
     }
   }
   g_strfreev (size_list);
+  if (strstr (stages, "motion")) {
+    printf ("\n| content | size | search | ms/frame | G SAD px/s | "
+        "speed |\n|---|---|---|---|---|---|\n");
+    size_list = g_strsplit (motion_sizes, ",", -1);
+    for (i = 0; size_list[i]; i++) {
+      gint w, h;
+      if (sscanf (size_list[i], "%dx%d", &w, &h) != 2 || w < 1 || h < 1) {
+        g_printerr ("bad size '%s'\n", size_list[i]);
+        return 2;
+      }
+      bench_motion (w, h, frames > 0 ? (guint) frames :
+          (bench_ctx->host_unified ? 3 : 50));
+    }
+    g_strfreev (size_list);
+  }
   gst_object_unref (bench_ctx);
+  g_free (motion_sizes);
   g_free (device);
   g_free (sizes);
   g_free (stages);

@@ -1,0 +1,267 @@
+/* gst-clvideo: rate-constrained full-search motion estimation
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each block takes the candidate of least SAD + lambda * bits, bits being
+ * what MPEG-1 spends on the vector's difference to its predictor, the
+ * vector just chosen for the block on its left (reset to 0 at the start of
+ * every row, which is a slice). Definitions: gst/gstclmotionlambda.h.
+ *
+ * Only the left neighbour is a dependency, so rows are independent chains:
+ * the wavefront of this search is a vertical line sweeping left to right.
+ * GPU layout, in two launches per band of block rows:
+ *   lambda_sads   one work-group per block computes the SAD of every
+ *                 candidate (no dependency: the whole device is busy) into
+ *                 a surface of 16-bit SADs;
+ *   lambda_rows   persistent work-groups take rows cyclically and walk
+ *                 each from left to right: per block, the rate of every
+ *                 candidate for the predictor now known, added to the
+ *                 stored SAD, and a reduction in local memory.
+ * CPU layout: one work-item per row does both, block after block.
+ *
+ * Build options: B (block size), R (range), and for the GPU layout LS
+ * (work-group size, a power of two) and STRIP (candidate rows per pass
+ * over the search area in local memory).
+ */
+#define SPAN (2 * R)            /* candidates per row of the window */
+#define NCAND (SPAN * SPAN)
+#define INVALID 0xffff
+
+typedef struct
+{
+  short dx, dy;                 /* half-pel units */
+  uint sad;
+} Vector;
+
+/* motion_code VLC lengths for |motion_code| 0..16, without the sign */
+__constant uchar motion_code_length[17] = {
+  1, 2, 3, 4, 6, 7, 7, 7, 9, 9, 9, 10, 10, 10, 10, 10, 10
+};
+
+/* Bits of one vector component whose differential is @delta half-pels */
+inline uint
+component_bits (int delta, int f_code)
+{
+  const int f = 1 << (f_code - 1);
+  int code;
+
+  /* the differential is coded modulo 32f */
+  if (delta < -16 * f)
+    delta += 32 * f;
+  else if (delta >= 16 * f)
+    delta -= 32 * f;
+  if (delta == 0)
+    return motion_code_length[0];
+  code = ((int) abs (delta) - 1) / f + 1;
+  /* sign bit and f_code - 1 bits of motion_r */
+  return motion_code_length[code] + (uint) f_code;
+}
+
+inline int
+candidate_valid (int x0, int y0, int dx, int dy, int bw, int bh, int w,
+    int h)
+{
+  return x0 + dx >= 0 && y0 + dy >= 0 && x0 + dx + bw <= w &&
+      y0 + dy + bh <= h;
+}
+
+/* Cost, then |dx| + |dy|, then raster index: the least key wins */
+inline ulong
+candidate_key (uint cost, int c)
+{
+  const uint manh = abs (c % SPAN - R) + abs (c / SPAN - R);
+  return ((ulong) cost << 32) | ((ulong) manh << 20) | (ulong) c;
+}
+
+#if GST_CL_CPU_LAYOUT
+
+/* a block row as one vector; lanes stay below 16 * 255, sums below 2^16 */
+#if B == 16
+#define VSUM ushort16
+#define vload_row vload16
+#define convert_vsum convert_ushort16
+inline uint
+hsum (ushort16 v)
+{
+  const ushort8 a = v.lo + v.hi;
+  const ushort4 b = a.lo + a.hi;
+  return (uint) b.x + b.y + b.z + b.w;
+}
+#else
+#define VSUM ushort8
+#define vload_row vload8
+#define convert_vsum convert_ushort8
+inline uint
+hsum (ushort8 v)
+{
+  const ushort4 b = v.lo + v.hi;
+  return (uint) b.x + b.y + b.z + b.w;
+}
+#endif
+
+inline uint
+block_sad (__global const uchar * c, uint cs, __global const uchar * p,
+    uint ps, int bw, int bh)
+{
+  uint sad = 0;
+  if (bw == B) {
+    /* whole rows: unit-stride vectors */
+    VSUM acc = 0;
+    for (int r = 0; r < bh; r++)
+      acc += convert_vsum (abs_diff (vload_row (0, c + r * cs),
+              vload_row (0, p + r * ps)));
+    sad = hsum (acc);
+  } else {
+    for (int r = 0; r < bh; r++)
+      for (int x = 0; x < bw; x++)
+        sad += abs_diff (c[r * cs + x], p[r * ps + x]);
+  }
+  return sad;
+}
+
+__kernel __attribute__ ((reqd_work_group_size (1, 1, 1)))
+void
+lambda_rows_cpu (__global const uchar * cur, uint cur_off, uint cur_stride,
+    __global const uchar * ref, uint ref_off, uint ref_stride, uint width,
+    uint height, uint blocks_x, uint lambda, int f_code,
+    __global Vector * out)
+{
+  const int by = get_global_id (0);
+  const int w = width, h = height, y0 = by * B, bh = min (B, h - y0);
+  uint rate_x[SPAN], rate_y[SPAN];
+  int px = 0, py = 0;
+
+  for (int bx = 0; bx < (int) blocks_x; bx++) {
+    const int x0 = bx * B, bw = min (B, w - x0);
+    __global const uchar *c = cur + cur_off + y0 * cur_stride + x0;
+    ulong best = ULONG_MAX;
+    int idx;
+    Vector v;
+
+    for (int i = 0; i < SPAN; i++) {
+      rate_x[i] = lambda * component_bits (2 * (i - R) - px, f_code);
+      rate_y[i] = lambda * component_bits (2 * (i - R) - py, f_code);
+    }
+    /* the candidates whose reference block lies inside the plane */
+    for (int dy = max (-R, -y0); dy <= min (R - 1, h - bh - y0); dy++) {
+      for (int dx = max (-R, -x0); dx <= min (R - 1, w - bw - x0); dx++) {
+        __global const uchar *p = ref + ref_off + (y0 + dy) * ref_stride +
+            x0 + dx;
+        const uint sad = block_sad (c, cur_stride, p, ref_stride, bw, bh);
+        best = min (best, candidate_key (sad + rate_x[dx + R] +
+                rate_y[dy + R], (dy + R) * SPAN + dx + R));
+      }
+    }
+    idx = (int) (best & 0xfffff);
+    v.dx = (short) (2 * (idx % SPAN - R));
+    v.dy = (short) (2 * (idx / SPAN - R));
+    v.sad = (uint) (best >> 32) - rate_x[idx % SPAN] - rate_y[idx / SPAN];
+    out[by * blocks_x + bx] = v;
+    px = v.dx;
+    py = v.dy;
+  }
+}
+
+#else /* GPU layout */
+
+#define AREA_W (SPAN + B - 1)
+#define AREA_H (STRIP + B - 1)
+
+__kernel __attribute__ ((reqd_work_group_size (LS, 1, 1)))
+void
+lambda_sads (__global const uchar * cur, uint cur_off, uint cur_stride,
+    __global const uchar * ref, uint ref_off, uint ref_stride, uint width,
+    uint height, uint blocks_x, uint first_block, __global ushort * surface)
+{
+  __local uchar area[AREA_H * AREA_W];
+  __local uchar block[B * B];
+  const int lid = get_local_id (0);
+  const int blk = first_block + get_group_id (0);
+  const int w = width, h = height;
+  const int x0 = (blk % blocks_x) * B, y0 = (blk / blocks_x) * B;
+  const int bw = min (B, w - x0), bh = min (B, h - y0);
+  __global ushort *out = surface + (size_t) get_group_id (0) * NCAND;
+
+  /* clamped coordinates: what lies outside is read only by candidates
+   * that are not valid */
+  for (int i = lid; i < B * B; i += LS)
+    block[i] = cur[cur_off + min (y0 + i / B, h - 1) * cur_stride +
+        min (x0 + i % B, w - 1)];
+
+  for (int s0 = 0; s0 < SPAN; s0 += STRIP) {
+    const int rows = min (STRIP, SPAN - s0);
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (int i = lid; i < (rows + B - 1) * AREA_W; i += LS) {
+      const int gy = clamp (y0 - R + s0 + i / AREA_W, 0, h - 1);
+      const int gx = clamp (x0 - R + i % AREA_W, 0, w - 1);
+      area[i] = ref[ref_off + gy * ref_stride + gx];
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (int i = lid; i < rows * SPAN; i += LS) {
+      const int ay = i / SPAN, cx = i % SPAN;
+      uint sad = INVALID;
+      if (candidate_valid (x0, y0, cx - R, s0 + ay - R, bw, bh, w, h)) {
+        sad = 0;
+        for (int r = 0; r < bh; r++)
+          for (int x = 0; x < bw; x++)
+            sad += abs_diff (block[r * B + x], area[(ay + r) * AREA_W + cx +
+                    x]);
+      }
+      out[s0 * SPAN + i] = (ushort) sad;
+    }
+  }
+}
+
+__kernel __attribute__ ((reqd_work_group_size (LS, 1, 1)))
+void
+lambda_rows (__global const ushort * surface, uint blocks_x, uint first_row,
+    uint rows, uint lambda, int f_code, __global Vector * out)
+{
+  __local uint rate_x[SPAN], rate_y[SPAN];
+  __local ulong keys[LS];
+  const int lid = get_local_id (0);
+
+  /* persistent groups, rows dealt out cyclically; a row's blocks are the
+   * only dependency chain, so no group ever waits for another */
+  for (uint row = get_group_id (0); row < rows; row += get_num_groups (0)) {
+    int px = 0, py = 0;
+    for (uint bx = 0; bx < blocks_x; bx++) {
+      __global const ushort *s = surface + ((size_t) row * blocks_x + bx) *
+          NCAND;
+      ulong best = ULONG_MAX;
+      int idx;
+
+      for (int i = lid; i < SPAN; i += LS) {
+        rate_x[i] = lambda * component_bits (2 * (i - R) - px, f_code);
+        rate_y[i] = lambda * component_bits (2 * (i - R) - py, f_code);
+      }
+      barrier (CLK_LOCAL_MEM_FENCE);
+      for (int c = lid; c < NCAND; c += LS) {
+        const uint sad = s[c];
+        if (sad != INVALID)
+          best = min (best, candidate_key (sad + rate_x[c % SPAN] +
+                  rate_y[c / SPAN], c));
+      }
+      keys[lid] = best;
+      for (int n = LS / 2; n > 0; n >>= 1) {
+        barrier (CLK_LOCAL_MEM_FENCE);
+        if (lid < n)
+          keys[lid] = min (keys[lid], keys[lid + n]);
+      }
+      barrier (CLK_LOCAL_MEM_FENCE);
+      idx = (int) (keys[0] & 0xfffff);
+      px = 2 * (idx % SPAN - R);
+      py = 2 * (idx / SPAN - R);
+      if (lid == 0) {
+        Vector v;
+        v.dx = (short) px;
+        v.dy = (short) py;
+        v.sad = s[idx];
+        out[(first_row + row) * blocks_x + bx] = v;
+      }
+      /* keys[0] and the rate tables are rewritten next */
+      barrier (CLK_LOCAL_MEM_FENCE);
+    }
+  }
+}
+
+#endif
