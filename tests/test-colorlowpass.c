@@ -16,12 +16,11 @@
 #include <gst/video/video.h>
 #include <math.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "gstclcontext.h"
 #include "gstclmemory.h"
 #include "colorlowpass-ref.h"
+#include "testutil.h"
 
 /* ---- formats ---- */
 
@@ -83,29 +82,6 @@ content_name (Content c)
   return c == CONTENT_RANDOM ? "random" : "natural";
 }
 
-/* xorshift32: reproducible from the seed printed on failure */
-static inline guint32
-rng_next (guint32 * state)
-{
-  guint32 x = *state;
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  return *state = x;
-}
-
-static void
-fill_random (guint8 * data, gsize size, guint32 * rng)
-{
-  gsize i;
-  for (i = 0; i + 4 <= size; i += 4) {
-    guint32 v = rng_next (rng);
-    memcpy (data + i, &v, 4);
-  }
-  for (; i < size; i++)
-    data[i] = rng_next (rng) & 0xff;
-}
-
 static inline guint8
 clamp_u8 (gint v)
 {
@@ -140,7 +116,7 @@ fill_natural (guint8 * data, gint stride, const InFormat * f, gint width,
         b = bar[2];
       } else {
         gint dx = x - cx, dy = y - cy;
-        gint noise = (gint) (rng_next (rng) % 13) - 6;
+        gint noise = (gint) (test_rng_next (rng) % 13) - 6;
 
         r = width > 1 ? x * 255 / (width - 1) : 128;
         g = height > 1 ? y * 255 / (height - 1) : 128;
@@ -197,7 +173,7 @@ input_fill (Input * in, guint8 * data, gsize size, Content content,
 {
   guint32 rng = seed ? seed : 1;
 
-  fill_random (data, size, &rng);
+  test_fill_random (data, size, &rng);
   if (content == CONTENT_NATURAL)
     fill_natural (data + in->offset, in->stride, in->fmt, in->width,
         in->height, &rng);
@@ -254,60 +230,7 @@ set_input_caps (GstHarness * h, const Input * in)
   g_free (caps);
 }
 
-static guint32
-seed_for (const gchar * what, guint n)
-{
-  return g_str_hash (what) * 2654435761u + n * 40503u + 1;
-}
-
 /* ---- running and comparing ---- */
-
-/* Every harnessed element gets a bus, so that a failed push can say what
- * the element reported. */
-static void
-attach_bus (GstHarness * h)
-{
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
-}
-
-static gchar *
-pop_error_text (GstHarness * h)
-{
-  GstBus *bus = gst_element_get_bus (h->element);
-  GstMessage *msg = bus ? gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) : NULL;
-  GError *error = NULL;
-  gchar *debug = NULL, *text;
-
-  if (bus)
-    gst_object_unref (bus);
-  if (!msg)
-    return g_strdup ("no error message");
-  gst_message_parse_error (msg, &error, &debug);
-  text = g_strdup_printf ("%s (%s)", error->message, GST_STR_NULL (debug));
-  g_error_free (error);
-  g_free (debug);
-  gst_message_unref (msg);
-  return text;
-}
-
-static GstBuffer *
-push_and_pull (GstHarness * h, const Input * in)
-{
-  GstFlowReturn ret;
-  GstBuffer *out;
-
-  ret = gst_harness_push (h, gst_buffer_ref (in->buffer));
-  if (ret != GST_FLOW_OK) {
-    gchar *text = pop_error_text (h);
-    fail ("pushing %s: %s, %s", in->desc, gst_flow_get_name (ret), text);
-    g_free (text);
-  }
-  out = gst_harness_try_pull (h);
-  fail_unless (out != NULL, "%s: no output buffer", in->desc);
-  return out;
-}
 
 static void
 output_info (GstHarness * h, GstVideoInfo * info)
@@ -480,29 +403,6 @@ default_params (RefParams * p, const gchar * out_format, gint height)
         GST_VIDEO_COLOR_MATRIX_BT601, FALSE, 3, 256, 4);
 }
 
-/* One OpenCL context for all the harnesses of a test (each test runs in
- * its own process): every new context compiles its kernels again, which
- * costs far more than the frames. */
-static GstClContext *shared_context;
-
-static void
-set_properties (GstElement * e, const gchar * props)
-{
-  gchar **kv = g_strsplit (props ? props : "", " ", -1);
-  guint i;
-
-  for (i = 0; kv[i]; i++) {
-    gchar **pair;
-    if (!*kv[i])
-      continue;
-    pair = g_strsplit (kv[i], "=", 2);
-    fail_unless (pair[0] && pair[1], "bad property setting '%s'", kv[i]);
-    gst_util_set_object_arg (G_OBJECT (e), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
-}
-
 static gchar *
 out_caps_string (const gchar * out_format, const gchar * colorimetry)
 {
@@ -515,25 +415,16 @@ new_harness (const gchar * props, const gchar * out_format,
     const gchar * colorimetry)
 {
   GstElement *e = gst_element_factory_make ("clcolorlowpass", NULL);
-  GstContext *context;
   GstHarness *h;
   gchar *caps;
 
   fail_unless (e != NULL, "no clcolorlowpass element");
-  set_properties (e, props);
-  if (!shared_context) {
-    GError *error = NULL;
-    shared_context = gst_cl_context_new (NULL, &error);
-    fail_unless (shared_context != NULL, "no OpenCL context: %s",
-        error ? error->message : "?");
-  }
-  context = gst_context_new_cl_context (shared_context);
-  gst_element_set_context (e, context);
-  gst_context_unref (context);
+  test_set_properties (e, props);
+  test_set_shared_context (e);
 
   h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
-  attach_bus (h);
+  test_attach_bus (h->element);
   caps = out_caps_string (out_format, colorimetry);
   gst_harness_set_sink_caps_str (h, caps);
   g_free (caps);
@@ -550,7 +441,7 @@ new_harness_parse (const gchar * props, const gchar * out_format,
   gchar *caps = out_caps_string (out_format, colorimetry);
   GstHarness *h = gst_harness_new_parse (desc);
 
-  attach_bus (h);
+  test_attach_bus (h->element);
   gst_harness_set_sink_caps_str (h, caps);
   g_free (desc);
   g_free (caps);
@@ -564,7 +455,7 @@ run_and_check (GstHarness * h, Input * in, const RefParams * prm,
 {
   GstBuffer *out;
 
-  out = push_and_pull (h, in);
+  out = test_push_and_pull (h, in->buffer, in->desc);
   check_output (h, out, in, prm, what);
   gst_buffer_unref (out);
 }
@@ -594,13 +485,13 @@ GST_START_TEST (test_formats)
     default_params (&prm, out_format, ht);
     for (c = 0; c < 2; c++) {
       Input in = { 0, };
-      input_make (&in, f, w, ht, 0, 0, c, seed_for (f->name, __i__ * 16 + s));
+      input_make (&in, f, w, ht, 0, 0, c, test_seed (f->name, __i__ * 16 + s));
       set_input_caps (h, &in);
       run_and_check (h, &in, &prm, "formats");
       input_clear (&in);
     }
   }
-  gst_harness_teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -644,13 +535,13 @@ GST_START_TEST (test_filters)
         for (c = 0; c < 2; c++) {
           Input in = { 0, };
           input_make (&in, f, sizes[s].w, sizes[s].h, 0, 0, c,
-              seed_for (props, o * 64 + s * 2 + c));
+              test_seed (props, o * 64 + s * 2 + c));
           set_input_caps (h, &in);
           run_and_check (h, &in, &prm, props);
           input_clear (&in);
         }
       }
-      gst_harness_teardown (h);
+      test_harness_teardown (h);
       g_free (props);
     }
   }
@@ -686,7 +577,7 @@ GST_START_TEST (test_strength_change)
 
   input_clear (&in);
   gst_object_unref (e);
-  gst_harness_teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -769,12 +660,12 @@ GST_START_TEST (test_colour)
         gray ? cc->full_gray : cc->full_yuv, 3, 256, 4);
     for (c = 0; c < 2; c++) {
       Input in = { 0, };
-      input_make (&in, f, 67, cc->height, 0, 0, c, seed_for (what, i * 2 + c));
+      input_make (&in, f, 67, cc->height, 0, 0, c, test_seed (what, i * 2 + c));
       set_input_caps (h, &in);
       run_and_check (h, &in, &prm, what);
       input_clear (&in);
     }
-    gst_harness_teardown (h);
+    test_harness_teardown (h);
     g_free (what);
   }
 }
@@ -841,7 +732,7 @@ GST_START_TEST (test_known_values)
         }
       gst_buffer_unmap (in.buffer, &map);
       set_input_caps (h, &in);
-      out = push_and_pull (h, &in);
+      out = test_push_and_pull (h, in.buffer, in.desc);
       output_info (h, &info);
       fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
       for (p = 0; p < 3; p++) {
@@ -868,7 +759,7 @@ GST_START_TEST (test_known_values)
       gst_video_frame_unmap (&frame);
       gst_buffer_unref (out);
       input_clear (&in);
-      gst_harness_teardown (h);
+      test_harness_teardown (h);
     }
   }
   fail_unless (report->len == 0, "flat colours:%s", report->str);
@@ -912,7 +803,7 @@ GST_START_TEST (test_chroma_saturation)
       }
     gst_buffer_unmap (in.buffer, &map);
     set_input_caps (h, &in);
-    out = push_and_pull (h, &in);
+    out = test_push_and_pull (h, in.buffer, in.desc);
     output_info (h, &info);
     fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
     cb = *(const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&frame, 1);
@@ -927,7 +818,7 @@ GST_START_TEST (test_chroma_saturation)
 
     gst_buffer_unref (out);
     input_clear (&in);
-    gst_harness_teardown (h);
+    test_harness_teardown (h);
   }
 }
 
@@ -1098,11 +989,11 @@ GST_START_TEST (test_videoconvert)
         GString *report = g_string_new (NULL);
 
         input_make (&in, f, 320, 240, 0, 0, c,
-            seed_for (out_format, (k * 8 + i) * 2 + c));
+            test_seed (out_format, (k * 8 + i) * 2 + c));
         set_input_caps (cl, &in);
         set_input_caps (vc, &in);
-        out_cl = push_and_pull (cl, &in);
-        out_vc = push_and_pull (vc, &in);
+        out_cl = test_push_and_pull (cl, in.buffer, in.desc);
+        out_vc = test_push_and_pull (vc, in.buffer, in.desc);
         output_info (cl, &info_cl);
         output_info (vc, &info_vc);
         fail_unless (GST_VIDEO_INFO_FORMAT (&info_vc) ==
@@ -1121,8 +1012,8 @@ GST_START_TEST (test_videoconvert)
         gst_buffer_unref (out_vc);
         input_clear (&in);
       }
-      gst_harness_teardown (vc);
-      gst_harness_teardown (cl);
+      test_harness_teardown (vc);
+      test_harness_teardown (cl);
     }
   }
 }
@@ -1160,33 +1051,16 @@ GST_START_TEST (test_input_meta)
       prm.luma_taps = 5;
       input_make (&in, f, layouts[l].w, layouts[l].h,
           layouts[l].w * f->bpp + layouts[l].extra, layouts[l].offset,
-          CONTENT_NATURAL, seed_for (f->name, o * 8 + l));
+          CONTENT_NATURAL, test_seed (f->name, o * 8 + l));
       set_input_caps (h, &in);
       run_and_check (h, &in, &prm, "system memory with meta");
       input_clear (&in);
     }
-    gst_harness_teardown (h);
+    test_harness_teardown (h);
   }
 }
 
 GST_END_TEST;
-
-/* The element's own OpenCL context, answered to a context query. */
-static GstClContext *
-element_cl_context (GstHarness * h)
-{
-  GstQuery *query = gst_query_new_context (GST_CL_CONTEXT_TYPE);
-  GstClContext *ctx = NULL;
-  GstContext *context = NULL;
-
-  fail_unless (gst_pad_peer_query (h->srcpad, query),
-      "the element does not answer a context query");
-  gst_query_parse_context (query, &context);
-  fail_unless (context != NULL);
-  fail_unless (gst_context_get_cl_context (context, &ctx));
-  gst_query_unref (query);
-  return ctx;
-}
 
 /* OpenCL memory input of the element's context with a GstVideoMeta: the
  * kernel reads it in place, with no staging copy to fix the layout, so its
@@ -1213,7 +1087,7 @@ input_make_cl (Input * in, GstClContext * ctx, const InFormat * f, gint width,
   mem = gst_cl_allocator_alloc_memory (alloc, size, &error);
   fail_unless (mem != NULL, "%s", error ? error->message : "?");
   fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
-  fill_random (map.data, size, &seed);
+  test_fill_random (map.data, size, &seed);
   gst_memory_unmap (mem, &map);
   sub = gst_memory_share (mem, mem_offset, size - mem_offset);
   gst_memory_unref (mem);
@@ -1249,11 +1123,12 @@ GST_START_TEST (test_input_cl_meta)
 
   for (o = 0; o < G_N_ELEMENTS (outs); o++) {
     GstHarness *h = new_harness (NULL, outs[o], NULL);
-    GstClContext *ctx = element_cl_context (h);
+    GstClContext *ctx = test_element_cl_context (h->element, "sink");
 
     /* input memory of any other context would be staged like system
      * memory, and the in-place path would go untested */
-    fail_unless (ctx == shared_context, "the element made its own context");
+    fail_unless (ctx == test_get_shared_context (),
+        "the element made its own context");
     for (l = 0; l < G_N_ELEMENTS (layouts); l++) {
       Input in = { 0, };
       RefParams prm;
@@ -1261,13 +1136,13 @@ GST_START_TEST (test_input_cl_meta)
       default_params (&prm, outs[o], layouts[l].h);
       input_make_cl (&in, ctx, f, layouts[l].w, layouts[l].h,
           layouts[l].w * f->bpp + layouts[l].extra, layouts[l].offset,
-          layouts[l].mem_offset, seed_for (f->name, o * 8 + l));
+          layouts[l].mem_offset, test_seed (f->name, o * 8 + l));
       set_input_caps (h, &in);
       run_and_check (h, &in, &prm, "OpenCL memory with meta");
       input_clear (&in);
     }
     gst_object_unref (ctx);
-    gst_harness_teardown (h);
+    test_harness_teardown (h);
   }
 }
 
@@ -1297,7 +1172,7 @@ GST_START_TEST (test_caps_change)
 
       default_params (&prm, "I420", steps[s].h);
       input_make (&in, find_in_format (steps[s].in), steps[s].w, steps[s].h,
-          0, 0, c, seed_for ("caps", s * 2 + c));
+          0, 0, c, test_seed ("caps", s * 2 + c));
       set_input_caps (h, &in);
       run_and_check (h, &in, &prm, "caps change");
       input_clear (&in);
@@ -1312,13 +1187,13 @@ GST_START_TEST (test_caps_change)
 
     default_params (&prm, "NV12", 45);
     input_make (&in, find_in_format ("RGB"), 67, 45, 0, 0, c,
-        seed_for ("nv12", c));
+        test_seed ("nv12", c));
     if (c == 1)
       set_input_caps (h, &in);
     run_and_check (h, &in, &prm, "output format change");
     input_clear (&in);
   }
-  gst_harness_teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1376,27 +1251,11 @@ GST_START_TEST (test_short_buffer)
     run_and_check (h, &in, &prm, "after errors");
 
     input_clear (&in);
-    gst_harness_teardown (h);
+    test_harness_teardown (h);
   }
 }
 
 GST_END_TEST;
-
-/* Memory that ends right before an inaccessible page: any read past the
- * buffer faults instead of going unnoticed. */
-typedef struct
-{
-  guint8 *map;
-  gsize map_size;
-} Guarded;
-
-static void
-guarded_free (gpointer data)
-{
-  Guarded *g = data;
-  munmap (g->map, g->map_size);
-  g_free (g);
-}
 
 /* An RGBx frame with a meta of @stride, in @size bytes that end at a
  * guard page. */
@@ -1404,28 +1263,21 @@ static void
 input_make_guarded (Input * in, gint width, gint height, gint stride,
     gsize size, guint32 seed)
 {
-  gsize page = sysconf (_SC_PAGESIZE);
-  gsize pages = (size + page - 1) / page + 1;
-  Guarded *g = g_new0 (Guarded, 1);
   gsize offsets[GST_VIDEO_MAX_PLANES] = { 0, };
   gint strides[GST_VIDEO_MAX_PLANES] = { stride, };
   guint8 *data;
+  GstMemory *mem = test_guarded_memory_new (size, GST_MEMORY_FLAG_READONLY,
+      0, &data);
 
-  g->map_size = pages * page;
-  g->map = mmap (NULL, g->map_size, PROT_READ | PROT_WRITE,
-      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  fail_unless (g->map != MAP_FAILED);
-  fail_unless (mprotect (g->map + (pages - 1) * page, page, PROT_NONE) == 0);
-  data = g->map + (pages - 1) * page - size;
-  fill_random (data, size, &seed);
+  test_fill_random (data, size, &seed);
 
   in->fmt = find_in_format ("RGBx");
   in->width = width;
   in->height = height;
   in->stride = stride;
   in->offset = 0;
-  in->buffer = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, data,
-      size, 0, size, g, guarded_free);
+  in->buffer = gst_buffer_new ();
+  gst_buffer_append_memory (in->buffer, mem);
   gst_buffer_add_video_meta_full (in->buffer, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_FORMAT_RGBx, width, height, 1, offsets, strides);
   in->desc = g_strdup_printf ("RGBx %dx%d stride %d in %" G_GSIZE_FORMAT
@@ -1456,7 +1308,7 @@ GST_START_TEST (test_short_buffer_meta)
     expect_error (h, gst_buffer_ref (in.buffer), in.desc);
     input_clear (&in);
   }
-  gst_harness_teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1465,10 +1317,8 @@ static Suite *
 colorlowpass_suite (void)
 {
   Suite *s = suite_create ("colorlowpass");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = test_suite_add_case (s);
 
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 900);
   tcase_add_test (tc, test_known_values);
   tcase_add_test (tc, test_chroma_saturation);
   tcase_add_loop_test (tc, test_formats, 0, N_IN_FORMATS * N_OUT_FORMATS);

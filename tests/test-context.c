@@ -12,6 +12,7 @@
 
 #include "gstclcontext.h"
 #include "gstclfilter.h"
+#include "testutil.h"
 
 #define N_FRAMES 5
 #define RUN_TIMEOUT (60 * GST_SECOND)
@@ -144,28 +145,6 @@ get_cl_elements (GstElement * bin)
   return list;
 }
 
-/* Asks @element's src pad for the gst.cl.context; returns a reference. */
-static GstClContext *
-query_cl_context (GstElement * element)
-{
-  GstPad *pad = gst_element_get_static_pad (element, "src");
-  GstQuery *query = gst_query_new_context (GST_CL_CONTEXT_TYPE);
-  GstContext *context = NULL;
-  GstClContext *ctx = NULL;
-
-  fail_unless (gst_pad_query (pad, query), "%s does not answer the context "
-      "query", GST_OBJECT_NAME (element));
-  gst_query_parse_context (query, &context);
-  fail_unless (context != NULL);
-  fail_unless_equals_string (gst_context_get_context_type (context),
-      GST_CL_CONTEXT_TYPE);
-  fail_unless (gst_context_get_cl_context (context, &ctx));
-  fail_unless (GST_IS_CL_CONTEXT (ctx));
-  gst_query_unref (query);
-  gst_object_unref (pad);
-  return ctx;
-}
-
 /* Checks that every cl element of @pipeline (at least @min_elements) uses
  * and answers with the same context; returns it (a reference). A query may
  * be forwarded to a neighbour, so each element's own context is compared
@@ -179,7 +158,7 @@ check_one_context (GstElement * pipeline, guint min_elements)
   fail_unless (g_list_length (elements) >= min_elements);
   for (l = elements; l; l = l->next) {
     GstElement *e = l->data;
-    GstClContext *ctx = query_cl_context (e);
+    GstClContext *ctx = test_element_cl_context (e, "src");
 
     fail_unless (gst_cl_filter_get_context (GST_CL_FILTER (e)) == ctx,
         "%s answered with a context that is not its own", GST_OBJECT_NAME (e));
@@ -509,7 +488,7 @@ GST_START_TEST (test_two_pipelines_share_created)
   wait_eos (p1);
   elements = get_cl_elements (p1);
   fail_unless (elements != NULL);
-  ctx = query_cl_context (elements->data);
+  ctx = test_element_cl_context (elements->data, "src");
   g_list_free_full (elements, gst_object_unref);
   fail_unless_equals_int (gst_cl_context_get_n_created (), before + 1);
 

@@ -30,28 +30,6 @@
 
 #define RUN_TIMEOUT (120 * GST_SECOND)
 
-static GstClContext *shared_context;
-
-static GstClContext *
-get_shared_context (void)
-{
-  if (!shared_context) {
-    GError *error = NULL;
-    shared_context = gst_cl_context_new (NULL, &error);
-    fail_unless (shared_context != NULL, "no OpenCL context: %s",
-        error ? error->message : "?");
-  }
-  return shared_context;
-}
-
-static void
-attach_bus (GstElement * e)
-{
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (e, bus);
-  gst_object_unref (bus);
-}
-
 /* A harness around the elements of @desc ("clcontrast mode=equalize",
  * "clhistogram ! clcontrast"), all on the shared context. */
 static GstHarness *
@@ -59,70 +37,20 @@ new_harness (const gchar * desc)
 {
   GError *error = NULL;
   GstElement *bin = gst_parse_bin_from_description (desc, TRUE, &error);
-  GstContext *context;
   GstHarness *h;
 
   fail_unless (bin != NULL, "%s: %s", desc, error ? error->message : "?");
-  context = gst_context_new_cl_context (get_shared_context ());
-  gst_element_set_context (bin, context);
-  gst_context_unref (context);
+  test_set_shared_context (bin);
   h = gst_harness_new_with_element (bin, "sink", "src");
   gst_object_unref (bin);
-  attach_bus (h->element);
+  test_attach_bus (h->element);
   return h;
-}
-
-/* Queued messages hold the element: drop them with the harness. */
-static void
-teardown (GstHarness * h)
-{
-  GstBus *bus = gst_element_get_bus (h->element);
-  if (bus) {
-    gst_bus_set_flushing (bus, TRUE);
-    gst_object_unref (bus);
-  }
-  gst_harness_teardown (h);
-}
-
-static gchar *
-pop_error_text (GstHarness * h)
-{
-  GstBus *bus = gst_element_get_bus (h->element);
-  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  GError *error = NULL;
-  gchar *debug = NULL, *text;
-
-  gst_object_unref (bus);
-  if (!msg)
-    return g_strdup ("no error message");
-  gst_message_parse_error (msg, &error, &debug);
-  text = g_strdup_printf ("%s (%s)", error->message, GST_STR_NULL (debug));
-  g_error_free (error);
-  g_free (debug);
-  gst_message_unref (msg);
-  return text;
 }
 
 static void
 set_frame_caps (GstHarness * h, const TestFrame * frame)
 {
   gst_harness_set_src_caps (h, test_frame_caps (frame));
-}
-
-static GstBuffer *
-push_and_pull (GstHarness * h, const TestFrame * frame)
-{
-  GstFlowReturn ret = gst_harness_push (h, gst_buffer_ref (frame->buffer));
-  GstBuffer *out;
-
-  if (ret != GST_FLOW_OK) {
-    gchar *text = pop_error_text (h);
-    fail ("pushing %s: %s, %s", frame->desc, gst_flow_get_name (ret), text);
-    g_free (text);
-  }
-  out = gst_harness_try_pull (h);
-  fail_unless (out != NULL, "%s: no output buffer", frame->desc);
-  return out;
 }
 
 /* Component @c of @frame (its own buffer) as packed samples. */
@@ -236,7 +164,7 @@ run_and_check (GstHarness * h, Stream * st, const TestFrame * frame,
   GstBuffer *out;
 
   expected_lut (st, frame, NULL, lut);
-  out = push_and_pull (h, frame);
+  out = test_push_and_pull (h, frame->buffer, frame->desc);
   fail_unless (gst_buffer_get_cl_histogram_meta (out) == NULL,
       "%s: the output kept a histogram of the input", what);
   check_output (out, frame, lut, what);
@@ -278,7 +206,7 @@ GST_START_TEST (test_formats)
       test_frame_clear (&frame);
     }
   }
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -314,7 +242,7 @@ GST_START_TEST (test_cuts)
       run_and_check (h, &st, &frame, desc);
       test_frame_clear (&frame);
     }
-    teardown (h);
+    test_harness_teardown (h);
     g_free (desc);
   }
 }
@@ -350,14 +278,14 @@ GST_START_TEST (test_layouts)
     run_and_check (h, &st, &frame, "system memory with a meta");
     test_frame_clear (&frame);
 
-    test_frame_make_cl (&frame, get_shared_context (), f, layouts[l].w,
+    test_frame_make_cl (&frame, test_get_shared_context (), f, layouts[l].w,
         layouts[l].h, layouts[l].extra, layouts[l].gap, layouts[l].mem_offset,
         CONTENT_NATURAL, test_seed (f->name, 100 + l));
     set_frame_caps (h, &frame);
     run_and_check (h, &st, &frame, "OpenCL memory with a meta");
     test_frame_clear (&frame);
   }
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -385,19 +313,6 @@ make_moving_frame (TestFrame * frame, const TestFormat * f, gint w, gint h,
       row[x] = lo + row[x] * span / 255;
   }
   gst_buffer_unmap (frame->buffer, &map);
-}
-
-static GList *
-pop_element_messages (GstHarness * h)
-{
-  GstBus *bus = gst_element_get_bus (h->element);
-  GList *list = NULL;
-  GstMessage *msg;
-
-  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)))
-    list = g_list_append (list, msg);
-  gst_object_unref (bus);
-  return list;
 }
 
 static guint
@@ -516,7 +431,7 @@ GST_START_TEST (test_smoothing)
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
 
-  msgs = pop_element_messages (h);
+  msgs = test_pop_element_messages (h);
   fail_unless_equals_int (g_list_length (msgs),
       G_N_ELEMENTS (smoothing_events));
   for (l = msgs, k = 0; l; l = l->next, k++) {
@@ -530,7 +445,7 @@ GST_START_TEST (test_smoothing)
   }
   g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
   gst_object_unref (e);
-  teardown (h);
+  test_harness_teardown (h);
   g_free (desc);
 }
 
@@ -546,7 +461,7 @@ GST_START_TEST (test_meta_path)
     "low-cut=3 high-cut=7 smoothing=0.5"
   };
   const TestFormat *f = test_format_find (contrast_formats[__i__]);
-  GstClContext *ctx = get_shared_context ();
+  GstClContext *ctx = test_get_shared_context ();
   guint p, k;
 
   for (p = 0; p < G_N_ELEMENTS (props); p++) {
@@ -580,9 +495,9 @@ GST_START_TEST (test_meta_path)
         st.state.started = FALSE;       /* new caps */
       expected_lut (&st, &frame, NULL, lut);
 
-      out_alone = push_and_pull (alone, &frame);
+      out_alone = test_push_and_pull (alone, frame.buffer, frame.desc);
       gst_cl_context_reset_stats (ctx);
-      out_chain = push_and_pull (chain, &frame);
+      out_chain = test_push_and_pull (chain, frame.buffer, frame.desc);
       fail_unless (gst_cl_context_get_kernel_stats (ctx, "histogram",
               &launches, NULL, NULL));
       /* with channels=all clhistogram counts Y, U and V */
@@ -596,8 +511,8 @@ GST_START_TEST (test_meta_path)
       test_frame_clear (&frame);
     }
     fail_unless_equals_int (n_frames, 6);
-    teardown (alone);
-    teardown (chain);
+    test_harness_teardown (alone);
+    test_harness_teardown (chain);
     g_free (alone_desc);
     g_free (meta_desc);
   }
@@ -636,7 +551,7 @@ GST_START_TEST (test_meta_selection)
     "meta of another context: ignored",
     "no luma in the meta: ignored",
   };
-  GstClContext *ctx = get_shared_context ();
+  GstClContext *ctx = test_get_shared_context ();
   const TestFormat *f = test_format_find ("I420");
   GstHarness *h = new_harness ("clcontrast post-messages=true");
   GstClHistogramChannel channels[2] = { GST_CL_HISTOGRAM_CHANNEL_U,
@@ -697,14 +612,14 @@ GST_START_TEST (test_meta_selection)
     fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
     gst_segment_init (&segment, GST_FORMAT_TIME);
     fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
-    msgs = pop_element_messages (h);
+    msgs = test_pop_element_messages (h);
     fail_unless_equals_int (g_list_length (msgs), 1);
     check_message (msgs->data, &res, REF_CONTRAST_STRETCH, used, cases[c]);
     g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
     test_frame_clear (&frame);
   }
   gst_object_unref (other);
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -744,18 +659,18 @@ GST_START_TEST (test_messages)
         set_frame_caps (h, &frame);
       expected_lut (&st, &frame, NULL, lut);
       results[k] = st.last;
-      out = push_and_pull (h, &frame);
+      out = test_push_and_pull (h, frame.buffer, frame.desc);
       check_output (out, &frame, lut, descs[i]);
       gst_buffer_unref (out);
       test_frame_clear (&frame);
     }
     fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-    msgs = pop_element_messages (h);
+    msgs = test_pop_element_messages (h);
     fail_unless_equals_int (g_list_length (msgs), 5);
     for (l = msgs, k = 0; l; l = l->next, k++)
       check_message (l->data, &results[k], mode, i >= 2, descs[i]);
     g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
-    teardown (h);
+    test_harness_teardown (h);
   }
 }
 
@@ -791,7 +706,7 @@ GST_START_TEST (test_caps_change)
       test_frame_clear (&frame);
     }
   }
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -803,15 +718,12 @@ run_pipeline (const gchar * desc)
 {
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
-  GstContext *context;
   GstBus *bus;
   GstMessage *msg;
 
   fail_unless (pipeline != NULL && error == NULL, "%s: %s", desc,
       error ? error->message : "?");
-  context = gst_context_new_cl_context (get_shared_context ());
-  gst_element_set_context (pipeline, context);
-  gst_context_unref (context);
+  test_set_shared_context (pipeline);
   fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE, "%s does not start", desc);
   bus = gst_element_get_bus (pipeline);
@@ -841,7 +753,7 @@ GST_START_TEST (test_pipeline_no_transfers)
     "video/x-raw(memory:OpenCL),format=GRAY8",
     "video/x-raw,format=GRAY8",
   };
-  GstClContext *ctx = get_shared_context ();
+  GstClContext *ctx = test_get_shared_context ();
   GstClTransferCounts counts;
   static const gchar *labels[] = { "colorlowpass", "histogram",
     "contrast-lut", "contrast"
@@ -889,7 +801,7 @@ png_convert (const gchar * element, GstCaps * caps, GstBuffer * in)
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   out = gst_harness_pull (h);
   fail_unless (out != NULL);
-  teardown (h);
+  test_harness_teardown (h);
   return out;
 }
 
@@ -983,22 +895,12 @@ GST_START_TEST (test_png_pipeline)
 
 GST_END_TEST;
 
-/* Each test runs in a process of its own: the context goes with it. */
-static void
-release_shared_context (void)
-{
-  gst_clear_object (&shared_context);
-}
-
 static Suite *
 contrast_suite (void)
 {
   Suite *s = suite_create ("contrast");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = test_suite_add_case (s);
 
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 900);
-  tcase_add_checked_fixture (tc, NULL, release_shared_context);
   tcase_add_loop_test (tc, test_formats, 0, 2 * N_FORMATS);
   tcase_add_test (tc, test_cuts);
   tcase_add_loop_test (tc, test_layouts, 0, N_FORMATS);

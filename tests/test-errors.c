@@ -16,11 +16,10 @@
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "gstclcontext.h"
 #include "gstclprogram.h"
+#include "testutil.h"
 
 #define RUN_TIMEOUT (60 * GST_SECOND)
 #define NO_PLATFORM_CHILD_ARG "--no-platform-child"
@@ -351,9 +350,8 @@ harness_with_bus (GstElement * element, GstBus ** bus)
 
   fail_unless (element != NULL);
   gst_object_ref_sink (element);
-  /* the harness gives the element no bus: errors would be lost */
-  *bus = gst_bus_new ();
-  gst_element_set_bus (element, *bus);
+  test_attach_bus (element);
+  *bus = gst_element_get_bus (element);
   h = gst_harness_new_with_element (element, "sink", "src");
   gst_object_unref (element);
   return h;
@@ -374,38 +372,6 @@ expect_stream_error (GstBus * bus, const gchar * what)
       error->message);
   g_error_free (error);
   gst_message_unref (msg);
-}
-
-/* Memory of @size bytes whose end touches an inaccessible page: reading
- * past the end crashes instead of silently reading other heap data. */
-typedef struct
-{
-  guint8 *pages;
-  gsize len;
-} GuardedMem;
-
-static void
-guarded_free (gpointer data)
-{
-  GuardedMem *g = data;
-  munmap (g->pages, g->len);
-  g_free (g);
-}
-
-static GstMemory *
-guarded_memory_new (gsize size)
-{
-  gsize page = sysconf (_SC_PAGESIZE);
-  GuardedMem *g = g_new0 (GuardedMem, 1);
-
-  g->len = (size + page - 1) / page * page + page;
-  g->pages = mmap (NULL, g->len, PROT_READ | PROT_WRITE,
-      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  fail_unless (g->pages != MAP_FAILED);
-  fail_unless (mprotect (g->pages + g->len - page, page, PROT_NONE) == 0);
-  memset (g->pages + g->len - page - size, 0x80, size);
-  return gst_memory_new_wrapped (0, g->pages + g->len - page - size, size, 0,
-      size, g, guarded_free);
 }
 
 GST_START_TEST (test_too_small_buffer)
@@ -438,7 +404,8 @@ GST_START_TEST (test_too_small_buffer)
   /* a video meta that promises a whole frame in 100 bytes: must not be
    * trusted (the guard page turns an overread into a crash) */
   buf = gst_buffer_new ();
-  gst_buffer_append_memory (buf, guarded_memory_new (100));
+  gst_buffer_append_memory (buf, test_guarded_memory_new (100, 0, 0x80,
+          NULL));
   gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info),
       GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info),
@@ -516,7 +483,8 @@ make_laid_out_frame (const GstVideoInfo * info, gboolean tight, gint delta)
   size = end + delta;
 
   buf = gst_buffer_new ();
-  gst_buffer_append_memory (buf, guarded_memory_new (size));
+  gst_buffer_append_memory (buf, test_guarded_memory_new (size, 0, 0x80,
+          NULL));
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
   memset (map.data, 0xee, map.size);
   for (p = 0; p < n_planes; p++)

@@ -22,112 +22,26 @@
 #include "histogram-ref.h"
 #include "testframes.h"
 
-/* One context for all harnesses of a test: a new one compiles again. */
-static GstClContext *shared_context;
-
-static GstClContext *
-get_shared_context (void)
-{
-  if (!shared_context) {
-    GError *error = NULL;
-    shared_context = gst_cl_context_new (NULL, &error);
-    fail_unless (shared_context != NULL, "no OpenCL context: %s",
-        error ? error->message : "?");
-  }
-  return shared_context;
-}
-
-static void
-set_properties (GstElement * e, const gchar * props)
-{
-  gchar **kv = g_strsplit (props ? props : "", " ", -1);
-  guint i;
-
-  for (i = 0; kv[i]; i++) {
-    gchar **pair;
-    if (!*kv[i])
-      continue;
-    pair = g_strsplit (kv[i], "=", 2);
-    fail_unless (pair[0] && pair[1], "bad property setting '%s'", kv[i]);
-    gst_util_set_object_arg (G_OBJECT (e), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
-}
-
 static GstHarness *
 new_harness (const gchar * props)
 {
   GstElement *e = gst_element_factory_make ("clhistogram", NULL);
-  GstContext *context;
   GstHarness *h;
-  GstBus *bus;
 
   fail_unless (e != NULL, "no clhistogram element");
-  set_properties (e, props);
-  context = gst_context_new_cl_context (get_shared_context ());
-  gst_element_set_context (e, context);
-  gst_context_unref (context);
+  test_set_properties (e, props);
+  test_set_shared_context (e);
   h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
   /* errors and messages go here */
-  bus = gst_bus_new ();
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
+  test_attach_bus (h->element);
   return h;
-}
-
-/* Queued messages hold the element: drop them with the harness. */
-static void
-teardown (GstHarness * h)
-{
-  GstBus *bus = gst_element_get_bus (h->element);
-  if (bus) {
-    gst_bus_set_flushing (bus, TRUE);
-    gst_object_unref (bus);
-  }
-  gst_harness_teardown (h);
-}
-
-static gchar *
-pop_error_text (GstHarness * h)
-{
-  GstBus *bus = gst_element_get_bus (h->element);
-  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  GError *error = NULL;
-  gchar *debug = NULL, *text;
-
-  gst_object_unref (bus);
-  if (!msg)
-    return g_strdup ("no error message");
-  gst_message_parse_error (msg, &error, &debug);
-  text = g_strdup_printf ("%s (%s)", error->message, GST_STR_NULL (debug));
-  g_error_free (error);
-  g_free (debug);
-  gst_message_unref (msg);
-  return text;
 }
 
 static void
 set_frame_caps (GstHarness * h, const TestFrame * frame)
 {
   gst_harness_set_src_caps (h, test_frame_caps (frame));
-}
-
-static GstBuffer *
-push_and_pull (GstHarness * h, const TestFrame * frame)
-{
-  GstFlowReturn ret = gst_harness_push (h, gst_buffer_ref (frame->buffer));
-  GstBuffer *out;
-
-  if (ret != GST_FLOW_OK) {
-    gchar *text = pop_error_text (h);
-    fail ("pushing %s: %s, %s", frame->desc, gst_flow_get_name (ret), text);
-    g_free (text);
-  }
-  out = gst_harness_try_pull (h);
-  fail_unless (out != NULL, "%s: no output buffer", frame->desc);
-  return out;
 }
 
 /* The reference histogram of component @c of @frame. */
@@ -179,7 +93,7 @@ check_histograms (GstBuffer * out, const TestFrame * frame, guint n_channels)
               GST_CL_HISTOGRAM_META_API_TYPE)))
     n_metas++;
   fail_unless_equals_int (n_metas, 1);
-  fail_unless (meta->context == shared_context);
+  fail_unless (meta->context == test_get_shared_context ());
   fail_unless_equals_int (meta->n_channels, n_channels);
 
   bins = g_new (guint32, n_channels * 256);
@@ -202,7 +116,7 @@ check_histograms (GstBuffer * out, const TestFrame * frame, guint n_channels)
 static void
 run_and_check (GstHarness * h, const TestFrame * frame, guint n_channels)
 {
-  GstBuffer *out = push_and_pull (h, frame);
+  GstBuffer *out = test_push_and_pull (h, frame->buffer, frame->desc);
   check_histograms (out, frame, n_channels);
   gst_buffer_unref (out);
 }
@@ -232,7 +146,7 @@ GST_START_TEST (test_formats)
       test_frame_clear (&frame);
     }
   }
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -253,7 +167,7 @@ GST_START_TEST (test_luma_only)
     run_and_check (h, &frame, test_format_is_rgb (f) ? 3 : 1);
     test_frame_clear (&frame);
   }
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -287,14 +201,14 @@ GST_START_TEST (test_layouts)
     test_frame_clear (&frame);
 
     /* OpenCL memory of the context: read where it is, odd offsets and all */
-    test_frame_make_cl (&frame, get_shared_context (), f, layouts[l].w,
+    test_frame_make_cl (&frame, test_get_shared_context (), f, layouts[l].w,
         layouts[l].h, layouts[l].extra, layouts[l].gap, layouts[l].mem_offset,
         CONTENT_NATURAL, test_seed (f->name, 100 + l));
     set_frame_caps (h, &frame);
     run_and_check (h, &frame, f->n_comps);
     test_frame_clear (&frame);
   }
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -302,7 +216,7 @@ GST_END_TEST;
 /* A frame in OpenCL memory is neither staged nor mapped. */
 GST_START_TEST (test_cl_input_no_transfer)
 {
-  GstClContext *ctx = get_shared_context ();
+  GstClContext *ctx = test_get_shared_context ();
   GstHarness *h = new_harness ("channels=all");
   GstClTransferCounts counts;
   TestFrame frame = { 0, };
@@ -312,7 +226,7 @@ GST_START_TEST (test_cl_input_no_transfer)
       0, CONTENT_NATURAL, 3);
   set_frame_caps (h, &frame);
   gst_cl_context_reset_stats (ctx);
-  out = push_and_pull (h, &frame);
+  out = test_push_and_pull (h, frame.buffer, frame.desc);
   gst_cl_context_get_transfer_counts (ctx, &counts);
   fail_unless_equals_uint64 (counts.uploads, 0);
   fail_unless_equals_uint64 (counts.downloads, 0);
@@ -320,7 +234,7 @@ GST_START_TEST (test_cl_input_no_transfer)
   check_histograms (out, &frame, 3);
   gst_buffer_unref (out);
   test_frame_clear (&frame);
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -352,7 +266,7 @@ GST_START_TEST (test_caps_change)
       test_frame_clear (&frame);
     }
   }
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -363,7 +277,7 @@ GST_END_TEST;
  * region, or an element that changes the pixels, drops them. */
 GST_START_TEST (test_meta_transform)
 {
-  GstClContext *ctx = get_shared_context ();
+  GstClContext *ctx = test_get_shared_context ();
   GstHarness *h = new_harness (NULL);
   TestFrame frame = { 0, };
   GstClHistogramMeta *meta, *copied;
@@ -375,7 +289,7 @@ GST_START_TEST (test_meta_transform)
   test_frame_make (&frame, test_format_find ("GRAY8"), 40, 30, -1, 0,
       CONTENT_NATURAL, 11);
   set_frame_caps (h, &frame);
-  out = push_and_pull (h, &frame);
+  out = test_push_and_pull (h, frame.buffer, frame.desc);
   meta = gst_buffer_get_cl_histogram_meta (out);
   fail_unless (meta != NULL);
 
@@ -412,7 +326,7 @@ GST_START_TEST (test_meta_transform)
           g_quark_from_string ("video")));
 
   test_frame_clear (&frame);
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -438,7 +352,6 @@ GST_START_TEST (test_meta_downstream)
     GError *error = NULL;
     GstElement *bin = gst_parse_bin_from_description (cases[i].desc, TRUE,
         &error);
-    GstContext *context = gst_context_new_cl_context (get_shared_context ());
     GstClHistogramMeta *meta;
     TestFrame frame = { 0, };
     GstHarness *h;
@@ -446,8 +359,7 @@ GST_START_TEST (test_meta_downstream)
 
     fail_unless (bin != NULL, "%s: %s", cases[i].desc,
         error ? error->message : "?");
-    gst_element_set_context (bin, context);
-    gst_context_unref (context);
+    test_set_shared_context (bin);
     h = gst_harness_new_with_element (bin, "sink", "src");
     gst_object_unref (bin);
 
@@ -467,7 +379,7 @@ GST_START_TEST (test_meta_downstream)
     }
     gst_buffer_unref (out);
     test_frame_clear (&frame);
-    teardown (h);
+    test_harness_teardown (h);
   }
 }
 
@@ -544,19 +456,6 @@ check_message (const GstStructure * s, const TestFrame * frame,
   }
 }
 
-static GList *
-pop_element_messages (GstHarness * h)
-{
-  GstBus *bus = gst_element_get_bus (h->element);
-  GList *list = NULL;
-  GstMessage *msg;
-
-  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)))
-    list = g_list_append (list, msg);
-  gst_object_unref (bus);
-  return list;
-}
-
 static guint64
 get_time (const GstStructure * s, const gchar * field)
 {
@@ -604,12 +503,12 @@ GST_START_TEST (test_messages)
       }
       GST_BUFFER_PTS (frames[k].buffer) = GST_SECOND + k * 40 * GST_MSECOND;
       GST_BUFFER_DURATION (frames[k].buffer) = 40 * GST_MSECOND;
-      out = push_and_pull (h, &frames[k]);
+      out = test_push_and_pull (h, frames[k].buffer, frames[k].desc);
       gst_buffer_unref (out);
     }
     fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
 
-    msgs = pop_element_messages (h);
+    msgs = test_pop_element_messages (h);
     fail_unless_equals_int (g_list_length (msgs), n_frames);
     for (l = msgs, k = 0; l; l = l->next, k++) {
       const GstStructure *s = gst_message_get_structure (l->data);
@@ -627,7 +526,7 @@ GST_START_TEST (test_messages)
     g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
     for (k = 0; k < n_frames; k++)
       test_frame_clear (&frames[k]);
-    teardown (h);
+    test_harness_teardown (h);
   }
 }
 
@@ -662,7 +561,7 @@ messages_for_frames (GstHarness * h, TestFrame * frame, gint n,
     gst_buffer_unref (out);
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  msgs = pop_element_messages (h);
+  msgs = test_pop_element_messages (h);
   for (l = msgs; l; l = l->next) {
     const GstStructure *s = gst_message_get_structure (l->data);
     guint64 pts = get_time (s, "timestamp");
@@ -721,7 +620,7 @@ GST_START_TEST (test_interval)
   g_free (got);
   g_free (props);
   test_frame_clear (&frame);
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -729,7 +628,7 @@ GST_END_TEST;
 /* No messages unless asked for, and no reads from the device. */
 GST_START_TEST (test_no_messages)
 {
-  GstClContext *ctx = get_shared_context ();
+  GstClContext *ctx = test_get_shared_context ();
   GstHarness *h = new_harness ("interval=0");
   TestFrame frame = { 0, };
   GstClTransferCounts counts;
@@ -741,15 +640,15 @@ GST_START_TEST (test_no_messages)
   set_frame_caps (h, &frame);
   gst_cl_context_reset_stats (ctx);
   for (k = 0; k < 3; k++)
-    gst_buffer_unref (push_and_pull (h, &frame));
+    gst_buffer_unref (test_push_and_pull (h, frame.buffer, frame.desc));
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  msgs = pop_element_messages (h);
+  msgs = test_pop_element_messages (h);
   fail_unless (msgs == NULL);
   gst_cl_context_get_transfer_counts (ctx, &counts);
   fail_unless_equals_uint64 (counts.downloads + counts.uploads +
       counts.host_maps, 0);
   test_frame_clear (&frame);
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -761,7 +660,7 @@ GST_END_TEST;
 static guint64
 kernel_time (GstHarness * h, TestContent content)
 {
-  GstClContext *ctx = get_shared_context ();
+  GstClContext *ctx = test_get_shared_context ();
   TestFrame frame = { 0, };
   guint64 launches = 0, total = 0, min_ns = 0;
   gint k;
@@ -769,10 +668,11 @@ kernel_time (GstHarness * h, TestContent content)
   test_frame_make_cl (&frame, ctx, test_format_find ("GRAY8"), 2048, 2048, 0,
       0, 0, content, 77);
   set_frame_caps (h, &frame);
-  gst_buffer_unref (push_and_pull (h, &frame));        /* builds, warms up */
+  /* builds, warms up */
+  gst_buffer_unref (test_push_and_pull (h, frame.buffer, frame.desc));
   gst_cl_context_reset_stats (ctx);
   for (k = 0; k < 5; k++) {
-    GstBuffer *out = push_and_pull (h, &frame);
+    GstBuffer *out = test_push_and_pull (h, frame.buffer, frame.desc);
     if (k == 0)
       check_histograms (out, &frame, 1);
     gst_buffer_unref (out);
@@ -791,36 +691,27 @@ GST_START_TEST (test_flat_frame_speed)
   GstHarness *h = new_harness (NULL);
   guint64 t_random = kernel_time (h, CONTENT_RANDOM);
   guint64 t_flat = kernel_time (h, CONTENT_CONSTANT);
+  GstClContext *ctx = test_get_shared_context ();
 
   GST_INFO ("2048x2048 GRAY8 on %s (%s layout): random %.3f ms, flat %.3f ms",
-      shared_context->device_name, shared_context->cpu_layout ? "CPU" : "GPU",
+      ctx->device_name, ctx->cpu_layout ? "CPU" : "GPU",
       t_random / 1e6, t_flat / 1e6);
   g_print ("histogram 2048x2048 GRAY8, %s layout: random %.3f ms, flat "
-      "%.3f ms\n", shared_context->cpu_layout ? "CPU" : "GPU", t_random / 1e6,
+      "%.3f ms\n", ctx->cpu_layout ? "CPU" : "GPU", t_random / 1e6,
       t_flat / 1e6);
   fail_unless (t_flat < 2 * t_random, "a flat frame takes %.3f ms, random "
       "pixels %.3f ms", t_flat / 1e6, t_random / 1e6);
-  teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
-
-/* Each test runs in a process of its own: the context goes with it. */
-static void
-release_shared_context (void)
-{
-  gst_clear_object (&shared_context);
-}
 
 static Suite *
 histogram_suite (void)
 {
   Suite *s = suite_create ("histogram");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = test_suite_add_case (s);
 
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 900);
-  tcase_add_checked_fixture (tc, NULL, release_shared_context);
   tcase_add_loop_test (tc, test_formats, 0, n_frame_formats);
   tcase_add_test (tc, test_luma_only);
   tcase_add_loop_test (tc, test_layouts, 0, n_frame_formats);

@@ -18,6 +18,7 @@
 #include "gstclcontext.h"
 #include "gstclmemory.h"
 #include "smooth-ref.h"
+#include "testutil.h"
 
 /* ---- formats ---- */
 
@@ -113,23 +114,12 @@ typedef enum
 
 static const gchar *content_names[] = { "random", "natural", "constant" };
 
-/* xorshift32: reproducible from the seed printed on failure */
-static inline guint32
-rng_next (guint32 * state)
-{
-  guint32 x = *state;
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  return *state = x;
-}
-
 static void
 fill_random (guint8 * data, gsize size, guint32 * rng)
 {
   gsize i;
   for (i = 0; i < size; i++)
-    data[i] = rng_next (rng) >> 24;
+    data[i] = test_rng_next (rng) >> 24;
 }
 
 static inline guint8
@@ -164,7 +154,7 @@ fill_natural (guint8 * data, gint stride, gint w, gint h, gint bpp,
             v = 255 - v;
           if ((x / 4) % 16 == 15)
             v = (y & 1) ? 250 : 5;
-          v = clamp_u8 (v + (gint) (rng_next (rng) % 13) - 6);
+          v = clamp_u8 (v + (gint) (test_rng_next (rng) % 13) - 6);
         }
         data[(gsize) y * stride + x * bpp + c] = v;
       }
@@ -180,7 +170,7 @@ fill_constant (guint8 * data, gint stride, gint w, gint h, gint bpp,
   guint8 value[4];
 
   for (c = 0; c < bpp; c++) {
-    guint32 r = rng_next (rng);
+    guint32 r = test_rng_next (rng);
     value[c] = r % 3 == 0 ? 0 : (r % 3 == 1 ? 255 : r >> 24);
   }
   for (y = 0; y < h; y++)
@@ -343,26 +333,7 @@ input_make_cl (Input * in, GstClContext * ctx, const Format * f, gint width,
       width, height, content_names[content], seed, mem_offset, extra, gap);
 }
 
-static guint32
-seed_for (const gchar * what, guint n)
-{
-  return g_str_hash (what) * 2654435761u + n * 40503u + 1;
-}
-
 /* ---- harnesses ---- */
-
-/* One OpenCL context for all the harnesses of a test (each test runs in
- * its own process): every new context compiles its kernels again, which
- * costs far more than the frames. */
-static GstClContext *shared_context;
-
-static void
-attach_bus (GstHarness * h)
-{
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
-}
 
 /* clsmooth with @props ("name=value ..."), on the shared context; output
  * in system memory, or in OpenCL memory with @cl_out. */
@@ -370,37 +341,14 @@ static GstHarness *
 new_harness (const gchar * props, gboolean cl_out)
 {
   GstElement *e = gst_element_factory_make ("clsmooth", NULL);
-  GstContext *context;
   GstHarness *h;
-  gchar **kv;
-  guint i;
 
   fail_unless (e != NULL, "no clsmooth element");
-  kv = g_strsplit (props ? props : "", " ", -1);
-  for (i = 0; kv[i]; i++) {
-    gchar **pair;
-    if (!*kv[i])
-      continue;
-    pair = g_strsplit (kv[i], "=", 2);
-    fail_unless (pair[0] && pair[1], "bad property setting '%s'", kv[i]);
-    gst_util_set_object_arg (G_OBJECT (e), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
-
-  if (!shared_context) {
-    GError *error = NULL;
-    shared_context = gst_cl_context_new (NULL, &error);
-    fail_unless (shared_context != NULL, "no OpenCL context: %s",
-        error ? error->message : "?");
-  }
-  context = gst_context_new_cl_context (shared_context);
-  gst_element_set_context (e, context);
-  gst_context_unref (context);
-
+  test_set_properties (e, props);
+  test_set_shared_context (e);
   h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
-  attach_bus (h);
+  test_attach_bus (h->element);
   gst_harness_set_sink_caps_str (h, cl_out ?
       "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CL ")" : "video/x-raw");
   return h;
@@ -413,43 +361,6 @@ set_input_caps (GstHarness * h, const Input * in)
       "framerate=30/1", in->fmt->name, in->width, in->height);
   gst_harness_set_src_caps_str (h, caps);
   g_free (caps);
-}
-
-static gchar *
-pop_error_text (GstHarness * h)
-{
-  GstBus *bus = gst_element_get_bus (h->element);
-  GstMessage *msg = bus ? gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) : NULL;
-  GError *error = NULL;
-  gchar *debug = NULL, *text;
-
-  if (bus)
-    gst_object_unref (bus);
-  if (!msg)
-    return g_strdup ("no error message");
-  gst_message_parse_error (msg, &error, &debug);
-  text = g_strdup_printf ("%s (%s)", error->message, GST_STR_NULL (debug));
-  g_error_free (error);
-  g_free (debug);
-  gst_message_unref (msg);
-  return text;
-}
-
-static GstBuffer *
-push_and_pull (GstHarness * h, const Input * in)
-{
-  GstFlowReturn ret;
-  GstBuffer *out;
-
-  ret = gst_harness_push (h, gst_buffer_ref (in->buffer));
-  if (ret != GST_FLOW_OK) {
-    gchar *text = pop_error_text (h);
-    fail ("pushing %s: %s, %s", in->desc, gst_flow_get_name (ret), text);
-    g_free (text);
-  }
-  out = gst_harness_try_pull (h);
-  fail_unless (out != NULL, "%s: no output buffer", in->desc);
-  return out;
 }
 
 /* ---- checking ---- */
@@ -552,7 +463,7 @@ static void
 run_and_check (GstHarness * h, Input * in, const Settings * s,
     const gchar * what)
 {
-  GstBuffer *out = push_and_pull (h, in);
+  GstBuffer *out = test_push_and_pull (h, in->buffer, in->desc);
   check_output (h, out, in, s, what);
   gst_buffer_unref (out);
 }
@@ -597,7 +508,7 @@ GST_START_TEST (test_impulse)
         map.data[y * in.stride[0] + x] = x == 4 && y == 3 ? 255 : 0;
     gst_buffer_unmap (in.buffer, &map);
     set_input_caps (h, &in);
-    out = push_and_pull (h, &in);
+    out = test_push_and_pull (h, in.buffer, in.desc);
     gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 9, 7);
     fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
     for (y = 0; y < 7; y++)
@@ -614,7 +525,7 @@ GST_START_TEST (test_impulse)
     gst_video_frame_unmap (&frame);
     gst_buffer_unref (out);
     input_clear (&in);
-    gst_harness_teardown (h);
+    test_harness_teardown (h);
     g_free (props);
   }
 }
@@ -644,7 +555,7 @@ GST_START_TEST (test_edge_replication)
       map.data[y * in.stride[0] + x] = x == 0 && y == 0 ? 255 : 0;
   gst_buffer_unmap (in.buffer, &map);
   set_input_caps (h, &in);
-  out = push_and_pull (h, &in);
+  out = test_push_and_pull (h, in.buffer, in.desc);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 6, 5);
   fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
   for (y = 0; y < 3; y++)
@@ -657,7 +568,7 @@ GST_START_TEST (test_edge_replication)
   gst_video_frame_unmap (&frame);
   gst_buffer_unref (out);
   input_clear (&in);
-  gst_harness_teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -687,13 +598,13 @@ GST_START_TEST (test_formats)
       for (c = 0; c < N_CONTENTS; c++) {
         Input in = { 0, };
         input_make (&in, f, small_sizes[sz].width, small_sizes[sz].height, c,
-            seed_for (f->name, (k * 8 + sz) * 4 + c), FALSE, 0, 0);
+            test_seed (f->name, (k * 8 + sz) * 4 + c), FALSE, 0, 0);
         set_input_caps (h, &in);
         run_and_check (h, &in, &settings[k], "formats");
         input_clear (&in);
       }
     }
-    gst_harness_teardown (h);
+    test_harness_teardown (h);
     g_free (props);
   }
 }
@@ -727,12 +638,12 @@ GST_START_TEST (test_large)
   for (c = 0; c < N_CONTENTS; c++) {
     Input in = { 0, };
     input_make (&in, f, large_cases[__i__].width, large_cases[__i__].height,
-        c, seed_for ("large", __i__ * 4 + c), FALSE, 0, 0);
+        c, test_seed ("large", __i__ * 4 + c), FALSE, 0, 0);
     set_input_caps (h, &in);
     run_and_check (h, &in, s, "large");
     input_clear (&in);
   }
-  gst_harness_teardown (h);
+  test_harness_teardown (h);
   g_free (props);
 }
 
@@ -761,13 +672,13 @@ GST_START_TEST (test_radii)
       for (c = 0; c < 2; c++) {
         Input in = { 0, };
         input_make (&in, f, sizes[sz].w, sizes[sz].h, c,
-            seed_for (props, (n * 8 + sz) * 2 + c), FALSE, 0, 0);
+            test_seed (props, (n * 8 + sz) * 2 + c), FALSE, 0, 0);
         set_input_caps (h, &in);
         run_and_check (h, &in, &s, "radii");
         input_clear (&in);
       }
     }
-    gst_harness_teardown (h);
+    test_harness_teardown (h);
   }
   g_free (props);
 }
@@ -793,10 +704,10 @@ GST_START_TEST (test_planes)
       GstHarness *h = new_harness (props, FALSE);
       Input in = { 0, };
 
-      input_make (&in, f, 67, 45, CONTENT_NATURAL, seed_for ("planes", n),
+      input_make (&in, f, 67, 45, CONTENT_NATURAL, test_seed ("planes", n),
           FALSE, 0, 0);
       set_input_caps (h, &in);
-      outs[k] = push_and_pull (h, &in);
+      outs[k] = test_push_and_pull (h, in.buffer, in.desc);
       check_output (h, outs[k], &in, &s, "planes");
       if (k == 0) {
         /* chroma planes are the input's, byte for byte */
@@ -823,7 +734,7 @@ GST_START_TEST (test_planes)
         g_string_free (report, TRUE);
       }
       input_clear (&in);
-      gst_harness_teardown (h);
+      test_harness_teardown (h);
       g_free (props);
     }
     {
@@ -865,36 +776,16 @@ GST_START_TEST (test_input_meta)
   for (l = 0; l < G_N_ELEMENTS (layouts); l++) {
     Input in = { 0, };
     input_make (&in, f, layouts[l].w, layouts[l].h, CONTENT_NATURAL,
-        seed_for (f->name, l), TRUE, layouts[l].extra, layouts[l].gap);
+        test_seed (f->name, l), TRUE, layouts[l].extra, layouts[l].gap);
     set_input_caps (h, &in);
     run_and_check (h, &in, &s, "system memory with meta");
     input_clear (&in);
   }
-  gst_harness_teardown (h);
+  test_harness_teardown (h);
   g_free (props);
 }
 
 GST_END_TEST;
-
-/* An element's OpenCL context, answered to a context query on its source
- * pad. */
-static GstClContext *
-element_context (GstElement * element)
-{
-  GstQuery *query = gst_query_new_context (GST_CL_CONTEXT_TYPE);
-  GstPad *pad = gst_element_get_static_pad (element, "src");
-  GstClContext *ctx = NULL;
-  GstContext *context = NULL;
-
-  fail_unless (gst_pad_query (pad, query),
-      "%s does not answer a context query", GST_ELEMENT_NAME (element));
-  gst_query_parse_context (query, &context);
-  fail_unless (context != NULL);
-  fail_unless (gst_context_get_cl_context (context, &ctx));
-  gst_query_unref (query);
-  gst_object_unref (pad);
-  return ctx;
-}
 
 /* OpenCL-memory input of the element's context with a GstVideoMeta, read
  * in place: the unaligned load paths see odd offsets and strides, in wide
@@ -920,22 +811,23 @@ GST_START_TEST (test_input_cl_meta)
   for (k = 0; k < G_N_ELEMENTS (settings); k++) {
     gchar *props = settings_props (&settings[k]);
     GstHarness *h = new_harness (props, TRUE);
-    GstClContext *ctx = element_context (h->element);
+    GstClContext *ctx = test_element_cl_context (h->element, "src");
 
     /* input memory of any other context would be staged like system
      * memory, and the in-place path would go untested */
-    fail_unless (ctx == shared_context, "the element made its own context");
+    fail_unless (ctx == test_get_shared_context (),
+        "the element made its own context");
     for (l = 0; l < G_N_ELEMENTS (layouts); l++) {
       Input in = { 0, };
       input_make_cl (&in, ctx, f, layouts[l].w, layouts[l].h,
-          CONTENT_NATURAL, seed_for (f->name, k * 8 + l), layouts[l].extra,
+          CONTENT_NATURAL, test_seed (f->name, k * 8 + l), layouts[l].extra,
           layouts[l].gap, layouts[l].mem_offset);
       set_input_caps (h, &in);
       run_and_check (h, &in, &settings[k], "OpenCL memory with meta");
       input_clear (&in);
     }
     gst_object_unref (ctx);
-    gst_harness_teardown (h);
+    test_harness_teardown (h);
     g_free (props);
   }
 }
@@ -965,13 +857,13 @@ GST_START_TEST (test_caps_change)
     for (c = 0; c < 2; c++) {
       Input in = { 0, };
       input_make (&in, find_format (steps[i].format), steps[i].w, steps[i].h,
-          c, seed_for ("caps", i * 2 + c), FALSE, 0, 0);
+          c, test_seed ("caps", i * 2 + c), FALSE, 0, 0);
       set_input_caps (h, &in);
       run_and_check (h, &in, &s, "caps change");
       input_clear (&in);
     }
   }
-  gst_harness_teardown (h);
+  test_harness_teardown (h);
   g_free (props);
 }
 
@@ -1003,7 +895,7 @@ GST_START_TEST (test_property_change)
   }
   input_clear (&in);
   gst_object_unref (e);
-  gst_harness_teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1035,7 +927,7 @@ GST_START_TEST (test_short_buffer)
 
   run_and_check (h, &in, &default_settings, "after a short buffer");
   input_clear (&in);
-  gst_harness_teardown (h);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1109,8 +1001,8 @@ GST_START_TEST (test_chain)
   fail_unless_equals_int (received, n_frames);
   fail_unless_equals_int (cl_input, n_frames);
 
-  ctx_smooth = element_context (smooth);
-  ctx_lowpass = element_context (lowpass);
+  ctx_smooth = test_element_cl_context (smooth, "src");
+  ctx_lowpass = test_element_cl_context (lowpass, "src");
   fail_unless (ctx_smooth == ctx_lowpass, "the elements use two contexts");
   gst_cl_context_get_kernel_stats (ctx_smooth, "smooth", &launches, NULL,
       NULL);
@@ -1133,10 +1025,8 @@ static Suite *
 smooth_suite (void)
 {
   Suite *s = suite_create ("smooth");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = test_suite_add_case (s);
 
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 900);
   tcase_add_test (tc, test_impulse);
   tcase_add_test (tc, test_edge_replication);
   tcase_add_loop_test (tc, test_formats, 0, N_FORMATS);

@@ -57,40 +57,12 @@ test_content_name (TestContent c)
   return names[c];
 }
 
-guint32
-test_rng_next (guint32 * state)
-{
-  guint32 x = *state;
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  return *state = x;
-}
-
-guint32
-test_seed (const gchar * what, guint n)
-{
-  return g_str_hash (what) * 2654435761u + n * 40503u + 1;
-}
-
 void
 test_frame_comp_size (const TestFrame * frame, guint c, gint * w, gint * h)
 {
   const TestComponent *tc = &frame->fmt->comp[c];
   *w = (frame->width + (1 << tc->wshift) - 1) >> tc->wshift;
   *h = (frame->height + (1 << tc->hshift) - 1) >> tc->hshift;
-}
-
-static void
-fill_random (guint8 * data, gsize size, guint32 * rng)
-{
-  gsize i;
-  for (i = 0; i + 4 <= size; i += 4) {
-    guint32 v = test_rng_next (rng);
-    memcpy (data + i, &v, 4);
-  }
-  for (; i < size; i++)
-    data[i] = test_rng_next (rng) & 0xff;
 }
 
 static inline guint8
@@ -175,7 +147,7 @@ frame_fill (TestFrame * frame, guint8 * data, gsize size, TestContent content,
   guint32 rng = seed ? seed : 1;
   guint c;
 
-  fill_random (data, size, &rng);
+  test_fill_random (data, size, &rng);
   if (content == CONTENT_RANDOM)
     return;
   for (c = 0; c < (guint) frame->fmt->n_comps; c++) {

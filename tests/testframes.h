@@ -5,6 +5,7 @@
 
 #include <gst/video/video.h>
 #include "gstclcontext.h"
+#include "testutil.h"
 
 G_BEGIN_DECLS
 
@@ -43,10 +44,6 @@ typedef enum
 } TestContent;
 
 const gchar *test_content_name (TestContent c);
-
-/* xorshift32: reproducible from the seed printed on failure */
-guint32 test_rng_next (guint32 * state);
-guint32 test_seed (const gchar * what, guint n);
 
 /* A frame and where its samples are. */
 typedef struct

@@ -1,0 +1,49 @@
+/* gst-clvideo: helpers shared by the tests
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include "gstclcontext.h"
+
+G_BEGIN_DECLS
+
+/* One context for a whole test, made on first use (a new one recompiles). */
+GstClContext *test_get_shared_context (void);
+/* Gives @element (a bin: all its elements) the shared context. */
+void test_set_shared_context (GstElement * element);
+/* Drops the shared context; a checked fixture, as each test has a process. */
+void test_release_shared_context (void);
+/* The test case of @s: 900 s a test, the shared context dropped after each. */
+TCase *test_suite_add_case (Suite * s);
+
+/* Sets "name=value name=value ..." (NULL: none) as gst_util_set_object_arg. */
+void test_set_properties (GstElement * element, const gchar * props);
+/* Gives @element a bus: a harness gives none, and its messages would go. */
+void test_attach_bus (GstElement * element);
+/* Flushes the element's bus (queued messages hold it), then tears @h down. */
+void test_harness_teardown (GstHarness * h);
+/* "message (debug)" of the element's next error, or "no error message". */
+gchar *test_pop_error_text (GstHarness * h);
+/* Pushes a ref of @buf, pulls the output; a failure names @desc and why. */
+GstBuffer *test_push_and_pull (GstHarness * h, GstBuffer * buf,
+    const gchar * desc);
+/* The element messages queued on the element's bus, oldest first. */
+GList *test_pop_element_messages (GstHarness * h);
+/* The context @element answers to a query on its pad @pad_name (a ref). */
+GstClContext *test_element_cl_context (GstElement * element,
+    const gchar * pad_name);
+
+/* @size bytes of @fill (at *@data if given) ending at an inaccessible page. */
+GstMemory *test_guarded_memory_new (gsize size, GstMemoryFlags flags,
+    guint8 fill, guint8 ** data);
+/* xorshift32: reproducible from the seed printed on failure. */
+guint32 test_rng_next (guint32 * state);
+/* A seed of its own for case @n of @what. */
+guint32 test_seed (const gchar * what, guint n);
+/* @size random bytes from @rng, a 32-bit draw per four bytes. */
+void test_fill_random (guint8 * data, gsize size, guint32 * rng);
+
+G_END_DECLS
