@@ -114,6 +114,14 @@ gst_cl_motion_lambda_free (GstClMotionLambda * ml)
   g_free (ml);
 }
 
+gboolean
+gst_cl_motion_lambda_matches (const GstClMotionLambda * ml, guint block_size,
+    guint search_range, guint lambda)
+{
+  return ml->block == block_size && ml->range == search_range &&
+      ml->lambda == lambda;
+}
+
 static gboolean
 set_plane_args (cl_kernel kernel, guint * arg, const GstClPlane * plane,
     GError ** error)

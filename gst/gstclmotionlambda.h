@@ -60,6 +60,9 @@ typedef struct _GstClMotionLambda GstClMotionLambda;
 GstClMotionLambda *gst_cl_motion_lambda_new (GstClContext * ctx,
     guint block_size, guint search_range, guint lambda, GError ** error);
 void gst_cl_motion_lambda_free (GstClMotionLambda * ml);
+/* TRUE when @ml was made for these parameters. */
+gboolean gst_cl_motion_lambda_matches (const GstClMotionLambda * ml,
+    guint block_size, guint search_range, guint lambda);
 
 /* The f_code the costs assume for @search_range. */
 guint gst_cl_motion_lambda_f_code (guint search_range);

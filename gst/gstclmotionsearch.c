@@ -17,6 +17,11 @@
  * shortest vector, then to the first in raster order, so every device
  * finds the same vectors.
  *
+ * With `lambda` above 0 the search is rate-constrained: each block takes
+ * the least SAD + lambda * (bits MPEG-1 spends on the vector's difference
+ * to the vector of the block on its left, 0 at the start of a row), as
+ * defined in gst/gstclmotionlambda.h; full-pel, luma only.
+ *
  * The reference is a device copy of the previous input frame. The first
  * frame, and the first after a discont, a flush or a caps change, has no
  * reference and carries no meta.
@@ -54,6 +59,7 @@
 #include "gstclmotionsearch.h"
 #include "gstclmotionmeta.h"
 #include "gstclmotionsearchcompute.h"
+#include "gstclmotionlambda.h"
 #include "gstclreadback.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_motion_search_debug);
@@ -67,6 +73,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_motion_search_debug);
 #define DEFAULT_CHROMA_WEIGHT 0.0
 #define MAX_CHROMA_WEIGHT 16.0
 #define DEFAULT_SUBPEL FALSE
+#define DEFAULT_LAMBDA 0
 #define DEFAULT_DRAW_VECTORS FALSE
 #define DEFAULT_POST_MESSAGES FALSE
 
@@ -84,6 +91,7 @@ enum
   PROP_SUBPEL,
   PROP_DRAW_VECTORS,
   PROP_POST_MESSAGES,
+  PROP_LAMBDA,
 };
 
 struct _GstClMotionSearchElement
@@ -102,6 +110,7 @@ struct _GstClMotionSearchElement
 
   /* device objects */
   GstClMotionSearch *search;
+  GstClMotionLambda *lambda;    /* the search when lambda > 0 */
   GstBufferPool *vectors_pool;
   GstBuffer *ref_buffer;        /* the previous frame, default layout */
   gboolean have_ref;
@@ -294,6 +303,7 @@ gst_cl_motion_search_release (GstClFilter * filter)
   GstClMotionSearchElement *self = GST_CL_MOTION_SEARCH_ELEMENT (filter);
 
   g_clear_pointer (&self->search, gst_cl_motion_search_free);
+  g_clear_pointer (&self->lambda, gst_cl_motion_lambda_free);
   gst_clear_buffer (&self->ref_buffer);
   drop_reference (self);
   if (self->vectors_pool) {
@@ -318,8 +328,19 @@ ensure_device_objects (GstClMotionSearchElement * self, GstClContext * ctx,
       g_clear_pointer (&self->search, gst_cl_motion_search_free);
   }
   if (!self->search) {
-    self->search = gst_cl_motion_search_new (ctx, params, error);
+    GstClMotionSearchParams plain = *params;
+    plain.lambda = 0;           /* rate-constrained: self->lambda searches */
+    self->search = gst_cl_motion_search_new (ctx, &plain, error);
     if (!self->search)
+      return FALSE;
+  }
+  if (self->lambda && !gst_cl_motion_lambda_matches (self->lambda,
+          params->block_size, params->search_range, params->lambda))
+    g_clear_pointer (&self->lambda, gst_cl_motion_lambda_free);
+  if (params->lambda && !self->lambda) {
+    self->lambda = gst_cl_motion_lambda_new (ctx, params->block_size,
+        params->search_range, params->lambda, error);
+    if (!self->lambda)
       return FALSE;
   }
 
@@ -399,7 +420,9 @@ search_frame (GstClMotionSearchElement * self, GstClContext * ctx,
       gst_cl_frame_get_plane (ref, GST_VIDEO_COMP_U + i, &ref_c[i]);
     }
   }
-  if (!gst_cl_motion_search_run_with_chroma (self->search, &cur_y, &ref_y,
+  if (self->lambda ? !gst_cl_motion_lambda_run (self->lambda, &cur_y, &ref_y,
+          vectors, error) :
+      !gst_cl_motion_search_run_with_chroma (self->search, &cur_y, &ref_y,
           chroma ? cur_c : NULL, chroma ? ref_c : NULL, vectors, error)) {
     gst_buffer_unref (storage);
     return NULL;
@@ -411,8 +434,8 @@ search_frame (GstClMotionSearchElement * self, GstClContext * ctx,
   gst_buffer_foreach_meta (buffer, drop_motion_meta, NULL);
   gst_cl_motion_search_grid (self->search, cur_y.width, cur_y.height, &bx,
       &by);
-  meta = gst_buffer_add_cl_motion_meta (buffer, ctx, storage,
-      gst_cl_motion_search_get_params (self->search), bx, by, self->ref_pts);
+  meta = gst_buffer_add_cl_motion_meta (buffer, ctx, storage, params, bx,
+      by, self->ref_pts);
   gst_buffer_unref (storage);
   if (!meta)
     g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
@@ -440,6 +463,11 @@ gst_cl_motion_search_process_ip (GstClFilter * filter, GstBuffer * buffer,
   gray = GST_VIDEO_INFO_IS_GRAY (&self->info);
   if (gray)
     params.chroma_weight = 0.0;
+  if (params.lambda) {
+    /* the rate-constrained search is full-pel on luma */
+    params.subpel = FALSE;
+    params.chroma_weight = 0.0;
+  }
   if (GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_DISCONT)) {
     GST_DEBUG_OBJECT (self, "discont: starting over");
     drop_reference (self);
@@ -559,6 +587,9 @@ gst_cl_motion_search_set_property (GObject * object, guint prop_id,
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
       break;
+    case PROP_LAMBDA:
+      self->props.lambda = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -594,6 +625,9 @@ gst_cl_motion_search_get_property (GObject * object, guint prop_id,
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_LAMBDA:
+      g_value_set_uint (value, self->props.lambda);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -693,6 +727,17 @@ gst_cl_motion_search_element_class_init (GstClMotionSearchElementClass *
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"clmotionsearch\" element message with statistics of "
           "each frame's vectors", DEFAULT_POST_MESSAGES, flags));
+  /**
+   * GstClMotionSearchElement:lambda:
+   *
+   * Weight of the vector's coding cost in bits in the search cost (0: plain
+   * SAD). The rate-constrained search is full-pel and luma only: `subpel`
+   * and `chroma-weight` do not apply while it is above 0.
+   */
+  g_object_class_install_property (gobject_class, PROP_LAMBDA,
+      g_param_spec_uint ("lambda", "Lambda",
+          "Weight of the vector's bits in the search cost (0: plain SAD)", 0,
+          GST_CL_MOTION_LAMBDA_MAX, DEFAULT_LAMBDA, flags));
 
   gst_element_class_set_static_metadata (element_class,
       "OpenCL motion search", "Filter/Analyzer/Video",
@@ -718,7 +763,7 @@ gst_cl_motion_search_element_init (GstClMotionSearchElement * self)
   self->props.block_size = DEFAULT_BLOCK_SIZE;
   self->props.search_range = DEFAULT_SEARCH_RANGE;
   self->props.subpel = DEFAULT_SUBPEL;
-  self->props.lambda = 0;
+  self->props.lambda = DEFAULT_LAMBDA;
   self->props.chroma_weight = DEFAULT_CHROMA_WEIGHT;
   self->method = DEFAULT_METHOD;
   self->draw_vectors = DEFAULT_DRAW_VECTORS;

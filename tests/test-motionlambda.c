@@ -6,19 +6,23 @@
  * several sizes, block sizes, ranges and lambdas, planes at odd offsets
  * and strides and a reference padded with garbage. The reference itself
  * is held to the bit counts of the standard's table and must differ from
- * a plain SAD search where lambda matters.
+ * a plain SAD search where lambda matters. clmotionsearch's `lambda`
+ * property must give the same vectors in its meta.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
 #include <math.h>
 #include <string.h>
 
 #include "gstclcontext.h"
 #include "gstclmemory.h"
 #include "gstclmotionlambda.h"
+#include "gstclmotionmeta.h"
 #include "gstclmotionsearchcompute.h"
 #include "motionlambda-ref.h"
 
@@ -328,6 +332,90 @@ GST_START_TEST (test_bad_params)
 
 GST_END_TEST;
 
+static GstBuffer *
+gray_frame (const GstVideoInfo * info, gint pan_x, gint pan_y)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+  gint x, y;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (y = 0; y < (gint) info->height; y++)
+    for (x = 0; x < (gint) info->width; x++)
+      map.data[y * info->stride[0] + x] = natural_sample (x + pan_x,
+          y + pan_y);
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+GST_START_TEST (test_element)
+{
+  const guint w = 200, h = 120, lambda = 6, bx_n = 13, by_n = 8;
+  GstElement *e = gst_element_factory_make ("clmotionsearch", NULL);
+  GstClMotionVector got[13 * 8];
+  RefLambdaVector exp[13 * 8];
+  GstContext *ctx_msg;
+  GstClMotionMeta *meta;
+  GstBuffer *frames[2], *out;
+  GstVideoInfo info;
+  GstHarness *hs;
+  GError *error = NULL;
+  GstMapInfo map[2];
+  guint i;
+
+  fail_unless (e != NULL, "no clmotionsearch element");
+  g_object_set (e, "lambda", lambda, "subpel", TRUE, NULL);
+  ctx_msg = gst_context_new_cl_context (context);
+  gst_element_set_context (e, ctx_msg);
+  gst_context_unref (ctx_msg);
+  hs = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  gst_harness_set_src_caps (hs, gst_video_info_to_caps (&info));
+
+  /* the second frame is the first panned by (4, -3) */
+  frames[0] = gray_frame (&info, 0, 0);
+  frames[1] = gray_frame (&info, 4, -3);
+  for (i = 0; i < 2; i++) {
+    fail_unless_equals_int (gst_harness_push (hs,
+            gst_buffer_ref (frames[i])), GST_FLOW_OK);
+    out = gst_harness_pull (hs);
+    meta = gst_buffer_get_cl_motion_meta (out);
+    if (i == 0) {
+      fail_unless (meta == NULL, "vectors on the first frame");
+      gst_buffer_unref (out);
+    }
+  }
+  fail_unless (meta != NULL, "no motion meta on the second frame");
+  fail_unless_equals_int (meta->lambda, lambda);
+  fail_unless (!meta->subpel, "lambda search reported as half-pel");
+  fail_unless_equals_int (meta->blocks_x, bx_n);
+  fail_unless_equals_int (meta->blocks_y, by_n);
+  fail_unless (gst_cl_motion_meta_read (meta, got, &error), "%s",
+      error ? error->message : "?");
+
+  gst_buffer_map (frames[1], &map[1], GST_MAP_READ);
+  gst_buffer_map (frames[0], &map[0], GST_MAP_READ);
+  ref_lambda_search (map[1].data, info.stride[0], map[0].data,
+      info.stride[0], w, h, 16, 16, lambda, ref_lambda_f_code (16), exp);
+  gst_buffer_unmap (frames[0], &map[0]);
+  gst_buffer_unmap (frames[1], &map[1]);
+  for (i = 0; i < bx_n * by_n; i++)
+    fail_unless (got[i].dx == exp[i].dx && got[i].dy == exp[i].dy &&
+        got[i].sad == exp[i].sad, "block (%u,%u) got (%d,%d) SAD %u, "
+        "expected (%d,%d) SAD %u", i % bx_n, i / bx_n, got[i].dx, got[i].dy,
+        got[i].sad, exp[i].dx, exp[i].dy, exp[i].sad);
+  /* the pan itself, wherever it is a candidate and already predicted */
+  fail_unless (got[bx_n + 2].dx == 8 && got[bx_n + 2].dy == -6);
+
+  gst_buffer_unref (out);
+  gst_buffer_unref (frames[0]);
+  gst_buffer_unref (frames[1]);
+  gst_harness_teardown (hs);
+}
+
+GST_END_TEST;
+
 static Suite *
 motionlambda_suite (void)
 {
@@ -340,6 +428,7 @@ motionlambda_suite (void)
   tcase_add_test (tc, test_bits);
   tcase_add_test (tc, test_lambda_matters);
   tcase_add_test (tc, test_bad_params);
+  tcase_add_test (tc, test_element);
   tcase_add_test (tc, test_random);
   tcase_add_test (tc, test_natural);
   tcase_add_test (tc, test_large);
