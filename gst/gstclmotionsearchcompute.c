@@ -13,12 +13,23 @@
 #define WEIGHT_ONE 256
 #define MAX_CHROMA_WEIGHT 16.0
 
+/* GPU layout: candidates (dy) per work-item, and the most work-items per
+ * group */
+#define TILE_K 8
+#define TILE_MAX_NT 128
+#define TILE_MIN_NT 32
+
 struct _GstClMotionSearch
 {
   GstClContext *ctx;
   GstClMotionSearchParams params;
   guint weight_q;               /* chroma weight in 1/256 */
-  GHashTable *kernels;          /* build options -> cl_kernel */
+  GHashTable *kernels;          /* name and build options -> cl_kernel */
+
+  /* GPU layout */
+  gboolean use_tiles;
+  guint tile_nt, tile_k;
+  gboolean sad_ptx;             /* NVIDIA's vabsdiff4, until it fails to build */
 };
 
 static void
@@ -69,6 +80,25 @@ gst_cl_motion_search_new (GstClContext * ctx,
   ms->weight_q = (guint) lround (params->chroma_weight * WEIGHT_ONE);
   ms->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       release_kernel);
+
+  if (!ctx->cpu_layout) {
+    guint span = 2 * params->search_range, bs = params->block_size;
+    guint k = MIN (TILE_K, span), ndy = (span + k - 1) / k;
+    guint rows = ndy * k + bs - 1, words = (span + bs - 1 + 3) / 4;
+    guint64 local = (guint64) rows * (4 * words + 4) +
+        (guint64) 4 * rows * words * 4 + bs * bs + TILE_MAX_NT * 8;
+    guint nt = TILE_MIN_NT;
+
+    while (nt < TILE_MAX_NT && nt < span * ndy)
+      nt *= 2;
+    ms->tile_k = k;
+    ms->tile_nt = nt;
+    /* wide windows would not leave room for a second group on a unit */
+    ms->use_tiles = local <= ctx->local_mem_size / 2 &&
+        nt <= ctx->max_work_group_size;
+    ms->sad_ptx = ctx->platform_name &&
+        g_strstr_len (ctx->platform_name, -1, "NVIDIA") != NULL;
+  }
   return ms;
 }
 
@@ -102,26 +132,50 @@ static cl_kernel
 get_kernel (GstClMotionSearch * ms, const gchar * name,
     const gchar * chroma_options, GError ** error)
 {
-  gchar *options;
+  gchar *options, *key;
   cl_kernel kernel;
 
-  options = g_strdup_printf ("-DBS=%u -DRANGE=%u -DSUBPEL=%d %s",
-      ms->params.block_size, ms->params.search_range,
-      ms->params.subpel ? 1 : 0, chroma_options ? chroma_options :
-      "-DCHROMA=0");
-  kernel = g_hash_table_lookup (ms->kernels, options);
-  if (kernel) {
-    g_free (options);
-    return kernel;
-  }
-  kernel = gst_cl_context_create_kernel (ms->ctx, "motionsearch", options,
-      name, error);
+  if (ms->use_tiles)
+    options = g_strdup_printf ("-DBS=%u -DRANGE=%u -DSUBPEL=%d -DTILES=1 "
+        "-DNT=%u -DK=%u -DSAD_PTX=%d %s", ms->params.block_size,
+        ms->params.search_range, ms->params.subpel ? 1 : 0, ms->tile_nt,
+        ms->tile_k, ms->sad_ptx ? 1 : 0,
+        chroma_options ? chroma_options : "-DCHROMA=0");
+  else
+    options = g_strdup_printf ("-DBS=%u -DRANGE=%u -DSUBPEL=%d %s",
+        ms->params.block_size, ms->params.search_range,
+        ms->params.subpel ? 1 : 0,
+        chroma_options ? chroma_options : "-DCHROMA=0");
+  key = g_strconcat (name, " ", options, NULL);
+  kernel = g_hash_table_lookup (ms->kernels, key);
   if (!kernel) {
-    g_free (options);
-    return NULL;
+    kernel = gst_cl_context_create_kernel (ms->ctx, "motionsearch", options,
+        name, error);
+    if (kernel)
+      g_hash_table_insert (ms->kernels, g_strdup (key), kernel);
   }
-  g_hash_table_insert (ms->kernels, options, kernel);
+  g_free (key);
+  g_free (options);
   return kernel;
+}
+
+/* The GPU kernels; the NVIDIA instruction may be refused by a driver,
+ * then the portable form serves. */
+static cl_kernel
+get_tile_kernel (GstClMotionSearch * ms, const gchar * name, GError ** error)
+{
+  cl_kernel kernel;
+  GError *ptx_error = NULL;
+
+  if (!ms->sad_ptx)
+    return get_kernel (ms, name, NULL, error);
+  kernel = get_kernel (ms, name, NULL, &ptx_error);
+  if (kernel)
+    return kernel;
+  GST_WARNING ("motion search without vabsdiff4: %s", ptx_error->message);
+  g_clear_error (&ptx_error);
+  ms->sad_ptx = FALSE;
+  return get_kernel (ms, name, NULL, error);
 }
 
 static gboolean
@@ -149,17 +203,20 @@ plane_ok (const GstClPlane * p, const gchar * what, GError ** error)
   return FALSE;
 }
 
+static gboolean run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, const GstClPlane * cur_chroma,
+    const GstClPlane * ref_chroma, guint first_x, guint first_y, guint n_x,
+    guint n_y, cl_mem vectors, GError ** error);
+static gboolean run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, guint full_x, guint full_y, cl_mem vectors,
+    GError ** error);
+
 static gboolean
 run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
     const GstClPlane * cur_chroma, const GstClPlane * ref_chroma,
     cl_mem vectors, GError ** error)
 {
-  cl_kernel kernel;
-  gchar *chroma_options = NULL;
-  cl_uint width = cur->width, height = cur->height;
-  guint bx, by, arg = 0;
-  size_t global[2];
-  gboolean ok;
+  guint width = cur->width, height = cur->height, bx, by;
 
   g_return_val_if_fail (cur->pixel_stride == 1 && ref->pixel_stride == 1,
       FALSE);
@@ -170,8 +227,6 @@ run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
     return FALSE;
 
   if (cur_chroma) {
-    guint csx = cur_chroma[0].width < cur->width ? 1 : 0;
-    guint csy = cur_chroma[0].height < cur->height ? 1 : 0;
     guint i;
 
     for (i = 0; i < 2; i++) {
@@ -187,10 +242,49 @@ run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
           !plane_ok (&ref_chroma[i], "reference chroma", error))
         return FALSE;
     }
-    chroma_options = g_strdup_printf ("-DCHROMA=1 -DCSX=%u -DCSY=%u -DCPS=%u "
-        "-DWQ=%u", csx, csy, cur_chroma[0].pixel_stride, ms->weight_q);
   }
 
+  gst_cl_motion_search_grid (ms, width, height, &bx, &by);
+  if (ms->use_tiles && !cur_chroma) {
+    guint fx = width / ms->params.block_size;
+    guint fy = height / ms->params.block_size;
+
+    /* whole blocks in tiles, the partial ones at the edges by blocks */
+    if (fx > 0 && fy > 0 && !run_tiles (ms, cur, ref, fx, fy, vectors, error))
+      return FALSE;
+    if (fx < bx && !run_blocks (ms, cur, ref, NULL, NULL, fx, 0, bx - fx, by,
+            vectors, error))
+      return FALSE;
+    if (fy < by && fx > 0 && !run_blocks (ms, cur, ref, NULL, NULL, 0, fy,
+            fx, by - fy, vectors, error))
+      return FALSE;
+    return TRUE;
+  }
+  return run_blocks (ms, cur, ref, cur_chroma, ref_chroma, 0, 0, bx, by,
+      vectors, error);
+}
+
+/* motion_search_blocks over blocks [first_x, first_x + n_x) x [first_y,
+ * first_y + n_y) */
+static gboolean
+run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, const GstClPlane * cur_chroma,
+    const GstClPlane * ref_chroma, guint first_x, guint first_y, guint n_x,
+    guint n_y, cl_mem vectors, GError ** error)
+{
+  cl_kernel kernel;
+  gchar *chroma_options = NULL;
+  cl_uint width = cur->width, height = cur->height;
+  cl_uint first[2] = { first_x, first_y };
+  guint arg = 0;
+  size_t global[2];
+  gboolean ok;
+
+  if (cur_chroma)
+    chroma_options = g_strdup_printf ("-DCHROMA=1 -DCSX=%u -DCSY=%u -DCPS=%u "
+        "-DWQ=%u", cur_chroma[0].width < cur->width ? 1 : 0,
+        cur_chroma[0].height < cur->height ? 1 : 0,
+        cur_chroma[0].pixel_stride, ms->weight_q);
   kernel = get_kernel (ms, "motion_search_blocks", chroma_options, error);
   g_free (chroma_options);
   if (!kernel)
@@ -212,16 +306,68 @@ run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
         set_plane_args (kernel, &arg, ref, TRUE, error) &&
         set_plane_args (kernel, &arg, ref, FALSE, error);
   }
-  ok = ok && gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &vectors,
-      error);
+  ok = ok && gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &first[0],
+      error) && gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint),
+      &first[1], error) && gst_cl_kernel_set_arg (kernel, &arg,
+      sizeof (cl_mem), &vectors, error);
   if (!ok)
     return FALSE;
 
-  gst_cl_motion_search_grid (ms, width, height, &bx, &by);
-  global[0] = bx;
-  global[1] = by;
+  global[0] = n_x;
+  global[1] = n_y;
   return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
       GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error);
+}
+
+/* motion_search_tiles over the whole blocks, then their refinement */
+static gboolean
+run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, guint full_x, guint full_y, cl_mem vectors,
+    GError ** error)
+{
+  cl_kernel kernel;
+  cl_uint width = cur->width, height = cur->height;
+  cl_uint fx = full_x, fy = full_y;
+  size_t global[2], local[2];
+  guint arg = 0;
+
+  kernel = get_tile_kernel (ms, "motion_search_tiles", error);
+  if (!kernel)
+    return FALSE;
+  if (!set_plane_args (kernel, &arg, cur, TRUE, error) ||
+      !set_plane_args (kernel, &arg, ref, TRUE, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &vectors,
+          error))
+    return FALSE;
+  global[0] = (size_t) full_x * ms->tile_nt;
+  global[1] = full_y;
+  local[0] = ms->tile_nt;
+  local[1] = 1;
+  if (!gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+          GST_CL_MOTION_SEARCH_LABEL, 2, global, local, error))
+    return FALSE;
+  if (!ms->params.subpel)
+    return TRUE;
+
+  kernel = get_tile_kernel (ms, "motion_refine_blocks", error);
+  if (!kernel)
+    return FALSE;
+  arg = 0;
+  if (!set_plane_args (kernel, &arg, cur, TRUE, error) ||
+      !set_plane_args (kernel, &arg, ref, TRUE, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &fx, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &fy, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &vectors,
+          error))
+    return FALSE;
+  global[0] = full_x;
+  global[1] = full_y;
+  return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+      GST_CL_MOTION_SEARCH_REFINE_LABEL, 2, global, NULL, error);
 }
 
 gboolean

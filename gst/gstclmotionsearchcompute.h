@@ -10,6 +10,8 @@ G_BEGIN_DECLS
 
 /* Label of the search kernels in the context's profiling statistics. */
 #define GST_CL_MOTION_SEARCH_LABEL "motionsearch"
+/* ... and of the half-pel refinement where it runs on its own (GPUs) */
+#define GST_CL_MOTION_SEARCH_REFINE_LABEL "motionsearch-refine"
 
 /* Largest search range the kernels take. */
 #define GST_CL_MOTION_SEARCH_MAX_RANGE 128

@@ -23,8 +23,21 @@
  *   registers and runs over the candidates row by row with uchar16 /
  *   uchar8 loads, which CPU compilers turn into SIMD absolute differences
  *   and widening adds.
+ * - motion_search_tiles (GPUs, whole blocks): one work-group of NT
+ *   work-items per block. The search area (the window plus the block) is
+ *   staged in local memory as four copies of 32-bit words, copy s holding
+ *   the row shifted by s bytes, so that the four samples at any column
+ *   are one aligned word. A work-item owns one dx and K consecutive dy:
+ *   it walks the K + BS - 1 area rows once, and each word it reads
+ *   serves the K candidates against the block row it meets there; the
+ *   block itself sits in registers. A word of 4 absolute differences is
+ *   one instruction where the device has one (SAD_PTX: NVIDIA's
+ *   vabsdiff4). Candidates outside the plane are masked; the keys are
+ *   reduced in local memory. SUBPEL refinement then runs in
+ *   motion_refine_blocks.
  *
- * Build options: BS (16 | 8), RANGE (1..128), SUBPEL (0 | 1), CHROMA
+ * Build options: BS (16 | 8), RANGE (1..128), SUBPEL (0 | 1); TILES with
+ * NT, K and SAD_PTX for the GPU kernels; CHROMA
  * (0 | 1) with CSX, CSY (chroma subsampling shifts), CPS (chroma pixel
  * stride) and WQ (chroma weight in 1/256).
  */
@@ -255,9 +268,10 @@ motion_search_blocks (global const uchar * cur, uint cur_off,
     uint width, uint height, global const uchar * chroma_cur,
     uint cur_u_off, uint cur_u_stride, uint cur_v_off, uint cur_v_stride,
     global const uchar * chroma_ref, uint ref_u_off, uint ref_u_stride,
-    uint ref_v_off, uint ref_v_stride, global mv_t * vectors)
+    uint ref_v_off, uint ref_v_stride, uint first_bx, uint first_by,
+    global mv_t * vectors)
 {
-  int bx = get_global_id (0), by = get_global_id (1);
+  int bx = get_global_id (0) + first_bx, by = get_global_id (1) + first_by;
   int blocks_x = (width + BS - 1) / BS, blocks_y = (height + BS - 1) / BS;
 
   if (bx >= blocks_x || by >= blocks_y)
@@ -275,3 +289,159 @@ motion_search_blocks (global const uchar * cur, uint cur_off,
 #endif
       );
 }
+
+/* ---- GPU layout ---- */
+
+#ifdef TILES
+
+#ifndef NT
+#define NT 128
+#endif
+#ifndef K
+#define K 8
+#endif
+#ifndef SAD_PTX
+#define SAD_PTX 0
+#endif
+
+/* words per block row; dy groups; area rows and words per area row */
+#define WPR (BS / 4)
+#define NDY ((SPAN + K - 1) / K)
+#define AR (NDY * K + BS - 1)
+#define AW ((SPAN + BS - 1 + 3) / 4)
+#define ACOLS (4 * AW + 4)
+#define NTASKS (SPAN * NDY)
+
+#if SAD_PTX
+/* c + the 4 absolute byte differences of a and b, in one instruction */
+static inline uint
+sad4 (uint a, uint b, uint c)
+{
+  uint d;
+  asm ("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r" (d) : "r" (a),
+      "r" (b), "r" (c));
+  return d;
+}
+#else
+static inline uint
+sad4 (uint a, uint b, uint c)
+{
+  uchar4 d = abs_diff (as_uchar4 (a), as_uchar4 (b));
+  return c + d.x + d.y + d.z + d.w;
+}
+#endif
+
+kernel void
+motion_search_tiles (global const uchar * cur, uint cur_off,
+    uint cur_stride, global const uchar * ref, uint ref_off, uint ref_stride,
+    uint width, uint height, global mv_t * vectors)
+{
+  local uchar raw[AR * ACOLS];
+  local uint area[4 * AR * AW];
+  local uint block[BS * WPR];
+  local ulong keys[NT];
+
+  int lid = get_local_id (0);
+  int bx = get_group_id (0), by = get_group_id (1);
+  int blocks_x = (width + BS - 1) / BS;
+  int x0 = bx * BS, y0 = by * BS;
+  int ax = x0 - RANGE, ay = y0 - RANGE;
+  global const uchar *c = cur + cur_off;
+  global const uchar *r = ref + ref_off;
+
+  /* the area, clamped to the plane (what lies outside is masked) */
+  for (int i = lid; i < AR * ACOLS; i += NT) {
+    int y = clamp (ay + i / ACOLS, 0, (int) height - 1);
+    int x = clamp (ax + i % ACOLS, 0, (int) width - 1);
+    raw[i] = r[y * (int) ref_stride + x];
+  }
+  for (int i = lid; i < BS * WPR; i += NT) {
+    int y = i / WPR, w = i % WPR;
+    block[i] = as_uint (vload4 (0, c + (y0 + y) * (int) cur_stride + x0 +
+            4 * w));
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int i = lid; i < 4 * AR * AW; i += NT) {
+    int s = i / (AR * AW), rw = i % (AR * AW);
+    int row = rw / AW, w = rw % AW;
+    area[i] = as_uint (vload4 (0, raw + row * ACOLS + 4 * w + s));
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+
+  uint cb[BS][WPR];
+  for (int y = 0; y < BS; y++)
+    for (int w = 0; w < WPR; w++)
+      cb[y][w] = block[y * WPR + w];
+
+  /* valid displacements */
+  int dx0 = max (-RANGE, -x0), dx1 = min (RANGE - 1, (int) width - BS - x0);
+  int dy0 = max (-RANGE, -y0), dy1 = min (RANGE - 1, (int) height - BS - y0);
+  ulong best = ULONG_MAX;
+
+  for (int t = lid; t < NTASKS; t += NT) {
+    int dx = t % SPAN - RANGE, g = t / SPAN;
+    int col = dx + RANGE;
+    local const uint *a = area + (col & 3) * AR * AW + g * K * AW +
+        (col >> 2);
+    uint acc[K];
+    for (int k = 0; k < K; k++)
+      acc[k] = 0;
+#pragma unroll
+    for (int row = 0; row < K + BS - 1; row++) {
+      uint rw[WPR];
+      for (int w = 0; w < WPR; w++)
+        rw[w] = a[row * AW + w];
+#pragma unroll
+      for (int k = 0; k < K; k++) {
+        int y = row - k;
+        if (y >= 0 && y < BS) {
+          for (int w = 0; w < WPR; w++)
+            acc[k] = sad4 (rw[w], cb[y][w], acc[k]);
+        }
+      }
+    }
+    for (int k = 0; k < K; k++) {
+      int dy = g * K + k - RANGE;
+      if (dx >= dx0 && dx <= dx1 && dy >= dy0 && dy <= dy1)
+        best = min (best, KEY (acc[k], dx, dy));
+    }
+  }
+
+  keys[lid] = best;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int n = NT / 2; n > 0; n >>= 1) {
+    if (lid < n)
+      keys[lid] = min (keys[lid], keys[lid + n]);
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) {
+    ulong key = keys[0];
+    int idx = (int) (key & 0xffff);
+    mv_t mv;
+    mv.dx = (short) (2 * (idx % SPAN - RANGE));
+    mv.dy = (short) (2 * (idx / SPAN - RANGE));
+    mv.sad = (uint) (key >> 32);
+    vectors[by * blocks_x + bx] = mv;
+  }
+}
+
+/* Half-pel refinement of full-pel vectors found by the tiles, one
+ * work-item per block of the first blocks_x x blocks_y (whole) blocks. */
+kernel void
+motion_refine_blocks (global const uchar * cur, uint cur_off,
+    uint cur_stride, global const uchar * ref, uint ref_off, uint ref_stride,
+    uint width, uint height, uint full_x, uint full_y,
+    global mv_t * vectors)
+{
+  int bx = get_global_id (0), by = get_global_id (1);
+  int blocks_x = (width + BS - 1) / BS;
+
+  if (bx >= (int) full_x || by >= (int) full_y)
+    return;
+  global mv_t *v = vectors + by * blocks_x + bx;
+  mv_t mv = *v;
+  *v = refine_half (cur + cur_off, (int) cur_stride, ref + ref_off,
+      (int) ref_stride, (int) width, (int) height, bx * BS, by * BS, BS, BS,
+      mv.dx / 2, mv.dy / 2, mv.sad);
+}
+#endif /* TILES */
