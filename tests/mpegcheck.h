@@ -1,0 +1,136 @@
+/* gst-clvideo: MPEG-1 video elementary stream checker, for the tests and
+ * the benchmark
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Parses an ISO/IEC 11172-2 stream down to the slice headers (no
+ * macroblock data beyond the first address increment of a slice), checks
+ * its structure and runs the VBV buffer model over it. Written from the
+ * standard's syntax alone, so that it shares nothing with the encoder it
+ * checks.
+ *
+ * VBV model (11172-2 annex C, as used here):
+ *  - the buffer holds vbv_buffer_size * 16384 bits and is empty when the
+ *    first byte of a sequence enters it; bits enter at bit_rate * 400
+ *    bits/s;
+ *  - a picture is removed at once at its decoding time, together with the
+ *    sequence and GOP headers in front of it (the sequence end code goes
+ *    with the last picture of its sequence);
+ *  - decoding times are one frame period apart, in coded order (MPEG-1
+ *    has no field repetition);
+ *  - the first picture of a sequence is decoded vbv_delay / 90000 s after
+ *    the last byte of its picture start code entered the buffer
+ *    ("constant rate" rule); when that vbv_delay is 0xFFFF, bits enter
+ *    at bit_rate until the buffer is full and then wait, and the first
+ *    picture is decoded when the buffer is first full, or when the whole
+ *    sequence is in it if that comes first ("buffer full" rule, as
+ *    13818-2 annex C case 2); with bit_rate 0x3FFFF (variable, no rate
+ *    known) the model is not run;
+ *  - underflow: a picture is not entirely in the buffer at its decoding
+ *    time; overflow (constant rate only): the buffer would hold more than
+ *    its size. Both allow one 90 kHz tick worth of bits, the resolution
+ *    of vbv_delay.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  /* structure expectations; the defaults check none of them */
+  gint expect_pictures;         /* -1: any count */
+  guint expect_width, expect_height;    /* 0: any size */
+  gboolean require_seq_header_per_gop;  /* every GOP right after a sequence header */
+  gboolean require_slice_per_row;       /* one slice per macroblock row, at column 0 */
+  gboolean require_closed_gop;  /* closed_gop set in every GOP header */
+  gboolean require_end_code;    /* default TRUE: the stream ends with a sequence end code */
+  /* VBV model */
+  gboolean check_vbv;           /* default TRUE */
+  /* > 0: each picture's vbv_delay must be within this many 90 kHz ticks
+   * of the delay the model gives it (constant rate streams only) */
+  guint vbv_delay_tolerance;
+} MpegCheckOptions;
+
+typedef struct
+{
+  guint width, height;
+  guint aspect_code;            /* pel_aspect_ratio, 1..14 */
+  guint frame_rate_code;        /* 1..8 */
+  gint fps_n, fps_d;            /* from frame_rate_code; 0/1 when invalid */
+  guint bit_rate_code;          /* units of 400 bit/s; 0x3FFFF: variable */
+  guint vbv_buffer_size_code;   /* units of 16384 bits */
+  gboolean constrained;
+  gboolean load_intra_matrix, load_non_intra_matrix;
+  guint8 intra_matrix[64], non_intra_matrix[64];        /* zigzag order, as sent */
+  guint first_picture;          /* index of its first picture */
+  guint n_pictures;
+} MpegCheckSequence;
+
+typedef struct
+{
+  guint index;                  /* coded order, over the whole stream */
+  guint sequence, gop;          /* indices */
+  guint temporal_reference;
+  guint coding_type;            /* 1 I, 2 P, 3 B, 4 D */
+  guint vbv_delay;
+  guint forward_f_code, backward_f_code;        /* 0 when absent */
+  gboolean full_pel_forward, full_pel_backward;
+  guint n_slices;
+  guint64 offset;               /* of the picture start code */
+  guint64 au_start, au_end;     /* bytes removed from the VBV with it */
+  guint64 bits;                 /* (au_end - au_start) * 8 */
+  /* VBV model; meaningful when the result's vbv_simulated is set */
+  gdouble decode_time;          /* s, from the start of its sequence */
+  gdouble fullness_before;      /* bits just before its removal */
+  gdouble fullness_after;
+  gdouble model_vbv_delay;      /* 90 kHz ticks, constant rate rule */
+} MpegCheckPicture;
+
+typedef struct
+{
+  GArray *sequences;            /* MpegCheckSequence, one per sequence
+                                 * (repeated headers are not new ones) */
+  GArray *pictures;             /* MpegCheckPicture */
+  guint n_gops, n_slices, n_seq_headers;
+  guint n_type[5];              /* pictures by coding type (1..4) */
+  gboolean end_code;            /* the stream ends with a sequence end code */
+  guint64 total_bytes;
+  guint64 max_picture_bits, min_picture_bits;
+  gdouble average_bitrate;      /* bit/s over the pictures at the first
+                                 * sequence's frame rate; 0 if unknown */
+  /* VBV */
+  gboolean vbv_simulated;
+  gboolean vbv_buffer_full_rule;        /* vbv_delay 0xFFFF: "buffer full" start */
+  gdouble vbv_min_fullness, vbv_max_fullness;   /* bits, before removals */
+  guint n_underflows, n_overflows;
+  gint first_underflow, first_overflow; /* picture index, -1: none */
+  gdouble vbv_delay_max_error;  /* ticks, signalled minus model, absolute */
+  /* findings */
+  GPtrArray *errors;            /* gchar *: violations; none = passed */
+  GPtrArray *notes;             /* gchar *: remarks that are not violations */
+} MpegCheckResult;
+
+void mpegcheck_options_init (MpegCheckOptions * opts);
+
+/* Checks @size bytes at @data; @opts NULL: the defaults. Never fails:
+ * whatever is wrong with the stream is in the result's errors. */
+MpegCheckResult *mpegcheck_run (const guint8 * data, gsize size,
+    const MpegCheckOptions * opts);
+/* The same on a file; NULL and @error set when it cannot be read. */
+MpegCheckResult *mpegcheck_run_file (const gchar * path,
+    const MpegCheckOptions * opts, GError ** error);
+
+gboolean mpegcheck_passed (const MpegCheckResult * r);
+/* A readable report; @trace adds one line per picture (size and VBV). */
+gchar *mpegcheck_report (const MpegCheckResult * r, gboolean trace);
+/* The errors, one per line ("" when none); g_free() it. */
+gchar *mpegcheck_errors_text (const MpegCheckResult * r);
+void mpegcheck_result_free (MpegCheckResult * r);
+
+/* frame_rate_code to a fraction; FALSE for a reserved code. */
+gboolean mpegcheck_frame_rate (guint code, gint * fps_n, gint * fps_d);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpegCheckResult, mpegcheck_result_free);
+
+G_END_DECLS
