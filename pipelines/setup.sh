@@ -32,6 +32,11 @@ CLVIDEO_PACKAGES=(
   clinfo
   libpng-dev
   ffmpeg
+  # MPEG-1 stream checks (decoders) and the encoder benchmark's peers
+  mpeg2dec
+  mjpegtools
+  gstreamer1.0-libav
+  gstreamer1.0-plugins-bad
 )
 
 CLVIDEO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
