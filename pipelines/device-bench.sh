@@ -2,10 +2,14 @@
 # Run on the lent GPU machine (see docs/performance.md): device listing,
 # benchmark, tile sweep, and the test programs against NVIDIA's OpenCL.
 # Usage there: . .device/prelude.sh; bash pipelines/device-bench.sh
+# BUILD_DIR picks the build folder (default build); arguments go to clbench
+# (by default every stage, the motion search included).
 set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
-export GST_PLUGIN_PATH=$PWD/build/gst
+build=${BUILD_DIR:-$PWD/build}
+export BUILD_DIR=$build
+export GST_PLUGIN_PATH=$build/gst
 clinfo -l 2>&1 | tee "$out/clinfo.txt"
 echo "== benchmark"
 ./pipelines/bench.sh --device gpu "$@" 2>&1 | tee "$out/bench.txt"
@@ -20,7 +24,7 @@ fi
 if [ -n "${RUN_TESTS:-}" ]; then
   echo "== tests on the GPU"
   export GST_CL_DEVICE=gpu GST_REGISTRY=/tmp/test-registry.bin
-  for t in build/tests/test-*; do
+  for t in "$build"/tests/test-*; do
     [ -f "$t" ] || continue
     [ -x "$t" ] || continue
     if "$t" >"$out/$(basename "$t").log" 2>&1; then

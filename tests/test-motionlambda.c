@@ -25,32 +25,14 @@
 #include "gstclmotionmeta.h"
 #include "gstclmotionsearchcompute.h"
 #include "motionlambda-ref.h"
+#include "testutil.h"
 
 static GstClContext *context;
 
 static void
 setup (void)
 {
-  GError *error = NULL;
-  context = gst_cl_context_new (NULL, &error);
-  fail_unless (context != NULL, "no OpenCL context: %s",
-      error ? error->message : "?");
-}
-
-static void
-teardown (void)
-{
-  gst_object_unref (context);
-  context = NULL;
-}
-
-static guint32
-rng_next (guint32 * state)
-{
-  *state ^= *state << 13;
-  *state ^= *state >> 17;
-  *state ^= *state << 5;
-  return *state;
+  context = test_get_shared_context ();
 }
 
 /* Shading, edges and grain of a picture that extends without end, so a
@@ -139,13 +121,13 @@ check_case (const Case * c)
       /* outside the picture: garbage the search must not use */
       const gboolean inside = x < c->width && y < c->height;
       ref[(gsize) y * ref_w + x] = c->content == NATURAL && inside ?
-          natural_sample (x, y) : rng_next (&state) & 0xff;
+          natural_sample (x, y) : test_rng_next (&state) & 0xff;
     }
   for (y = 0; y < c->height; y++)
     for (x = 0; x < c->width; x++)
       cur[(gsize) y * c->width + x] = c->content == NATURAL ?
           natural_sample (x + c->pan_x, y + c->pan_y) :
-          rng_next (&state) & 0xff;
+          test_rng_next (&state) & 0xff;
 
   ref_lambda_search (cur, c->width, ref, ref_w, c->width, c->height,
       c->block, c->range, c->lambda, ref_lambda_f_code (c->range), exp);
@@ -244,8 +226,8 @@ GST_START_TEST (test_lambda_matters)
   guint i, differ = 0;
 
   for (i = 0; i < w * h; i++) {
-    cur[i] = rng_next (&state);
-    ref[i] = rng_next (&state);
+    cur[i] = test_rng_next (&state);
+    ref[i] = test_rng_next (&state);
   }
   ref_lambda_search (cur, w, ref, w, w, h, 16, 16, 0, 2, plain);
   ref_lambda_search (cur, w, ref, w, w, h, 16, 16, 200, 2, rated);
@@ -354,7 +336,6 @@ GST_START_TEST (test_element)
   GstElement *e = gst_element_factory_make ("clmotionsearch", NULL);
   GstClMotionVector got[13 * 8];
   RefLambdaVector exp[13 * 8];
-  GstContext *ctx_msg;
   GstClMotionMeta *meta;
   GstBuffer *frames[2], *out;
   GstVideoInfo info;
@@ -365,9 +346,7 @@ GST_START_TEST (test_element)
 
   fail_unless (e != NULL, "no clmotionsearch element");
   g_object_set (e, "lambda", lambda, "subpel", TRUE, NULL);
-  ctx_msg = gst_context_new_cl_context (context);
-  gst_element_set_context (e, ctx_msg);
-  gst_context_unref (ctx_msg);
+  test_set_shared_context (e);
   hs = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
@@ -411,7 +390,7 @@ GST_START_TEST (test_element)
   gst_buffer_unref (out);
   gst_buffer_unref (frames[0]);
   gst_buffer_unref (frames[1]);
-  gst_harness_teardown (hs);
+  test_harness_teardown (hs);
 }
 
 GST_END_TEST;
@@ -422,7 +401,7 @@ motionlambda_suite (void)
   Suite *s = suite_create ("motionlambda");
   TCase *tc = tcase_create ("general");
 
-  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_checked_fixture (tc, setup, test_release_shared_context);
   tcase_set_timeout (tc, 600);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_bits);
