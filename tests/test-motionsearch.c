@@ -1,0 +1,801 @@
+/* gst-clvideo: motion search (GstClMotionSearch, clmotionsearch,
+ * GstClMotionMeta)
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The device's vectors and SADs must equal those of motionsearch-ref.c, a
+ * plain C full search, on random and natural-looking pictures from 1x1 to
+ * 2048x2048, at block sizes 16 and 8, ranges 4, 16 and 32, with and
+ * without half-pel refinement and chroma weight, planes at odd offsets and
+ * strides. A natural-looking texture panned by a known vector must give
+ * that vector with SAD 0 wherever it is a candidate. Through the element:
+ * every format in system and OpenCL memory, no meta on the first frame or
+ * after a discont, flush or caps change, messages that agree with the
+ * meta, and vectors drawn only where asked.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <math.h>
+#include <string.h>
+
+#include "gstclcontext.h"
+#include "gstclmemory.h"
+#include "gstclmotionmeta.h"
+#include "gstclmotionsearchcompute.h"
+#include "motionsearch-ref.h"
+#include "testutil.h"
+
+/* ---- pictures ---- */
+
+/* A texture without end (shading, edges, grain, all from the position),
+ * so that a window of it moved by a vector is the same picture panned;
+ * @comp varies it per colour component. */
+static guint8
+texture (gint x, gint y, guint comp)
+{
+  guint32 g = (guint32) x * 0x9e3779b1u ^ ((guint32) y * 0x85ebca77u +
+      comp * 0x27d4eb2fu);
+  gdouble v;
+
+  g ^= g >> 16;
+  g *= 0x7feb352du;
+  g ^= g >> 15;
+  v = 100 + 15 * comp + 45 * sin (x * 0.11 + comp) * cos (y * 0.05) +
+      25 * sin ((x + 2 * y) * 0.037) + (((x + 40) / 29 + (y + 40) / 17) % 3)
+      * 20 + (gint) (g % 11) - 5;
+  return (guint8) CLAMP ((gint) v, 0, 255);
+}
+
+/* A system-memory frame, default layout: the texture seen from (sx, sy)
+ * (chroma from (sx, sy) scaled down), or random samples from @rng. */
+static GstBuffer *
+make_frame (const GstVideoInfo * info, gboolean natural, gint sx, gint sy,
+    guint32 * rng)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame vf;
+  guint c;
+
+  fail_unless (gst_video_frame_map (&vf, info, buf, GST_MAP_WRITE));
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    guint8 *data = GST_VIDEO_FRAME_COMP_DATA (&vf, c);
+    gint stride = GST_VIDEO_FRAME_COMP_STRIDE (&vf, c);
+    gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&vf, c);
+    gint w = GST_VIDEO_FRAME_COMP_WIDTH (&vf, c);
+    gint h = GST_VIDEO_FRAME_COMP_HEIGHT (&vf, c);
+    gint ws = w < GST_VIDEO_INFO_WIDTH (info) ? 2 : 1;
+    gint hs = h < GST_VIDEO_INFO_HEIGHT (info) ? 2 : 1;
+    gint x, y;
+
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++)
+        data[y * stride + x * ps] = natural ?
+            texture (x + sx / ws, y + sy / hs, c) :
+            test_rng_next (rng) & 0xff;
+  }
+  gst_video_frame_unmap (&vf);
+  return buf;
+}
+
+/* Packed copies of the components of @buf (a frame of @info). */
+typedef struct
+{
+  guint8 *data[3];
+  gint w[3], h[3];
+  guint n;
+} Planes;
+
+static void
+planes_get (Planes * p, const GstVideoInfo * info, GstBuffer * buf)
+{
+  GstVideoFrame vf;
+  guint c;
+  gint x, y;
+
+  fail_unless (gst_video_frame_map (&vf, info, buf, GST_MAP_READ));
+  p->n = GST_VIDEO_INFO_N_COMPONENTS (info);
+  for (c = 0; c < p->n; c++) {
+    const guint8 *data = GST_VIDEO_FRAME_COMP_DATA (&vf, c);
+    gint stride = GST_VIDEO_FRAME_COMP_STRIDE (&vf, c);
+    gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&vf, c);
+
+    p->w[c] = GST_VIDEO_FRAME_COMP_WIDTH (&vf, c);
+    p->h[c] = GST_VIDEO_FRAME_COMP_HEIGHT (&vf, c);
+    p->data[c] = g_malloc ((gsize) p->w[c] * p->h[c]);
+    for (y = 0; y < p->h[c]; y++)
+      for (x = 0; x < p->w[c]; x++)
+        p->data[c][y * p->w[c] + x] = data[y * stride + x * ps];
+  }
+  gst_video_frame_unmap (&vf);
+}
+
+static void
+planes_clear (Planes * p)
+{
+  guint c;
+  for (c = 0; c < p->n; c++)
+    g_free (p->data[c]);
+}
+
+static RefPlane
+ref_plane (const Planes * p, guint c)
+{
+  RefPlane r = { p->data[c], p->w[c], 1, p->w[c], p->h[c] };
+  return r;
+}
+
+/* The C reference's vectors of @cur against @ref. */
+static RefMotionVector *
+reference_vectors (const Planes * cur, const Planes * ref, gint bs,
+    gint range, gboolean subpel, guint weight_q)
+{
+  gint n = ((cur->w[0] + bs - 1) / bs) * ((cur->h[0] + bs - 1) / bs);
+  RefMotionVector *exp = g_new (RefMotionVector, n);
+  RefPlane c = ref_plane (cur, 0), r = ref_plane (ref, 0);
+  RefPlane cc[2], rc[2];
+  gboolean chroma = weight_q > 0 && cur->n == 3;
+
+  if (chroma) {
+    cc[0] = ref_plane (cur, 1);
+    cc[1] = ref_plane (cur, 2);
+    rc[0] = ref_plane (ref, 1);
+    rc[1] = ref_plane (ref, 2);
+  }
+  ref_motion_search (&c, &r, chroma ? cc : NULL, chroma ? rc : NULL,
+      cur->w[1] < cur->w[0] ? 1 : 0, cur->h[1] < cur->h[0] ? 1 : 0,
+      weight_q, bs, range, subpel, exp);
+  return exp;
+}
+
+static void
+compare_vectors (const GstClMotionVector * got, const RefMotionVector * exp,
+    guint blocks_x, guint n, const gchar * desc)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    fail_unless (got[i].dx == exp[i].dx && got[i].dy == exp[i].dy &&
+        got[i].sad == exp[i].sad, "%s: block (%u,%u) got (%d,%d) SAD %u, "
+        "expected (%d,%d) SAD %u", desc, i % blocks_x, i / blocks_x,
+        got[i].dx, got[i].dy, got[i].sad, exp[i].dx, exp[i].dy, exp[i].sad);
+}
+
+/* random content */
+#define NO_PAN G_MAXINT
+
+/* Where the pan (px, py) is a candidate of a block, that block must have
+ * found it with SAD 0 (the texture's grain makes it the only exact
+ * match). Returns how many blocks were checked. */
+static guint
+check_pan (const GstClMotionVector * got, gint w, gint h, gint bs, gint range,
+    gint px, gint py, const gchar * desc)
+{
+  gint blocks_x = (w + bs - 1) / bs, blocks_y = (h + bs - 1) / bs, bx, by;
+  guint checked = 0;
+
+  if (px == NO_PAN || px < -range || px >= range || py < -range ||
+      py >= range)
+    return 0;
+  for (by = 0; by < blocks_y; by++) {
+    for (bx = 0; bx < blocks_x; bx++) {
+      const GstClMotionVector *v = &got[by * blocks_x + bx];
+      gint x0 = bx * bs, y0 = by * bs;
+      gint bw = MIN (bs, w - x0), bh = MIN (bs, h - y0);
+
+      if (x0 + px < 0 || y0 + py < 0 || x0 + px + bw > w || y0 + py + bh > h)
+        continue;
+      fail_unless (v->dx == 2 * px && v->dy == 2 * py && v->sad == 0,
+          "%s: block (%d,%d) found (%d,%d) SAD %u for the pan (%d,%d)", desc,
+          bx, by, v->dx, v->dy, v->sad, px, py);
+      checked++;
+    }
+  }
+  return checked;
+}
+
+/* ---- the search itself, straight through the API ---- */
+
+/* @p's luma in a buffer of its own at a byte offset, rows padded. */
+static void
+upload_luma (const Planes * p, gsize offset, guint pad, GstClPlane * plane)
+{
+  GstClContext *ctx = test_get_shared_context ();
+  guint stride = p->w[0] + pad;
+  gsize size = offset + (gsize) stride * p->h[0];
+  guint8 *data = g_malloc (size);
+  cl_int ret;
+  gint y;
+
+  memset (data, 0x5a, size);
+  for (y = 0; y < p->h[0]; y++)
+    memcpy (data + offset + (gsize) y * stride, p->data[0] + y * p->w[0],
+        p->w[0]);
+  plane->mem = clCreateBuffer (ctx->context, CL_MEM_READ_ONLY |
+      CL_MEM_COPY_HOST_PTR, size, data, &ret);
+  fail_unless (ret == CL_SUCCESS, "clCreateBuffer: %s",
+      gst_cl_error_name (ret));
+  plane->offset = offset;
+  plane->stride = stride;
+  plane->width = p->w[0];
+  plane->height = p->h[0];
+  plane->pixel_stride = 1;
+  g_free (data);
+}
+
+typedef struct
+{
+  gint w, h, bs, range;
+  gboolean subpel, natural;
+  gint px, py;                  /* natural: the pan between the pictures */
+} SearchCase;
+
+static void
+check_search (const SearchCase * sc)
+{
+  GstClContext *ctx = test_get_shared_context ();
+  GstClMotionSearchParams params = { sc->bs, sc->range, sc->subpel, 0, 0.0 };
+  GstVideoInfo info;
+  GstBuffer *fref, *fcur;
+  Planes pref, pcur;
+  GstClPlane cl_cur, cl_ref;
+  GstClMotionSearch *ms;
+  GstClMotionVector *got;
+  RefMotionVector *exp;
+  GError *error = NULL;
+  guint32 rng = test_seed ("search", sc->w * 7 + sc->h * 131 + sc->bs +
+      sc->range * 3);
+  guint bx, by, i;
+  cl_mem vectors;
+  cl_int ret;
+  gchar *desc;
+
+  desc = g_strdup_printf ("%dx%d %s, block %d, range %d%s", sc->w, sc->h,
+      sc->natural ? "natural" : "random", sc->bs, sc->range,
+      sc->subpel ? ", half-pel" : "");
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, sc->w, sc->h);
+  fref = make_frame (&info, sc->natural, 0, 0, &rng);
+  fcur = make_frame (&info, sc->natural, sc->px, sc->py, &rng);
+  planes_get (&pref, &info, fref);
+  planes_get (&pcur, &info, fcur);
+
+  ms = gst_cl_motion_search_new (ctx, &params, &error);
+  fail_unless (ms != NULL, "%s: %s", desc, error ? error->message : "?");
+  gst_cl_motion_search_grid (ms, sc->w, sc->h, &bx, &by);
+  fail_unless_equals_int (bx, (sc->w + sc->bs - 1) / sc->bs);
+  fail_unless_equals_int (by, (sc->h + sc->bs - 1) / sc->bs);
+  upload_luma (&pcur, 3, 5, &cl_cur);
+  upload_luma (&pref, 64, 19, &cl_ref);
+  vectors = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE,
+      (gsize) bx * by * sizeof (GstClMotionVector), NULL, &ret);
+  fail_unless (ret == CL_SUCCESS);
+  /* twice: nothing of one run may leak into the next */
+  for (i = 0; i < 2; i++)
+    fail_unless (gst_cl_motion_search_run (ms, &cl_cur, &cl_ref, vectors,
+            &error), "%s: %s", desc, error ? error->message : "?");
+  got = g_new (GstClMotionVector, bx * by);
+  ret = clEnqueueReadBuffer (ctx->queue, vectors, CL_TRUE, 0,
+      (gsize) bx * by * sizeof (GstClMotionVector), got, 0, NULL, NULL);
+  fail_unless (ret == CL_SUCCESS, "clEnqueueReadBuffer: %s",
+      gst_cl_error_name (ret));
+
+  exp = reference_vectors (&pcur, &pref, sc->bs, sc->range, sc->subpel, 0);
+  compare_vectors (got, exp, bx, bx * by, desc);
+  if (sc->natural && !sc->subpel)
+    check_pan (got, sc->w, sc->h, sc->bs, sc->range, sc->px, sc->py, desc);
+
+  gst_cl_motion_search_free (ms);
+  clReleaseMemObject (vectors);
+  clReleaseMemObject (cl_cur.mem);
+  clReleaseMemObject (cl_ref.mem);
+  planes_clear (&pref);
+  planes_clear (&pcur);
+  gst_buffer_unref (fref);
+  gst_buffer_unref (fcur);
+  g_free (got);
+  g_free (exp);
+  g_free (desc);
+}
+
+static const struct
+{
+  gint w, h;
+} search_sizes[] = {
+  {1, 1}, {17, 9}, {16, 16}, {33, 47}, {100, 70}, {211, 97},
+};
+
+/* Every size at block sizes 16 and 8, ranges 4, 16 and 32, random and
+ * natural content, with and without half-pel refinement. */
+GST_START_TEST (test_search)
+{
+  static const gint ranges[] = { 4, 16, 32 };
+  guint b, r, n;
+
+  for (b = 0; b < 2; b++) {
+    for (r = 0; r < G_N_ELEMENTS (ranges); r++) {
+      for (n = 0; n < 4; n++) {
+        SearchCase sc = { search_sizes[__i__].w, search_sizes[__i__].h,
+          b ? 8 : 16, ranges[r], n & 1, n >> 1, 0, 0
+        };
+        /* pans inside and outside the window */
+        sc.px = (r + n) % 2 ? 3 : -ranges[r];
+        sc.py = (b + n) % 2 ? ranges[r] - 1 : -2 - (gint) r;
+        check_search (&sc);
+      }
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* The largest pictures: a couple of cases, small windows. */
+GST_START_TEST (test_search_large)
+{
+  static const SearchCase cases[] = {
+    {2048, 2048, 16, 4, FALSE, TRUE, 3, -4},
+    {1918, 1078, 8, 4, TRUE, FALSE, 0, 0},
+  };
+  check_search (&cases[__i__]);
+}
+
+GST_END_TEST;
+
+/* Parameters the search refuses, with a message. */
+GST_START_TEST (test_bad_params)
+{
+  GstClContext *ctx = test_get_shared_context ();
+  const GstClMotionSearchParams bad[] = {
+    {12, 16, FALSE, 0, 0.0}, {16, 0, FALSE, 0, 0.0},
+    {16, GST_CL_MOTION_SEARCH_MAX_RANGE + 1, FALSE, 0, 0.0},
+    {16, 16, FALSE, 0, -1.0}, {16, 16, FALSE, 0, 100.0},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GError *error = NULL;
+    fail_unless (gst_cl_motion_search_new (ctx, &bad[i], &error) == NULL);
+    fail_unless (error != NULL && error->message[0]);
+    g_error_free (error);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- the element ---- */
+
+static GstHarness *
+new_harness (const gchar * props)
+{
+  GstElement *e = gst_element_factory_make ("clmotionsearch", NULL);
+  GstHarness *h;
+
+  fail_unless (e != NULL, "no clmotionsearch element");
+  test_set_properties (e, props);
+  test_set_shared_context (e);
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  test_attach_bus (h->element);
+  return h;
+}
+
+static void
+set_caps (GstHarness * h, const GstVideoInfo * info, gboolean cl)
+{
+  GstCaps *caps = gst_video_info_to_caps (info);
+  if (cl)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CL, NULL));
+  gst_harness_set_src_caps (h, caps);
+}
+
+/* A copy of @buf in OpenCL memory of the shared context. */
+static GstBuffer *
+to_cl (GstBuffer * buf)
+{
+  GstAllocator *alloc = gst_cl_allocator_new (test_get_shared_context ());
+  gsize size = gst_buffer_get_size (buf);
+  GError *error = NULL;
+  GstMemory *mem = gst_cl_allocator_alloc_memory (alloc, size, &error);
+  GstBuffer *out = gst_buffer_new ();
+  GstMapInfo map;
+
+  fail_unless (mem != NULL, "%s", error ? error->message : "?");
+  gst_object_unref (alloc);
+  gst_buffer_append_memory (out, mem);
+  gst_buffer_copy_into (out, buf, GST_BUFFER_COPY_METADATA, 0, -1);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_WRITE));
+  gst_buffer_extract (buf, 0, map.data, size);
+  gst_buffer_unmap (out, &map);
+  return out;
+}
+
+/* The vectors of @out's meta, checked against its description. */
+static GstClMotionVector *
+meta_vectors (GstBuffer * out, const GstVideoInfo * info, guint bs,
+    guint range, gboolean subpel, const gchar * desc)
+{
+  GstClMotionMeta *meta = gst_buffer_get_cl_motion_meta (out);
+  GstClMotionVector *got;
+  GError *error = NULL;
+  guint bx = (GST_VIDEO_INFO_WIDTH (info) + bs - 1) / bs;
+  guint by = (GST_VIDEO_INFO_HEIGHT (info) + bs - 1) / bs;
+
+  fail_unless (meta != NULL, "%s: no motion meta", desc);
+  fail_unless (meta->context == test_get_shared_context ());
+  fail_unless_equals_int (meta->blocks_x, bx);
+  fail_unless_equals_int (meta->blocks_y, by);
+  fail_unless_equals_int (meta->block_size, bs);
+  fail_unless_equals_int (meta->search_range, range);
+  fail_unless_equals_int (meta->subpel, subpel);
+  got = g_new (GstClMotionVector, bx * by);
+  fail_unless (gst_cl_motion_meta_read (meta, got, &error), "%s: %s", desc,
+      error ? error->message : "?");
+  return got;
+}
+
+/* Pushes @frames (n of them, @info) one by one and checks each output
+ * after the first against the reference search of it and its
+ * predecessor. */
+static void
+run_sequence (GstHarness * h, const GstVideoInfo * info, GstBuffer ** frames,
+    guint n, gboolean cl, guint bs, guint range, gboolean subpel,
+    guint weight_q, gint px, gint py, const gchar * what)
+{
+  guint i;
+
+  set_caps (h, info, cl);
+  for (i = 0; i < n; i++) {
+    GstBuffer *in = cl ? to_cl (frames[i]) : gst_buffer_ref (frames[i]);
+    gchar *desc = g_strdup_printf ("%s %s %dx%d%s, frame %u", what,
+        GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), cl ? " (OpenCL memory)" : "", i);
+    GstBuffer *out = test_push_and_pull (h, in, desc);
+
+    fail_unless (gst_buffer_peek_memory (out, 0) ==
+        gst_buffer_peek_memory (in, 0), "%s: the frame was copied", desc);
+    if (i == 0) {
+      fail_unless (gst_buffer_get_cl_motion_meta (out) == NULL,
+          "%s: a meta on the first frame", desc);
+    } else {
+      Planes pc, pr;
+      GstClMotionVector *got = meta_vectors (out, info, bs, range, subpel,
+          desc);
+      RefMotionVector *exp;
+
+      fail_unless_equals_uint64 (gst_buffer_get_cl_motion_meta
+          (out)->reference_pts, GST_BUFFER_PTS (frames[i - 1]));
+      planes_get (&pc, info, frames[i]);
+      planes_get (&pr, info, frames[i - 1]);
+      exp = reference_vectors (&pc, &pr, bs, range, subpel, weight_q);
+      compare_vectors (got, exp, (pc.w[0] + bs - 1) / bs,
+          ((pc.w[0] + bs - 1) / bs) * ((pc.h[0] + bs - 1) / bs), desc);
+      if (!subpel && !weight_q)
+        check_pan (got, pc.w[0], pc.h[0], bs, range, px, py, desc);
+      planes_clear (&pc);
+      planes_clear (&pr);
+      g_free (got);
+      g_free (exp);
+    }
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    g_free (desc);
+  }
+}
+
+/* Frames of the texture panned by (px, py) per frame: frame t shows it
+ * from (t * px, t * py), so each block of frame t is in frame t - 1 at
+ * its place + (px, py). */
+static GstBuffer **
+panned_frames (const GstVideoInfo * info, guint n, gint px, gint py)
+{
+  GstBuffer **frames = g_new (GstBuffer *, n);
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    /* away from the origin: the texture's edges are not at 0 */
+    frames[i] = make_frame (info, TRUE, 300 + i * px, 200 + i * py, NULL);
+    GST_BUFFER_PTS (frames[i]) = i * GST_SECOND / 30;
+    GST_BUFFER_DURATION (frames[i]) = GST_SECOND / 30;
+  }
+  return frames;
+}
+
+static void
+free_frames (GstBuffer ** frames, guint n)
+{
+  guint i;
+  for (i = 0; i < n; i++)
+    gst_buffer_unref (frames[i]);
+  g_free (frames);
+}
+
+static const struct
+{
+  gint px, py;
+} pans[] = {
+  {3, -2}, {-5, 7}, {0, 0}, {-16, 15}, {12, -9}, {20, 1},
+};
+
+/* The texture panned: the exact vector with SAD 0 wherever it is a
+ * candidate, the reference's best elsewhere (edges, pans beyond the
+ * range). */
+GST_START_TEST (test_pan)
+{
+  GstVideoInfo info;
+  guint b;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 96, 72);
+  for (b = 0; b < 2; b++) {
+    guint bs = b ? 8 : 16;
+    gchar *props = g_strdup_printf ("block-size=%u search-range=16", bs);
+    GstHarness *h = new_harness (props);
+    GstBuffer **frames = panned_frames (&info, 3, pans[__i__].px,
+        pans[__i__].py);
+
+    run_sequence (h, &info, frames, 3, FALSE, bs, 16, FALSE, 0,
+        pans[__i__].px, pans[__i__].py, "pan");
+    free_frames (frames, 3);
+    test_harness_teardown (h);
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
+/* Every format, in system and OpenCL memory, half-pel refined. */
+GST_START_TEST (test_formats)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12,
+    GST_VIDEO_FORMAT_Y444,
+  };
+  guint f, cl;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (cl = 0; cl < 2; cl++) {
+      GstHarness *h = new_harness ("block-size=8 search-range=8 subpel=true");
+      GstVideoInfo info;
+      GstBuffer **frames;
+
+      gst_video_info_set_format (&info, formats[f], 67, 45);
+      frames = panned_frames (&info, 3, 2, -3);
+      run_sequence (h, &info, frames, 3, cl, 8, 8, TRUE, 0, 2, -3,
+          "formats");
+      free_frames (frames, 3);
+      test_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* chroma-weight: the chroma SAD at the vector rounded down to the chroma
+ * grid joins the cost; GRAY8 has none. Random content, where chroma
+ * changes the choice. */
+GST_START_TEST (test_chroma_weight)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444,
+    GST_VIDEO_FORMAT_GRAY8,
+  };
+  guint f, i;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstHarness *h = new_harness ("block-size=16 search-range=8 "
+        "chroma-weight=1.5");
+    GstVideoInfo info;
+    GstBuffer *frames[3];
+    guint32 rng = test_seed ("chroma", f);
+
+    gst_video_info_set_format (&info, formats[f], 70, 50);
+    for (i = 0; i < 3; i++) {
+      frames[i] = make_frame (&info, FALSE, 0, 0, &rng);
+      GST_BUFFER_PTS (frames[i]) = i * GST_SECOND;
+    }
+    run_sequence (h, &info, frames, 3, f == 1, 16, 8, FALSE,
+        formats[f] == GST_VIDEO_FORMAT_GRAY8 ? 0 : 384, NO_PAN, NO_PAN,
+        "chroma");
+    for (i = 0; i < 3; i++)
+      gst_buffer_unref (frames[i]);
+    test_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+static gboolean
+has_meta (GstHarness * h, GstBuffer * in)
+{
+  GstBuffer *out = test_push_and_pull (h, in, "frame");
+  gboolean ret = gst_buffer_get_cl_motion_meta (out) != NULL;
+  gst_buffer_unref (out);
+  return ret;
+}
+
+/* No reference, no meta: the first frame, a discont, a flush, a caps
+ * change; the frame after each has one again. */
+GST_START_TEST (test_start_over)
+{
+  GstHarness *h = new_harness ("search-range=4");
+  GstVideoInfo info, small;
+  GstBuffer **frames, **other;
+  GstSegment segment;
+  GstBuffer *b;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 48, 32);
+  gst_video_info_set_format (&small, GST_VIDEO_FORMAT_I420, 33, 17);
+  frames = panned_frames (&info, 8, 1, 1);
+  other = panned_frames (&small, 2, 1, 1);
+  set_caps (h, &info, FALSE);
+
+  fail_if (has_meta (h, frames[0]));
+  fail_unless (has_meta (h, frames[1]));
+  b = gst_buffer_copy (frames[2]);
+  GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+  fail_if (has_meta (h, b), "a meta after a discont");
+  gst_buffer_unref (b);
+  fail_unless (has_meta (h, frames[3]));
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  fail_if (has_meta (h, frames[4]), "a meta after a flush");
+  fail_unless (has_meta (h, frames[5]));
+
+  /* a new size: its own grid from the second frame on */
+  run_sequence (h, &small, other, 2, FALSE, 16, 4, FALSE, 0, 1, 1,
+      "caps change");
+  /* and back */
+  run_sequence (h, &info, frames + 6, 2, FALSE, 16, 4, FALSE, 0, 1, 1,
+      "caps change back");
+
+  free_frames (frames, 8);
+  free_frames (other, 2);
+  test_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The messages' statistics are those of the meta's vectors. */
+GST_START_TEST (test_messages)
+{
+  GstHarness *h = new_harness ("block-size=8 search-range=8 subpel=true "
+      "post-messages=true");
+  GstVideoInfo info;
+  GstBuffer **frames;
+  GstClMotionVector *vectors[4];
+  GList *msgs, *l;
+  guint i, n = 4, blocks;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 40);
+  frames = panned_frames (&info, n, -3, 2);
+  set_caps (h, &info, FALSE);
+  blocks = 8 * 5;
+  for (i = 0; i < n; i++) {
+    GstBuffer *out = test_push_and_pull (h, frames[i], "messages");
+    vectors[i] = i ? meta_vectors (out, &info, 8, 8, TRUE, "messages") : NULL;
+    gst_buffer_unref (out);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+
+  msgs = test_pop_element_messages (h);
+  fail_unless_equals_int (g_list_length (msgs), n - 1);
+  for (l = msgs, i = 1; l; l = l->next, i++) {
+    const GstStructure *s = gst_message_get_structure (l->data);
+    gdouble mag = 0, sad = 0, zero = 0, v;
+    guint64 ts;
+    guint b, got_blocks;
+
+    fail_unless (gst_structure_has_name (s, "clmotionsearch"));
+    fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
+    fail_unless_equals_uint64 (ts, GST_BUFFER_PTS (frames[i]));
+    fail_unless (gst_structure_get_uint (s, "blocks", &got_blocks));
+    fail_unless_equals_int (got_blocks, blocks);
+    for (b = 0; b < blocks; b++) {
+      const GstClMotionVector *mv = &vectors[i][b];
+      mag += sqrt (mv->dx * mv->dx + mv->dy * mv->dy) / 2.0;
+      sad += mv->sad;
+      zero += mv->dx == 0 && mv->dy == 0;
+    }
+    fail_unless (gst_structure_get_double (s, "mean-magnitude", &v));
+    fail_unless (fabs (v - mag / blocks) < 1e-9, "mean-magnitude %g, "
+        "expected %g", v, mag / blocks);
+    /* most blocks move with the pan */
+    fail_unless (v > 3.0 && v < 4.0, "mean-magnitude %g", v);
+    fail_unless (gst_structure_get_double (s, "mean-sad", &v));
+    fail_unless (fabs (v - sad / blocks) < 1e-9);
+    fail_unless (gst_structure_get_double (s, "zero-share", &v));
+    fail_unless (fabs (v - zero / blocks) < 1e-9);
+  }
+  g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
+  for (i = 1; i < n; i++)
+    g_free (vectors[i]);
+  free_frames (frames, n);
+  test_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* draw-vectors: only the luma of frames with vectors changes, only to the
+ * line and dot values, and every block centre gets its dot. */
+GST_START_TEST (test_draw)
+{
+  guint cl;
+
+  for (cl = 0; cl < 2; cl++) {
+    GstHarness *h = new_harness ("block-size=16 search-range=8 "
+        "draw-vectors=true");
+    GstVideoInfo info;
+    GstBuffer **frames;
+    guint i;
+
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 80, 50);
+    frames = panned_frames (&info, 3, 4, 0);
+    set_caps (h, &info, cl);
+    for (i = 0; i < 3; i++) {
+      GstBuffer *in = cl ? to_cl (frames[i]) : gst_buffer_ref (frames[i]);
+      GstBuffer *out = test_push_and_pull (h, in, "draw");
+      Planes po, pi;
+      guint c, changed = 0;
+      gint x, y, bx, by;
+
+      planes_get (&po, &info, out);
+      planes_get (&pi, &info, frames[i]);
+      for (c = 1; c < 3; c++)
+        fail_unless (memcmp (po.data[c], pi.data[c], po.w[c] * po.h[c]) == 0,
+            "frame %u: chroma changed", i);
+      for (y = 0; y < po.h[0]; y++)
+        for (x = 0; x < po.w[0]; x++) {
+          guint8 o = po.data[0][y * po.w[0] + x];
+          if (o == pi.data[0][y * po.w[0] + x])
+            continue;
+          changed++;
+          fail_unless (o == 255 || o == 16, "frame %u: (%d,%d) drawn as %u",
+              i, x, y, o);
+        }
+      if (i == 0) {
+        fail_unless_equals_int (changed, 0);
+      } else {
+        for (by = 0; by < 4; by++)
+          for (bx = 0; bx < 5; bx++) {
+            gint cx = bx * 16 + 8, cy = by * 16 + MIN (16, 50 - by * 16) / 2;
+            fail_unless_equals_int (po.data[0][cy * po.w[0] + cx], 16);
+          }
+        /* the pan of 4 draws lines of 4 samples from most centres */
+        fail_unless (changed > 20 * 4, "only %u samples drawn", changed);
+      }
+      planes_clear (&po);
+      planes_clear (&pi);
+      gst_buffer_unref (out);
+      gst_buffer_unref (in);
+    }
+    free_frames (frames, 3);
+    test_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+motionsearch_suite (void)
+{
+  Suite *s = suite_create ("motionsearch");
+  TCase *tc = test_suite_add_case (s);
+
+  tcase_add_loop_test (tc, test_search, 0, G_N_ELEMENTS (search_sizes));
+  tcase_add_loop_test (tc, test_search_large, 0, 2);
+  tcase_add_test (tc, test_bad_params);
+  tcase_add_loop_test (tc, test_pan, 0, G_N_ELEMENTS (pans));
+  tcase_add_test (tc, test_formats);
+  tcase_add_test (tc, test_chroma_weight);
+  tcase_add_test (tc, test_start_over);
+  tcase_add_test (tc, test_messages);
+  tcase_add_test (tc, test_draw);
+  return s;
+}
+
+GST_CHECK_MAIN (motionsearch);
