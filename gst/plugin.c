@@ -7,6 +7,7 @@
 #include "gstclcontrast.h"
 #include "gstclhistogram.h"
 #include "gstclmotionsearch.h"
+#include "gstclmpegenc.h"
 #include "gstclsmooth.h"
 #include "gstcltransfer.h"
 
@@ -29,6 +30,8 @@ plugin_init (GstPlugin * plugin)
       GST_TYPE_CL_SMOOTH);
   ok &= gst_element_register (plugin, "clmotionsearch", GST_RANK_NONE,
       GST_TYPE_CL_MOTION_SEARCH_ELEMENT);
+  ok &= gst_element_register (plugin, "clmpegenc", GST_RANK_NONE,
+      GST_TYPE_CL_MPEG_ENC);
   return ok;
 }
 

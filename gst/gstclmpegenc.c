@@ -1,0 +1,1148 @@
+/* gst-clvideo: clmpegenc
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-clmpegenc
+ * @title: clmpegenc
+ *
+ * Encodes I420 or NV12 video into an MPEG-1 video elementary stream
+ * (ISO/IEC 11172-2) with I and P pictures. The per-macroblock work runs on
+ * an OpenCL device (kernels/mpegenc.cl): motion-compensated half-pel
+ * prediction from the reconstructed previous picture, which stays on the
+ * device, the intra/inter decision, forward DCT, quantisation and the
+ * decoder's reconstruction (IEEE 1180 accurate inverse DCT, mismatch
+ * control). The host codes the slices (one per macroblock row) in
+ * parallel on worker threads while the device works on the next frame.
+ *
+ * Motion vectors come from an upstream `clmotionsearch` (its
+ * GstClMotionMeta, 16x16 blocks) when the buffer carries them, otherwise
+ * from the same search run here against the reconstructed reference
+ * ("search-range", "subpel").
+ *
+ * Every GOP is closed and starts with a sequence header, so a stream can
+ * be cut at any GOP; a sequence end code ends the stream, and a change of
+ * size starts a new sequence. With "bitrate" set, the quantiser follows a
+ * target bit rate under a VBV buffer model that neither underflows (a
+ * picture too large is coded again, coarser) nor overflows (zero
+ * stuffing); with "bitrate" 0 the quantiser is constant ("quantizer").
+ *
+ * MPEG-1 knows only the frame rates 23.976, 24, 25, 29.97, 30, 50, 59.94
+ * and 60: others are refused (put `videorate` in front); an unknown rate
+ * (0/1) is coded as 25 with a warning. Any size up to 4095x2800 works: the
+ * picture is padded to whole macroblocks and the true size is written in
+ * the sequence header.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! video/x-raw,width=640,height=480,framerate=25/1 ! clmpegenc quantizer=4 ! filesink location=out.m1v
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclmpegenc.h"
+
+#include <string.h>
+
+#include "gstclbufferpool.h"
+#include "gstclcontext.h"
+#include "gstclmemory.h"
+#include "gstclmotionmeta.h"
+#include "gstclmotionsearchcompute.h"
+#include "gstclmpegbitwriter.h"
+#include "gstclmpegratecontrol.h"
+#include "gstclmpegtransform.h"
+#include "gstclmpegvlc.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cl_mpeg_enc_debug);
+#define GST_CAT_DEFAULT gst_cl_mpeg_enc_debug
+
+#define DEFAULT_GOP_SIZE 12
+#define DEFAULT_QUANTIZER 4
+#define DEFAULT_BITRATE 0
+#define DEFAULT_VBV_SIZE 0
+#define DEFAULT_ADAPTIVE_QUANT FALSE
+#define DEFAULT_SEARCH_RANGE 16
+#define DEFAULT_SUBPEL TRUE
+
+/* an inter macroblock must predict better than its own activity by this
+ * much (SAD units) to beat intra coding */
+#define INTRA_BIAS 384
+/* VBV buffer when not set: half a second at the bit rate */
+#define AUTO_VBV_SECONDS 0.5
+
+#define MAX_WIDTH 4095
+#define MAX_HEIGHT 2800         /* 175 slice rows */
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE,
+  PROP_GOP_SIZE,
+  PROP_QUANTIZER,
+  PROP_BITRATE,
+  PROP_VBV_BUFFER_SIZE,
+  PROP_ADAPTIVE_QUANT,
+  PROP_SEARCH_RANGE,
+  PROP_SUBPEL,
+  PROP_STATS,
+};
+
+/* one frame between its device stages and its entropy coding */
+typedef struct
+{
+  GstVideoCodecFrame *frame;
+  cl_mem cur, vectors, records, levels;
+  GstClMpegMbRecord *rec;       /* mapped results, once @ready */
+  gint16 *lev;
+  cl_event ready;
+  gboolean intra, gop_start, seq_start;
+  guint quant;
+  guint ref, out;               /* reconstruction buffers */
+  guint temporal_reference;
+  guint64 gop_frame;            /* first picture of its GOP, in the sequence */
+  gboolean encoded;
+} Slot;
+
+struct _GstClMpegEnc
+{
+  GstVideoEncoder parent;
+
+  /* properties */
+  gchar *device;
+  guint gop_size, quantizer, bitrate, vbv_size, search_range;
+  gboolean adaptive, subpel;
+
+  GstClContext *ctx;
+  GstClMpegTransform *tr;
+  GstClMotionSearch *ms;
+  GstBufferPool *staging;
+  GstVideoCodecState *input_state;
+  GstVideoInfo info;
+  guint mb_width, mb_height;
+  cl_mem recon[3];
+  guint last_recon;
+  Slot slots[2];
+  guint next_slot;
+  Slot *pending;
+
+  /* stream */
+  GstClMpegSequenceParams seq;
+  gint fps_n, fps_d;
+  guint64 seq_frames;           /* pictures so far in the sequence */
+  guint gop_pos;
+  guint64 gop_first;
+  gboolean need_sequence;
+  GstClMpegRateControl rc;
+  guint avg_activity;
+
+  /* entropy coding */
+  GThreadPool *workers;
+  GstClMpegBitWriter header;
+  GstClMpegBitWriter *rows;
+  GMutex job_lock;
+  GCond job_cond;
+  guint job_left;
+  Slot *job_slot;
+  guint job_f_code;
+
+  /* statistics */
+  guint64 frames_out, bytes_out, vlc_ns, wait_ns;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstClMpegEnc, gst_cl_mpeg_enc,
+    GST_TYPE_VIDEO_ENCODER,
+    GST_DEBUG_CATEGORY_INIT (gst_cl_mpeg_enc_debug, "clmpegenc", 0,
+        "OpenCL MPEG-1 video encoder"));
+
+#define SINK_CAPS_STR(feature) \
+  "video/x-raw" feature ", format=(string){ I420, NV12 }, " \
+  "width=(int)[1, 4095], height=(int)[1, 2800], " \
+  "framerate=(fraction)[0/1, 2147483647/1]"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (SINK_CAPS_STR ("(" GST_CAPS_FEATURE_MEMORY_CL ")") "; "
+        SINK_CAPS_STR ("")));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS ("video/mpeg, mpegversion=(int)1, "
+        "systemstream=(boolean)false, width=(int)[1, 4095], "
+        "height=(int)[1, 2800], framerate=(fraction)[0/1, 60/1]"));
+
+/* ---- device objects ---- */
+
+static void
+slot_unmap (GstClMpegEnc * self, Slot * s)
+{
+  if (s->ready) {
+    clWaitForEvents (1, &s->ready);
+    clReleaseEvent (s->ready);
+    s->ready = NULL;
+  }
+  if (s->rec)
+    clEnqueueUnmapMemObject (self->ctx->queue, s->records, s->rec, 0, NULL,
+        NULL);
+  if (s->lev)
+    clEnqueueUnmapMemObject (self->ctx->queue, s->levels, s->lev, 0, NULL,
+        NULL);
+  s->rec = NULL;
+  s->lev = NULL;
+}
+
+static void
+slot_drop_frame (GstClMpegEnc * self, Slot * s)
+{
+  slot_unmap (self, s);
+  if (s->frame)
+    gst_video_codec_frame_unref (s->frame);
+  s->frame = NULL;
+  s->encoded = FALSE;
+}
+
+static void
+release_mem (cl_mem * m)
+{
+  if (*m)
+    clReleaseMemObject (*m);
+  *m = NULL;
+}
+
+static void
+release_device (GstClMpegEnc * self)
+{
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    Slot *s = &self->slots[i];
+    slot_drop_frame (self, s);
+    release_mem (&s->cur);
+    release_mem (&s->vectors);
+    release_mem (&s->records);
+    release_mem (&s->levels);
+  }
+  self->pending = NULL;
+  for (i = 0; i < 3; i++)
+    release_mem (&self->recon[i]);
+  g_clear_pointer (&self->ms, gst_cl_motion_search_free);
+  g_clear_pointer (&self->tr, gst_cl_mpeg_transform_free);
+  if (self->staging) {
+    gst_buffer_pool_set_active (self->staging, FALSE);
+    gst_clear_object (&self->staging);
+  }
+  if (self->rows) {
+    for (i = 0; i < self->mb_height; i++)
+      gst_cl_mpeg_bit_writer_clear (&self->rows[i]);
+    g_clear_pointer (&self->rows, g_free);
+  }
+}
+
+static gboolean
+setup_device (GstClMpegEnc * self, GError ** error)
+{
+  GstClMotionSearchParams mp = { 0, };
+  gsize pic, rec, lev, vec;
+  guint i, w = GST_VIDEO_INFO_WIDTH (&self->info);
+  guint h = GST_VIDEO_INFO_HEIGHT (&self->info);
+
+  self->tr = gst_cl_mpeg_transform_new (self->ctx, w, h, error);
+  if (!self->tr)
+    return FALSE;
+  self->mb_width = gst_cl_mpeg_transform_mb_width (self->tr);
+  self->mb_height = gst_cl_mpeg_transform_mb_height (self->tr);
+  pic = gst_cl_mpeg_transform_picture_size (self->tr);
+  rec = gst_cl_mpeg_transform_records_size (self->tr);
+  lev = gst_cl_mpeg_transform_levels_size (self->tr);
+  vec = (gsize) self->mb_width * self->mb_height * sizeof (GstClMotionVector);
+  for (i = 0; i < 3; i++)
+    if (!(self->recon[i] = gst_cl_mpeg_transform_alloc (self->tr, pic,
+                error)))
+      return FALSE;
+  for (i = 0; i < 2; i++) {
+    Slot *s = &self->slots[i];
+    if (!(s->cur = gst_cl_mpeg_transform_alloc (self->tr, pic, error)) ||
+        !(s->vectors = gst_cl_mpeg_transform_alloc (self->tr, vec, error)) ||
+        !(s->records = gst_cl_mpeg_transform_alloc (self->tr, rec, error)) ||
+        !(s->levels = gst_cl_mpeg_transform_alloc (self->tr, lev, error)))
+      return FALSE;
+  }
+  GST_OBJECT_LOCK (self);
+  mp.block_size = 16;
+  mp.search_range = self->search_range;
+  mp.subpel = self->subpel;
+  GST_OBJECT_UNLOCK (self);
+  if (mp.search_range > 0) {
+    self->ms = gst_cl_motion_search_new (self->ctx, &mp, error);
+    if (!self->ms)
+      return FALSE;
+  }
+  self->rows = g_new0 (GstClMpegBitWriter, self->mb_height);
+  for (i = 0; i < self->mb_height; i++)
+    gst_cl_mpeg_bit_writer_init (&self->rows[i],
+        (gsize) self->mb_width * 64);
+  return TRUE;
+}
+
+/* ---- entropy coding on worker threads ---- */
+
+static void
+code_row (GstClMpegEnc * self, guint row)
+{
+  Slot *s = self->job_slot;
+  gsize first = (gsize) row * self->mb_width;
+
+  gst_cl_mpeg_bit_writer_reset (&self->rows[row]);
+  gst_cl_mpeg_write_slice (&self->rows[row], row, self->mb_width,
+      s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
+      self->job_f_code, s->rec + first,
+      s->lev + first * GST_CL_MPEG_MB_LEVELS);
+}
+
+static void
+worker_func (gpointer data, gpointer user_data)
+{
+  GstClMpegEnc *self = user_data;
+
+  code_row (self, GPOINTER_TO_UINT (data) - 1);
+  g_mutex_lock (&self->job_lock);
+  if (--self->job_left == 0)
+    g_cond_signal (&self->job_cond);
+  g_mutex_unlock (&self->job_lock);
+}
+
+/* Codes every slice of @s into self->rows, in parallel. */
+static void
+code_slices (GstClMpegEnc * self, Slot * s, guint f_code)
+{
+  guint row;
+
+  self->job_slot = s;
+  self->job_f_code = f_code;
+  if (!self->workers || self->mb_height == 1) {
+    for (row = 0; row < self->mb_height; row++)
+      code_row (self, row);
+    return;
+  }
+  self->job_left = self->mb_height;
+  /* rows go out in order; this thread takes the last one itself */
+  for (row = 0; row + 1 < self->mb_height; row++)
+    g_thread_pool_push (self->workers, GUINT_TO_POINTER (row + 1), NULL);
+  code_row (self, self->mb_height - 1);
+  g_mutex_lock (&self->job_lock);
+  self->job_left--;
+  while (self->job_left > 0)
+    g_cond_wait (&self->job_cond, &self->job_lock);
+  g_mutex_unlock (&self->job_lock);
+}
+
+/* ---- device stages ---- */
+
+/* Device copy of the input frame: the buffer itself when it is OpenCL
+ * memory of our context, else a staged upload (*@staged, to unref). */
+static gboolean
+device_frame (GstClMpegEnc * self, GstBuffer * in, GstClFrame * clf,
+    GstBuffer ** staged, GError ** error)
+{
+  GstVideoFrame vframe;
+  gboolean ok;
+
+  *staged = NULL;
+  if (gst_buffer_is_cl (in, self->ctx)) {
+    if (!gst_cl_frame_init (clf, &self->info, in)) {
+      g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+          "The input buffer holds %" G_GSIZE_FORMAT " bytes, too few for a "
+          "%dx%d %s frame", gst_buffer_get_size (in),
+          GST_VIDEO_INFO_WIDTH (&self->info),
+          GST_VIDEO_INFO_HEIGHT (&self->info),
+          GST_VIDEO_INFO_NAME (&self->info));
+      return FALSE;
+    }
+    return TRUE;
+  }
+  if (!self->staging) {
+    GstCaps *caps = gst_video_info_to_caps (&self->info);
+    self->staging = gst_cl_buffer_pool_new_for_caps (self->ctx, caps, 1);
+    gst_caps_unref (caps);
+    if (!self->staging || !gst_buffer_pool_set_active (self->staging, TRUE)) {
+      g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+          "Cannot start a pool of OpenCL staging buffers");
+      return FALSE;
+    }
+  }
+  if (gst_buffer_pool_acquire_buffer (self->staging, staged, NULL) !=
+      GST_FLOW_OK) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Cannot allocate an OpenCL buffer of %" G_GSIZE_FORMAT " bytes for "
+        "the input frame (out of device memory?)", self->info.size);
+    return FALSE;
+  }
+  if (!gst_video_frame_map (&vframe, &self->info, in, GST_MAP_READ)) {
+    gst_clear_buffer (staged);
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Cannot map the input buffer (%" G_GSIZE_FORMAT " bytes) as a %dx%d "
+        "%s frame", gst_buffer_get_size (in),
+        GST_VIDEO_INFO_WIDTH (&self->info),
+        GST_VIDEO_INFO_HEIGHT (&self->info),
+        GST_VIDEO_INFO_NAME (&self->info));
+    return FALSE;
+  }
+  gst_cl_frame_init (clf, &self->info, *staged);
+  ok = gst_cl_frame_upload (self->ctx, clf, &vframe, error);
+  gst_video_frame_unmap (&vframe);
+  if (!ok)
+    gst_clear_buffer (staged);
+  return ok;
+}
+
+/* Vectors of an upstream clmotionsearch, when they fit our grid. */
+static gboolean
+upstream_vectors (GstClMpegEnc * self, GstBuffer * in, Slot * s,
+    GError ** error)
+{
+  GstClMotionMeta *meta = gst_buffer_get_cl_motion_meta (in);
+  cl_int ret;
+
+  if (!meta || meta->context != self->ctx || meta->block_size != 16 ||
+      meta->blocks_x != self->mb_width || meta->blocks_y != self->mb_height)
+    return FALSE;
+  ret = clEnqueueCopyBuffer (self->ctx->queue, meta->vectors, s->vectors, 0,
+      0, (gsize) self->mb_width * self->mb_height * sizeof (GstClMotionVector),
+      0, NULL, NULL);
+  if (!gst_cl_check (ret, "clEnqueueCopyBuffer", error))
+    return FALSE;
+  GST_LOG_OBJECT (self, "vectors from upstream");
+  return TRUE;
+}
+
+/* Uploads and pads the frame of @s, and finds its vectors (P). */
+static gboolean
+submit_input (GstClMpegEnc * self, Slot * s, GError ** error)
+{
+  GstBuffer *in = s->frame->input_buffer, *staged = NULL;
+  GstClFrame clf;
+  gboolean ok;
+
+  if (!device_frame (self, in, &clf, &staged, error))
+    return FALSE;
+  ok = gst_cl_mpeg_transform_load (self->tr, &clf, s->cur, error);
+  /* the in-order queue has read the staging buffer before any later
+   * upload into it */
+  if (staged)
+    gst_buffer_unref (staged);
+  if (!ok || s->intra)
+    return ok;
+  if (upstream_vectors (self, in, s, error))
+    return TRUE;
+  if (self->ms) {
+    GstClPlane cur, ref;
+    gst_cl_mpeg_transform_plane (self->tr, s->cur, 0, &cur);
+    gst_cl_mpeg_transform_plane (self->tr, self->recon[s->ref], 0, &ref);
+    return gst_cl_motion_search_run (self->ms, &cur, &ref, s->vectors, error);
+  }
+  return gst_cl_mpeg_transform_zero_vectors (self->tr, s->vectors, error);
+}
+
+/* Enqueues the macroblock stages of @s and the mapping of their results. */
+static gboolean
+submit_encode (GstClMpegEnc * self, Slot * s, GError ** error)
+{
+  GstClMpegEncodeParams p;
+  cl_int ret;
+
+  p.p_picture = !s->intra;
+  p.qscale = s->quant;
+  GST_OBJECT_LOCK (self);
+  p.adaptive = self->adaptive;
+  GST_OBJECT_UNLOCK (self);
+  p.avg_activity = self->avg_activity;
+  p.intra_bias = INTRA_BIAS;
+  if (!gst_cl_mpeg_transform_encode (self->tr, s->cur, self->recon[s->ref],
+          s->vectors, &p, s->records, s->levels, self->recon[s->out], error))
+    return FALSE;
+  s->rec = clEnqueueMapBuffer (self->ctx->queue, s->records, CL_FALSE,
+      CL_MAP_READ, 0, gst_cl_mpeg_transform_records_size (self->tr), 0, NULL,
+      NULL, &ret);
+  if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
+    return FALSE;
+  s->lev = clEnqueueMapBuffer (self->ctx->queue, s->levels, CL_FALSE,
+      CL_MAP_READ, 0, gst_cl_mpeg_transform_levels_size (self->tr), 0, NULL,
+      &s->ready, &ret);
+  if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
+    return FALSE;
+  GST_CL_COUNT_HOST_MAP (self->ctx);
+  s->encoded = TRUE;
+  /* start the device now: the host codes the previous frame meanwhile */
+  return gst_cl_check (clFlush (self->ctx->queue), "clFlush", error);
+}
+
+/* ---- coding a frame ---- */
+
+static GstBuffer *
+assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
+    guint * requant)
+{
+  GstClMpegBitWriter *hw = &self->header;
+  guint n = self->mb_width * self->mb_height, i, f_code = 1;
+  guint64 total, stuff = 0, qsum = 0, asum = 0;
+  GstBuffer *out;
+  GstMapInfo map;
+  gsize off;
+  gint64 t0;
+
+  t0 = g_get_monotonic_time ();
+  if (!s->intra)
+    f_code = gst_cl_mpeg_choose_f_code (s->rec, n);
+  code_slices (self, s, f_code);
+  self->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
+
+  gst_cl_mpeg_bit_writer_reset (hw);
+  if (s->seq_start)
+    gst_cl_mpeg_write_sequence_header (hw, &self->seq);
+  if (s->gop_start)
+    gst_cl_mpeg_write_gop_header (hw, s->gop_frame, self->seq.frame_rate_code,
+        TRUE);
+  gst_cl_mpeg_write_picture_header (hw, s->temporal_reference,
+      s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
+      gst_cl_mpeg_rate_control_vbv_delay (&self->rc,
+          gst_cl_mpeg_bit_writer_bits (hw) + 32), f_code);
+  total = hw->size;
+  for (i = 0; i < self->mb_height; i++)
+    total += self->rows[i].size;
+  if (end)
+    total += 4;
+  *requant = gst_cl_mpeg_rate_control_check (&self->rc, total * 8, s->quant);
+  if (*requant && *requant <= 31)
+    return NULL;
+  if (*requant)
+    GST_WARNING_OBJECT (self, "picture of %" G_GUINT64_FORMAT " bits exceeds "
+        "the VBV buffer even at quantiser 31", total * 8);
+  *requant = 0;
+  stuff = gst_cl_mpeg_rate_control_stuffing (&self->rc, total * 8) / 8;
+
+  out = gst_buffer_new_allocate (NULL, total + stuff, NULL);
+  gst_buffer_map (out, &map, GST_MAP_WRITE);
+  memcpy (map.data, hw->data, hw->size);
+  off = hw->size;
+  for (i = 0; i < self->mb_height; i++) {
+    memcpy (map.data + off, self->rows[i].data, self->rows[i].size);
+    off += self->rows[i].size;
+  }
+  /* zero stuffing goes before the next start code */
+  memset (map.data + off, 0, stuff);
+  off += stuff;
+  if (end) {
+    static const guint8 end_code[4] = { 0, 0, 1, 0xb7 };
+    memcpy (map.data + off, end_code, 4);
+  }
+  gst_buffer_unmap (out, &map);
+
+  for (i = 0; i < n; i++) {
+    qsum += s->rec[i].quant;
+    asum += s->rec[i].activity;
+  }
+  self->avg_activity = MAX (asum / n, 1);
+  *bits = (total + stuff) * 8;
+  gst_cl_mpeg_rate_control_update (&self->rc, s->intra, *bits,
+      (gdouble) qsum / n);
+  self->rc.stuffing_bits += stuff * 8;
+  return out;
+}
+
+/* Waits for the device results of @s, codes the picture (again, coarser,
+ * while it would underflow the VBV) and finishes its frame. */
+static GstFlowReturn
+finish_slot (GstClMpegEnc * self, Slot * s, gboolean end)
+{
+  GstVideoCodecFrame *frame;
+  GError *error = NULL;
+  GstBuffer *out;
+  guint64 bits = 0;
+  guint requant = 0;
+  gint64 t0;
+
+  for (;;) {
+    t0 = g_get_monotonic_time ();
+    if (s->ready) {
+      cl_int ret = clWaitForEvents (1, &s->ready);
+      clReleaseEvent (s->ready);
+      s->ready = NULL;
+      if (!gst_cl_check (ret, "clWaitForEvents", &error))
+        goto failed;
+    }
+    self->wait_ns += (g_get_monotonic_time () - t0) * 1000;
+    out = assemble (self, s, end, &bits, &requant);
+    if (out)
+      break;
+    GST_DEBUG_OBJECT (self, "picture would underflow the VBV buffer: "
+        "quantiser %u -> %u", s->quant, requant);
+    self->rc.reencodes++;
+    slot_unmap (self, s);
+    s->quant = requant;
+    if (!submit_encode (self, s, &error))
+      goto failed;
+  }
+  slot_unmap (self, s);
+
+  frame = s->frame;
+  s->frame = NULL;
+  s->encoded = FALSE;
+  frame->output_buffer = out;
+  if (s->intra)
+    GST_VIDEO_CODEC_FRAME_SET_SYNC_POINT (frame);
+  else
+    GST_VIDEO_CODEC_FRAME_UNSET_SYNC_POINT (frame);
+  frame->dts = frame->pts;
+  self->frames_out++;
+  self->bytes_out += bits / 8;
+  GST_LOG_OBJECT (self, "picture %c q %u: %" G_GUINT64_FORMAT " bits",
+      s->intra ? 'I' : 'P', s->quant, bits);
+  return gst_video_encoder_finish_frame (GST_VIDEO_ENCODER (self), frame);
+
+failed:
+  GST_CL_ELEMENT_ERROR (self, error);
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+drain (GstClMpegEnc * self, gboolean end)
+{
+  Slot *s = self->pending;
+
+  self->pending = NULL;
+  if (!s)
+    return GST_FLOW_OK;
+  return finish_slot (self, s, end);
+}
+
+/* ---- GstVideoEncoder ---- */
+
+static gboolean
+gst_cl_mpeg_enc_start (GstVideoEncoder * enc)
+{
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
+  guint n = MIN (g_get_num_processors (), 16);
+
+  gst_cl_mpeg_bit_writer_init (&self->header, 256);
+  if (n > 1)
+    self->workers = g_thread_pool_new (worker_func, self, n - 1, FALSE, NULL);
+  self->frames_out = self->bytes_out = self->vlc_ns = self->wait_ns = 0;
+  return TRUE;
+}
+
+static gboolean
+gst_cl_mpeg_enc_stop (GstVideoEncoder * enc)
+{
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
+
+  release_device (self);
+  if (self->workers)
+    g_thread_pool_free (self->workers, FALSE, TRUE);
+  self->workers = NULL;
+  gst_cl_mpeg_bit_writer_clear (&self->header);
+  g_clear_pointer (&self->input_state, gst_video_codec_state_unref);
+  return TRUE;
+}
+
+static gboolean
+gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
+{
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
+  GstVideoInfo *info = &state->info;
+  GstVideoCodecState *out_state;
+  GstCaps *caps;
+  GError *error = NULL;
+  gboolean exact;
+  guint bitrate, vbv;
+  gint fps_n = GST_VIDEO_INFO_FPS_N (info), fps_d = GST_VIDEO_INFO_FPS_D (info);
+  guint code;
+
+  if (!self->ctx) {
+    GST_ELEMENT_ERROR (self, CORE, STATE_CHANGE,
+        ("No OpenCL context: the element was not started"), (NULL));
+    return FALSE;
+  }
+  /* a new sequence: what is queued ends the previous one */
+  if (drain (self, TRUE) != GST_FLOW_OK)
+    return FALSE;
+
+  code = gst_cl_mpeg_frame_rate_code (fps_n, fps_d);
+  if (code == 0 && fps_n == 0) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("The input has no frame rate: coding it as 25 frames per second"),
+        (NULL));
+    code = 3;
+  } else if (code == 0) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("MPEG-1 video cannot carry %d/%d frames per second", fps_n, fps_d),
+        ("MPEG-1 frame rates are 24000/1001, 24, 25, 30000/1001, 30, 50, "
+            "60000/1001 and 60; convert the rate first (videorate)"));
+    return FALSE;
+  }
+
+  release_device (self);
+  self->info = *info;
+  if (!setup_device (self, &error)) {
+    GST_CL_ELEMENT_ERROR (self, error);
+    release_device (self);
+    return FALSE;
+  }
+
+  gst_cl_mpeg_frame_rate (code, &self->fps_n, &self->fps_d);
+  self->seq.width = GST_VIDEO_INFO_WIDTH (info);
+  self->seq.height = GST_VIDEO_INFO_HEIGHT (info);
+  self->seq.frame_rate_code = code;
+  self->seq.aspect_code = gst_cl_mpeg_aspect_code (GST_VIDEO_INFO_PAR_N (info),
+      GST_VIDEO_INFO_PAR_D (info), &exact);
+  if (!exact)
+    GST_WARNING_OBJECT (self, "pixel aspect ratio %d/%d has no MPEG-1 code; "
+        "coded as the nearest (code %u)", GST_VIDEO_INFO_PAR_N (info),
+        GST_VIDEO_INFO_PAR_D (info), self->seq.aspect_code);
+
+  GST_OBJECT_LOCK (self);
+  bitrate = self->bitrate;
+  vbv = self->vbv_size;
+  GST_OBJECT_UNLOCK (self);
+  if (bitrate > 0) {
+    self->seq.bit_rate_code = MIN ((bitrate * 1000ULL + 399) / 400, 0x3fffe);
+    if (vbv == 0)
+      vbv = (guint) (bitrate * 1000.0 * AUTO_VBV_SECONDS / 16384.0 + 0.5);
+  } else {
+    self->seq.bit_rate_code = 0x3ffff;
+    if (vbv == 0)
+      vbv = 1023;
+  }
+  self->seq.vbv_size_code = CLAMP (vbv, 1, 1023);
+  gst_cl_mpeg_rate_control_init (&self->rc, bitrate * 1000ULL,
+      self->seq.vbv_size_code * 16384ULL, (gdouble) self->fps_n / self->fps_d,
+      self->gop_size, self->quantizer);
+  self->seq_frames = 0;
+  self->gop_pos = 0;
+  self->need_sequence = TRUE;
+  self->avg_activity = 1;
+  self->last_recon = 0;
+
+  if (self->input_state)
+    gst_video_codec_state_unref (self->input_state);
+  self->input_state = gst_video_codec_state_ref (state);
+
+  caps = gst_caps_new_simple ("video/mpeg", "mpegversion", G_TYPE_INT, 1,
+      "systemstream", G_TYPE_BOOLEAN, FALSE, NULL);
+  out_state = gst_video_encoder_set_output_state (enc, caps, state);
+  /* the rate actually coded */
+  out_state->info.fps_n = self->fps_n;
+  out_state->info.fps_d = self->fps_d;
+  gst_video_codec_state_unref (out_state);
+  {
+    GstClockTime lat = gst_util_uint64_scale (GST_SECOND, self->fps_d,
+        self->fps_n);
+    gst_video_encoder_set_latency (enc, lat, lat);
+  }
+  GST_INFO_OBJECT (self, "%ux%u (%ux%u macroblocks), frame_rate_code %u, "
+      "aspect code %u, %s", self->seq.width, self->seq.height,
+      self->mb_width, self->mb_height, code, self->seq.aspect_code,
+      bitrate ? "constant bit rate" : "constant quantiser");
+  return gst_video_encoder_negotiate (enc);
+}
+
+static GstFlowReturn
+gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
+    GstVideoCodecFrame * frame)
+{
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
+  Slot *s;
+  GError *error = NULL;
+  GstFlowReturn ret;
+  guint gop_size;
+  gboolean cq;
+
+  if (!self->tr) {
+    gst_video_codec_frame_unref (frame);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  GST_OBJECT_LOCK (self);
+  gop_size = self->gop_size;
+  cq = self->rc.bit_rate <= 0;
+  GST_OBJECT_UNLOCK (self);
+
+  s = &self->slots[self->next_slot];
+  self->next_slot ^= 1;
+  g_assert (s != self->pending && s->frame == NULL);
+  s->frame = frame;             /* the reference the base class gave us */
+
+  if (self->need_sequence || self->gop_pos >= gop_size ||
+      GST_VIDEO_CODEC_FRAME_IS_FORCE_KEYFRAME (frame))
+    self->gop_pos = 0;
+  s->intra = self->gop_pos == 0;
+  s->gop_start = s->intra;
+  s->seq_start = s->intra;
+  if (s->gop_start)
+    self->gop_first = self->seq_frames;
+  s->gop_frame = self->gop_first;
+  s->temporal_reference = self->gop_pos;
+  self->need_sequence = FALSE;
+  self->gop_pos++;
+  self->seq_frames++;
+  s->ref = self->last_recon;
+  s->out = (self->last_recon + 1) % 3;
+  self->last_recon = s->out;
+
+  if (!submit_input (self, s, &error))
+    goto failed;
+  /* With a constant quantiser the device can code this frame while the
+   * host codes the previous one. With a bit rate the quantiser depends on
+   * the previous frame's size: the device meanwhile pads the frame and
+   * searches its vectors. */
+  if (cq) {
+    s->quant = gst_cl_mpeg_rate_control_quant (&self->rc, s->intra,
+        s->gop_start);
+    if (!submit_encode (self, s, &error))
+      goto failed;
+  }
+  ret = drain (self, FALSE);
+  if (ret != GST_FLOW_OK) {
+    slot_drop_frame (self, s);
+    return ret;
+  }
+  if (!cq) {
+    s->quant = gst_cl_mpeg_rate_control_quant (&self->rc, s->intra,
+        s->gop_start);
+    if (!submit_encode (self, s, &error))
+      goto failed;
+  }
+  self->pending = s;
+  return GST_FLOW_OK;
+
+failed:
+  slot_drop_frame (self, s);
+  GST_CL_ELEMENT_ERROR (self, error);
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+gst_cl_mpeg_enc_finish (GstVideoEncoder * enc)
+{
+  return drain (GST_CL_MPEG_ENC (enc), TRUE);
+}
+
+static gboolean
+gst_cl_mpeg_enc_flush (GstVideoEncoder * enc)
+{
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
+
+  if (self->pending)
+    slot_drop_frame (self, self->pending);
+  self->pending = NULL;
+  /* start over with a new sequence */
+  self->need_sequence = TRUE;
+  self->seq_frames = 0;
+  gst_cl_mpeg_rate_control_restart (&self->rc);
+  return TRUE;
+}
+
+static gboolean
+gst_cl_mpeg_enc_propose_allocation (GstVideoEncoder * enc, GstQuery * query)
+{
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
+  GstCaps *caps = NULL;
+  gboolean need_pool = FALSE;
+  GstVideoInfo info;
+
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  /* upstream writing straight into device buffers spares a copy */
+  if (caps && need_pool && self->ctx && gst_video_info_from_caps (&info, caps)
+      && gst_query_get_n_allocation_pools (query) == 0) {
+    GstBufferPool *pool = gst_cl_buffer_pool_new_for_caps (self->ctx, caps, 3);
+    if (pool) {
+      gst_query_add_allocation_pool (query, pool, info.size, 3, 0);
+      gst_object_unref (pool);
+    }
+  }
+  return GST_VIDEO_ENCODER_CLASS (gst_cl_mpeg_enc_parent_class)->
+      propose_allocation (enc, query);
+}
+
+static gboolean
+answer_context_query (GstClMpegEnc * self, GstQuery * query)
+{
+  GstClContext *ctx = NULL;
+  gboolean ret;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  if (self->ctx)
+    ctx = gst_object_ref (self->ctx);
+  GST_OBJECT_UNLOCK (self);
+  ret = gst_cl_handle_context_query (GST_ELEMENT (self), query, ctx);
+  if (ctx)
+    gst_object_unref (ctx);
+  return ret;
+}
+
+static gboolean
+gst_cl_mpeg_enc_sink_query (GstVideoEncoder * enc, GstQuery * query)
+{
+  if (answer_context_query (GST_CL_MPEG_ENC (enc), query))
+    return TRUE;
+  return GST_VIDEO_ENCODER_CLASS (gst_cl_mpeg_enc_parent_class)->sink_query
+      (enc, query);
+}
+
+static gboolean
+gst_cl_mpeg_enc_src_query (GstVideoEncoder * enc, GstQuery * query)
+{
+  if (answer_context_query (GST_CL_MPEG_ENC (enc), query))
+    return TRUE;
+  return GST_VIDEO_ENCODER_CLASS (gst_cl_mpeg_enc_parent_class)->src_query
+      (enc, query);
+}
+
+static void
+gst_cl_mpeg_enc_set_context (GstElement * element, GstContext * context)
+{
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (element);
+
+  gst_cl_handle_set_context (element, context, self->device, &self->ctx);
+  GST_ELEMENT_CLASS (gst_cl_mpeg_enc_parent_class)->set_context (element,
+      context);
+}
+
+static GstStateChangeReturn
+gst_cl_mpeg_enc_change_state (GstElement * element, GstStateChange transition)
+{
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (element);
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY &&
+      !gst_cl_ensure_element_data (element, self->device, &self->ctx))
+    return GST_STATE_CHANGE_FAILURE;
+  ret = GST_ELEMENT_CLASS (gst_cl_mpeg_enc_parent_class)->change_state
+      (element, transition);
+  if (ret == GST_STATE_CHANGE_FAILURE)
+    return ret;
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
+    release_device (self);
+    GST_OBJECT_LOCK (self);
+    gst_clear_object (&self->ctx);
+    GST_OBJECT_UNLOCK (self);
+  }
+  return ret;
+}
+
+/* ---- properties ---- */
+
+static GstStructure *
+make_stats (GstClMpegEnc * self)
+{
+  guint64 load_ns = 0, enc_ns = 0, ms_ns = 0;
+
+  if (self->ctx) {
+    gst_cl_context_get_kernel_stats (self->ctx, GST_CL_MPEG_LOAD_LABEL, NULL,
+        &load_ns, NULL);
+    gst_cl_context_get_kernel_stats (self->ctx, GST_CL_MPEG_ENCODE_LABEL,
+        NULL, &enc_ns, NULL);
+    gst_cl_context_get_kernel_stats (self->ctx, GST_CL_MOTION_SEARCH_LABEL,
+        NULL, &ms_ns, NULL);
+  }
+  return gst_structure_new ("clmpegenc-stats",
+      "frames", G_TYPE_UINT64, self->frames_out,
+      "bytes", G_TYPE_UINT64, self->bytes_out,
+      "reencodes", G_TYPE_UINT64, self->rc.reencodes,
+      "stuffing-bytes", G_TYPE_UINT64, self->rc.stuffing_bits / 8,
+      "device-load-ns", G_TYPE_UINT64, load_ns,
+      "device-search-ns", G_TYPE_UINT64, ms_ns,
+      "device-encode-ns", G_TYPE_UINT64, enc_ns,
+      "host-wait-ns", G_TYPE_UINT64, self->wait_ns,
+      "host-vlc-ns", G_TYPE_UINT64, self->vlc_ns, NULL);
+}
+
+static void
+gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DEVICE:
+      g_free (self->device);
+      self->device = g_value_dup_string (value);
+      break;
+    case PROP_GOP_SIZE:
+      self->gop_size = g_value_get_uint (value);
+      break;
+    case PROP_QUANTIZER:
+      self->quantizer = g_value_get_uint (value);
+      self->rc.const_quant = self->quantizer;
+      break;
+    case PROP_BITRATE:
+      self->bitrate = g_value_get_uint (value);
+      break;
+    case PROP_VBV_BUFFER_SIZE:
+      self->vbv_size = g_value_get_uint (value);
+      break;
+    case PROP_ADAPTIVE_QUANT:
+      self->adaptive = g_value_get_boolean (value);
+      break;
+    case PROP_SEARCH_RANGE:
+      self->search_range = g_value_get_uint (value);
+      break;
+    case PROP_SUBPEL:
+      self->subpel = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (object);
+
+  if (prop_id == PROP_STATS) {
+    g_value_take_boxed (value, make_stats (self));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DEVICE:
+      g_value_set_string (value, self->device);
+      break;
+    case PROP_GOP_SIZE:
+      g_value_set_uint (value, self->gop_size);
+      break;
+    case PROP_QUANTIZER:
+      g_value_set_uint (value, self->quantizer);
+      break;
+    case PROP_BITRATE:
+      g_value_set_uint (value, self->bitrate);
+      break;
+    case PROP_VBV_BUFFER_SIZE:
+      g_value_set_uint (value, self->vbv_size);
+      break;
+    case PROP_ADAPTIVE_QUANT:
+      g_value_set_boolean (value, self->adaptive);
+      break;
+    case PROP_SEARCH_RANGE:
+      g_value_set_uint (value, self->search_range);
+      break;
+    case PROP_SUBPEL:
+      g_value_set_boolean (value, self->subpel);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cl_mpeg_enc_finalize (GObject * object)
+{
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (object);
+
+  g_free (self->device);
+  gst_clear_object (&self->ctx);
+  g_mutex_clear (&self->job_lock);
+  g_cond_clear (&self->job_cond);
+  G_OBJECT_CLASS (gst_cl_mpeg_enc_parent_class)->finalize (object);
+}
+
+static void
+gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstVideoEncoderClass *enc_class = GST_VIDEO_ENCODER_CLASS (klass);
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->set_property = gst_cl_mpeg_enc_set_property;
+  gobject_class->get_property = gst_cl_mpeg_enc_get_property;
+  gobject_class->finalize = gst_cl_mpeg_enc_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_string ("device", "Device",
+          "OpenCL device: index, or part of the device or platform name "
+          "(default: $GST_CL_DEVICE, else the first GPU, accelerator, CPU)",
+          NULL, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_GOP_SIZE,
+      g_param_spec_uint ("gop-size", "GOP size",
+          "Pictures per group of pictures (an I picture, then P pictures)",
+          1, 1000, DEFAULT_GOP_SIZE, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_QUANTIZER,
+      g_param_spec_uint ("quantizer", "Quantizer",
+          "quantiser_scale when bitrate is 0 (1 finest .. 31 coarsest)",
+          1, 31, DEFAULT_QUANTIZER, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_BITRATE,
+      g_param_spec_uint ("bitrate", "Bit rate",
+          "Target bit rate in kbit/s under the VBV buffer model "
+          "(0: constant quantiser)", 0, 100000, DEFAULT_BITRATE,
+          rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_VBV_BUFFER_SIZE,
+      g_param_spec_uint ("vbv-buffer-size", "VBV buffer size",
+          "Decoder buffer in units of 16384 bits (0: half a second at the "
+          "bit rate; 1023 without one)", 0, 1023, DEFAULT_VBV_SIZE,
+          rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_ADAPTIVE_QUANT,
+      g_param_spec_boolean ("adaptive-quant", "Adaptive quantisation",
+          "Per-macroblock quantiser from its activity (0.5 to 2 times the "
+          "picture's)", DEFAULT_ADAPTIVE_QUANT, rw |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_SEARCH_RANGE,
+      g_param_spec_uint ("search-range", "Search range",
+          "Motion search window in pixels, [-range, range - 1] (0: no "
+          "search, zero vectors), when no upstream vectors come",
+          0, GST_CL_MOTION_SEARCH_MAX_RANGE, DEFAULT_SEARCH_RANGE,
+          rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_SUBPEL,
+      g_param_spec_boolean ("subpel", "Half-pel search",
+          "Refine the vectors of the motion search to half-pel",
+          DEFAULT_SUBPEL, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Frames, bytes, VBV re-encodes and stuffing, device time per "
+          "stage and host time waiting and entropy coding (ns)",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "OpenCL MPEG-1 video encoder", "Codec/Encoder/Video/Hardware",
+      "MPEG-1 video (ISO/IEC 11172-2) encoder with its transform stages "
+      "on an OpenCL device", "gst-clvideo");
+
+  element_class->set_context = gst_cl_mpeg_enc_set_context;
+  element_class->change_state = gst_cl_mpeg_enc_change_state;
+
+  enc_class->start = gst_cl_mpeg_enc_start;
+  enc_class->stop = gst_cl_mpeg_enc_stop;
+  enc_class->set_format = gst_cl_mpeg_enc_set_format;
+  enc_class->handle_frame = gst_cl_mpeg_enc_handle_frame;
+  enc_class->finish = gst_cl_mpeg_enc_finish;
+  enc_class->flush = gst_cl_mpeg_enc_flush;
+  enc_class->propose_allocation = gst_cl_mpeg_enc_propose_allocation;
+  enc_class->sink_query = gst_cl_mpeg_enc_sink_query;
+  enc_class->src_query = gst_cl_mpeg_enc_src_query;
+}
+
+static void
+gst_cl_mpeg_enc_init (GstClMpegEnc * self)
+{
+  self->gop_size = DEFAULT_GOP_SIZE;
+  self->quantizer = DEFAULT_QUANTIZER;
+  self->bitrate = DEFAULT_BITRATE;
+  self->vbv_size = DEFAULT_VBV_SIZE;
+  self->adaptive = DEFAULT_ADAPTIVE_QUANT;
+  self->search_range = DEFAULT_SEARCH_RANGE;
+  self->subpel = DEFAULT_SUBPEL;
+  self->rc.const_quant = DEFAULT_QUANTIZER;
+  g_mutex_init (&self->job_lock);
+  g_cond_init (&self->job_cond);
+}

@@ -1,0 +1,72 @@
+/* gst-clvideo: MPEG-1 rate control with a VBV buffer model
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GstClMpegRateControl:
+ *
+ * Picks each picture's quantiser: the constant one, or (with a bit rate)
+ * one from a target per picture after TM5 step 1 (GOP budget shared by
+ * I and P pictures in proportion to their complexities, bits x quantiser)
+ * corrected by the fullness of the decoder's buffer. Runs the VBV model
+ * of 11172-2 annex C (constant rate: the buffer fills at the bit rate,
+ * each picture leaves it at once at its decoding time): a picture larger
+ * than what the buffer holds at its decoding time must be coded again
+ * with a coarser quantiser (underflow), and a picture so small that the
+ * buffer would overflow before the next one is padded with zero bytes
+ * (stuffing before the next start code). The fullness is also kept below
+ * what a 16-bit vbv_delay can express.
+ */
+typedef struct {
+  /* settings */
+  gdouble bit_rate;             /* bit/s; 0: constant quantiser */
+  gdouble buffer_size;          /* bits */
+  gdouble frame_rate;
+  guint gop_size;
+  guint const_quant;
+  /* model */
+  gboolean started;
+  gdouble fullness;             /* bits in the buffer before the next removal */
+  gdouble max_fullness;
+  gdouble xi, xp;               /* complexities */
+  gdouble gop_bits;             /* budget left in the GOP */
+  gint gop_left_i, gop_left_p;
+  guint last_quant;
+  /* totals */
+  guint64 pictures, bits, stuffing_bits, reencodes;
+} GstClMpegRateControl;
+
+/* @bit_rate 0: constant @quant. */
+void gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc,
+    guint64 bit_rate, guint64 buffer_bits, gdouble frame_rate,
+    guint gop_size, guint quant);
+/* A new sequence starts: the decoder's buffer starts empty. */
+void gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc);
+
+/* Quantiser for the next picture; @gop_start: first of its GOP. */
+guint gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
+    gboolean intra, gboolean gop_start);
+/* vbv_delay of the next picture, @header_bits being its bits up to and
+ * including its picture start code (0xFFFF without a bit rate). */
+guint gst_cl_mpeg_rate_control_vbv_delay (GstClMpegRateControl * rc,
+    guint64 header_bits);
+/* 0 when a picture of @bits fits the buffer at its decoding time, else a
+ * coarser quantiser to code it again with (larger than @quant; 32 when
+ * none is left). */
+guint gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc,
+    guint64 bits, guint quant);
+/* Zero bits (a multiple of 8) to append to a picture of @bits so that the
+ * buffer does not overflow. */
+guint64 gst_cl_mpeg_rate_control_stuffing (GstClMpegRateControl * rc,
+    guint64 bits);
+/* The picture of @bits (stuffing included), coded with the mean quantiser
+ * @quant, leaves the buffer. */
+void gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc,
+    gboolean intra, guint64 bits, gdouble quant);
+
+G_END_DECLS

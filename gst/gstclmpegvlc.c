@@ -1,0 +1,524 @@
+/* gst-clvideo: MPEG-1 video (ISO/IEC 11172-2) headers and variable-length
+ * coding of slices
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The code tables are written from the standard's annex B, as bit strings
+ * so that they read like it.
+ */
+#include "gstclmpegvlc.h"
+
+#include <math.h>
+#include <string.h>
+
+const guint8 gst_cl_mpeg_default_intra_matrix[64] = {
+  8, 16, 19, 22, 26, 27, 29, 34,
+  16, 16, 22, 24, 27, 29, 34, 37,
+  19, 22, 26, 27, 29, 34, 34, 38,
+  22, 22, 26, 27, 29, 34, 37, 40,
+  22, 26, 27, 29, 32, 35, 40, 48,
+  26, 27, 29, 32, 35, 40, 48, 58,
+  26, 27, 29, 34, 38, 46, 56, 69,
+  27, 29, 35, 38, 46, 56, 69, 83,
+};
+
+const guint8 gst_cl_mpeg_zigzag[64] = {
+  0, 1, 8, 16, 9, 2, 3, 10,
+  17, 24, 32, 25, 18, 11, 4, 5,
+  12, 19, 26, 33, 40, 48, 41, 34,
+  27, 20, 13, 6, 7, 14, 21, 28,
+  35, 42, 49, 56, 57, 50, 43, 36,
+  29, 22, 15, 23, 30, 37, 44, 51,
+  58, 59, 52, 45, 38, 31, 39, 46,
+  53, 60, 61, 54, 47, 55, 62, 63,
+};
+
+typedef struct {
+  guint16 code;
+  guint8 len;
+} Vlc;
+
+/* ---- tables as bit strings (annex B) ---- */
+
+/* B.1 macroblock_address_increment, 1..33 */
+static const gchar *const mba_bits[34] = { NULL,
+  "1", "011", "010", "0011", "0010", "00011", "00010", "0000111", "0000110",
+  "00001011", "00001010", "00001001", "00001000", "00000111", "00000110",
+  "0000010111", "0000010110", "0000010101", "0000010100", "0000010011",
+  "0000010010", "00000100011", "00000100010", "00000100001", "00000100000",
+  "00000011111", "00000011110", "00000011101", "00000011100", "00000011011",
+  "00000011010", "00000011001", "00000011000",
+};
+#define MBA_ESCAPE_CODE 0x08    /* 0000 0001 000 */
+#define MBA_ESCAPE_LEN 11
+
+/* B.3 coded_block_pattern, 1..63 */
+static const struct { guint8 cbp; const gchar *bits; } cbp_bits[] = {
+  {60, "111"}, {4, "1101"}, {8, "1100"}, {16, "1011"}, {32, "1010"},
+  {12, "10011"}, {48, "10010"}, {20, "10001"}, {40, "10000"},
+  {28, "01111"}, {44, "01110"}, {52, "01101"}, {56, "01100"},
+  {1, "01011"}, {61, "01010"}, {2, "01001"}, {62, "01000"},
+  {24, "001111"}, {36, "001110"}, {3, "001101"}, {63, "001100"},
+  {5, "0010111"}, {9, "0010110"}, {17, "0010101"}, {33, "0010100"},
+  {6, "0010011"}, {10, "0010010"}, {18, "0010001"}, {34, "0010000"},
+  {7, "00011111"}, {11, "00011110"}, {19, "00011101"}, {35, "00011100"},
+  {13, "00011011"}, {49, "00011010"}, {21, "00011001"}, {41, "00011000"},
+  {14, "00010111"}, {50, "00010110"}, {22, "00010101"}, {42, "00010100"},
+  {15, "00010011"}, {51, "00010010"}, {23, "00010001"}, {43, "00010000"},
+  {25, "00001111"}, {37, "00001110"}, {26, "00001101"}, {38, "00001100"},
+  {29, "00001011"}, {45, "00001010"}, {53, "00001001"}, {57, "00001000"},
+  {30, "00000111"}, {46, "00000110"}, {54, "00000101"}, {58, "00000100"},
+  {31, "000000111"}, {47, "000000110"}, {55, "000000101"},
+  {59, "000000100"}, {27, "000000011"}, {39, "000000010"},
+};
+
+/* B.4 motion_code magnitude 0..16, without the sign bit */
+static const gchar *const mv_bits[17] = {
+  "1", "01", "001", "0001", "000011", "0000101", "0000100", "0000011",
+  "000001011", "000001010", "000001001", "0000010001", "0000010000",
+  "0000001111", "0000001110", "0000001101", "0000001100",
+};
+
+/* B.5a, B.5b dct_dc_size, 0..8 */
+static const gchar *const dc_luma_bits[9] = {
+  "100", "00", "01", "101", "110", "1110", "11110", "111110", "1111110",
+};
+static const gchar *const dc_chroma_bits[9] = {
+  "00", "01", "10", "110", "1110", "11110", "111110", "1111110", "11111110",
+};
+
+/* B.5c-f dct_coeff_next: (run, level) without the sign bit; (0, 1) is
+ * "11" here and "1" as the first coefficient of a non-intra block. */
+static const struct { guint8 run, level; const gchar *bits; } coeff_bits[] = {
+  {0, 1, "11"}, {1, 1, "011"}, {0, 2, "0100"}, {2, 1, "0101"},
+  {0, 3, "00101"}, {3, 1, "00111"}, {4, 1, "00110"},
+  {1, 2, "000110"}, {5, 1, "000111"}, {6, 1, "000101"}, {7, 1, "000100"},
+  {0, 4, "0000110"}, {2, 2, "0000100"}, {8, 1, "0000111"}, {9, 1, "0000101"},
+  {0, 5, "00100110"}, {0, 6, "00100001"}, {1, 3, "00100101"},
+  {3, 2, "00100100"}, {10, 1, "00100111"}, {11, 1, "00100011"},
+  {12, 1, "00100010"}, {13, 1, "00100000"},
+  {0, 7, "0000001010"}, {1, 4, "0000001100"}, {2, 3, "0000001011"},
+  {4, 2, "0000001111"}, {5, 2, "0000001001"}, {14, 1, "0000001110"},
+  {15, 1, "0000001101"}, {16, 1, "0000001000"},
+  {0, 8, "000000011101"}, {0, 9, "000000011000"}, {0, 10, "000000010011"},
+  {0, 11, "000000010000"}, {1, 5, "000000011011"}, {2, 4, "000000010100"},
+  {3, 3, "000000011100"}, {4, 3, "000000010010"}, {6, 2, "000000011110"},
+  {7, 2, "000000010101"}, {8, 2, "000000010001"}, {17, 1, "000000011111"},
+  {18, 1, "000000011010"}, {19, 1, "000000011001"}, {20, 1, "000000010111"},
+  {21, 1, "000000010110"},
+  {0, 12, "0000000011010"}, {0, 13, "0000000011001"},
+  {0, 14, "0000000011000"}, {0, 15, "0000000010111"},
+  {1, 6, "0000000010110"}, {1, 7, "0000000010101"}, {2, 5, "0000000010100"},
+  {3, 4, "0000000010011"}, {5, 3, "0000000010010"}, {9, 2, "0000000010001"},
+  {10, 2, "0000000010000"}, {22, 1, "0000000011111"},
+  {23, 1, "0000000011110"}, {24, 1, "0000000011101"},
+  {25, 1, "0000000011100"}, {26, 1, "0000000011011"},
+  {0, 16, "00000000011111"}, {0, 17, "00000000011110"},
+  {0, 18, "00000000011101"}, {0, 19, "00000000011100"},
+  {0, 20, "00000000011011"}, {0, 21, "00000000011010"},
+  {0, 22, "00000000011001"}, {0, 23, "00000000011000"},
+  {0, 24, "00000000010111"}, {0, 25, "00000000010110"},
+  {0, 26, "00000000010101"}, {0, 27, "00000000010100"},
+  {0, 28, "00000000010011"}, {0, 29, "00000000010010"},
+  {0, 30, "00000000010001"}, {0, 31, "00000000010000"},
+  {0, 32, "000000000011000"}, {0, 33, "000000000010111"},
+  {0, 34, "000000000010110"}, {0, 35, "000000000010101"},
+  {0, 36, "000000000010100"}, {0, 37, "000000000010011"},
+  {0, 38, "000000000010010"}, {0, 39, "000000000010001"},
+  {0, 40, "000000000010000"}, {1, 8, "000000000011111"},
+  {1, 9, "000000000011110"}, {1, 10, "000000000011101"},
+  {1, 11, "000000000011100"}, {1, 12, "000000000011011"},
+  {1, 13, "000000000011010"}, {1, 14, "000000000011001"},
+  {1, 15, "0000000000010011"}, {1, 16, "0000000000010010"},
+  {1, 17, "0000000000010001"}, {1, 18, "0000000000010000"},
+  {6, 3, "0000000000010100"}, {11, 2, "0000000000011010"},
+  {12, 2, "0000000000011001"}, {13, 2, "0000000000011000"},
+  {14, 2, "0000000000010111"}, {15, 2, "0000000000010110"},
+  {16, 2, "0000000000010101"}, {27, 1, "0000000000011111"},
+  {28, 1, "0000000000011110"}, {29, 1, "0000000000011101"},
+  {30, 1, "0000000000011100"}, {31, 1, "0000000000011011"},
+};
+#define COEFF_ESCAPE_CODE 0x01  /* 0000 01 */
+#define COEFF_ESCAPE_LEN 6
+#define MAX_RUN 32
+#define MAX_TABLE_LEVEL 41
+
+/* ---- tables as codes, built once ---- */
+
+typedef struct {
+  Vlc mba[34];
+  Vlc cbp[64];
+  Vlc mv[17];
+  Vlc dc_luma[9], dc_chroma[9];
+  Vlc coeff[MAX_RUN][MAX_TABLE_LEVEL];  /* len 0: escape */
+} Tables;
+
+static Tables tables;
+
+static Vlc
+vlc_from_bits (const gchar * bits)
+{
+  Vlc v = { 0, 0 };
+  for (; *bits; bits++) {
+    v.code = (v.code << 1) | (*bits == '1');
+    v.len++;
+  }
+  return v;
+}
+
+static const Tables *
+get_tables (void)
+{
+  static gsize init = 0;
+  guint i;
+
+  if (g_once_init_enter (&init)) {
+    for (i = 1; i <= 33; i++)
+      tables.mba[i] = vlc_from_bits (mba_bits[i]);
+    for (i = 0; i < G_N_ELEMENTS (cbp_bits); i++)
+      tables.cbp[cbp_bits[i].cbp] = vlc_from_bits (cbp_bits[i].bits);
+    for (i = 0; i <= 16; i++)
+      tables.mv[i] = vlc_from_bits (mv_bits[i]);
+    for (i = 0; i <= 8; i++) {
+      tables.dc_luma[i] = vlc_from_bits (dc_luma_bits[i]);
+      tables.dc_chroma[i] = vlc_from_bits (dc_chroma_bits[i]);
+    }
+    for (i = 0; i < G_N_ELEMENTS (coeff_bits); i++)
+      tables.coeff[coeff_bits[i].run][coeff_bits[i].level] =
+          vlc_from_bits (coeff_bits[i].bits);
+    g_once_init_leave (&init, 1);
+  }
+  return &tables;
+}
+
+/* ---- sequence level ---- */
+
+static const gint frame_rates[9][2] = {
+  {0, 1}, {24000, 1001}, {24, 1}, {25, 1}, {30000, 1001}, {30, 1}, {50, 1},
+  {60000, 1001}, {60, 1},
+};
+
+guint
+gst_cl_mpeg_frame_rate_code (gint fps_n, gint fps_d)
+{
+  guint i;
+  if (fps_n <= 0 || fps_d <= 0)
+    return 0;
+  for (i = 1; i <= 8; i++)
+    if ((gint64) fps_n * frame_rates[i][1] ==
+        (gint64) fps_d * frame_rates[i][0])
+      return i;
+  return 0;
+}
+
+void
+gst_cl_mpeg_frame_rate (guint code, gint * fps_n, gint * fps_d)
+{
+  if (code < 1 || code > 8)
+    code = 3;
+  *fps_n = frame_rates[code][0];
+  *fps_d = frame_rates[code][1];
+}
+
+/* pel_aspect_ratio: height / width of a pixel, codes 1..14 */
+static const gdouble pel_aspect[15] = {
+  0.0, 1.0, 0.6735, 0.7031, 0.7615, 0.8055, 0.8437, 0.8935, 0.9157,
+  0.9815, 1.0255, 1.0695, 1.0950, 1.1575, 1.2015,
+};
+
+guint
+gst_cl_mpeg_aspect_code (gint par_n, gint par_d, gboolean * exact)
+{
+  gdouble want, best_err = G_MAXDOUBLE;
+  guint i, best = 1;
+
+  if (par_n <= 0 || par_d <= 0) {
+    *exact = par_n == par_d;
+    return 1;
+  }
+  want = (gdouble) par_d / par_n;
+  for (i = 1; i <= 14; i++) {
+    gdouble err = fabs (pel_aspect[i] / want - 1.0);
+    if (err < best_err) {
+      best_err = err;
+      best = i;
+    }
+  }
+  *exact = best_err <= 0.01;
+  return best;
+}
+
+void
+gst_cl_mpeg_write_sequence_header (GstClMpegBitWriter * bw,
+    const GstClMpegSequenceParams * p)
+{
+  gst_cl_mpeg_bit_writer_start_code (bw, 0xb3);
+  gst_cl_mpeg_bit_writer_put (bw, p->width, 12);
+  gst_cl_mpeg_bit_writer_put (bw, p->height, 12);
+  gst_cl_mpeg_bit_writer_put (bw, p->aspect_code, 4);
+  gst_cl_mpeg_bit_writer_put (bw, p->frame_rate_code, 4);
+  gst_cl_mpeg_bit_writer_put (bw, p->bit_rate_code, 18);
+  gst_cl_mpeg_bit_writer_put (bw, 1, 1);        /* marker */
+  gst_cl_mpeg_bit_writer_put (bw, p->vbv_size_code, 10);
+  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* constrained_parameters */
+  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* default intra matrix */
+  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* default non-intra matrix */
+  gst_cl_mpeg_bit_writer_align (bw);
+}
+
+void
+gst_cl_mpeg_write_gop_header (GstClMpegBitWriter * bw, guint64 frame_index,
+    guint frame_rate_code, gboolean closed)
+{
+  gint fps_n, fps_d;
+  guint64 rate, secs;
+  guint pictures;
+
+  gst_cl_mpeg_frame_rate (frame_rate_code, &fps_n, &fps_d);
+  rate = (fps_n + fps_d - 1) / fps_d;   /* nominal: 30 for 29.97 */
+  pictures = frame_index % rate;
+  secs = frame_index / rate;
+  gst_cl_mpeg_bit_writer_start_code (bw, 0xb8);
+  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* drop_frame_flag */
+  gst_cl_mpeg_bit_writer_put (bw, (secs / 3600) % 24, 5);
+  gst_cl_mpeg_bit_writer_put (bw, (secs / 60) % 60, 6);
+  gst_cl_mpeg_bit_writer_put (bw, 1, 1);        /* marker */
+  gst_cl_mpeg_bit_writer_put (bw, secs % 60, 6);
+  gst_cl_mpeg_bit_writer_put (bw, pictures, 6);
+  gst_cl_mpeg_bit_writer_put (bw, closed ? 1 : 0, 1);
+  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* broken_link */
+  gst_cl_mpeg_bit_writer_align (bw);
+}
+
+void
+gst_cl_mpeg_write_picture_header (GstClMpegBitWriter * bw,
+    guint temporal_reference, guint coding_type, guint vbv_delay,
+    guint forward_f_code)
+{
+  gst_cl_mpeg_bit_writer_start_code (bw, 0x00);
+  gst_cl_mpeg_bit_writer_put (bw, temporal_reference & 1023, 10);
+  gst_cl_mpeg_bit_writer_put (bw, coding_type, 3);
+  gst_cl_mpeg_bit_writer_put (bw, vbv_delay & 0xffff, 16);
+  if (coding_type == GST_CL_MPEG_PICTURE_P) {
+    gst_cl_mpeg_bit_writer_put (bw, 0, 1);      /* full_pel_forward_vector */
+    gst_cl_mpeg_bit_writer_put (bw, forward_f_code, 3);
+  }
+  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* extra_bit_picture */
+  gst_cl_mpeg_bit_writer_align (bw);
+}
+
+void
+gst_cl_mpeg_write_sequence_end (GstClMpegBitWriter * bw)
+{
+  gst_cl_mpeg_bit_writer_start_code (bw, 0xb7);
+}
+
+guint
+gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n)
+{
+  gint lo = 0, hi = 0;
+  guint i, f_code;
+
+  for (i = 0; i < n; i++) {
+    if (recs[i].flags & GST_CL_MPEG_MB_INTRA)
+      continue;
+    lo = MIN (lo, MIN (recs[i].dx, recs[i].dy));
+    hi = MAX (hi, MAX (recs[i].dx, recs[i].dy));
+  }
+  for (f_code = 1; f_code < 7; f_code++) {
+    gint f = 1 << (f_code - 1);
+    if (lo >= -16 * f && hi <= 16 * f - 1)
+      break;
+  }
+  return f_code;
+}
+
+/* ---- macroblock layer ---- */
+
+static inline void
+put_vlc (GstClMpegBitWriter * bw, Vlc v)
+{
+  gst_cl_mpeg_bit_writer_put (bw, v.code, v.len);
+}
+
+static void
+put_address_increment (GstClMpegBitWriter * bw, const Tables * t, guint inc)
+{
+  while (inc > 33) {
+    gst_cl_mpeg_bit_writer_put (bw, MBA_ESCAPE_CODE, MBA_ESCAPE_LEN);
+    inc -= 33;
+  }
+  put_vlc (bw, t->mba[inc]);
+}
+
+/* One vector component: the difference to the predictor, wrapped into the
+ * range of @f_code, as motion_code and motion_r. */
+static void
+put_motion_component (GstClMpegBitWriter * bw, const Tables * t, gint delta,
+    guint f_code)
+{
+  gint f = 1 << (f_code - 1);
+  guint code_abs, r;
+
+  if (delta < -16 * f)
+    delta += 32 * f;
+  else if (delta > 16 * f - 1)
+    delta -= 32 * f;
+  if (delta == 0) {
+    put_vlc (bw, t->mv[0]);
+    return;
+  }
+  code_abs = (ABS (delta) + f - 1) / f;
+  r = (ABS (delta) - 1) % f;
+  put_vlc (bw, t->mv[code_abs]);
+  gst_cl_mpeg_bit_writer_put (bw, delta < 0, 1);
+  if (f_code > 1)
+    gst_cl_mpeg_bit_writer_put (bw, r, f_code - 1);
+}
+
+static void
+put_coefficients (GstClMpegBitWriter * bw, const Tables * t,
+    const gint16 * zz, guint start, guint end, gboolean first_special)
+{
+  guint i, run = 0;
+
+  for (i = start; i < end; i++) {
+    gint v = zz[i];
+    guint a;
+    if (v == 0) {
+      run++;
+      continue;
+    }
+    a = ABS (v);
+    if (first_special && run == 0 && a == 1) {
+      /* "1s": EOB cannot come first, so its code means (0, 1) there */
+      gst_cl_mpeg_bit_writer_put (bw, 2 | (v < 0), 2);
+    } else if (run < MAX_RUN && a < MAX_TABLE_LEVEL && t->coeff[run][a].len) {
+      put_vlc (bw, t->coeff[run][a]);
+      gst_cl_mpeg_bit_writer_put (bw, v < 0, 1);
+    } else {
+      gst_cl_mpeg_bit_writer_put (bw, COEFF_ESCAPE_CODE, COEFF_ESCAPE_LEN);
+      gst_cl_mpeg_bit_writer_put (bw, run, 6);
+      if (a <= 127)
+        gst_cl_mpeg_bit_writer_put (bw, (guint) v & 0xff, 8);
+      else if (v > 0)
+        gst_cl_mpeg_bit_writer_put (bw, v, 16);
+      else
+        gst_cl_mpeg_bit_writer_put (bw, 0x8000 | (guint) (v + 256), 16);
+    }
+    first_special = FALSE;
+    run = 0;
+  }
+  gst_cl_mpeg_bit_writer_put (bw, 0x2, 2);      /* end_of_block "10" */
+}
+
+static void
+put_intra_block (GstClMpegBitWriter * bw, const Tables * t,
+    const gint16 * zz, guint last, gboolean chroma, gint * dc_pred)
+{
+  gint diff = zz[0] - *dc_pred;
+  guint size = 0, a = ABS (diff);
+
+  *dc_pred = zz[0];
+  while (a) {
+    size++;
+    a >>= 1;
+  }
+  put_vlc (bw, chroma ? t->dc_chroma[size] : t->dc_luma[size]);
+  if (size)
+    gst_cl_mpeg_bit_writer_put (bw, diff > 0 ? diff : diff + (1 << size) - 1,
+        size);
+  put_coefficients (bw, t, zz, 1, last, FALSE);
+}
+
+void
+gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row, guint mb_width,
+    guint coding_type, guint f_code, const GstClMpegMbRecord * recs,
+    const gint16 * levels)
+{
+  const Tables *t = get_tables ();
+  gboolean p_pic = coding_type == GST_CL_MPEG_PICTURE_P;
+  gint dc_pred[3] = { 128, 128, 128 };
+  gint pred_x = 0, pred_y = 0;
+  guint quant, mbx, b, skipped = 0;
+
+  /* the slice's quantiser: that of its first macroblock with levels, so
+   * that it needs no change */
+  quant = recs[0].quant;
+  for (mbx = 0; mbx < mb_width; mbx++)
+    if ((recs[mbx].flags & GST_CL_MPEG_MB_INTRA) || recs[mbx].cbp) {
+      quant = recs[mbx].quant;
+      break;
+    }
+  quant = CLAMP (quant, 1, 31);
+
+  gst_cl_mpeg_bit_writer_start_code (bw, (guint8) (row + 1));
+  gst_cl_mpeg_bit_writer_put (bw, quant, 5);
+  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* extra_bit_slice */
+
+  for (mbx = 0; mbx < mb_width; mbx++) {
+    const GstClMpegMbRecord *r = &recs[mbx];
+    const gint16 *zz = levels + (gsize) mbx * GST_CL_MPEG_MB_LEVELS;
+    gboolean intra = !p_pic || (r->flags & GST_CL_MPEG_MB_INTRA);
+
+    if (!intra && (r->flags & GST_CL_MPEG_MB_SKIPPABLE) && mbx > 0 &&
+        mbx < mb_width - 1) {
+      /* a skipped macroblock resets both predictors */
+      skipped++;
+      pred_x = pred_y = 0;
+      dc_pred[0] = dc_pred[1] = dc_pred[2] = 128;
+      continue;
+    }
+    put_address_increment (bw, t, skipped + 1);
+    skipped = 0;
+
+    if (intra) {
+      gboolean q = r->quant != quant;
+      if (!p_pic)
+        gst_cl_mpeg_bit_writer_put (bw, q ? 0x1 : 0x1, q ? 2 : 1);
+      else
+        gst_cl_mpeg_bit_writer_put (bw, q ? 0x1 : 0x3, q ? 6 : 5);
+      if (q) {
+        quant = r->quant;
+        gst_cl_mpeg_bit_writer_put (bw, quant, 5);
+      }
+      for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
+        put_intra_block (bw, t, zz + b * 64, MAX (r->last[b], 1), b >= 4,
+            &dc_pred[b < 4 ? 0 : b - 3]);
+      pred_x = pred_y = 0;
+      continue;
+    }
+
+    {
+      gboolean coded = r->cbp != 0;
+      gboolean mc = r->dx != 0 || r->dy != 0 || !coded;
+      gboolean q = coded && r->quant != quant;
+
+      if (mc && coded)
+        gst_cl_mpeg_bit_writer_put (bw, q ? 0x2 : 0x1, q ? 5 : 1);
+      else if (coded)
+        gst_cl_mpeg_bit_writer_put (bw, q ? 0x1 : 0x1, q ? 5 : 2);
+      else
+        gst_cl_mpeg_bit_writer_put (bw, 0x1, 3);
+      if (q) {
+        quant = r->quant;
+        gst_cl_mpeg_bit_writer_put (bw, quant, 5);
+      }
+      if (mc) {
+        put_motion_component (bw, t, r->dx - pred_x, f_code);
+        put_motion_component (bw, t, r->dy - pred_y, f_code);
+        pred_x = r->dx;
+        pred_y = r->dy;
+      } else {
+        pred_x = pred_y = 0;
+      }
+      if (coded) {
+        put_vlc (bw, t->cbp[r->cbp]);
+        for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
+          if (r->cbp & (32 >> b))
+            put_coefficients (bw, t, zz + b * 64, 0, r->last[b], TRUE);
+      }
+      dc_pred[0] = dc_pred[1] = dc_pred[2] = 128;
+    }
+  }
+  gst_cl_mpeg_bit_writer_align (bw);
+}

@@ -1,0 +1,112 @@
+/* gst-clvideo: MPEG-1 video (ISO/IEC 11172-2) headers and variable-length
+ * coding of slices
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+#include "gstclmpegbitwriter.h"
+
+G_BEGIN_DECLS
+
+#define GST_CL_MPEG_PICTURE_I 1
+#define GST_CL_MPEG_PICTURE_P 2
+
+/* Macroblock flags of GstClMpegMbRecord */
+#define GST_CL_MPEG_MB_INTRA 0x1
+/* inter, zero vector, no coefficients: may be skipped */
+#define GST_CL_MPEG_MB_SKIPPABLE 0x2
+
+#define GST_CL_MPEG_BLOCKS 6
+#define GST_CL_MPEG_MB_LEVELS (GST_CL_MPEG_BLOCKS * 64)
+
+/**
+ * GstClMpegMbRecord:
+ * @dx: horizontal vector in half-pel units (0 for intra)
+ * @dy: vertical vector in half-pel units
+ * @flags: GST_CL_MPEG_MB_INTRA, GST_CL_MPEG_MB_SKIPPABLE
+ * @cbp: coded_block_pattern: bit 5 - b set when block b (Y0, Y1, Y2, Y3,
+ *   Cb, Cr) has a non-zero level (intra blocks are always coded)
+ * @quant: the quantiser_scale the levels were made with (1..31)
+ * @last: per block, the zigzag index of its last non-zero level plus one
+ *   (0: none; an intra block's DC level counts as index 0)
+ * @activity: luma activity, the sum of |sample - mean| over the macroblock
+ * @cost: SAD of the chosen prediction (inter) or the activity (intra)
+ *
+ * What the device stages leave per macroblock for the entropy coder, in
+ * raster order; the layout is also that of kernels/mpegenc.cl. The levels
+ * of a macroblock are GST_CL_MPEG_MB_LEVELS gint16, block by block, each
+ * block's 64 in zigzag order; an intra block's first is its DC level
+ * (the DC coefficient / 8, 0..255), the others are -255..255.
+ */
+typedef struct {
+  gint16 dx, dy;
+  guint8 flags;
+  guint8 cbp;
+  guint8 quant;
+  guint8 reserved0;
+  guint8 last[GST_CL_MPEG_BLOCKS];
+  guint16 reserved1;
+  guint32 activity;
+  guint32 cost;
+} GstClMpegMbRecord;
+
+G_STATIC_ASSERT (sizeof (GstClMpegMbRecord) == 24);
+
+typedef struct {
+  guint width, height;          /* the true size, 1..4095 */
+  guint aspect_code;            /* pel_aspect_ratio, 1..14 */
+  guint frame_rate_code;        /* 1..8 */
+  guint bit_rate_code;          /* units of 400 bit/s; 0x3FFFF: variable */
+  guint vbv_size_code;          /* units of 16384 bits, 1..1023 */
+} GstClMpegSequenceParams;
+
+/* frame_rate_code of @fps_n / @fps_d, 0 when not an MPEG-1 rate. */
+guint gst_cl_mpeg_frame_rate_code (gint fps_n, gint fps_d);
+/* The rate of @code (1..8). */
+void gst_cl_mpeg_frame_rate (guint code, gint * fps_n, gint * fps_d);
+/* pel_aspect_ratio code nearest to the pixel aspect ratio @par_n / @par_d
+ * (width / height of a pixel); *@exact is set when within 1%. */
+guint gst_cl_mpeg_aspect_code (gint par_n, gint par_d, gboolean * exact);
+
+void gst_cl_mpeg_write_sequence_header (GstClMpegBitWriter * bw,
+    const GstClMpegSequenceParams * p);
+/* GOP header for a GOP starting at picture @frame_index of the sequence
+ * (time_code from it at the nominal integer rate of @frame_rate_code). */
+void gst_cl_mpeg_write_gop_header (GstClMpegBitWriter * bw,
+    guint64 frame_index, guint frame_rate_code, gboolean closed);
+void gst_cl_mpeg_write_picture_header (GstClMpegBitWriter * bw,
+    guint temporal_reference, guint coding_type, guint vbv_delay,
+    guint forward_f_code);
+void gst_cl_mpeg_write_sequence_end (GstClMpegBitWriter * bw);
+
+/* Smallest forward_f_code (1..7) whose range [-16 f, 16 f - 1] holds every
+ * vector coded in the picture. */
+guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n);
+
+/**
+ * gst_cl_mpeg_write_slice:
+ * @bw: where the slice goes (byte-aligned at the start and the end)
+ * @row: macroblock row; the slice starts at its column 0
+ * @mb_width: macroblocks in the row
+ * @coding_type: GST_CL_MPEG_PICTURE_I or _P
+ * @f_code: forward_f_code of the picture (P)
+ * @recs: the row's @mb_width records
+ * @levels: the row's levels (GST_CL_MPEG_MB_LEVELS per macroblock)
+ *
+ * Codes one slice covering the macroblock row: skipped macroblocks (P:
+ * skippable ones other than the first and last), macroblock types,
+ * quantiser changes, vectors and DC values with their predictors reset as
+ * the standard says, coded block patterns and coefficients (escapes
+ * beyond the tables).
+ */
+void gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row,
+    guint mb_width, guint coding_type, guint f_code,
+    const GstClMpegMbRecord * recs, const gint16 * levels);
+
+/* The default intra quantiser matrix, in natural (row-major) order. */
+extern const guint8 gst_cl_mpeg_default_intra_matrix[64];
+/* zigzag index -> natural position */
+extern const guint8 gst_cl_mpeg_zigzag[64];
+
+G_END_DECLS

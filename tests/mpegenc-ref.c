@@ -1,0 +1,316 @@
+/* gst-clvideo: plain C reference of clmpegenc's device stages
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Written from ISO/IEC 11172-2 (prediction, dequantisation and mismatch
+ * control, 2.4.4) and the encoder's documented choices (quantiser
+ * rounding, intra/inter decision), one macroblock at a time in plain
+ * loops, so that the device kernels can be checked against it bit for bit.
+ */
+#include "mpegenc-ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cosine table: round (16384 * c(k) / 2 * cos ((2n + 1) k pi / 16)) */
+static gint dct_c[8][8];
+
+static void
+init_cosines (void)
+{
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    gint k, n;
+    for (k = 0; k < 8; k++)
+      for (n = 0; n < 8; n++) {
+        gdouble ck = k == 0 ? 1.0 / sqrt (2.0) : 1.0;
+        dct_c[k][n] = (gint) floor (16384.0 * ck / 2.0 *
+            cos ((2 * n + 1) * k * G_PI / 16.0) + 0.5);
+      }
+    g_once_init_leave (&done, 1);
+  }
+}
+
+void
+mpegref_fdct (gint block[64])
+{
+  gint tmp[64], i, j, k;
+
+  init_cosines ();
+  /* rows: 3 fractional bits kept */
+  for (i = 0; i < 8; i++)
+    for (k = 0; k < 8; k++) {
+      gint s = 0;
+      for (j = 0; j < 8; j++)
+        s += dct_c[k][j] * block[i * 8 + j];
+      tmp[i * 8 + k] = (s + (1 << 10)) >> 11;
+    }
+  /* columns */
+  for (k = 0; k < 8; k++)
+    for (j = 0; j < 8; j++) {
+      gint s = 0;
+      for (i = 0; i < 8; i++)
+        s += dct_c[k][i] * tmp[i * 8 + j];
+      block[k * 8 + j] = (s + (1 << 16)) >> 17;
+    }
+}
+
+void
+mpegref_idct (gint block[64])
+{
+  gint tmp[64], i, j, k;
+
+  init_cosines ();
+  /* rows: 4 fractional bits kept, clamped to 16 bits (a bound no
+   * dequantised residual of 8-bit samples comes near) */
+  for (i = 0; i < 8; i++)
+    for (j = 0; j < 8; j++) {
+      gint s = 0;
+      for (k = 0; k < 8; k++)
+        s += dct_c[k][j] * block[i * 8 + k];
+      tmp[i * 8 + j] = CLAMP ((s + (1 << 9)) >> 10, -32768, 32767);
+    }
+  for (i = 0; i < 8; i++)
+    for (j = 0; j < 8; j++) {
+      gint s = 0;
+      for (k = 0; k < 8; k++)
+        s += dct_c[k][i] * tmp[k * 8 + j];
+      block[i * 8 + j] = (s + (1 << 17)) >> 18;
+    }
+}
+
+/* ---- pictures ---- */
+
+void
+mpegref_picture_init (MpegRefPicture * pic, guint width, guint height)
+{
+  pic->mb_width = (width + 15) / 16;
+  pic->mb_height = (height + 15) / 16;
+  pic->data = g_malloc0 ((gsize) pic->mb_width * pic->mb_height * 384);
+}
+
+void
+mpegref_picture_clear (MpegRefPicture * pic)
+{
+  g_clear_pointer (&pic->data, g_free);
+}
+
+guint8 *
+mpegref_plane (const MpegRefPicture * pic, guint comp, guint * stride)
+{
+  gsize w = pic->mb_width * 16, h = pic->mb_height * 16;
+  *stride = comp ? w / 2 : w;
+  if (comp == 0)
+    return pic->data;
+  return pic->data + w * h + (comp - 1) * (w / 2) * (h / 2);
+}
+
+void
+mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
+    const guint8 * u, guint u_stride, const guint8 * v, guint v_stride,
+    guint c_ps, guint width, guint height)
+{
+  guint W = pic->mb_width * 16, H = pic->mb_height * 16;
+  guint cw = (width + 1) / 2, ch = (height + 1) / 2;
+  guint i, j, s;
+  guint8 *py, *pu, *pv;
+
+  py = mpegref_plane (pic, 0, &s);
+  for (i = 0; i < H; i++)
+    for (j = 0; j < W; j++)
+      py[i * W + j] = y[MIN (i, height - 1) * y_stride + MIN (j, width - 1)];
+  pu = mpegref_plane (pic, 1, &s);
+  pv = mpegref_plane (pic, 2, &s);
+  for (i = 0; i < H / 2; i++)
+    for (j = 0; j < W / 2; j++) {
+      gsize si = MIN (i, ch - 1), sj = MIN (j, cw - 1);
+      pu[i * s + j] = u[si * u_stride + sj * c_ps];
+      pv[i * s + j] = v[si * v_stride + sj * c_ps];
+    }
+}
+
+/* ---- macroblocks ---- */
+
+/* a zero vector is taken unless the searched one is this much better */
+#define ZERO_VECTOR_BIAS 128
+
+/* Sample (x, y) of a plane displaced by the half-pel vector (hx, hy)
+ * split into full-pel (fx, fy) and half flags: the MPEG-1 averages. */
+static gint
+predict (const guint8 * p, guint stride, gint x, gint y, gint fx, gint fy,
+    gint hx, gint hy)
+{
+  const guint8 *s = p + (gsize) (y + fy) * stride + x + fx;
+  if (hx && hy)
+    return (s[0] + s[1] + s[stride] + s[stride + 1] + 2) >> 2;
+  if (hx)
+    return (s[0] + s[1] + 1) >> 1;
+  if (hy)
+    return (s[0] + s[stride] + 1) >> 1;
+  return s[0];
+}
+
+static void
+encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
+    const gint16 * vectors, const MpegRefParams * prm, guint mbx, guint mby,
+    GstClMpegMbRecord * rec, gint16 * levels, MpegRefPicture * recon)
+{
+  gint src[6][64], pred[6][64], coef[6][64];
+  const guint8 *plane[3];
+  guint8 *out[3];
+  guint stride[3];
+  gint bx[6], by[6], bc[6];
+  gint sum = 0, act = 0, b, i, q, intra, dx = 0, dy = 0;
+  guint W = cur->mb_width * 16, H = cur->mb_height * 16;
+
+  memset (rec, 0, sizeof (*rec));
+  for (b = 0; b < 6; b++) {
+    bc[b] = b < 4 ? 0 : b - 3;
+    bx[b] = b < 4 ? mbx * 16 + (b & 1) * 8 : mbx * 8;
+    by[b] = b < 4 ? mby * 16 + (b >> 1) * 8 : mby * 8;
+  }
+  for (i = 0; i < 3; i++) {
+    plane[i] = mpegref_plane (cur, i, &stride[i]);
+    out[i] = mpegref_plane (recon, i, &stride[i]);
+  }
+  for (b = 0; b < 6; b++)
+    for (i = 0; i < 64; i++)
+      src[b][i] = plane[bc[b]][(by[b] + i / 8) * stride[bc[b]] + bx[b] +
+          i % 8];
+
+  /* activity: sum of |sample - mean| over the luma, in 1/256 steps */
+  for (b = 0; b < 4; b++)
+    for (i = 0; i < 64; i++)
+      sum += src[b][i];
+  for (b = 0; b < 4; b++)
+    for (i = 0; i < 64; i++)
+      act += ABS (256 * src[b][i] - sum);
+  act >>= 8;
+
+  intra = !prm->p_picture;
+  memset (pred, 0, sizeof (pred));
+  if (prm->p_picture) {
+    const guint8 *rp[3];
+    gint sad0 = 0, sadv = 0, best;
+    for (i = 0; i < 3; i++)
+      rp[i] = mpegref_plane (ref, i, &stride[i]);
+    if (vectors) {
+      dx = vectors[2 * (mby * cur->mb_width + mbx)];
+      dy = vectors[2 * (mby * cur->mb_width + mbx) + 1];
+    }
+    /* keep the whole prediction inside the padded picture */
+    dx = CLAMP (dx, -32 * (gint) mbx, 2 * ((gint) W - 16 - 16 * (gint) mbx));
+    dy = CLAMP (dy, -32 * (gint) mby, 2 * ((gint) H - 16 - 16 * (gint) mby));
+    for (b = 0; b < 4; b++)
+      for (i = 0; i < 64; i++) {
+        gint x = bx[b] + i % 8, y = by[b] + i / 8;
+        sad0 += ABS (src[b][i] - rp[0][y * stride[0] + x]);
+        sadv += ABS (src[b][i] - predict (rp[0], stride[0], x, y, dx >> 1,
+                dy >> 1, dx & 1, dy & 1));
+      }
+    if (sad0 <= sadv + ZERO_VECTOR_BIAS) {
+      dx = dy = 0;
+      best = sad0;
+    } else {
+      best = sadv;
+    }
+    intra = best > act + (gint) prm->intra_bias;
+    rec->cost = intra ? act : best;
+    if (intra) {
+      dx = dy = 0;
+    } else {
+      /* chroma: half the vector, truncated towards zero */
+      gint cdx = dx / 2, cdy = dy / 2;
+      for (b = 0; b < 6; b++)
+        for (i = 0; i < 64; i++) {
+          gint x = bx[b] + i % 8, y = by[b] + i / 8;
+          if (b < 4)
+            pred[b][i] = predict (rp[0], stride[0], x, y, dx >> 1, dy >> 1,
+                dx & 1, dy & 1);
+          else
+            pred[b][i] = predict (rp[bc[b]], stride[bc[b]], x, y, cdx >> 1,
+                cdy >> 1, cdx & 1, cdy & 1);
+        }
+    }
+  } else {
+    rec->cost = act;
+  }
+
+  q = prm->qscale;
+  if (prm->adaptive) {
+    /* TM5: 0.5 .. 2 times the picture's quantiser */
+    guint a = act, avg = MAX (prm->avg_activity, 1);
+    q = (prm->qscale * (2 * a + avg) + (a + 2 * avg) / 2) / (a + 2 * avg);
+  }
+  q = CLAMP (q, 1, 31);
+
+  for (b = 0; b < 6; b++) {
+    gint last = 0;
+    for (i = 0; i < 64; i++)
+      coef[b][i] = src[b][i] - pred[b][i];
+    mpegref_fdct (coef[b]);
+    for (i = 0; i < 64; i++) {
+      gint F = coef[b][i], a = ABS (F), L, z = 0, D;
+      while (gst_cl_mpeg_zigzag[z] != i)
+        z++;
+      if (intra && i == 0) {
+        L = CLAMP ((F + 4) >> 3, 0, 255);
+      } else if (intra) {
+        gint qw = q * gst_cl_mpeg_default_intra_matrix[i];
+        L = MIN ((64 * a + 3 * qw) / (8 * qw), 255);
+        L = F < 0 ? -L : L;
+      } else {
+        L = MIN (a / (2 * q), 255);
+        L = F < 0 ? -L : L;
+      }
+      levels[b * 64 + z] = L;
+      if (L)
+        last = MAX (last, z + 1);
+      /* dequantisation (2.4.4.1, 2.4.4.2) with mismatch control */
+      if (intra && i == 0) {
+        D = 8 * L;
+      } else if (L == 0) {
+        D = 0;
+      } else {
+        if (intra)
+          D = (2 * L * q * gst_cl_mpeg_default_intra_matrix[i]) / 16;
+        else
+          D = ((2 * L + (L > 0 ? 1 : -1)) * q * 16) / 16;
+        if ((D & 1) == 0)
+          D -= D > 0 ? 1 : -1;
+        D = CLAMP (D, -2048, 2047);
+      }
+      coef[b][i] = D;
+    }
+    rec->last[b] = last;
+    if (last)
+      rec->cbp |= 32 >> b;
+    mpegref_idct (coef[b]);
+    for (i = 0; i < 64; i++)
+      out[bc[b]][(by[b] + i / 8) * stride[bc[b]] + bx[b] + i % 8] =
+          CLAMP (pred[b][i] + coef[b][i], 0, 255);
+  }
+  rec->dx = dx;
+  rec->dy = dy;
+  rec->quant = q;
+  rec->activity = act;
+  rec->flags = (intra ? GST_CL_MPEG_MB_INTRA : 0) |
+      (!intra && dx == 0 && dy == 0 && rec->cbp == 0 ?
+      GST_CL_MPEG_MB_SKIPPABLE : 0);
+}
+
+void
+mpegref_encode (const MpegRefPicture * cur, const MpegRefPicture * ref,
+    const gint16 * vectors, const MpegRefParams * params,
+    GstClMpegMbRecord * records, gint16 * levels, MpegRefPicture * recon)
+{
+  guint mbx, mby;
+
+  init_cosines ();
+  for (mby = 0; mby < cur->mb_height; mby++)
+    for (mbx = 0; mbx < cur->mb_width; mbx++) {
+      guint n = mby * cur->mb_width + mbx;
+      encode_mb (cur, ref, vectors, params, mbx, mby, &records[n],
+          levels + (gsize) n * GST_CL_MPEG_MB_LEVELS, recon);
+    }
+}

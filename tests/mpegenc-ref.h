@@ -1,0 +1,48 @@
+/* gst-clvideo: plain C reference of clmpegenc's device stages
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+#include "gstclmpegvlc.h"
+
+G_BEGIN_DECLS
+
+/* The integer DCT pair of the encoder (14-bit cosines; the inverse keeps
+ * four fractional bits between its passes). In place, natural order. */
+void mpegref_fdct (gint block[64]);
+void mpegref_idct (gint block[64]);
+
+/* A picture padded to whole macroblocks: Y (W x H), then Cb and Cr
+ * (W/2 x H/2), planar, tight. */
+typedef struct {
+  guint mb_width, mb_height;
+  guint8 *data;
+} MpegRefPicture;
+
+void mpegref_picture_init (MpegRefPicture * pic, guint width, guint height);
+void mpegref_picture_clear (MpegRefPicture * pic);
+guint8 *mpegref_plane (const MpegRefPicture * pic, guint comp, guint * stride);
+
+/* Pads a frame: planes @y, @u, @v (chroma samples @c_ps bytes apart) of
+ * @width x @height, replicating the last column and row. */
+void mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
+    const guint8 * u, guint u_stride, const guint8 * v, guint v_stride,
+    guint c_ps, guint width, guint height);
+
+typedef struct {
+  gboolean p_picture;
+  guint qscale;
+  gboolean adaptive;
+  guint avg_activity;
+  guint intra_bias;
+} MpegRefParams;
+
+/* Encodes every macroblock of @cur against @ref (P) with the half-pel
+ * @vectors (dx, dy pairs per macroblock, NULL: zero), writing the records,
+ * the levels and the reconstruction @recon, as kernels/mpegenc.cl does. */
+void mpegref_encode (const MpegRefPicture * cur, const MpegRefPicture * ref,
+    const gint16 * vectors, const MpegRefParams * params,
+    GstClMpegMbRecord * records, gint16 * levels, MpegRefPicture * recon);
+
+G_END_DECLS
