@@ -196,6 +196,41 @@ lambda_sads (__global const uchar * cur, uint cur_off, uint cur_stride,
       area[i] = ref[ref_off + gy * ref_stride + gx];
     }
     barrier (CLK_LOCAL_MEM_FENCE);
+#if SPAN % 4 == 0
+    if (bw == B && bh == B) {
+      /* whole blocks: four neighbouring candidates per work-item, so each
+       * search-area sample loaded serves four SADs */
+      for (int i = lid; i < rows * (SPAN / 4); i += LS) {
+        const int ay = i / (SPAN / 4), cx = i % (SPAN / 4) * 4;
+        const int dy = s0 + ay - R;
+        uint4 sad = 0;
+        for (int r = 0; r < B; r++) {
+          __local const uchar *a = area + (ay + r) * AREA_W + cx;
+          __local const uchar *b = block + r * B;
+          uchar p0 = a[0], p1 = a[1], p2 = a[2];
+#pragma unroll
+          for (int x = 0; x < B; x++) {
+            const uchar p3 = a[x + 3], c = b[x];
+            sad += (uint4) (abs_diff (c, p0), abs_diff (c, p1),
+                abs_diff (c, p2), abs_diff (c, p3));
+            p0 = p1;
+            p1 = p2;
+            p2 = p3;
+          }
+        }
+        if (!candidate_valid (x0, y0, cx - R, dy, bw, bh, w, h))
+          sad.x = INVALID;
+        if (!candidate_valid (x0, y0, cx + 1 - R, dy, bw, bh, w, h))
+          sad.y = INVALID;
+        if (!candidate_valid (x0, y0, cx + 2 - R, dy, bw, bh, w, h))
+          sad.z = INVALID;
+        if (!candidate_valid (x0, y0, cx + 3 - R, dy, bw, bh, w, h))
+          sad.w = INVALID;
+        vstore4 (convert_ushort4 (sad), 0, out + (s0 + ay) * SPAN + cx);
+      }
+      continue;
+    }
+#endif
     for (int i = lid; i < rows * SPAN; i += LS) {
       const int ay = i / SPAN, cx = i % SPAN;
       uint sad = INVALID;

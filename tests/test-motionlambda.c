@@ -245,6 +245,8 @@ GST_START_TEST (test_random)
   static const Case cases[] = {
     {1, 1, 16, 16, 4, RANDOM, 0, 0},
     {17, 9, 8, 4, 1, RANDOM, 0, 0},
+    {50, 40, 8, 1, 2, RANDOM, 0, 0},
+    {97, 61, 16, 3, 4, RANDOM, 0, 0},
     {97, 61, 16, 16, 4, RANDOM, 0, 0},
     {97, 61, 8, 16, 40, RANDOM, 0, 0},
     {160, 96, 8, 4, 12, RANDOM, 0, 0},
