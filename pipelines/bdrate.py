@@ -14,6 +14,10 @@ at equal quality (negative: the test encoder needs fewer bits). Two fits:
          (Fritsch-Carlson, as later JVET tools use); needs 2 points; it
          does not overshoot between points
 
+Points dominated by another of the same curve (no higher PSNR for no
+fewer bits, as an encoder whose rate is capped produces) are dropped
+first, so that log-rate is a function of PSNR.
+
 Input (for the command line): a whitespace-separated table with a header
 line naming at least the columns encoder, bits and psnr_y; an optional
 "size" column groups the rows (one BD-rate per size). Lines starting with
@@ -126,9 +130,20 @@ def _pchip_integral(pts, lo, hi):
     return total
 
 
+def pareto(curve):
+    """The points of @curve no other point beats on both rate and PSNR."""
+    kept, best = [], -math.inf
+    for r, q in sorted(curve, key=lambda p: (p[0], -p[1])):
+        if q > best:
+            kept.append((r, q))
+            best = q
+    return kept
+
+
 def bd_rate(anchor, test, method="pchip"):
     """BD-rate in percent of @test against @anchor, lists of (rate, psnr);
     None when the PSNR ranges do not overlap or there are too few points."""
+    anchor, test = pareto(anchor), pareto(test)
     need = 4 if method == "cubic" else 2
     if len(anchor) < need or len(test) < need:
         return None
@@ -165,6 +180,10 @@ def self_test():
     # the fit does not depend on the order of the points
     close(bd_rate(base, list(reversed([(r * 0.8, q) for r, q in base])),
                   "cubic"), -20.0)
+    # a capped point (more bits, less quality) does not change the answer
+    capped = base + [(9500, 41.0)]
+    close(bd_rate(capped, [(r * 2, q) for r, q in base], "pchip"), 100.0)
+    assert len(pareto(capped)) == len(base)
     # too few points for a cubic
     assert bd_rate(base[:3], base[:3], "cubic") is None
     close(bd_rate(base[:2], [(r * 2, q) for r, q in base[:2]], "pchip"), 100.0)
@@ -216,7 +235,7 @@ def main():
         key = row.get("size", "")
         groups.setdefault(key, {}).setdefault(row["encoder"], []).append(
             (float(row["bits"]), float(row["psnr_y"])))
-    print("| size | %s against | points | BD-rate (pchip) | BD-rate (cubic) |"
+    print("| size | %s against | points used | BD-rate (pchip) | BD-rate (cubic) |"
           % args.test)
     print("|---|---|---|---|---|")
 
@@ -232,7 +251,8 @@ def main():
             if a not in curves:
                 continue
             print("| %s | %s | %d / %d | %s | %s |" % (
-                key or "-", a, len(curves[args.test]), len(curves[a]),
+                key or "-", a, len(pareto(curves[args.test])),
+                len(pareto(curves[a])),
                 fmt(bd_rate(curves[a], curves[args.test], "pchip")),
                 fmt(bd_rate(curves[a], curves[args.test], "cubic"))))
     return 0

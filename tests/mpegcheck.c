@@ -507,6 +507,17 @@ all_zero (const guint8 * data, gsize n)
   return TRUE;
 }
 
+/* Headers before a picture are removed from the VBV with it: its bytes
+ * start at the first of them. */
+static void
+access_unit_starts (Parser * p, guint64 offset)
+{
+  if (!p->have_pending) {
+    p->au_pending = offset;
+    p->have_pending = TRUE;
+  }
+}
+
 /* One unit: the start code at @offset and its bytes up to @end. */
 static void
 parse_unit (Parser * p, guint code, guint64 offset, guint64 end)
@@ -542,10 +553,7 @@ parse_unit (Parser * p, guint code, guint64 offset, guint64 end)
             p->state == ST_GOP ? "picture" : "GOP header");
       if (p->state == ST_PIC)
         close_picture (p, offset);
-      if (!p->have_pending) {
-        p->au_pending = offset;
-        p->have_pending = TRUE;
-      }
+      access_unit_starts (p, offset);
       parse_sequence_header (p, offset, &b);
       r->n_seq_headers++;
       p->seq_header_since_picture = TRUE;
@@ -560,10 +568,7 @@ parse_unit (Parser * p, guint code, guint64 offset, guint64 end)
             p->state == ST_PIC ? "follows a picture with no slice" :
             "comes before any sequence header");
       finish_gop (p);
-      if (!p->have_pending) {
-        p->au_pending = offset;
-        p->have_pending = TRUE;
-      }
+      access_unit_starts (p, offset);
       parse_gop_header (p, offset, &b);
       r->n_gops++;
       p->gop_start_offset = offset;
