@@ -93,8 +93,8 @@ gst_cl_motion_search_new (GstClContext * ctx,
       nt *= 2;
     ms->tile_k = k;
     ms->tile_nt = nt;
-    /* wide windows would not leave room for a second group on a unit */
-    ms->use_tiles = local <= ctx->local_mem_size / 2 &&
+    /* the widest windows do not fit: the per-block kernel takes them */
+    ms->use_tiles = local <= ctx->local_mem_size &&
         nt <= ctx->max_work_group_size;
     ms->sad_ptx = ctx->platform_name &&
         g_strstr_len (ctx->platform_name, -1, "NVIDIA") != NULL;
@@ -130,7 +130,7 @@ gst_cl_motion_search_grid (const GstClMotionSearch * ms, guint width,
 
 static cl_kernel
 get_kernel (GstClMotionSearch * ms, const gchar * name,
-    const gchar * chroma_options, GError ** error)
+    const gchar * extra_options, GError ** error)
 {
   gchar *options, *key;
   cl_kernel kernel;
@@ -140,12 +140,12 @@ get_kernel (GstClMotionSearch * ms, const gchar * name,
         "-DNT=%u -DK=%u -DSAD_PTX=%d %s", ms->params.block_size,
         ms->params.search_range, ms->params.subpel ? 1 : 0, ms->tile_nt,
         ms->tile_k, ms->sad_ptx ? 1 : 0,
-        chroma_options ? chroma_options : "-DCHROMA=0");
+        extra_options ? extra_options : "-DCHROMA=0");
   else
     options = g_strdup_printf ("-DBS=%u -DRANGE=%u -DSUBPEL=%d %s",
         ms->params.block_size, ms->params.search_range,
         ms->params.subpel ? 1 : 0,
-        chroma_options ? chroma_options : "-DCHROMA=0");
+        extra_options ? extra_options : "-DCHROMA=0");
   key = g_strconcat (name, " ", options, NULL);
   kernel = g_hash_table_lookup (ms->kernels, key);
   if (!kernel) {
@@ -162,20 +162,22 @@ get_kernel (GstClMotionSearch * ms, const gchar * name,
 /* The GPU kernels; the NVIDIA instruction may be refused by a driver,
  * then the portable form serves. */
 static cl_kernel
-get_tile_kernel (GstClMotionSearch * ms, const gchar * name, GError ** error)
+get_tile_kernel (GstClMotionSearch * ms, const gchar * name,
+    gboolean partial, GError ** error)
 {
+  const gchar *options = partial ? "-DCHROMA=0 -DPARTIAL=1" : NULL;
   cl_kernel kernel;
   GError *ptx_error = NULL;
 
   if (!ms->sad_ptx)
-    return get_kernel (ms, name, NULL, error);
-  kernel = get_kernel (ms, name, NULL, &ptx_error);
+    return get_kernel (ms, name, options, error);
+  kernel = get_kernel (ms, name, options, &ptx_error);
   if (kernel)
     return kernel;
   GST_WARNING ("motion search without vabsdiff4: %s", ptx_error->message);
   g_clear_error (&ptx_error);
   ms->sad_ptx = FALSE;
-  return get_kernel (ms, name, NULL, error);
+  return get_kernel (ms, name, options, error);
 }
 
 static gboolean
@@ -208,8 +210,8 @@ static gboolean run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref_chroma, guint first_x, guint first_y, guint n_x,
     guint n_y, cl_mem vectors, GError ** error);
 static gboolean run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
-    const GstClPlane * ref, guint full_x, guint full_y, cl_mem vectors,
-    GError ** error);
+    const GstClPlane * ref, gboolean partial, guint first_x, guint first_y,
+    guint n_x, guint n_y, cl_mem vectors, GError ** error);
 
 static gboolean
 run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
@@ -249,14 +251,16 @@ run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
     guint fx = width / ms->params.block_size;
     guint fy = height / ms->params.block_size;
 
-    /* whole blocks in tiles, the partial ones at the edges by blocks */
-    if (fx > 0 && fy > 0 && !run_tiles (ms, cur, ref, fx, fy, vectors, error))
-      return FALSE;
-    if (fx < bx && !run_blocks (ms, cur, ref, NULL, NULL, fx, 0, bx - fx, by,
+    /* whole blocks, then the partial ones at the right and bottom edges
+     * by the masking variant */
+    if (fx > 0 && fy > 0 && !run_tiles (ms, cur, ref, FALSE, 0, 0, fx, fy,
             vectors, error))
       return FALSE;
-    if (fy < by && fx > 0 && !run_blocks (ms, cur, ref, NULL, NULL, 0, fy,
-            fx, by - fy, vectors, error))
+    if (fx < bx && !run_tiles (ms, cur, ref, TRUE, fx, 0, bx - fx, by,
+            vectors, error))
+      return FALSE;
+    if (fy < by && fx > 0 && !run_tiles (ms, cur, ref, TRUE, 0, fy, fx,
+            by - fy, vectors, error))
       return FALSE;
     return TRUE;
   }
@@ -319,30 +323,34 @@ run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
       GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error);
 }
 
-/* motion_search_tiles over the whole blocks, then their refinement */
+/* motion_search_tiles over blocks [first_x, first_x + n_x) x [first_y,
+ * first_y + n_y), then their refinement */
 static gboolean
 run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
-    const GstClPlane * ref, guint full_x, guint full_y, cl_mem vectors,
-    GError ** error)
+    const GstClPlane * ref, gboolean partial, guint first_x, guint first_y,
+    guint n_x, guint n_y, cl_mem vectors, GError ** error)
 {
   cl_kernel kernel;
   cl_uint width = cur->width, height = cur->height;
-  cl_uint fx = full_x, fy = full_y;
+  cl_uint first[2] = { first_x, first_y }, end[2] = { first_x + n_x,
+    first_y + n_y };
   size_t global[2], local[2];
   guint arg = 0;
 
-  kernel = get_tile_kernel (ms, "motion_search_tiles", error);
+  kernel = get_tile_kernel (ms, "motion_search_tiles", partial, error);
   if (!kernel)
     return FALSE;
   if (!set_plane_args (kernel, &arg, cur, TRUE, error) ||
       !set_plane_args (kernel, &arg, ref, TRUE, error) ||
       !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error) ||
       !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height, error)
-      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &vectors,
-          error))
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &first[0],
+          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint),
+          &first[1], error) || !gst_cl_kernel_set_arg (kernel, &arg,
+          sizeof (cl_mem), &vectors, error))
     return FALSE;
-  global[0] = (size_t) full_x * ms->tile_nt;
-  global[1] = full_y;
+  global[0] = (size_t) n_x * ms->tile_nt;
+  global[1] = n_y;
   local[0] = ms->tile_nt;
   local[1] = 1;
   if (!gst_cl_context_enqueue_kernel (ms->ctx, kernel,
@@ -351,7 +359,7 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
   if (!ms->params.subpel)
     return TRUE;
 
-  kernel = get_tile_kernel (ms, "motion_refine_blocks", error);
+  kernel = get_tile_kernel (ms, "motion_refine_blocks", FALSE, error);
   if (!kernel)
     return FALSE;
   arg = 0;
@@ -359,13 +367,15 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
       !set_plane_args (kernel, &arg, ref, TRUE, error) ||
       !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error) ||
       !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height, error)
-      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &fx, error)
-      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &fy, error)
-      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &vectors,
-          error))
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &first[0],
+          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint),
+          &first[1], error) || !gst_cl_kernel_set_arg (kernel, &arg,
+          sizeof (cl_uint), &end[0], error) || !gst_cl_kernel_set_arg (kernel,
+          &arg, sizeof (cl_uint), &end[1], error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &vectors, error))
     return FALSE;
-  global[0] = full_x;
-  global[1] = full_y;
+  global[0] = n_x;
+  global[1] = n_y;
   return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
       GST_CL_MOTION_SEARCH_REFINE_LABEL, 2, global, NULL, error);
 }

@@ -33,11 +33,14 @@
  *   block itself sits in registers. A word of 4 absolute differences is
  *   one instruction where the device has one (SAD_PTX: NVIDIA's
  *   vabsdiff4). Candidates outside the plane are masked; the keys are
- *   reduced in local memory. SUBPEL refinement then runs in
+ *   reduced in local memory. Built with PARTIAL, the same kernel serves
+ *   the partial blocks at the right and bottom edges: the samples past
+ *   the block's visible part are zero in the block and masked to zero in
+ *   the area words, so they add nothing. SUBPEL refinement then runs in
  *   motion_refine_blocks.
  *
  * Build options: BS (16 | 8), RANGE (1..128), SUBPEL (0 | 1); TILES with
- * NT, K and SAD_PTX for the GPU kernels; CHROMA
+ * NT, K, SAD_PTX and PARTIAL for the GPU kernels; CHROMA
  * (0 | 1) with CSX, CSY (chroma subsampling shifts), CPS (chroma pixel
  * stride) and WQ (chroma weight in 1/256).
  */
@@ -303,6 +306,9 @@ motion_search_blocks (global const uchar * cur, uint cur_off,
 #ifndef SAD_PTX
 #define SAD_PTX 0
 #endif
+#ifndef PARTIAL
+#define PARTIAL 0
+#endif
 
 /* words per block row; dy groups; area rows and words per area row */
 #define WPR (BS / 4)
@@ -334,7 +340,8 @@ sad4 (uint a, uint b, uint c)
 kernel void
 motion_search_tiles (global const uchar * cur, uint cur_off,
     uint cur_stride, global const uchar * ref, uint ref_off, uint ref_stride,
-    uint width, uint height, global mv_t * vectors)
+    uint width, uint height, uint first_bx, uint first_by,
+    global mv_t * vectors)
 {
   local uchar raw[AR * ACOLS];
   local uint area[4 * AR * AW];
@@ -342,9 +349,14 @@ motion_search_tiles (global const uchar * cur, uint cur_off,
   local ulong keys[NT];
 
   int lid = get_local_id (0);
-  int bx = get_group_id (0), by = get_group_id (1);
+  int bx = get_group_id (0) + first_bx, by = get_group_id (1) + first_by;
   int blocks_x = (width + BS - 1) / BS;
   int x0 = bx * BS, y0 = by * BS;
+#if PARTIAL
+  int bw = min (BS, (int) width - x0), bh = min (BS, (int) height - y0);
+#else
+  const int bw = BS, bh = BS;
+#endif
   int ax = x0 - RANGE, ay = y0 - RANGE;
   global const uchar *c = cur + cur_off;
   global const uchar *r = ref + ref_off;
@@ -357,8 +369,20 @@ motion_search_tiles (global const uchar * cur, uint cur_off,
   }
   for (int i = lid; i < BS * WPR; i += NT) {
     int y = i / WPR, w = i % WPR;
+#if PARTIAL
+    uchar4 b = (uchar4) (0);
+    global const uchar *p = c + (y0 + y) * (int) cur_stride + x0 + 4 * w;
+    if (y < bh) {
+      b.x = 4 * w < bw ? p[0] : 0;
+      b.y = 4 * w + 1 < bw ? p[1] : 0;
+      b.z = 4 * w + 2 < bw ? p[2] : 0;
+      b.w = 4 * w + 3 < bw ? p[3] : 0;
+    }
+    block[i] = as_uint (b);
+#else
     block[i] = as_uint (vload4 (0, c + (y0 + y) * (int) cur_stride + x0 +
             4 * w));
+#endif
   }
   barrier (CLK_LOCAL_MEM_FENCE);
   for (int i = lid; i < 4 * AR * AW; i += NT) {
@@ -372,10 +396,19 @@ motion_search_tiles (global const uchar * cur, uint cur_off,
   for (int y = 0; y < BS; y++)
     for (int w = 0; w < WPR; w++)
       cb[y][w] = block[y * WPR + w];
+#if PARTIAL
+  /* the visible bytes of each word of a row */
+  uint cm[WPR];
+  for (int w = 0; w < WPR; w++) {
+    int n = clamp (bw - 4 * w, 0, 4);
+    cm[w] = n == 4 ? 0xffffffffu : as_uint ((uchar4) (n > 0 ? 0xff : 0,
+            n > 1 ? 0xff : 0, n > 2 ? 0xff : 0, 0));
+  }
+#endif
 
   /* valid displacements */
-  int dx0 = max (-RANGE, -x0), dx1 = min (RANGE - 1, (int) width - BS - x0);
-  int dy0 = max (-RANGE, -y0), dy1 = min (RANGE - 1, (int) height - BS - y0);
+  int dx0 = max (-RANGE, -x0), dx1 = min (RANGE - 1, (int) width - bw - x0);
+  int dy0 = max (-RANGE, -y0), dy1 = min (RANGE - 1, (int) height - bh - y0);
   ulong best = ULONG_MAX;
 
   for (int t = lid; t < NTASKS; t += NT) {
@@ -396,7 +429,11 @@ motion_search_tiles (global const uchar * cur, uint cur_off,
         int y = row - k;
         if (y >= 0 && y < BS) {
           for (int w = 0; w < WPR; w++)
+#if PARTIAL
+            acc[k] = sad4 (y < bh ? rw[w] & cm[w] : 0, cb[y][w], acc[k]);
+#else
             acc[k] = sad4 (rw[w], cb[y][w], acc[k]);
+#endif
         }
       }
     }
@@ -426,22 +463,24 @@ motion_search_tiles (global const uchar * cur, uint cur_off,
 }
 
 /* Half-pel refinement of full-pel vectors found by the tiles, one
- * work-item per block of the first blocks_x x blocks_y (whole) blocks. */
+ * work-item per block of [first_bx, end_bx) x [first_by, end_by). */
 kernel void
 motion_refine_blocks (global const uchar * cur, uint cur_off,
     uint cur_stride, global const uchar * ref, uint ref_off, uint ref_stride,
-    uint width, uint height, uint full_x, uint full_y,
-    global mv_t * vectors)
+    uint width, uint height, uint first_bx, uint first_by, uint end_bx,
+    uint end_by, global mv_t * vectors)
 {
-  int bx = get_global_id (0), by = get_global_id (1);
+  int bx = get_global_id (0) + first_bx, by = get_global_id (1) + first_by;
   int blocks_x = (width + BS - 1) / BS;
 
-  if (bx >= (int) full_x || by >= (int) full_y)
+  if (bx >= (int) end_bx || by >= (int) end_by)
     return;
+  int x0 = bx * BS, y0 = by * BS;
   global mv_t *v = vectors + by * blocks_x + bx;
   mv_t mv = *v;
   *v = refine_half (cur + cur_off, (int) cur_stride, ref + ref_off,
-      (int) ref_stride, (int) width, (int) height, bx * BS, by * BS, BS, BS,
-      mv.dx / 2, mv.dy / 2, mv.sad);
+      (int) ref_stride, (int) width, (int) height, x0, y0,
+      min (BS, (int) width - x0), min (BS, (int) height - y0), mv.dx / 2,
+      mv.dy / 2, mv.sad);
 }
 #endif /* TILES */
