@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# gst-clvideo: MPEG-1 encoder benchmark. clmpegenc against FFmpeg's
+# mpeg1video (its default and its best-quality mode) and mjpegtools'
+# mpeg2enc, over a sweep of quantisers on natural-looking raw input, in one
+# run: frames per second, bits, PSNR-Y and the Bjontegaard delta rate of
+# clmpegenc against each. Prints Markdown for docs/performance.md.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Environment (defaults in brackets):
+#   BUILD_DIR               build directory with the plugin and tests/psnr [build]
+#   MPEG_BENCH_SIZES        frame sizes [1920x1080 2048x2048]
+#   MPEG_BENCH_FRAMES       frames per clip [12]
+#   MPEG_BENCH_QUANTS       quantisers: clmpegenc quantizer, ffmpeg -qscale:v,
+#                           mpeg2enc -q [3 5 8 12 20]
+#   MPEG_BENCH_MPEG2ENC_QUANTS  mpeg2enc's own -q sweep [10 14 20 31]: its
+#                           -q is a floor on another scale, and its bit
+#                           rate tops out at 50 Mbit/s (the largest whose
+#                           VBV buffer MPEG-1 can signal), which caps its
+#                           low quantisers on large frames
+#   MPEG_BENCH_GOP          GOP length, I and P pictures only [12]
+#   MPEG_BENCH_ENCODERS     which to run [clmpegenc ffmpeg ffmpeg-rd mpeg2enc]
+#   MPEG_BENCH_CLMPEGENC    extra clmpegenc properties, e.g. "device=0" []
+#   MPEG_BENCH_STAGE_DEBUG  GST_DEBUG for the run that collects clmpegenc's
+#                           per-stage times [clmpegenc:4]
+#   MPEG_BENCH_WORK         work directory, kept when given [a temporary one]
+#
+# Every encoder reads the same y4m file (from the page cache after the first
+# run) and writes an elementary stream; time is wall time of the whole
+# command. Streams are decoded with ffmpeg and compared with the source by
+# tests/psnr (mean of per-frame PSNR-Y), and checked by tests/mpegcheck
+# (structure, and the VBV model when the stream has a bit rate).
+# The per-stage lines are clmpegenc's own: every debug line of the element
+# that contains "stage" is printed as it is.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${BUILD_DIR:-build}"
+case "$build" in /*) ;; *) build="$root/$build" ;; esac
+sizes="${MPEG_BENCH_SIZES:-1920x1080 2048x2048}"
+frames="${MPEG_BENCH_FRAMES:-12}"
+quants="${MPEG_BENCH_QUANTS:-3 5 8 12 20}"
+m2quants="${MPEG_BENCH_MPEG2ENC_QUANTS:-10 14 20 31}"
+gop="${MPEG_BENCH_GOP:-12}"
+encoders="${MPEG_BENCH_ENCODERS:-clmpegenc ffmpeg ffmpeg-rd mpeg2enc}"
+clprops="${MPEG_BENCH_CLMPEGENC:-}"
+stage_debug="${MPEG_BENCH_STAGE_DEBUG:-clmpegenc:4}"
+psnr="$build/tests/psnr"
+mpegcheck="$build/tests/mpegcheck"
+
+die() {
+  echo "mpeg-bench: $*" >&2
+  exit 1
+}
+
+for tool in ffmpeg python3; do
+  command -v "$tool" >/dev/null || die "$tool is not installed (pipelines/setup.sh installs it)"
+done
+[ -x "$psnr" ] && [ -x "$mpegcheck" ] ||
+  die "no $psnr or $mpegcheck: build $build with tests enabled (ninja -C $build)"
+
+export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+run_list=""
+for enc in $encoders; do
+  case "$enc" in
+    clmpegenc)
+      if ! gst-inspect-1.0 clmpegenc >/dev/null 2>&1; then
+        echo "mpeg-bench: clmpegenc is not in $build/gst: left out" >&2
+        continue
+      fi ;;
+    ffmpeg | ffmpeg-rd) ;;
+    mpeg2enc)
+      if ! command -v mpeg2enc >/dev/null; then
+        echo "mpeg-bench: mpeg2enc (mjpegtools) is not installed: left out" >&2
+        continue
+      fi ;;
+    *) die "unknown encoder $enc" ;;
+  esac
+  run_list="$run_list $enc"
+done
+[ -n "$run_list" ] || die "no encoder to run"
+
+if [ -n "${MPEG_BENCH_WORK:-}" ]; then
+  work="$MPEG_BENCH_WORK"
+  mkdir -p "$work"
+else
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+fi
+results="$work/results.tsv"
+printf 'size encoder q frames seconds fps bits psnr_y psnr_u psnr_v check\n' >"$results"
+startup="$work/startup.tsv"
+: >"$startup"
+set -- $quants
+mid="$(eval echo "\${$((($# + 1) / 2))}")"
+
+now() { date +%s.%N; }
+
+# Encodes $src with encoder $1 at quantiser $2 into $3.
+encode() {
+  local enc="$1" q="$2" out="$3"
+  case "$enc" in
+    clmpegenc)
+      # shellcheck disable=SC2086
+      gst-launch-1.0 -q filesrc location="$src" ! y4mdec ! \
+        clmpegenc quantizer="$q" gop-size="$gop" $clprops ! \
+        filesink location="$out" ;;
+    ffmpeg)
+      ffmpeg -nostdin -v error -i "$src" -c:v mpeg1video -threads 2 -bf 0 \
+        -g "$gop" -qscale:v "$q" -f mpeg1video -y "$out" ;;
+    ffmpeg-rd)
+      ffmpeg -nostdin -v error -i "$src" -c:v mpeg1video -threads 2 -bf 0 \
+        -g "$gop" -qscale:v "$q" -mbd rd -trellis 1 -f mpeg1video -y "$out" ;;
+    mpeg2enc)
+      # -f 0 generic MPEG-1, -R 0 no B pictures, fixed GOP; -q is its
+      # quantisation floor, with a bit rate and buffer high enough not to
+      # limit it
+      mpeg2enc -f 0 -q "$q" -R 0 -g "$gop" -G "$gop" -M 2 -b 50000 -V 1000 \
+        -o "$out" <"$src" 2>"$out.log" ;;
+  esac
+}
+
+for size in $sizes; do
+  w="${size%x*}"
+  h="${size#*x}"
+  src="$work/src-$size.y4m"
+  if [ ! -s "$src" ]; then
+    # natural-looking motion: a zooming fractal averaged with a moving test
+    # pattern, and film-like noise; no long header fields (y4mdec takes
+    # header lines of at most 80 bytes)
+    ffmpeg -nostdin -v error -f lavfi -i "mandelbrot=size=$size:rate=25" \
+      -f lavfi -i "testsrc2=size=$size:rate=25" -filter_complex \
+      "[0:v][1:v]blend=all_mode=average,noise=alls=5:allf=t,format=yuv420p" \
+      -frames:v "$frames" -color_range unspecified -f yuv4mpegpipe -y "$src" ||
+      die "cannot make the $size source"
+  fi
+  short="$work/short-$size.y4m"
+  [ -s "$short" ] || ffmpeg -nostdin -v error -i "$src" -frames:v 2 \
+    -color_range unspecified -f yuv4mpegpipe -y "$short"
+  for enc in $run_list; do
+    sweep="$quants"
+    [ "$enc" != mpeg2enc ] || sweep="$m2quants"
+    # start-up and two frames at the sweep's middle quantiser, to take out
+    # of the steady rate
+    set -- $sweep
+    q="$(eval echo "\${$((($# + 1) / 2))}")"
+    t0="$(now)"
+    src="$short" encode "$enc" "$q" "$work/short.m1v" ||
+      die "$enc failed on the short $size clip"
+    t1="$(now)"
+    echo "$size $enc $q $t0 $t1" >>"$startup"
+    for q in $sweep; do
+      out="$work/$enc-$size-q$q.m1v"
+      t0="$(now)"
+      encode "$enc" "$q" "$out" || die "$enc failed at q=$q on $size"
+      t1="$(now)"
+      bits=$(($(stat -c %s "$out") * 8))
+      quality="$(ffmpeg -nostdin -v error -i "$out" -fps_mode passthrough \
+        -f yuv4mpegpipe -strict -1 - | "$psnr" "$src" -)" ||
+        die "$enc at q=$q on $size: decoding or PSNR failed: $quality"
+      if "$mpegcheck" --quiet --no-end-code --pictures "$frames" \
+        --size "$size" "$out" >"$out.check"; then
+        check=pass
+      else
+        check=FAIL
+      fi
+      python3 - "$size" "$enc" "$q" "$frames" "$t0" "$t1" "$bits" \
+        "$quality" "$check" >>"$results" <<'EOF'
+import sys
+size, enc, q, frames, t0, t1, bits, quality, check = sys.argv[1:]
+f = dict(kv.split("=") for kv in quality.split())
+secs = float(t1) - float(t0)
+print(size, enc, q, frames, "%.3f" % secs, "%.2f" % (int(frames) / secs),
+      bits, f["y"], f["u"], f["v"], check)
+EOF
+    done
+  done
+done
+
+# the tables
+device="$(clinfo -l 2>/dev/null | sed -n 's/.*Device #0: *//p' | head -n 1)"
+echo "### MPEG-1 encoders: $frames frames per clip, GOP $gop (I and P), $(nproc) CPU threads${device:+, OpenCL device: $device}"
+echo
+python3 - "$results" "$startup" "$mid" <<'EOF'
+import sys
+rows = [l.split() for l in open(sys.argv[1])][1:]
+short = {}
+for line in open(sys.argv[2]):
+    size, enc, q, t0, t1 = line.split()
+    short[(size, enc)] = (q, float(t1) - float(t0))
+mid = sys.argv[3]
+print("| size | encoder | q | fps | kbit/picture | PSNR-Y dB | PSNR-U/V dB | mpegcheck |")
+print("|---|---|---|---|---|---|---|---|")
+for size, enc, q, frames, secs, fps, bits, y, u, v, check in rows:
+    print("| %s | %s | %s | %s | %.0f | %.2f | %.2f / %.2f | %s |" % (
+        size, enc, q, fps, int(bits) / int(frames) / 1000, float(y),
+        float(u), float(v), check))
+print()
+# speed at equal settings, against FFmpeg's default in the same run
+speed = {}
+for size, enc, q, frames, secs, fps, *_ in rows:
+    s = speed.setdefault((size, enc), [0, 0.0])
+    s[0] += int(frames)
+    s[1] += float(secs)
+# steady rate at the middle quantiser of each sweep: start-up and two
+# frames (the short clip's time) taken out
+steady = {}
+for size, enc, q, frames, secs, *_ in rows:
+    if (size, enc) in short and q == short[(size, enc)][0] and int(frames) > 2:
+        extra = float(secs) - short[(size, enc)][1]
+        if extra > 0:
+            steady[(size, enc)] = (int(frames) - 2) / extra
+print("| size | encoder | fps, whole runs | fps without start-up (q) | "
+      "steady speed / ffmpeg default |")
+print("|---|---|---|---|---|")
+for (size, enc), (n, secs) in sorted(speed.items()):
+    st, ref = steady.get((size, enc)), steady.get((size, "ffmpeg"))
+    print("| %s | %s | %.2f | %s | %s |" % (
+        size, enc, n / secs,
+        "%.2f (%s)" % (st, short[(size, enc)][0]) if st else "n/a",
+        "%.2f" % (st / ref) if st and ref else "n/a"))
+EOF
+# what mpegcheck found, first error of each encoder and size
+for size in $sizes; do
+  for enc in $run_list; do
+    for q in $quants $m2quants; do
+      f="$work/$enc-$size-q$q.m1v.check"
+      if [ -s "$f" ]; then
+        echo "mpegcheck on $enc, $size, q=$q: $(head -n 1 "$f")"
+        break
+      fi
+    done
+  done
+done
+echo
+test_enc=clmpegenc
+case " $run_list " in
+  *" clmpegenc "*) ;;
+  *)
+    test_enc=ffmpeg
+    echo "(clmpegenc not run: BD-rate of FFmpeg's default against the others instead)"
+    echo ;;
+esac
+python3 "$root/pipelines/bdrate.py" "$results" --test "$test_enc"
+
+# clmpegenc's per-stage times, from one more run at the middle quantiser
+case " $run_list " in
+  *" clmpegenc "*)
+    for size in $sizes; do
+      src="$work/src-$size.y4m"
+      echo
+      echo "clmpegenc per-stage times, $size, quantizer $mid:"
+      GST_DEBUG="$stage_debug" GST_DEBUG_NO_COLOR=1 \
+        encode clmpegenc "$mid" "$work/stages.m1v" 2>&1 |
+        grep -i 'stage' | sed 's/^/    /' ||
+        echo "    (no debug line with \"stage\" in it)"
+    done ;;
+esac
+if [ -n "${MPEG_BENCH_WORK:-}" ]; then
+  echo
+  echo "results: $results"
+fi
