@@ -255,12 +255,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   }
   barrier (CLK_LOCAL_MEM_FENCE);
 
-  /* inverse DCT rows: 4 fractional bits kept, clamped to 16 bits */
+  /* inverse DCT rows: 5 fractional bits kept, clamped to 16 bits (no
+   * dequantised residual of 8-bit samples comes near; the clamp keeps the
+   * column sums inside 32 bits whatever the levels) */
   for (b = 0; b < 6; b++) {
     int s = 0;
     for (int k = 0; k < 8; k++)
       s += DCT_C[k * 8 + c] * blk[b][r * 8 + k];
-    tmp[b][t] = clamp ((s + (1 << 9)) >> 10, -32768, 32767);
+    tmp[b][t] = clamp ((s + (1 << 8)) >> 9, -32768, 32767);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
   for (b = 0; b < 6; b++) {
@@ -269,7 +271,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     for (int k = 0; k < 8; k++)
       s += DCT_C[k * 8 + r] * tmp[b][k * 8 + c];
     recon[off[bc[b]] + (by[b] + r) * st + bx[b] + c] =
-        (uchar) clamp (pr[b][t] + ((s + (1 << 17)) >> 18), 0, 255);
+        (uchar) clamp (pr[b][t] + ((s + (1 << 18)) >> 19), 0, 255);
   }
 
   if (t == 0) {

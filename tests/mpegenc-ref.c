@@ -61,21 +61,22 @@ mpegref_idct (gint block[64])
   gint tmp[64], i, j, k;
 
   init_cosines ();
-  /* rows: 4 fractional bits kept, clamped to 16 bits (a bound no
-   * dequantised residual of 8-bit samples comes near) */
+  /* rows: 5 fractional bits kept, clamped to 16 bits (a bound no
+   * dequantised residual of 8-bit samples comes near; it keeps the column
+   * sums inside 32 bits) */
   for (i = 0; i < 8; i++)
     for (j = 0; j < 8; j++) {
       gint s = 0;
       for (k = 0; k < 8; k++)
         s += dct_c[k][j] * block[i * 8 + k];
-      tmp[i * 8 + j] = CLAMP ((s + (1 << 9)) >> 10, -32768, 32767);
+      tmp[i * 8 + j] = CLAMP ((s + (1 << 8)) >> 9, -32768, 32767);
     }
   for (i = 0; i < 8; i++)
     for (j = 0; j < 8; j++) {
       gint s = 0;
       for (k = 0; k < 8; k++)
         s += dct_c[k][i] * tmp[k * 8 + j];
-      block[i * 8 + j] = (s + (1 << 17)) >> 18;
+      block[i * 8 + j] = (s + (1 << 18)) >> 19;
     }
 }
 

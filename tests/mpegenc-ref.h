@@ -9,7 +9,7 @@
 G_BEGIN_DECLS
 
 /* The integer DCT pair of the encoder (14-bit cosines; the inverse keeps
- * four fractional bits between its passes). In place, natural order. */
+ * five fractional bits between its passes). In place, natural order. */
 void mpegref_fdct (gint block[64]);
 void mpegref_idct (gint block[64]);
 
