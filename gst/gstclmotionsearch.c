@@ -28,9 +28,10 @@
  *
  * The frames pass through unchanged (in place, no copy), except with
  * `draw-vectors=true`: then each block's vector is drawn onto the luma as
- * a white line from where its content was in the previous frame to the
- * block's centre, which is marked by a dark dot (the frame is mapped on
- * the host for that, so it is meant for looking, not for speed).
+ * a line from where its content was in the previous frame to the block's
+ * centre, which is marked by a 2x2 dot; drawn samples become white on dark
+ * and black on light content. The frame is mapped on the host for that,
+ * so it is meant for looking, not for speed.
  *
  * With `post-messages=true` an element message named "clmotionsearch" is
  * posted for every frame with vectors: "timestamp", "stream-time",
@@ -45,9 +46,9 @@
  * gst-launch-1.0 -m videotestsrc pattern=ball num-buffers=30 ! video/x-raw,format=I420,width=320,height=240 ! clmotionsearch post-messages=true ! fakesink
  * ]| Posts the statistics of each frame's vectors.
  * |[
- * gst-launch-1.0 videotestsrc pattern=ball motion=sweep num-buffers=10 ! video/x-raw,format=I420,width=320,height=240 ! clmotionsearch block-size=8 draw-vectors=true ! videoconvert ! pngenc ! multifilesink location=vectors-%02d.png
+ * gst-launch-1.0 videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=1 horizontal-speed=4 num-buffers=10 ! video/x-raw,format=I420,width=320,height=240 ! clmotionsearch block-size=8 draw-vectors=true ! videoconvert ! pngenc ! multifilesink location=vectors-%02d.png
  * ]| Writes the frames with their vector fields drawn on them as PNG images
- * (see also pipelines/motion-vectors.sh).
+ * (pipelines/motion-vectors.sh does the same for any clip).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -77,9 +78,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_motion_search_debug);
 #define DEFAULT_DRAW_VECTORS FALSE
 #define DEFAULT_POST_MESSAGES FALSE
 
-/* drawing: line and block-centre values */
-#define LINE_VALUE 255
-#define DOT_VALUE 16
 
 enum
 {
@@ -189,19 +187,21 @@ vectors_read (GstStructure * s, gconstpointer data, gsize size,
 /* ---- drawing ---- */
 
 static void
-put (guint8 * data, gint stride, gint w, gint h, gint x, gint y, guint8 v)
+put (guint8 * mask, gint w, gint h, gint x, gint y)
 {
   if (x >= 0 && y >= 0 && x < w && y < h)
-    data[(gsize) y * stride + x] = v;
+    mask[(gsize) y * w + x] = 1;
 }
 
 /* Each block: a line from where its content was (the centre displaced
- * by the vector) to its centre, and a dot on the centre. */
+ * by the vector) to its centre, and a 2x2 dot on the centre. */
 static void
 draw_vectors (guint8 * data, gint stride, gint w, gint h, guint bs,
     guint blocks_x, guint blocks_y, const GstClMotionVector * v)
 {
+  guint8 *mask = g_malloc0 ((gsize) w * h);
   guint bx, by;
+  gint x, y;
 
   for (by = 0; by < blocks_y; by++) {
     for (bx = 0; bx < blocks_x; bx++) {
@@ -216,15 +216,23 @@ draw_vectors (guint8 * data, gint stride, gint w, gint h, guint bs,
 
       for (i = 0; i < n; i++) {
         /* rounded steps along the longer axis */
-        gint x = tx + ((cx - tx) * 2 * i + (cx >= tx ? n : -n)) / (2 * n);
-        gint y = ty + ((cy - ty) * 2 * i + (cy >= ty ? n : -n)) / (2 * n);
-        put (data, stride, w, h, x, y, LINE_VALUE);
+        gint lx = tx + ((cx - tx) * 2 * i + (cx >= tx ? n : -n)) / (2 * n);
+        gint ly = ty + ((cy - ty) * 2 * i + (cy >= ty ? n : -n)) / (2 * n);
+        put (mask, w, h, lx, ly);
       }
       for (dy = 0; dy < 2; dy++)
         for (dx = 0; dx < 2; dx++)
-          put (data, stride, w, h, cx - dx, cy - dy, DOT_VALUE);
+          put (mask, w, h, cx - dx, cy - dy);
     }
   }
+  /* white on dark, black on light, so the lines show on any picture */
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      if (mask[(gsize) y * w + x]) {
+        guint8 *p = &data[(gsize) y * stride + x];
+        *p = *p < 128 ? 255 : 0;
+      }
+  g_free (mask);
 }
 
 /* Draws the vectors of @meta onto @buffer's luma, on the host. */
