@@ -4,12 +4,15 @@
 #include "gstclmpegtransform.h"
 #include "gstclfilter.h"
 
+#define CPU_GROUP 16
+
 struct _GstClMpegTransform
 {
   GstClContext *ctx;
   guint width, height;
   guint mb_width, mb_height;
   cl_kernel load, encode;
+  gboolean cpu_layout;          /* one work-item per macroblock */
 };
 
 GstClMpegTransform *
@@ -25,9 +28,12 @@ gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
   tr->mb_height = (height + 15) / 16;
   tr->load = gst_cl_context_create_kernel (ctx, "mpegenc", "", "mpeg_load",
       error);
+  /* GPUs: a work-group of 64 per macroblock; CPUs: one work-item per
+   * macroblock walking it in plain loops */
+  tr->cpu_layout = ctx->cpu_layout;
   if (tr->load)
     tr->encode = gst_cl_context_create_kernel (ctx, "mpegenc", "",
-        "mpeg_encode_mb", error);
+        tr->cpu_layout ? "mpeg_encode_mb_cpu" : "mpeg_encode_mb", error);
   if (!tr->encode) {
     gst_cl_mpeg_transform_free (tr);
     return NULL;
@@ -120,7 +126,7 @@ gst_cl_mpeg_transform_load (GstClMpegTransform * tr, const GstClFrame * frame,
 {
   GstClPlane y, u, v;
   cl_uint a[9], W = tr->mb_width * 16, H = tr->mb_height * 16;
-  size_t global[2], local[2] = { 16, 4 };
+  size_t global[2], local[2];
   guint arg = 0, i;
 
   gst_cl_frame_get_plane (frame, GST_VIDEO_COMP_Y, &y);
@@ -200,6 +206,14 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
     if (!gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_uint), &a[i],
             error))
       return FALSE;
+  if (tr->cpu_layout) {
+    /* small groups: each work-item keeps a macroblock in private memory */
+    local = CPU_GROUP;
+    global = ((size_t) tr->mb_width * tr->mb_height + local - 1) / local *
+        local;
+    return gst_cl_context_enqueue_kernel (tr->ctx, tr->encode,
+        GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
+  }
   global = (size_t) tr->mb_width * tr->mb_height * local;
   return gst_cl_context_enqueue_kernel (tr->ctx, tr->encode,
       GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);

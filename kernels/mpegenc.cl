@@ -60,6 +60,77 @@ __constant uchar INTRA_W[64] = {
   26, 27, 29, 34, 38, 46, 56, 69, 27, 29, 35, 38, 46, 56, 69, 83,
 };
 
+/* Level of coefficient @F at natural position @pos: intra DC / 8, intra
+ * AC against the default matrix (rounding offset 3/8), inter flat 16
+ * (truncation: a dead zone below 2 q). */
+static int
+quantise (int F, int intra, uint pos, int q)
+{
+  int a = abs (F), L;
+  if (intra && pos == 0)
+    return clamp ((F + 4) >> 3, 0, 255);
+  if (intra) {
+    int qw = q * INTRA_W[pos];
+    L = min ((64 * a + 3 * qw) / (8 * qw), 255);
+  } else {
+    L = min (a / (2 * q), 255);
+  }
+  return F < 0 ? -L : L;
+}
+
+/* The decoder's coefficient (11172-2 2.4.4.1, 2.4.4.2): mismatch control
+ * makes every non-zero AC value odd. */
+static int
+dequantise (int L, int intra, uint pos, int q)
+{
+  int D;
+  if (intra && pos == 0)
+    return 8 * L;
+  if (L == 0)
+    return 0;
+  if (intra)
+    D = (2 * L * q * INTRA_W[pos]) / 16;
+  else
+    D = ((2 * L + (L > 0 ? 1 : -1)) * q * 16) / 16;
+  if ((D & 1) == 0)
+    D -= D > 0 ? 1 : -1;
+  return clamp (D, -2048, 2047);
+}
+
+static void
+write_record (__global MbRecord * rec, const int *last, int dx, int dy,
+    int intra, int q, int act, int cost)
+{
+  uchar cbp = 0;
+  for (int b = 0; b < 6; b++) {
+    rec->last[b] = (uchar) last[b];
+    if (last[b])
+      cbp |= 32 >> b;
+  }
+  rec->dx = (short) dx;
+  rec->dy = (short) dy;
+  rec->cbp = cbp;
+  rec->quant = (uchar) q;
+  rec->reserved0 = 0;
+  rec->reserved1 = 0;
+  rec->activity = act;
+  rec->cost = cost;
+  rec->flags = (intra ? MB_INTRA : 0) |
+      (!intra && dx == 0 && dy == 0 && cbp == 0 ? MB_SKIPPABLE : 0);
+}
+
+/* TM5 adaptive quantiser: 0.5 .. 2 times the picture's */
+static int
+mb_quant (uint qscale, uint adaptive, uint act, uint avg_act)
+{
+  int q = qscale;
+  if (adaptive) {
+    uint avg = max (avg_act, 1u);
+    q = (qscale * (2 * act + avg) + (act + 2 * avg) / 2) / (act + 2 * avg);
+  }
+  return clamp (q, 1, 31);
+}
+
 __kernel void
 mpeg_load (__global const uchar * src, uint y_off, uint y_stride,
     uint u_off, uint u_stride, uint v_off, uint v_stride, uint c_ps,
@@ -198,13 +269,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     }
   }
 
-  q = qscale;
-  if (adaptive) {
-    /* TM5: 0.5 .. 2 times the picture's quantiser */
-    uint a = act, avg = max (avg_act, 1u);
-    q = (qscale * (2 * a + avg) + (a + 2 * avg) / 2) / (a + 2 * avg);
-  }
-  q = clamp (q, 1, 31);
+  q = mb_quant (qscale, adaptive, act, avg_act);
 
   /* residual, forward DCT rows (3 fractional bits kept) */
   for (b = 0; b < 6; b++)
@@ -220,38 +285,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
 
   /* columns, quantisation, dequantisation with mismatch control */
   for (b = 0; b < 6; b++) {
-    int s = 0, F, a, L, D;
+    int s = 0, L;
     for (int m = 0; m < 8; m++)
       s += DCT_C[r * 8 + m] * tmp[b][m * 8 + c];
-    F = (s + (1 << 16)) >> 17;
-    a = abs (F);
-    if (intra && t == 0) {
-      L = clamp ((F + 4) >> 3, 0, 255);
-    } else if (intra) {
-      int qw = q * INTRA_W[t];
-      L = min ((64 * a + 3 * qw) / (8 * qw), 255);
-      L = F < 0 ? -L : L;
-    } else {
-      L = min (a / (2 * q), 255);
-      L = F < 0 ? -L : L;
-    }
+    L = quantise ((s + (1 << 16)) >> 17, intra, t, q);
     levels[(size_t) mb * 384 + b * 64 + ZIGZAG_OF[t]] = (short) L;
     if (L)
       atomic_max (&last_l[b], ZIGZAG_OF[t] + 1);
-    if (intra && t == 0) {
-      D = 8 * L;
-    } else if (L == 0) {
-      D = 0;
-    } else {
-      if (intra)
-        D = (2 * L * q * INTRA_W[t]) / 16;
-      else
-        D = ((2 * L + (L > 0 ? 1 : -1)) * q * 16) / 16;
-      if ((D & 1) == 0)
-        D -= D > 0 ? 1 : -1;
-      D = clamp (D, -2048, 2047);
-    }
-    blk[b][t] = D;
+    blk[b][t] = dequantise (L, intra, t, q);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
 
@@ -275,22 +316,178 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   }
 
   if (t == 0) {
-    __global MbRecord *rec = &records[mb];
-    uchar cbp = 0;
-    for (b = 0; b < 6; b++) {
-      rec->last[b] = (uchar) last_l[b];
-      if (last_l[b])
-        cbp |= 32 >> b;
-    }
-    rec->dx = (short) dx;
-    rec->dy = (short) dy;
-    rec->cbp = cbp;
-    rec->quant = (uchar) q;
-    rec->reserved0 = 0;
-    rec->reserved1 = 0;
-    rec->activity = act;
-    rec->cost = cost;
-    rec->flags = (intra ? MB_INTRA : 0) |
-        (!intra && dx == 0 && dy == 0 && cbp == 0 ? MB_SKIPPABLE : 0);
+    int last[6];
+    for (b = 0; b < 6; b++)
+      last[b] = last_l[b];
+    write_record (&records[mb], last, dx, dy, intra, q, act, cost);
   }
+}
+
+/* ---- CPU layout: one work-item per macroblock ----
+ *
+ * The same arithmetic as mpeg_encode_mb, in plain loops without barriers
+ * or local memory. The 1-D transforms split the sums of the cosine
+ * matrix into their even and odd halves (the matrix rows are symmetric
+ * or antisymmetric), which gives the very same integers with a third of
+ * the multiplications. */
+
+/* out[k] = (sum_n DCT_C[k][n] in[n] + round) >> shift */
+static void
+fdct_1d (const int *in, int si, int *out, int so, int shift)
+{
+  int s0 = in[0] + in[7 * si], s1 = in[si] + in[6 * si];
+  int s2 = in[2 * si] + in[5 * si], s3 = in[3 * si] + in[4 * si];
+  int d0 = in[0] - in[7 * si], d1 = in[si] - in[6 * si];
+  int d2 = in[2 * si] - in[5 * si], d3 = in[3 * si] - in[4 * si];
+  const int r = 1 << (shift - 1);
+
+  out[0] = (5793 * (s0 + s1 + s2 + s3) + r) >> shift;
+  out[4 * so] = (5793 * (s0 - s1 - s2 + s3) + r) >> shift;
+  out[2 * so] = (7568 * (s0 - s3) + 3135 * (s1 - s2) + r) >> shift;
+  out[6 * so] = (3135 * (s0 - s3) - 7568 * (s1 - s2) + r) >> shift;
+  out[so] = (8035 * d0 + 6811 * d1 + 4551 * d2 + 1598 * d3 + r) >> shift;
+  out[3 * so] = (6811 * d0 - 1598 * d1 - 8035 * d2 - 4551 * d3 + r) >> shift;
+  out[5 * so] = (4551 * d0 - 8035 * d1 + 1598 * d2 + 6811 * d3 + r) >> shift;
+  out[7 * so] = (1598 * d0 - 4551 * d1 + 6811 * d2 - 8035 * d3 + r) >> shift;
+}
+
+/* out[n] = (sum_k DCT_C[k][n] in[k] + round) >> shift, clamped to
+ * [lo, hi] */
+static void
+idct_1d (const int *in, int si, int *out, int so, int shift, int lo, int hi)
+{
+  int a = 5793 * (in[0] + in[4 * si]), b = 5793 * (in[0] - in[4 * si]);
+  int c = 7568 * in[2 * si] + 3135 * in[6 * si];
+  int d = 3135 * in[2 * si] - 7568 * in[6 * si];
+  int e0 = a + c, e3 = a - c, e1 = b + d, e2 = b - d;
+  int f1 = in[si], f3 = in[3 * si], f5 = in[5 * si], f7 = in[7 * si];
+  int o0 = 8035 * f1 + 6811 * f3 + 4551 * f5 + 1598 * f7;
+  int o1 = 6811 * f1 - 1598 * f3 - 8035 * f5 - 4551 * f7;
+  int o2 = 4551 * f1 - 8035 * f3 + 1598 * f5 + 6811 * f7;
+  int o3 = 1598 * f1 - 4551 * f3 + 6811 * f5 - 8035 * f7;
+  const int r = 1 << (shift - 1);
+
+  out[0] = clamp ((e0 + o0 + r) >> shift, lo, hi);
+  out[7 * so] = clamp ((e0 - o0 + r) >> shift, lo, hi);
+  out[so] = clamp ((e1 + o1 + r) >> shift, lo, hi);
+  out[6 * so] = clamp ((e1 - o1 + r) >> shift, lo, hi);
+  out[2 * so] = clamp ((e2 + o2 + r) >> shift, lo, hi);
+  out[5 * so] = clamp ((e2 - o2 + r) >> shift, lo, hi);
+  out[3 * so] = clamp ((e3 + o3 + r) >> shift, lo, hi);
+  out[4 * so] = clamp ((e3 - o3 + r) >> shift, lo, hi);
+}
+
+__kernel void
+mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
+    __global uchar * recon, __global const MotionVector * vectors,
+    __global MbRecord * records, __global short *levels, uint mbw, uint mbh,
+    uint p_picture, uint qscale, uint adaptive, uint avg_act,
+    uint intra_bias)
+{
+  const uint mb = get_global_id (0);
+  const uint mbx = mb % mbw, mby = mb / mbw;
+  const uint W = mbw * 16, H = mbh * 16, CW = W / 2;
+  int src[6][64], pr[6][64], tmp[64], co[64], last[6];
+  int sum = 0, act = 0, intra, dx = 0, dy = 0, q, cost, b, i;
+  __global short *lev = levels + (size_t) mb * 384;
+
+  if (mb >= mbw * mbh)
+    return;
+  for (b = 0; b < 6; b++) {
+    __global const uchar *p = b < 4 ?
+        cur + (mby * 16 + (b >> 1) * 8) * W + mbx * 16 + (b & 1) * 8 :
+        cur + W * H + (b - 4) * CW * (H / 2) + mby * 8 * CW + mbx * 8;
+    uint st = b < 4 ? W : CW;
+    for (i = 0; i < 64; i++)
+      src[b][i] = p[(i >> 3) * st + (i & 7)];
+  }
+  for (b = 0; b < 4; b++)
+    for (i = 0; i < 64; i++)
+      sum += src[b][i];
+  for (b = 0; b < 4; b++)
+    for (i = 0; i < 64; i++)
+      act += abs (256 * src[b][i] - sum);
+  act >>= 8;
+
+  intra = !p_picture;
+  cost = act;
+  if (p_picture) {
+    int s0 = 0, sv = 0, best;
+    dx = vectors[mb].dx;
+    dy = vectors[mb].dy;
+    dx = clamp (dx, -32 * (int) mbx, 2 * ((int) W - 16 - 16 * (int) mbx));
+    dy = clamp (dy, -32 * (int) mby, 2 * ((int) H - 16 - 16 * (int) mby));
+    for (b = 0; b < 4; b++)
+      for (i = 0; i < 64; i++) {
+        int x = mbx * 16 + (b & 1) * 8 + (i & 7);
+        int y = mby * 16 + (b >> 1) * 8 + (i >> 3);
+        s0 += abs (src[b][i] - (int) ref[y * W + x]);
+        sv += abs (src[b][i] - predict (ref, W, x, y, dx >> 1, dy >> 1,
+                dx & 1, dy & 1));
+      }
+    if (s0 <= sv + ZERO_VECTOR_BIAS) {
+      dx = dy = 0;
+      best = s0;
+    } else {
+      best = sv;
+    }
+    intra = best > act + (int) intra_bias;
+    cost = intra ? act : best;
+    if (intra)
+      dx = dy = 0;
+  }
+  if (!intra) {
+    int cdx = dx / 2, cdy = dy / 2;
+    for (b = 0; b < 6; b++)
+      for (i = 0; i < 64; i++) {
+        if (b < 4)
+          pr[b][i] = predict (ref, W, mbx * 16 + (b & 1) * 8 + (i & 7),
+              mby * 16 + (b >> 1) * 8 + (i >> 3), dx >> 1, dy >> 1, dx & 1,
+              dy & 1);
+        else
+          pr[b][i] = predict (ref + W * H + (b - 4) * CW * (H / 2), CW,
+              mbx * 8 + (i & 7), mby * 8 + (i >> 3), cdx >> 1, cdy >> 1,
+              cdx & 1, cdy & 1);
+      }
+  } else {
+    for (b = 0; b < 6; b++)
+      for (i = 0; i < 64; i++)
+        pr[b][i] = 0;
+  }
+  q = mb_quant (qscale, adaptive, act, avg_act);
+
+  for (b = 0; b < 6; b++) {
+    __global uchar *o = b < 4 ?
+        recon + (mby * 16 + (b >> 1) * 8) * W + mbx * 16 + (b & 1) * 8 :
+        recon + W * H + (b - 4) * CW * (H / 2) + mby * 8 * CW + mbx * 8;
+    uint st = b < 4 ? W : CW;
+    int lst = 0;
+    for (i = 0; i < 64; i++)
+      co[i] = src[b][i] - pr[b][i];
+    for (i = 0; i < 8; i++)
+      fdct_1d (co + 8 * i, 1, tmp + 8 * i, 1, 11);
+    for (i = 0; i < 8; i++)
+      fdct_1d (tmp + i, 8, co + i, 8, 17);
+    for (i = 0; i < 64; i++) {
+      int L = quantise (co[i], intra, i, q);
+      lev[b * 64 + ZIGZAG_OF[i]] = (short) L;
+      if (L)
+        lst = max (lst, ZIGZAG_OF[i] + 1);
+      co[i] = dequantise (L, intra, i, q);
+    }
+    last[b] = lst;
+    if (lst == 0 && !intra) {
+      /* nothing coded: the prediction is the reconstruction */
+      for (i = 0; i < 64; i++)
+        o[(i >> 3) * st + (i & 7)] = (uchar) pr[b][i];
+      continue;
+    }
+    for (i = 0; i < 8; i++)
+      idct_1d (co + 8 * i, 1, tmp + 8 * i, 1, 9, -32768, 32767);
+    for (i = 0; i < 8; i++)
+      idct_1d (tmp + i, 8, co + i, 8, 19, -32768, 32767);
+    for (i = 0; i < 64; i++)
+      o[(i >> 3) * st + (i & 7)] = (uchar) clamp (pr[b][i] + co[i], 0, 255);
+  }
+  write_record (&records[mb], last, dx, dy, intra, q, act, cost);
 }
