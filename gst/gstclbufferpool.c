@@ -136,3 +136,25 @@ gst_cl_buffer_pool_new_for_caps (GstClContext * ctx, GstCaps * caps,
   }
   return pool;
 }
+
+GstBufferPool *
+gst_cl_buffer_pool_new_sized (GstClContext * ctx, gsize size,
+    guint min_buffers, GError ** error)
+{
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstAllocator *alloc = gst_cl_allocator_new (ctx);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, NULL, size, min_buffers, 0);
+  gst_buffer_pool_config_set_allocator (config, alloc, NULL);
+  gst_object_unref (alloc);
+  if (!gst_buffer_pool_set_config (pool, config) ||
+      !gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_object_unref (pool);
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Cannot start a pool of OpenCL buffers of %" G_GSIZE_FORMAT " bytes",
+        size);
+    return NULL;
+  }
+  return pool;
+}

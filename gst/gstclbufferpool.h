@@ -26,4 +26,10 @@ GstBufferPool *gst_cl_buffer_pool_new (GstClContext * ctx);
 GstBufferPool *gst_cl_buffer_pool_new_for_caps (GstClContext * ctx,
     GstCaps * caps, guint min_buffers);
 
+/* An active pool of plain device buffers of @size bytes (results of
+ * kernels kept with a frame's meta, such as histograms or motion vectors),
+ * at least @min_buffers of them. */
+GstBufferPool *gst_cl_buffer_pool_new_sized (GstClContext * ctx, gsize size,
+    guint min_buffers, GError ** error);
+
 G_END_DECLS

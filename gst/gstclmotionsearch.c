@@ -353,26 +353,14 @@ ensure_device_objects (GstClMotionSearchElement * self, GstClContext * ctx,
   }
 
   if (!self->vectors_pool) {
-    GstAllocator *alloc;
-    GstStructure *config;
     /* room for the smallest blocks, whatever the block size becomes */
     gsize size = (gsize) ((GST_VIDEO_INFO_WIDTH (&self->info) + 7) / 8) *
         ((GST_VIDEO_INFO_HEIGHT (&self->info) + 7) / 8) *
         sizeof (GstClMotionVector);
 
-    self->vectors_pool = gst_buffer_pool_new ();
-    alloc = gst_cl_allocator_new (ctx);
-    config = gst_buffer_pool_get_config (self->vectors_pool);
-    gst_buffer_pool_config_set_params (config, NULL, size, 2, 0);
-    gst_buffer_pool_config_set_allocator (config, alloc, NULL);
-    gst_object_unref (alloc);
-    if (!gst_buffer_pool_set_config (self->vectors_pool, config) ||
-        !gst_buffer_pool_set_active (self->vectors_pool, TRUE)) {
-      gst_clear_object (&self->vectors_pool);
-      g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
-          "Cannot start a pool of OpenCL buffers for the motion vectors");
+    self->vectors_pool = gst_cl_buffer_pool_new_sized (ctx, size, 2, error);
+    if (!self->vectors_pool)
       return FALSE;
-    }
   }
 
   if (!self->ref_buffer) {

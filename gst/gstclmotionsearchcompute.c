@@ -323,6 +323,23 @@ run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
       GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error);
 }
 
+/* The arguments the GPU kernels begin with: the planes, the picture size
+ * and the first block. */
+static gboolean
+set_picture_args (cl_kernel kernel, guint * arg, const GstClPlane * cur,
+    const GstClPlane * ref, const cl_uint * first, GError ** error)
+{
+  cl_uint width = cur->width, height = cur->height;
+
+  return set_plane_args (kernel, arg, cur, TRUE, error) &&
+      set_plane_args (kernel, arg, ref, TRUE, error) &&
+      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &width, error) &&
+      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &height, error) &&
+      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &first[0], error)
+      && gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &first[1],
+      error);
+}
+
 /* motion_search_tiles over blocks [first_x, first_x + n_x) x [first_y,
  * first_y + n_y), then their refinement */
 static gboolean
@@ -331,7 +348,6 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
     guint n_x, guint n_y, cl_mem vectors, GError ** error)
 {
   cl_kernel kernel;
-  cl_uint width = cur->width, height = cur->height;
   cl_uint first[2] = { first_x, first_y }, end[2] = { first_x + n_x,
     first_y + n_y };
   size_t global[2], local[2];
@@ -340,14 +356,8 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
   kernel = get_tile_kernel (ms, "motion_search_tiles", partial, error);
   if (!kernel)
     return FALSE;
-  if (!set_plane_args (kernel, &arg, cur, TRUE, error) ||
-      !set_plane_args (kernel, &arg, ref, TRUE, error) ||
-      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error) ||
-      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height, error)
-      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &first[0],
-          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint),
-          &first[1], error) || !gst_cl_kernel_set_arg (kernel, &arg,
-          sizeof (cl_mem), &vectors, error))
+  if (!set_picture_args (kernel, &arg, cur, ref, first, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &vectors, error))
     return FALSE;
   global[0] = (size_t) n_x * ms->tile_nt;
   global[1] = n_y;
@@ -363,16 +373,11 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
   if (!kernel)
     return FALSE;
   arg = 0;
-  if (!set_plane_args (kernel, &arg, cur, TRUE, error) ||
-      !set_plane_args (kernel, &arg, ref, TRUE, error) ||
-      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error) ||
-      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height, error)
-      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &first[0],
-          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint),
-          &first[1], error) || !gst_cl_kernel_set_arg (kernel, &arg,
-          sizeof (cl_uint), &end[0], error) || !gst_cl_kernel_set_arg (kernel,
-          &arg, sizeof (cl_uint), &end[1], error) ||
-      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &vectors, error))
+  if (!set_picture_args (kernel, &arg, cur, ref, first, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &end[0], error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &end[1],
+          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem),
+          &vectors, error))
     return FALSE;
   global[0] = n_x;
   global[1] = n_y;
