@@ -7,8 +7,10 @@
 # Environment: BUILD_DIR (default build), GST_CL_DEVICE (device choice).
 #
 # A moving test pattern (videotestsrc, 1280x720 RGBx, 60 frames) goes
-# through clcolorlowpass into I420 and is written to $BUILD_DIR/demo/; the
-# file is then decoded with ffmpeg and its frames counted with ffprobe.
+# through clcolorlowpass into YCbCr, clmotionsearch and clmpegenc (frames
+# stay on the device between them) into an MPEG-1 video stream in
+# $BUILD_DIR/demo/; the file is then decoded with ffmpeg and its frames
+# counted with ffprobe.
 set -euo pipefail
 
 # shellcheck source=pipelines/setup.sh
@@ -19,11 +21,11 @@ HEIGHT=720
 FRAMES=60
 FRAMERATE=30/1
 
-# What the converted frames are written as. To encode instead, replace the
-# chain (one word per element or "!") and the extension; the checks below
-# only need a file that ffmpeg can decode.
-ENCODE=(y4menc)
-EXT="y4m"
+# What the converted frames are written as: one word per element or "!"
+# (for raw frames instead: ENCODE=(video/x-raw,format=I420 ! y4menc) and
+# EXT=y4m); the checks below only need a file that ffmpeg can decode.
+ENCODE=(clmotionsearch ! clmpegenc quantizer=4 gop-size=12)
+EXT="m1v"
 
 OUTDIR="$CLVIDEO_BUILD/demo"
 OUTFILE="$OUTDIR/ball-${WIDTH}x${HEIGHT}.$EXT"
@@ -40,8 +42,10 @@ rm -f "$OUTFILE"
 export GST_PLUGIN_PATH="$CLVIDEO_BUILD/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 export GST_REGISTRY="$OUTDIR/registry.bin"
 
-gst-inspect-1.0 clcolorlowpass >/dev/null 2>&1 ||
-  fail "the clcolorlowpass element is not found in $CLVIDEO_BUILD/gst"
+for element in clcolorlowpass clmotionsearch clmpegenc; do
+  gst-inspect-1.0 "$element" >/dev/null 2>&1 ||
+    fail "the $element element is not found in $CLVIDEO_BUILD/gst"
+done
 
 echo "== OpenCL devices"
 if command -v clinfo >/dev/null 2>&1; then
@@ -51,8 +55,7 @@ fi
 PIPELINE=(
   videotestsrc pattern=ball "num-buffers=$FRAMES"
   ! "video/x-raw,format=RGBx,width=$WIDTH,height=$HEIGHT,framerate=$FRAMERATE"
-  ! clcolorlowpass ! "video/x-raw,format=I420"
-  ! "${ENCODE[@]}" ! filesink "location=$OUTFILE"
+  ! clcolorlowpass ! "${ENCODE[@]}" ! filesink "location=$OUTFILE"
 )
 
 echo "== gst-launch-1.0 ${PIPELINE[*]}"
