@@ -131,6 +131,36 @@ mb_quant (uint qscale, uint adaptive, uint act, uint avg_act)
   return clamp (q, 1, 31);
 }
 
+/* The vector of macroblock @mb, clamped so that the whole prediction
+ * (half-pel neighbours included) lies inside the padded picture. */
+static int2
+mb_vector (__global const MotionVector * vectors, uint mb, uint mbx,
+    uint mby, uint W, uint H)
+{
+  int2 v = (int2) (vectors[mb].dx, vectors[mb].dy);
+  v.x = clamp (v.x, -32 * (int) mbx, 2 * ((int) W - 16 - 16 * (int) mbx));
+  v.y = clamp (v.y, -32 * (int) mby, 2 * ((int) H - 16 - 16 * (int) mby));
+  return v;
+}
+
+/* Inter or intra from the SADs of the zero vector (@s0) and of @v (@sv),
+ * and the activity: the zero vector unless @v is clearly better (it can
+ * be skipped), intra unless the prediction beats the activity by
+ * @intra_bias. Returns the vector coded (zero for intra). */
+static int2
+decide (int s0, int sv, int act, uint intra_bias, int2 v, int *intra,
+    int *cost)
+{
+  int best = sv;
+  if (s0 <= sv + ZERO_VECTOR_BIAS) {
+    v = (int2) (0, 0);
+    best = s0;
+  }
+  *intra = best > act + (int) intra_bias;
+  *cost = *intra ? act : best;
+  return *intra ? (int2) (0, 0) : v;
+}
+
 __kernel void
 mpeg_load (__global const uchar * src, uint y_off, uint y_stride,
     uint u_off, uint u_stride, uint v_off, uint v_stride, uint c_ps,
@@ -231,12 +261,10 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   intra = !p_picture;
   cost = act;
   if (p_picture) {
-    int s0 = 0, sv = 0, best;
-    dx = vectors[mb].dx;
-    dy = vectors[mb].dy;
-    /* keep the whole prediction inside the padded picture */
-    dx = clamp (dx, -32 * (int) mbx, 2 * ((int) W - 16 - 16 * (int) mbx));
-    dy = clamp (dy, -32 * (int) mby, 2 * ((int) H - 16 - 16 * (int) mby));
+    int s0 = 0, sv = 0;
+    int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
+    dx = v.x;
+    dy = v.y;
     for (b = 0; b < 4; b++) {
       int x = bx[b] + c, y = by[b] + r;
       s0 += abs (blk[b][t] - (int) ref[y * W + x]);
@@ -245,17 +273,10 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     }
     s0 = group_sum (red, s0, t);
     sv = group_sum (red, sv, t);
-    if (s0 <= sv + ZERO_VECTOR_BIAS) {
-      dx = dy = 0;
-      best = s0;
-    } else {
-      best = sv;
-    }
-    intra = best > act + (int) intra_bias;
-    cost = intra ? act : best;
-    if (intra) {
-      dx = dy = 0;
-    } else {
+    v = decide (s0, sv, act, intra_bias, v, &intra, &cost);
+    dx = v.x;
+    dy = v.y;
+    if (!intra) {
       /* chroma: half the vector, truncated towards zero */
       int cdx = dx / 2, cdy = dy / 2;
       for (b = 0; b < 6; b++) {
@@ -412,11 +433,10 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   intra = !p_picture;
   cost = act;
   if (p_picture) {
-    int s0 = 0, sv = 0, best;
-    dx = vectors[mb].dx;
-    dy = vectors[mb].dy;
-    dx = clamp (dx, -32 * (int) mbx, 2 * ((int) W - 16 - 16 * (int) mbx));
-    dy = clamp (dy, -32 * (int) mby, 2 * ((int) H - 16 - 16 * (int) mby));
+    int s0 = 0, sv = 0;
+    int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
+    dx = v.x;
+    dy = v.y;
     for (b = 0; b < 4; b++)
       for (i = 0; i < 64; i++) {
         int x = mbx * 16 + (b & 1) * 8 + (i & 7);
@@ -425,16 +445,9 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         sv += abs (src[b][i] - predict (ref, W, x, y, dx >> 1, dy >> 1,
                 dx & 1, dy & 1));
       }
-    if (s0 <= sv + ZERO_VECTOR_BIAS) {
-      dx = dy = 0;
-      best = s0;
-    } else {
-      best = sv;
-    }
-    intra = best > act + (int) intra_bias;
-    cost = intra ? act : best;
-    if (intra)
-      dx = dy = 0;
+    v = decide (s0, sv, act, intra_bias, v, &intra, &cost);
+    dx = v.x;
+    dy = v.y;
   }
   if (!intra) {
     int cdx = dx / 2, cdy = dy / 2;
