@@ -103,6 +103,9 @@ typedef struct
   guint temporal_reference;
   guint64 gop_frame;            /* first picture of its GOP, in the sequence */
   gboolean encoded;
+  /* the rate control's last resorts when even quantiser 31 is too many
+   * bits: intra DC only; P every macroblock skipped */
+  gboolean dc_only, all_skipped;
 } Slot;
 
 struct _GstClMpegEnc
@@ -141,10 +144,12 @@ struct _GstClMpegEnc
   GThreadPool *workers;
   GstClMpegBitWriter header;
   GstClMpegBitWriter *rows;
+  GstClMpegMbRecord *skip_recs; /* a picture of skipped macroblocks */
   GMutex job_lock;
   GCond job_cond;
   guint job_left;
   Slot *job_slot;
+  const GstClMpegMbRecord *job_recs;
   guint job_f_code;
 
   /* statistics */
@@ -237,6 +242,7 @@ release_device (GstClMpegEnc * self)
       gst_cl_mpeg_bit_writer_clear (&self->rows[i]);
     g_clear_pointer (&self->rows, g_free);
   }
+  g_clear_pointer (&self->skip_recs, g_free);
 }
 
 static gboolean
@@ -278,6 +284,12 @@ setup_device (GstClMpegEnc * self, GError ** error)
     if (!self->ms)
       return FALSE;
   }
+  self->skip_recs = g_new0 (GstClMpegMbRecord,
+      (gsize) self->mb_width * self->mb_height);
+  for (i = 0; i < self->mb_width * self->mb_height; i++) {
+    self->skip_recs[i].flags = GST_CL_MPEG_MB_SKIPPABLE;
+    self->skip_recs[i].quant = 31;
+  }
   self->rows = g_new0 (GstClMpegBitWriter, self->mb_height);
   for (i = 0; i < self->mb_height; i++)
     gst_cl_mpeg_bit_writer_init (&self->rows[i],
@@ -296,7 +308,7 @@ code_row (GstClMpegEnc * self, guint row)
   gst_cl_mpeg_bit_writer_reset (&self->rows[row]);
   gst_cl_mpeg_write_slice (&self->rows[row], row, self->mb_width,
       s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
-      self->job_f_code, s->rec + first,
+      self->job_f_code, self->job_recs + first,
       s->lev + first * GST_CL_MPEG_MB_LEVELS);
 }
 
@@ -319,6 +331,7 @@ code_slices (GstClMpegEnc * self, Slot * s, guint f_code)
   guint row;
 
   self->job_slot = s;
+  self->job_recs = s->all_skipped ? self->skip_recs : s->rec;
   self->job_f_code = f_code;
   if (!self->workers || self->mb_height == 1) {
     for (row = 0; row < self->mb_height; row++)
@@ -458,6 +471,7 @@ submit_encode (GstClMpegEnc * self, Slot * s, GError ** error)
   GST_OBJECT_UNLOCK (self);
   p.avg_activity = self->avg_activity;
   p.intra_bias = INTRA_BIAS;
+  p.dc_only = s->dc_only;
   if (!gst_cl_mpeg_transform_encode (self->tr, s->cur, self->recon[s->ref],
           s->vectors, &p, s->records, s->levels, self->recon[s->out], error))
     return FALSE;
@@ -492,7 +506,7 @@ assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
   gint64 t0;
 
   t0 = g_get_monotonic_time ();
-  if (!s->intra)
+  if (!s->intra && !s->all_skipped)
     f_code = gst_cl_mpeg_choose_f_code (s->rec, n);
   code_slices (self, s, f_code);
   self->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
@@ -513,11 +527,13 @@ assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
   if (end)
     total += 4;
   *requant = gst_cl_mpeg_rate_control_check (&self->rc, total * 8, s->quant);
-  if (*requant && *requant <= 31)
+  if (*requant && !s->all_skipped && !(s->intra && s->dc_only))
     return NULL;
   if (*requant)
-    GST_WARNING_OBJECT (self, "picture of %" G_GUINT64_FORMAT " bits exceeds "
-        "the VBV buffer even at quantiser 31", total * 8);
+    GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("The bit rate is too low for "
+            "this content: a picture of %" G_GUINT64_FORMAT " bits does not "
+            "fit the VBV buffer (%.0f bits there)", total * 8,
+            self->rc.fullness), (NULL));
   *requant = 0;
   stuff = gst_cl_mpeg_rate_control_stuffing (&self->rc, total * 8) / 8;
 
@@ -539,7 +555,7 @@ assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
   gst_buffer_unmap (out, &map);
 
   for (i = 0; i < n; i++) {
-    qsum += s->rec[i].quant;
+    qsum += self->job_recs[i].quant;
     asum += s->rec[i].activity;
   }
   self->avg_activity = MAX (asum / n, 1);
@@ -578,8 +594,20 @@ finish_slot (GstClMpegEnc * self, Slot * s, gboolean end)
     GST_DEBUG_OBJECT (self, "picture would underflow the VBV buffer: "
         "quantiser %u -> %u", s->quant, requant);
     self->rc.reencodes++;
+    if (requant > 31 && !s->intra) {
+      /* every macroblock skipped: the reference is the reconstruction */
+      gsize size = gst_cl_mpeg_transform_picture_size (self->tr);
+      cl_int ret = clEnqueueCopyBuffer (self->ctx->queue,
+          self->recon[s->ref], self->recon[s->out], 0, 0, size, 0, NULL, NULL);
+      if (!gst_cl_check (ret, "clEnqueueCopyBuffer", &error))
+        goto failed;
+      s->all_skipped = TRUE;
+      continue;
+    }
     slot_unmap (self, s);
-    s->quant = requant;
+    if (requant > 31)
+      s->dc_only = TRUE;
+    s->quant = MIN (requant, 31);
     if (!submit_encode (self, s, &error))
       goto failed;
   }
@@ -770,6 +798,7 @@ gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
   self->next_slot ^= 1;
   g_assert (s != self->pending && s->frame == NULL);
   s->frame = frame;             /* the reference the base class gave us */
+  s->dc_only = s->all_skipped = FALSE;
 
   if (self->need_sequence || self->gop_pos >= gop_size ||
       GST_VIDEO_CODEC_FRAME_IS_FORCE_KEYFRAME (frame))

@@ -179,7 +179,7 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
     cl_mem vectors, const GstClMpegEncodeParams * p, cl_mem records,
     cl_mem levels, cl_mem recon, GError ** error)
 {
-  cl_uint a[7];
+  cl_uint a[8];
   size_t global, local = 64;
   guint arg = 0, i;
 
@@ -190,6 +190,7 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   a[4] = p->adaptive ? 1 : 0;
   a[5] = MAX (p->avg_activity, 1);
   a[6] = p->intra_bias;
+  a[7] = p->dc_only ? 1 : 0;
   if (!gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &cur, error)
       || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &ref,
           error)

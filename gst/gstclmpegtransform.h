@@ -19,6 +19,8 @@ typedef struct {
   gboolean adaptive;            /* per-macroblock quantiser from activity */
   guint avg_activity;           /* mean macroblock activity (adaptive) */
   guint intra_bias;             /* inter SAD must beat activity + this */
+  gboolean dc_only;             /* keep DC levels only (rate control's last
+                                 * resort) */
 } GstClMpegEncodeParams;
 
 /**

@@ -221,7 +221,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     __global uchar * recon, __global const MotionVector * vectors,
     __global MbRecord * records, __global short *levels, uint mbw, uint mbh,
     uint p_picture, uint qscale, uint adaptive, uint avg_act,
-    uint intra_bias)
+    uint intra_bias, uint dc_only)
 {
   const uint mb = get_group_id (0);
   const uint mbx = mb % mbw, mby = mb / mbw;
@@ -310,6 +310,9 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     for (int m = 0; m < 8; m++)
       s += DCT_C[r * 8 + m] * tmp[b][m * 8 + c];
     L = quantise ((s + (1 << 16)) >> 17, intra, t, q);
+    /* last resort of the rate control: DC only */
+    if (dc_only && t != 0)
+      L = 0;
     levels[(size_t) mb * 384 + b * 64 + ZIGZAG_OF[t]] = (short) L;
     if (L)
       atomic_max (&last_l[b], ZIGZAG_OF[t] + 1);
@@ -403,7 +406,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     __global uchar * recon, __global const MotionVector * vectors,
     __global MbRecord * records, __global short *levels, uint mbw, uint mbh,
     uint p_picture, uint qscale, uint adaptive, uint avg_act,
-    uint intra_bias)
+    uint intra_bias, uint dc_only)
 {
   const uint mb = get_global_id (0);
   const uint mbx = mb % mbw, mby = mb / mbw;
@@ -483,6 +486,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       fdct_1d (tmp + i, 8, co + i, 8, 17);
     for (i = 0; i < 64; i++) {
       int L = quantise (co[i], intra, i, q);
+      if (dc_only && i != 0)
+        L = 0;
       lev[b * 64 + ZIGZAG_OF[i]] = (short) L;
       if (L)
         lst = max (lst, ZIGZAG_OF[i] + 1);

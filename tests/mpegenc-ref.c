@@ -264,6 +264,8 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         L = MIN (a / (2 * q), 255);
         L = F < 0 ? -L : L;
       }
+      if (prm->dc_only && i != 0)
+        L = 0;
       levels[b * 64 + z] = L;
       if (L)
         last = MAX (last, z + 1);

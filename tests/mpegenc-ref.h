@@ -36,6 +36,7 @@ typedef struct {
   gboolean adaptive;
   guint avg_activity;
   guint intra_bias;
+  gboolean dc_only;
 } MpegRefParams;
 
 /* Encodes every macroblock of @cur against @ref (P) with the half-pel

@@ -335,7 +335,7 @@ fill_natural (MpegRefPicture * p, guint t, gint pan_x, gint pan_y,
 
 static void
 compare_device (guint w, guint h, gboolean p_picture, guint q,
-    gboolean adaptive, gboolean random, guint32 seed)
+    gboolean adaptive, gboolean random, gboolean dc_only, guint32 seed)
 {
   GstClContext *ctx = test_get_shared_context ();
   GError *error = NULL;
@@ -346,15 +346,15 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   guint32 rng = seed;
   gint16 *vec;
   GstClMotionVector *dvec;
-  MpegRefParams p = { p_picture, q, adaptive, 0, 384 };
+  MpegRefParams p = { p_picture, q, adaptive, 0, 384, dc_only };
   GstClMpegEncodeParams ep;
   GstClMpegMbRecord *r, *dr;
   gint16 *lev, *dl;
   guint8 *out;
   cl_mem mc, mr, mo, mv, mrec, ml;
-  gchar *desc = g_strdup_printf ("%ux%u %c q %u adaptive %d %s seed %u", w,
-      h, p_picture ? 'P' : 'I', q, adaptive, random ? "random" : "natural",
-      seed);
+  gchar *desc = g_strdup_printf ("%ux%u %c q %u adaptive %d %s%s seed %u",
+      w, h, p_picture ? 'P' : 'I', q, adaptive, random ? "random" : "natural",
+      dc_only ? " DC only" : "", seed);
 
   fail_unless (tr != NULL, "%s", error ? error->message : "?");
   mpegref_picture_init (&cur, w, h);
@@ -410,6 +410,7 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   ep.adaptive = p.adaptive;
   ep.avg_activity = p.avg_activity;
   ep.intra_bias = p.intra_bias;
+  ep.dc_only = p.dc_only;
   fail_unless (gst_cl_mpeg_transform_encode (tr, mc, mr, mv, &ep, mrec, ml,
           mo, &error), "%s", error ? error->message : "?");
   fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mrec, CL_TRUE, 0,
@@ -473,10 +474,10 @@ GST_START_TEST (test_device_stages)
   for (s = 0; s < G_N_ELEMENTS (sizes); s++)
     for (q = 0; q < G_N_ELEMENTS (quants); q++) {
       compare_device (sizes[s][0], sizes[s][1], FALSE, quants[q], q == 2,
-          n % 2 == 0, n);
+          n % 2 == 0, q == 3, n);
       n++;
       compare_device (sizes[s][0], sizes[s][1], TRUE, quants[q], q == 1,
-          n % 2 == 0, n);
+          n % 2 == 0, FALSE, n);
       n++;
     }
 }
@@ -762,7 +763,7 @@ GST_START_TEST (test_no_drift)
   gst_cl_mpeg_write_sequence_header (&bw, &sp);
   gst_cl_mpeg_write_gop_header (&bw, 0, 3, TRUE);
   for (t = 0; t < n; t++) {
-    MpegRefParams p = { t > 0, 3 + t % 5, FALSE, 1, 384 };
+    MpegRefParams p = { t > 0, 3 + t % 5, FALSE, 1, 384, FALSE };
     guint8 *f = natural_frame (w, h, t, 1, 1, 3);
     guint fc = 1, row, y;
     /* the clip pans one pixel right and down: (-2, -2) in half-pels,
@@ -1059,6 +1060,46 @@ GST_START_TEST (test_bitrate)
 
 GST_END_TEST;
 
+/* Noise at a rate far too low for it: pictures that do not fit even at
+ * quantiser 31 are coded DC only (I) or all skipped (P), and the VBV
+ * still neither underflows nor overflows. */
+GST_START_TEST (test_bitrate_too_low)
+{
+  const guint w = 176, h = 144, n = 12;
+  GstHarness *hs = harness_new ("bitrate=150 vbv-buffer-size=2 gop-size=6");
+  Encoded e = { g_byte_array_new (), g_array_new (FALSE, FALSE,
+        sizeof (GstClockTime)), 0
+  };
+  guint32 rng = 99;
+  MpegCheckResult *r;
+  gchar *path;
+  guint i;
+
+  set_caps (hs, w, h, 25, "I420");
+  for (i = 0; i < n; i++) {
+    guint8 *f = g_malloc (psnr_i420_size (w, h));
+    test_fill_random (f, psnr_i420_size (w, h), &rng);
+    fail_unless_equals_int (gst_harness_push (hs, i420_buffer (f, w, h,
+                i * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
+    g_free (f);
+  }
+  fail_unless (gst_harness_push_event (hs, gst_event_new_eos ()));
+  pull_all (hs, &e);
+  test_harness_teardown (hs);
+  fail_unless_equals_int (e.pts->len, n);
+  r = check_stream (e.stream, n, w, h);
+  fail_unless (r->vbv_simulated);
+  fail_unless_equals_int (r->n_underflows, 0);
+  fail_unless_equals_int (r->n_overflows, 0);
+  mpegcheck_result_free (r);
+  path = write_stream ("toolow.m1v", e.stream);
+  decode_check (path, n, w, h);
+  encoded_free (&e);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static void
 setup (void)
 {
@@ -1096,6 +1137,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_upstream_vectors);
   tcase_add_test (tc, test_bad_rate);
   tcase_add_test (tc, test_bitrate);
+  tcase_add_test (tc, test_bitrate_too_low);
   return s;
 }
 
