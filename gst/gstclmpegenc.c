@@ -177,6 +177,8 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
         "systemstream=(boolean)false, width=(int)[1, 4095], "
         "height=(int)[1, 2800], framerate=(fraction)[0/1, 60/1]"));
 
+static GstStructure *make_stats (GstClMpegEnc * self);
+
 /* ---- device objects ---- */
 
 static void
@@ -849,10 +851,37 @@ failed:
   return GST_FLOW_ERROR;
 }
 
+static void
+log_stage_times (GstClMpegEnc * self)
+{
+  GstStructure *st;
+  guint64 n = MAX (self->frames_out, 1), load, search, enc, wait, vlc;
+
+  if (!self->ctx || !self->frames_out ||
+      gst_debug_category_get_threshold (GST_CAT_DEFAULT) < GST_LEVEL_INFO)
+    return;
+  st = make_stats (self);
+  gst_structure_get (st, "device-load-ns", G_TYPE_UINT64, &load,
+      "device-search-ns", G_TYPE_UINT64, &search, "device-encode-ns",
+      G_TYPE_UINT64, &enc, "host-wait-ns", G_TYPE_UINT64, &wait,
+      "host-vlc-ns", G_TYPE_UINT64, &vlc, NULL);
+  GST_INFO_OBJECT (self, "stage times per frame over %" G_GUINT64_FORMAT
+      " frames (ms): device pad %.3f, search %.3f, macroblocks %.3f; host "
+      "waiting %.3f, entropy coding %.3f (%u threads)", self->frames_out,
+      load / 1e6 / n, search / 1e6 / n, enc / 1e6 / n, wait / 1e6 / n,
+      vlc / 1e6 / n, self->workers ?
+      g_thread_pool_get_max_threads (self->workers) + 1 : 1);
+  gst_structure_free (st);
+}
+
 static GstFlowReturn
 gst_cl_mpeg_enc_finish (GstVideoEncoder * enc)
 {
-  return drain (GST_CL_MPEG_ENC (enc), TRUE);
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
+  GstFlowReturn ret = drain (self, TRUE);
+
+  log_stage_times (self);
+  return ret;
 }
 
 static gboolean
