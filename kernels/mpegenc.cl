@@ -62,7 +62,8 @@ __constant uchar INTRA_W[64] = {
 
 /* Level of coefficient @F at natural position @pos: intra DC / 8, intra
  * AC against the default matrix (rounding offset 3/8), inter flat 16
- * (truncation: a dead zone below 2 q). */
+ * with the offset -1/4 (a dead zone below 2.5 q: small inter levels cost
+ * more bits than they bring). */
 static int
 quantise (int F, int intra, uint pos, int q)
 {
@@ -73,7 +74,7 @@ quantise (int F, int intra, uint pos, int q)
     int qw = q * INTRA_W[pos];
     L = min ((64 * a + 3 * qw) / (8 * qw), 255);
   } else {
-    L = min (a / (2 * q), 255);
+    L = min (max (2 * a - q, 0) / (4 * q), 255);
   }
   return F < 0 ? -L : L;
 }

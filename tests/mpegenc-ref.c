@@ -261,7 +261,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         L = MIN ((64 * a + 3 * qw) / (8 * qw), 255);
         L = F < 0 ? -L : L;
       } else {
-        L = MIN (a / (2 * q), 255);
+        L = MIN (MAX (2 * a - q, 0) / (4 * q), 255);
         L = F < 0 ? -L : L;
       }
       if (prm->dc_only && i != 0)
