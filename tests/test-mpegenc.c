@@ -970,6 +970,45 @@ GST_START_TEST (test_eos_and_flush)
   }
   test_harness_teardown (h);
   encoded_free (&e);
+
+  /* a flush drops the queued frame; coding starts over with a sequence
+   * header and an I picture */
+  h = harness_new ("quantizer=8 gop-size=30");
+  e.stream = g_byte_array_new ();
+  e.pts = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  e.n_sync = 0;
+  set_caps (h, 48, 32, 30, "I420");
+  for (i = 0; i < 6; i++) {
+    guint8 *f = natural_frame (48, 32, i, 2, 2, 5);
+    if (i == 3) {
+      pull_all (h, &e);
+      fail_unless_equals_int (e.pts->len, 2);
+      fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+      fail_unless (gst_harness_push_event (h,
+              gst_event_new_flush_stop (TRUE)));
+      gst_harness_set_src_caps_str (h, "video/x-raw,format=I420,width=48,"
+          "height=32,framerate=30/1,pixel-aspect-ratio=1/1");
+      g_byte_array_set_size (e.stream, 0);
+      g_array_set_size (e.pts, 0);
+      e.n_sync = 0;
+    }
+    fail_unless_equals_int (gst_harness_push (h, i420_buffer (f, 48, 32,
+                i * GST_SECOND / 30, GST_SECOND / 30)), GST_FLOW_OK);
+    g_free (f);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_all (h, &e);
+  fail_unless_equals_int (e.pts->len, 3);
+  fail_unless_equals_int (e.n_sync, 1);
+  fail_unless_equals_uint64 (g_array_index (e.pts, GstClockTime, 0),
+      3 * GST_SECOND / 30);
+  {
+    MpegCheckResult *r = check_stream (e.stream, 3, 48, 32);
+    fail_unless_equals_int (r->n_type[1], 1);
+    mpegcheck_result_free (r);
+  }
+  test_harness_teardown (h);
+  encoded_free (&e);
 }
 
 GST_END_TEST;
