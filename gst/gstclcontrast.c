@@ -62,6 +62,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_contrast_debug);
 #define APPLY_LX 64
 #define APPLY_LY 4
 #define APPLY_GROUPS_PER_CU 8
+/* GPU apply kernel over whole planes: groups per compute unit */
+#define FLAT_GROUPS_PER_CU 8
 /* CPU apply kernel: work-items per compute unit */
 #define APPLY_ITEMS_PER_CU 4
 
@@ -116,7 +118,7 @@ struct _GstClContrast
   cl_mem hist;                  /* own histogram, when no meta has one */
   cl_mem lut, state, params;
   cl_kernel lut_kernel;
-  cl_kernel apply_kernel[2];    /* unaligned, aligned rows */
+  cl_kernel apply_kernel[3];    /* unaligned, aligned rows; whole plane */
 
   GstClReadback *readback;
 };
@@ -226,6 +228,7 @@ gst_cl_contrast_release (GstClFilter * filter)
   clear_kernel (&self->lut_kernel);
   clear_kernel (&self->apply_kernel[0]);
   clear_kernel (&self->apply_kernel[1]);
+  clear_kernel (&self->apply_kernel[2]);
 }
 
 static gboolean
@@ -270,18 +273,59 @@ ensure_device_objects (GstClContrast * self, GstClContext * ctx,
   return TRUE;
 }
 
+/* @which: 0, 1 rows (unaligned, aligned), 2 the plane as one run */
 static cl_kernel
-get_apply_kernel (GstClContrast * self, GstClContext * ctx, gboolean aligned,
+get_apply_kernel (GstClContrast * self, GstClContext * ctx, guint which,
     GError ** error)
 {
-  if (!self->apply_kernel[aligned]) {
-    gchar *options = apply_options (aligned);
-    self->apply_kernel[aligned] = gst_cl_context_create_kernel (ctx,
-        "contrast", options, ctx->cpu_layout ? "contrast_rows" : "contrast",
-        error);
+  if (!self->apply_kernel[which]) {
+    gchar *options = apply_options (which != 0);
+    self->apply_kernel[which] = gst_cl_context_create_kernel (ctx,
+        "contrast", options, which == 2 ? "contrast_flat" :
+        ctx->cpu_layout ? "contrast_rows" : "contrast", error);
     g_free (options);
   }
-  return self->apply_kernel[aligned];
+  return self->apply_kernel[which];
+}
+
+/* GPUs, both planes with the same stride and alignment: the plane as one
+ * run of bytes, padding included, in 16-byte vectors */
+static gboolean
+apply_lut_flat (GstClContrast * self, GstClContext * ctx, GstClFrame * in,
+    GstClFrame * out, GError ** error)
+{
+  cl_uint src_off = in->info.offset[0], dst_off = out->info.offset[0];
+  guint64 total = (guint64) (GST_VIDEO_INFO_HEIGHT (&in->info) - 1) *
+      in->info.stride[0] + GST_VIDEO_INFO_WIDTH (&in->info);
+  cl_uint head = MIN ((16 - src_off % 16) % 16, total);
+  cl_uint n_vec = (total - head) / 16;
+  cl_uint tail = total - head - 16 * (guint64) n_vec;
+  cl_kernel kernel = get_apply_kernel (self, ctx, 2, error);
+  size_t local = APPLY_LX * APPLY_LY, global;
+  guint64 groups;
+  guint arg = 0;
+
+  if (!kernel)
+    return FALSE;
+  groups = (n_vec + local - 1) / local;
+  groups = CLAMP (groups, 1, (guint64) MAX (ctx->compute_units, 1) *
+      FLAT_GROUPS_PER_CU);
+  global = groups * local;
+  if (!gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &in->mem, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &src_off,
+          error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &out->mem,
+          error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &dst_off,
+          error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &head, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &n_vec, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &tail, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &self->lut,
+          error))
+    return FALSE;
+  return gst_cl_context_enqueue_kernel (ctx, kernel, "contrast", 1, &global,
+      &local, error);
 }
 
 /* ---- processing ---- */
@@ -330,10 +374,14 @@ apply_lut (GstClContrast * self, GstClContext * ctx, GstClFrame * in,
   cl_uint height = GST_VIDEO_INFO_HEIGHT (&in->info);
   gboolean aligned = src_off % 4 == 0 && src_stride % 4 == 0 &&
       dst_off % 4 == 0 && dst_stride % 4 == 0;
-  cl_kernel kernel = get_apply_kernel (self, ctx, aligned, error);
+  cl_kernel kernel;
   size_t global[2], local[2];
   guint arg = 0;
 
+  if (!ctx->cpu_layout && src_stride == dst_stride &&
+      src_off % 16 == dst_off % 16)
+    return apply_lut_flat (self, ctx, in, out, error);
+  kernel = get_apply_kernel (self, ctx, aligned, error);
   if (!kernel)
     return FALSE;
   if (!gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &in->mem, error)

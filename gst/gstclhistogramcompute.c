@@ -9,11 +9,17 @@
 #include "gstclfilter.h"
 
 #define MAX_LOCAL_SIZE 256
+#define MAX_FLAT_LOCAL_SIZE 1024
+/* copies of the local histogram (GPU layout) */
 #define MAX_COPIES 16
 /* GPU: groups per compute unit, and chunks (4 samples) per work-item
  * below which fewer groups are started */
 #define GROUPS_PER_CU 4
 #define MIN_CHUNKS_PER_ITEM 8
+/* GPU, single-channel planes: large groups, a few per compute unit, and
+ * vectors (16 samples) per work-item below which fewer groups start */
+#define FLAT_GROUPS_PER_CU 3
+#define MIN_VECTORS_PER_ITEM 4
 /* CPU: work-items per compute unit, and the shortest run worth one */
 #define ITEMS_PER_CU 4
 #define MIN_CHUNKS_PER_RUN 4096
@@ -23,6 +29,7 @@ struct _GstClHistogramCompute
   GstClContext *ctx;
   GHashTable *kernels;          /* build options -> cl_kernel */
   guint local_size, copies;     /* GPU layout */
+  guint flat_local_size;        /* GPU layout, single-channel planes */
 };
 
 static void
@@ -43,10 +50,15 @@ gst_cl_histogram_compute_new (GstClContext * ctx)
   while (ls > 1 && ls > ctx->max_work_group_size)
     ls /= 2;
   hc->local_size = ls;
-  /* at most half the local memory, so that groups can share a unit */
+  ls = MAX_FLAT_LOCAL_SIZE;
+  while (ls > 16 && ls > ctx->max_work_group_size)
+    ls /= 2;
+  hc->flat_local_size = ls;
+  /* at most three quarters of the local memory (the flat kernel's extra
+   * bin included), so that the unit's other groups still fit */
   hc->copies = MAX_COPIES;
-  while (hc->copies > 1 && (guint64) GST_CL_HISTOGRAM_BINS * hc->copies *
-      sizeof (cl_uint) > ctx->local_mem_size / 2)
+  while (hc->copies > 1 && (guint64) (GST_CL_HISTOGRAM_BINS + 1) *
+      hc->copies * sizeof (cl_uint) > ctx->local_mem_size / 4 * 3)
     hc->copies /= 2;
   return hc;
 }
@@ -61,26 +73,35 @@ gst_cl_histogram_compute_free (GstClHistogramCompute * hc)
   g_free (hc);
 }
 
+/* The GPU layout takes a plane of its own (@flat) as one run of bytes. */
 static cl_kernel
 get_kernel (GstClHistogramCompute * hc, guint pstride, guint poffset,
-    gboolean aligned, GError ** error)
+    gboolean aligned, gboolean flat, GError ** error)
 {
+  const gchar *name;
   gchar *options;
   cl_kernel kernel;
 
-  if (hc->ctx->cpu_layout)
+  if (hc->ctx->cpu_layout) {
+    name = "histogram_runs";
     options = g_strdup_printf ("-DPS=%u -DCH=%u -DALIGNED=%d", pstride,
         poffset, aligned);
-  else
+  } else if (flat) {
+    name = "histogram_flat";
+    options = g_strdup_printf ("-DPS=1 -DLS=%u -DNC=%u", hc->flat_local_size,
+        hc->copies);
+  } else {
+    name = "histogram";
     options = g_strdup_printf ("-DPS=%u -DCH=%u -DALIGNED=%d -DLS=%u -DNC=%u",
         pstride, poffset, aligned, hc->local_size, hc->copies);
+  }
   kernel = g_hash_table_lookup (hc->kernels, options);
   if (kernel) {
     g_free (options);
     return kernel;
   }
-  kernel = gst_cl_context_create_kernel (hc->ctx, "histogram", options,
-      hc->ctx->cpu_layout ? "histogram_runs" : "histogram", error);
+  kernel = gst_cl_context_create_kernel (hc->ctx, "histogram", options, name,
+      error);
   if (!kernel) {
     g_free (options);
     return NULL;
@@ -110,7 +131,7 @@ gst_cl_histogram_compute_component (GstClHistogramCompute * hc,
   const GstVideoFormatInfo *finfo = info->finfo;
   guint plane, pstride, poffset;
   cl_uint off, stride, width, height, bins_off;
-  gboolean aligned;
+  gboolean aligned, flat;
   cl_kernel kernel;
   size_t global, local;
   guint64 n_chunks;
@@ -134,7 +155,9 @@ gst_cl_histogram_compute_component (GstClHistogramCompute * hc,
   /* word loads need rows that start on 4-byte boundaries */
   aligned = off % 4 == 0 && stride % 4 == 0;
 
-  kernel = get_kernel (hc, pstride, poffset, aligned, error);
+  flat = !hc->ctx->cpu_layout && pstride == 1;
+
+  kernel = get_kernel (hc, pstride, poffset, aligned, flat, error);
   if (!kernel)
     return FALSE;
   if (!gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &frame->mem,
@@ -150,7 +173,22 @@ gst_cl_histogram_compute_component (GstClHistogramCompute * hc,
     return FALSE;
 
   n_chunks = (guint64) ((width + 3) / 4) * height;
-  if (hc->ctx->cpu_layout) {
+  if (flat) {
+    guint64 n_vec = ((guint64) off % 16 + (guint64) (height - 1) * stride +
+        width) / 16;
+    guint64 per_group = (guint64) hc->flat_local_size * MIN_VECTORS_PER_ITEM;
+    guint64 groups = (n_vec + per_group - 1) / per_group;
+    cl_uint step_col;
+
+    groups = CLAMP (groups, 1, (guint64) MAX (hc->ctx->compute_units, 1) *
+        FLAT_GROUPS_PER_CU);
+    local = hc->flat_local_size;
+    global = groups * local;
+    step_col = (cl_uint) ((16 * (guint64) global) % stride);
+    if (!gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &step_col,
+            error))
+      return FALSE;
+  } else if (hc->ctx->cpu_layout) {
     guint64 items = (n_chunks + MIN_CHUNKS_PER_RUN - 1) / MIN_CHUNKS_PER_RUN;
     items = CLAMP (items, 1, (guint64) MAX (hc->ctx->compute_units, 1) *
         ITEMS_PER_CU);

@@ -4,8 +4,8 @@
  * contrast_lut turns the luma histogram into a 256-entry lookup table on
  * the device (one work-group: a prefix sum in local memory, then one
  * table entry per work-item), so the histogram never visits the host.
- * contrast / contrast_rows apply the table: a lookup per pixel, no
- * branches on pixel values.
+ * contrast / contrast_flat / contrast_rows apply the table: a lookup per
+ * pixel, no branches on pixel values.
  *
  * Definitions (tests/contrast-ref.c is the reference). N pixels, cum(v)
  * the number of pixels <= v, cum(-1) = 0.
@@ -182,6 +182,47 @@ contrast (__global const uchar * src, uint src_off, uint src_stride,
       for (uint i = 0; i < n; i++)
         out[i] = table[in[i]];
     }
+  }
+}
+
+/* GPUs, when both planes have the same stride and the same offset modulo
+ * 16: the plane is mapped as one run of bytes from its first sample to its
+ * last (the padding between rows too, which no one reads), 16 bytes a
+ * work-item in one vector load and one vector store, stepping by the
+ * global size. The bytes before the first and after the last whole vector
+ * are mapped one by one by the first work-items. */
+#define LOOKUP_WORD(w)                                                  \
+  ((uint) table[(w) & 0xffu] | (uint) table[((w) >> 8) & 0xffu] << 8 |  \
+      (uint) table[((w) >> 16) & 0xffu] << 16 |                         \
+      (uint) table[(w) >> 24] << 24)
+
+__kernel __attribute__ ((reqd_work_group_size (LX * LY, 1, 1)))
+void
+contrast_flat (__global const uchar * src, uint src_off,
+    __global uchar * dst, uint dst_off, uint head, uint n_vec, uint tail,
+    __global const uchar * lut)
+{
+  __local uchar table[NBINS];
+  const uint lid = get_local_id (0);
+
+  for (uint i = lid; i < NBINS; i += LX * LY)
+    table[i] = lut[i];
+  barrier (CLK_LOCAL_MEM_FENCE);
+
+  src += src_off;
+  dst += dst_off;
+  if (get_group_id (0) == 0 && lid < 32) {
+    /* head: bytes 0 .. head-1; tail: the tail bytes after the vectors */
+    const uint i = lid < 16 ? lid : head + 16 * n_vec + lid - 16;
+    if (lid < 16 ? lid < head : lid - 16 < tail)
+      dst[i] = table[src[i]];
+  }
+  __global const uint4 *in = (__global const uint4 *) (src + head);
+  __global uint4 *out = (__global uint4 *) (dst + head);
+  for (uint i = get_global_id (0); i < n_vec; i += get_global_size (0)) {
+    const uint4 v = in[i];
+    out[i] = (uint4) (LOOKUP_WORD (v.x), LOOKUP_WORD (v.y),
+        LOOKUP_WORD (v.z), LOOKUP_WORD (v.w));
   }
 }
 

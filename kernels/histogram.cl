@@ -22,6 +22,7 @@
  *   runs of equal samples in registers and adds a run with one atomic:
  *   a flat image, where all atomics would hit one bin, then costs fewer
  *   atomics than a noisy one.
+ * - histogram_flat: GPUs, planes of their own (PS 1); see below.
  * - histogram_runs: CPUs. One work-item per group walks one contiguous
  *   run of chunks, a cache-friendly stream. Sample i of each chunk goes to
  *   sub-histogram i, so the increments form four independent chains
@@ -70,6 +71,21 @@ load_chunk (__global const uchar * p)
   for (int k = 0; k < PS; k++)
     w[k] = wp[k];
   return (uint4) (SAMPLE (w, 0), SAMPLE (w, 1), SAMPLE (w, 2), SAMPLE (w, 3));
+}
+
+/* The group's NC copies summed, one bin per work-item, and the non-zero
+ * sums added into @bins; starting at a different copy in each work-item
+ * keeps neighbours off the same bank. */
+inline void
+reduce_copies (__local const uint * sub, __global uint * bins, uint lid)
+{
+  for (uint b = lid; b < NBINS; b += LS) {
+    uint sum = 0;
+    for (uint k = 0; k < NC; k++)
+      sum += sub[b * NC + (k + lid) % NC];
+    if (sum)
+      atomic_add (&bins[b], sum);
+  }
 }
 
 __kernel __attribute__ ((reqd_work_group_size (LS, 1, 1)))
@@ -131,16 +147,93 @@ histogram (__global const uchar * src, uint off, uint stride, uint width,
 #undef ADD
   barrier (CLK_LOCAL_MEM_FENCE);
 
-  /* local reduction, one bin per work-item; starting at a different copy
-   * in each work-item keeps neighbours off the same bank */
-  bins += bins_off;
-  for (uint b = lid; b < NBINS; b += LS) {
-    uint sum = 0;
-    for (uint k = 0; k < NC; k++)
-      sum += sub[b * NC + (k + lid) % NC];
-    if (sum)
-      atomic_add (&bins[b], sum);
+  reduce_copies (sub, bins + bins_off, lid);
+}
+
+/* GPUs, for a plane of its own (PS 1): the plane is taken as one run of
+ * bytes from its first sample to its last, padding included, read as
+ * 16-byte vectors, consecutive work-items on consecutive vectors (one
+ * coalesced 512-byte request a warp), stepping by the global size. A
+ * work-item tracks the column of its vector incrementally; vectors wholly
+ * inside a row (nearly all) add their 16 samples with no test, the others
+ * send the bytes outside the visible width to an extra bin NBINS that is
+ * never reduced. Copy (lid % NC) of the sub-histogram is laid out bin-major
+ * (sub[bin * NC + copy]): work-items of one SIMD issue that add the same
+ * value hit different words in different banks, so a flat image costs no
+ * more than a noisy one and needs no run counting. The head and tail bytes
+ * that do not fill a
+ * vector are added one by one by the first work-items. `step_col` is
+ * (16 * global size) % stride, from the host. */
+#define NBX (NBINS + 1)
+
+__kernel __attribute__ ((reqd_work_group_size (LS, 1, 1)))
+void
+histogram_flat (__global const uchar * src, uint off, uint stride,
+    uint width, uint height, __global uint * bins, uint bins_off,
+    uint step_col)
+{
+  __local uint sub[NBX * NC];
+  const uint lid = get_local_id (0);
+  __local uint *mine = sub + lid % NC;
+
+  for (uint i = lid; i < NBX * NC; i += LS)
+    sub[i] = 0;
+  barrier (CLK_LOCAL_MEM_FENCE);
+
+  const uint base = off & ~15u;
+  const uint end = off + (height - 1) * stride + width;
+  const uint n_vec = (end - base) >> 4;
+  const uint step = get_global_size (0);
+  __global const uint4 *vec = (__global const uint4 *) (src + base);
+  uint i = get_global_id (0);
+  /* column of the vector's first byte; negative only before the plane */
+  int col;
+  {
+    const uint pos = base + 16 * i;
+    col = pos >= off ? (int) ((pos - off) % stride) : (int) pos - (int) off;
   }
+
+#define ADD_WORD(w)                                                     \
+  do {                                                                  \
+    atomic_inc (mine + BYTE_OF (w, 0) * NC);                            \
+    atomic_inc (mine + BYTE_OF (w, 1) * NC);                            \
+    atomic_inc (mine + BYTE_OF (w, 2) * NC);                            \
+    atomic_inc (mine + BYTE_OF (w, 3) * NC);                            \
+  } while (0)
+
+  for (; i < n_vec; i += step) {
+    const uint4 v = vec[i];
+    if (col >= 0 && col + 16 <= (int) width) {
+      ADD_WORD (v.x);
+      ADD_WORD (v.y);
+      ADD_WORD (v.z);
+      ADD_WORD (v.w);
+    } else {
+      const uint w[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+      for (int k = 0; k < 16; k++) {
+        const int c = col + k;
+        const bool in = c >= 0 && (uint) c % stride < width;
+        atomic_inc (mine + (in ? BYTE_OF (w[k >> 2], k & 3) : NBINS) * NC);
+      }
+    }
+    col += (int) step_col;
+    if (col >= (int) stride)
+      col -= (int) stride;
+    else if (col < 0)
+      col += (int) stride;
+  }
+#undef ADD_WORD
+
+  /* the bytes after the last whole vector */
+  if (get_group_id (0) == 0) {
+    const uint pos = base + 16 * n_vec + lid;
+    if (lid < 16 && pos < end && pos >= off && (pos - off) % stride < width)
+      atomic_inc (mine + src[pos] * NC);
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+
+  reduce_copies (sub, bins + bins_off, lid);
 }
 
 __kernel __attribute__ ((reqd_work_group_size (1, 1, 1)))
