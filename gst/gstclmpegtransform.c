@@ -26,11 +26,11 @@ gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
   tr->height = height;
   tr->mb_width = (width + 15) / 16;
   tr->mb_height = (height + 15) / 16;
-  tr->load = gst_cl_context_create_kernel (ctx, "mpegenc", "", "mpeg_load",
-      error);
+  tr->cpu_layout = ctx->cpu_layout;
+  tr->load = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+      ctx->cpu_layout ? "mpeg_load_rows" : "mpeg_load", error);
   /* GPUs: a work-group of 64 per macroblock; CPUs: one work-item per
    * macroblock walking it in plain loops */
-  tr->cpu_layout = ctx->cpu_layout;
   if (tr->load)
     tr->encode = gst_cl_context_create_kernel (ctx, "mpegenc", "",
         tr->cpu_layout ? "mpeg_encode_mb_cpu" : "mpeg_encode_mb", error);
@@ -153,6 +153,12 @@ gst_cl_mpeg_transform_load (GstClMpegTransform * tr, const GstClFrame * frame,
       !gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_uint), &W, error) ||
       !gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_uint), &H, error))
     return FALSE;
+  if (tr->cpu_layout) {
+    /* a work-item per chroma row */
+    global[0] = H / 2;
+    return gst_cl_context_enqueue_kernel (tr->ctx, tr->load,
+        GST_CL_MPEG_LOAD_LABEL, 1, global, NULL, error);
+  }
   /* W / 2 is a multiple of 8, H / 2 of 8 */
   global[0] = W / 2;
   global[1] = H / 2;

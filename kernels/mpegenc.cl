@@ -70,11 +70,13 @@ quantise (int F, int intra, uint pos, int q)
   int a = abs (F), L;
   if (intra && pos == 0)
     return clamp ((F + 4) >> 3, 0, 255);
+  /* most levels are zero: no division for them */
   if (intra) {
-    int qw = q * INTRA_W[pos];
-    L = min ((64 * a + 3 * qw) / (8 * qw), 255);
+    int qw = q * INTRA_W[pos], n = 64 * a + 3 * qw;
+    L = n < 8 * qw ? 0 : min (n / (8 * qw), 255);
   } else {
-    L = min (max (2 * a - q, 0) / (4 * q), 255);
+    int n = 2 * a - q;
+    L = n < 4 * q ? 0 : min (n / (4 * q), 255);
   }
   return F < 0 ? -L : L;
 }
@@ -183,6 +185,51 @@ mpeg_load (__global const uchar * src, uint y_off, uint y_stride,
   dst[W * H + cy * CW + cx] = src[u_off + sy * u_stride + sx * c_ps];
   dst[W * H + CW * (H / 2) + cy * CW + cx] =
       src[v_off + sy * v_stride + sx * c_ps];
+}
+
+/* CPU layout: one work-item per chroma row, the two luma rows over it and
+ * that chroma row of both planes, in long runs the compiler vectorises. */
+__kernel void
+mpeg_load_rows (__global const uchar * src, uint y_off, uint y_stride,
+    uint u_off, uint u_stride, uint v_off, uint v_stride, uint c_ps,
+    uint width, uint height, __global uchar * dst, uint W, uint H)
+{
+  const uint cy = get_global_id (0);
+  const uint CW = W / 2, cw = (width + 1) / 2, ch = (height + 1) / 2;
+  __global const uchar *su, *sv;
+  __global uchar *du, *dv;
+  uint x, i;
+
+  if (cy >= H / 2)
+    return;
+  for (i = 0; i < 2; i++) {
+    uint y = 2 * cy + i;
+    __global const uchar *s = src + y_off + min (y, height - 1) * y_stride;
+    __global uchar *d = dst + y * W;
+    for (x = 0; x < width; x++)
+      d[x] = s[x];
+    for (; x < W; x++)
+      d[x] = s[width - 1];
+  }
+  su = src + u_off + min (cy, ch - 1) * u_stride;
+  sv = src + v_off + min (cy, ch - 1) * v_stride;
+  du = dst + W * H + cy * CW;
+  dv = dst + W * H + CW * (H / 2) + cy * CW;
+  if (c_ps == 1) {
+    for (x = 0; x < cw; x++) {
+      du[x] = su[x];
+      dv[x] = sv[x];
+    }
+  } else {
+    for (x = 0; x < cw; x++) {
+      du[x] = su[2 * x];
+      dv[x] = sv[2 * x];
+    }
+  }
+  for (; x < CW; x++) {
+    du[x] = su[(cw - 1) * c_ps];
+    dv[x] = sv[(cw - 1) * c_ps];
+  }
 }
 
 /* Sum of @v over the work-group (64 items); every item gets it. */
