@@ -30,7 +30,7 @@ typedef struct {
 
 #define MB_INTRA 1
 #define MB_SKIPPABLE 2
-#define ZERO_VECTOR_BIAS 128
+#define ZERO_VECTOR_BIAS 64
 
 /* round (16384 * c(k) / 2 * cos ((2n + 1) k pi / 16)), [k][n] */
 __constant int DCT_C[64] = {

@@ -133,7 +133,7 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
 /* ---- macroblocks ---- */
 
 /* a zero vector is taken unless the searched one is this much better */
-#define ZERO_VECTOR_BIAS 128
+#define ZERO_VECTOR_BIAS 64
 
 /* Sample (x, y) of a plane displaced by the half-pel vector (hx, hy)
  * split into full-pel (fx, fy) and half flags: the MPEG-1 averages. */
