@@ -281,7 +281,7 @@ run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
   cl_uint width = cur->width, height = cur->height;
   cl_uint first[2] = { first_x, first_y };
   guint arg = 0;
-  size_t global[2];
+  size_t global[2], local[2];
   gboolean ok;
 
   if (cur_chroma)
@@ -319,8 +319,13 @@ run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
 
   global[0] = n_x;
   global[1] = n_y;
+  /* one work-item per work-group on CPUs: a block is already SIMD-wide
+   * work, and a wider group invites the compiler to vectorise across
+   * work-items, which turns the row loads into gathers */
+  local[0] = local[1] = 1;
   return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
-      GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error);
+      GST_CL_MOTION_SEARCH_LABEL, 2, global,
+      ms->ctx->cpu_layout ? local : NULL, error);
 }
 
 /* The arguments the GPU kernels begin with: the planes, the picture size

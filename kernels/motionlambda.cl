@@ -77,6 +77,7 @@ candidate_key (uint cost, int c)
 /* a block row as one vector; lanes stay below 16 * 255, sums below 2^16 */
 #if B == 16
 #define VSUM ushort16
+#define VROW uchar16
 #define vload_row vload16
 #define convert_vsum convert_ushort16
 inline uint
@@ -88,6 +89,7 @@ hsum (ushort16 v)
 }
 #else
 #define VSUM ushort8
+#define VROW uchar8
 #define vload_row vload8
 #define convert_vsum convert_ushort8
 inline uint
@@ -106,9 +108,12 @@ block_sad (__global const uchar * c, uint cs, __global const uchar * p,
   if (bw == B) {
     /* whole rows: unit-stride vectors */
     VSUM acc = 0;
-    for (int r = 0; r < bh; r++)
-      acc += convert_vsum (abs_diff (vload_row (0, c + r * cs),
-              vload_row (0, p + r * ps)));
+    for (int r = 0; r < bh; r++) {
+      /* max - min: POCL scalarises abs_diff on wide vectors for some CPU
+       * targets */
+      VROW a = vload_row (0, c + r * cs), b = vload_row (0, p + r * ps);
+      acc += convert_vsum (max (a, b) - min (a, b));
+    }
     sad = hsum (acc);
   } else {
     for (int r = 0; r < bh; r++)

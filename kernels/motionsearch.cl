@@ -78,6 +78,10 @@ typedef struct
 
 #define SPAN (2 * RANGE)
 
+/* |a - b| of unsigned vectors; POCL's abs_diff on uchar16 is scalarised
+ * for some CPU targets (10x slower on AVX-512), max - min is not */
+#define ABS_DIFF_U(a, b) (max ((a), (b)) - min ((a), (b)))
+
 /* ranking key of a full-pel candidate */
 #define KEY(cost, dx, dy)                                                   \
   (((ulong) (cost) << 32) | ((ulong) (abs (dx) + abs (dy)) << 16) |         \
@@ -210,8 +214,10 @@ search_block (global const uchar * cur, int cs, global const uchar * ref,
       global const uchar *r = ref + (y0 + dy) * rs + x0;
       for (int dx = dx0; dx <= dx1; dx++) {
         WVEC acc = (WVEC) (0);
-        for (int y = 0; y < BS; y++)
-          acc += CONV (abs_diff (rows[y], VLOAD (0, r + y * rs + dx)));
+        for (int y = 0; y < BS; y++) {
+          VEC rv = VLOAD (0, r + y * rs + dx);
+          acc += CONV (ABS_DIFF_U (rows[y], rv));
+        }
 #if BS == 16
         ushort8 a8 = acc.lo + acc.hi;
 #else

@@ -9,6 +9,7 @@
  *   clbench [--device SPEC] [--sizes 2048x2048,8773x5352] [--frames N]
  *           [--stages colorlowpass,image,motion]
  *           [--motion-sizes 2048x2048,1920x1080] [--lambda N]
+ *           [--encode-sizes 1920x1080] [--quantizer Q]
  *
  * "image" is the enhancement chain: clhistogram, clcontrast and clsmooth on
  * random, constant and natural-looking GRAY8 frames, each against OpenCV
@@ -20,6 +21,10 @@
  * luma planes: pipelines/motion-baseline.cl (the straightforward kernel),
  * the clmotionsearch search, its rate-constrained mode, and on CPU devices
  * the host search of pipelines/sadsearch.c, all checked to agree.
+ *
+ * "encode" is the encoding chain from RGBx in system memory to MPEG-1
+ * video, clcolorlowpass ! clmotionsearch ! clmpegenc, in one streaming
+ * thread and with queues between the elements.
  */
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
@@ -34,9 +39,12 @@
 #include "gstclfilter.h"
 #include "gstclmotionlambda.h"
 #include "gstclmotionsearchcompute.h"
+#include "gstclmpegtransform.h"
 #include "sadsearch.h"
 
 static GstClContext *bench_ctx;
+/* "stats" of the element named "enc" in the last pipeline run, if any */
+static GstStructure *last_enc_stats;
 static gdouble chain_fps_device, chain_fps_host;
 static gint bench_lambda = 4;
 
@@ -131,9 +139,11 @@ map_probe (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info,
 }
 
 /* Runs @desc to EOS; returns frames per second over the whole run. With
- * @frame, the pipeline's appsrc "src" is fed @frames references to it. */
+ * @n_frames frames, the pipeline's appsrc "src" is fed @frames references
+ * to them, going back and forth through the list. */
 static gdouble
-run_pipeline_with (const gchar * desc, guint frames, GstBuffer * frame)
+run_pipeline_frames (const gchar * desc, guint frames, GstBuffer ** frame,
+    guint n_frames)
 {
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
@@ -155,12 +165,14 @@ run_pipeline_with (const gchar * desc, guint frames, GstBuffer * frame)
   bus = gst_element_get_bus (pipeline);
   gst_bus_set_sync_handler (bus, bus_sync, NULL, NULL);
 
-  if (frame) {
+  if (n_frames) {
     GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-    guint i;
+    guint i, period = n_frames > 1 ? 2 * (n_frames - 1) : 1;
     g_object_set (src, "max-buffers", (guint64) frames + 1, NULL);
     for (i = 0; i < frames; i++) {
-      GstBuffer *buf = gst_buffer_copy (frame);     /* shares the memory */
+      guint k = i % period;
+      /* shares the memory */
+      GstBuffer *buf = gst_buffer_copy (frame[k < n_frames ? k : period - k]);
       GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
       GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
       gst_app_src_push_buffer (GST_APP_SRC (src), buf);
@@ -183,12 +195,26 @@ run_pipeline_with (const gchar * desc, guint frames, GstBuffer * frame)
     exit (1);
   }
   gst_message_unref (msg);
+  g_clear_pointer (&last_enc_stats, gst_structure_free);
+  {
+    GstElement *enc = gst_bin_get_by_name (GST_BIN (pipeline), "enc");
+    if (enc) {
+      g_object_get (enc, "stats", &last_enc_stats, NULL);
+      gst_object_unref (enc);
+    }
+  }
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
   gst_object_unref (bus);
   gst_object_unref (pipeline);
   /* the preroll frame was made before t0 */
   return (frames - 1) / ((t1 - t0) / 1e6);
+}
+
+static gdouble
+run_pipeline_with (const gchar * desc, guint frames, GstBuffer * frame)
+{
+  return run_pipeline_frames (desc, frames, &frame, frame ? 1 : 0);
 }
 
 static gdouble
@@ -828,12 +854,124 @@ bench_motion (gint w, gint h, guint reps)
   g_free (v_host);
 }
 
+/* ---- the encoding chain ---- */
+
+#define ENCODE_CLIP_FRAMES 16
+
+/* Frame @i of a natural-looking RGBx clip panning by (2, 1) samples per
+ * frame: smooth colour shading with edges and a little noise. */
+static GstBuffer *
+make_rgb_frame (gint w, gint h, guint i)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, (gsize) w * h * 4, NULL);
+  GstMapInfo map;
+  guint32 state = 2463534242u + i;
+  gint x, y;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (y = 0; y < h; y++) {
+    guint8 *row = map.data + (gsize) y * w * 4;
+    gint sy = y + (gint) i;
+    for (x = 0; x < w; x++) {
+      gint sx = x + 2 * (gint) i, c;
+      gdouble base = 40.0 * sin (sx / 37.0) * cos (sy / 23.0) +
+          25.0 * sin ((sx + sy) / 11.0) + 60.0 * (((sx >> 6) ^ (sy >> 6)) & 1);
+      state ^= state << 13;
+      state ^= state >> 17;
+      state ^= state << 5;
+      for (c = 0; c < 3; c++) {
+        gint v = 90 + 20 * c + (gint) (base * (1.0 - 0.25 * c)) +
+            (gint) ((state >> (8 * c)) % 5) - 2;
+        row[4 * x + c] = CLAMP (v, 0, 255);
+      }
+      row[4 * x + 3] = 255;
+    }
+  }
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+static gdouble
+label_ms_per_frame (const gchar * label, guint frames)
+{
+  guint64 launches = 0, total = 0, min_ns = 0;
+  gst_cl_context_get_kernel_stats (bench_ctx, label, &launches, &total,
+      &min_ns);
+  return total / 1e6 / frames;
+}
+
+static guint64
+enc_stat (const gchar * field)
+{
+  guint64 v = 0;
+  if (last_enc_stats)
+    gst_structure_get_uint64 (last_enc_stats, field, &v);
+  return v;
+}
+
+/* RGBx from system memory through clcolorlowpass ! clmotionsearch !
+ * clmpegenc into MPEG-1 video: frames per second with every element in
+ * one streaming thread, and with queues between them so that upload,
+ * search, transform and entropy coding of different frames overlap; and
+ * the device time of each stage per frame. */
+static void
+bench_encode (gint w, gint h, guint frames, guint quant)
+{
+  static const struct
+  {
+    const gchar *name, *link;
+  } variants[] = {
+    {"one thread", " ! "},
+    {"queues between", " ! queue max-size-buffers=3 max-size-bytes=0 "
+          "max-size-time=0 ! "},
+  };
+  GstBuffer *clip[ENCODE_CLIP_FRAMES];
+  guint i;
+
+  if (!have_elements ("clcolorlowpass", "clmotionsearch", "clmpegenc", NULL)) {
+    printf ("(encoding elements not built: skipped)\n");
+    return;
+  }
+  for (i = 0; i < ENCODE_CLIP_FRAMES; i++)
+    clip[i] = make_rgb_frame (w, h, i);
+  for (i = 0; i < G_N_ELEMENTS (variants); i++) {
+    const gchar *l = variants[i].link;
+    gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
+        "video/x-raw,format=RGBx,width=%d,height=%d,framerate=30/1%s"
+        "clcolorlowpass%sclmotionsearch%sclmpegenc name=enc quantizer=%u%s"
+        "fakesink name=sink", w, h, l, l, l, quant, l);
+    guint64 out_frames, bytes;
+    gdouble fps;
+
+    gst_cl_context_reset_stats (bench_ctx);
+    fps = run_pipeline_frames (desc, frames, clip, ENCODE_CLIP_FRAMES);
+    g_free (desc);
+    out_frames = MAX (enc_stat ("frames"), 1);
+    bytes = enc_stat ("bytes");
+    printf ("| %5dx%-5d | %-14s | %2u | %8.1f | %7.1f | %7.3f | %7.3f | "
+        "%7.3f | %7.3f | %7.3f | %7.3f |\n", w, h, variants[i].name, quant,
+        fps, bytes * 8.0 / out_frames / 1e3,
+        label_ms_per_frame ("colorlowpass", out_frames),
+        label_ms_per_frame (GST_CL_MOTION_SEARCH_LABEL, out_frames) +
+        label_ms_per_frame (GST_CL_MOTION_SEARCH_REFINE_LABEL, out_frames),
+        label_ms_per_frame (GST_CL_MPEG_LOAD_LABEL, out_frames) +
+        label_ms_per_frame (GST_CL_MPEG_ENCODE_LABEL, out_frames),
+        enc_stat ("host-vlc-ns") / 1e6 / out_frames,
+        enc_stat ("host-wait-ns") / 1e6 / out_frames, 1e3 / fps);
+    fflush (stdout);
+  }
+  for (i = 0; i < ENCODE_CLIP_FRAMES; i++)
+    gst_buffer_unref (clip[i]);
+}
+
 int
 main (int argc, char **argv)
 {
   gchar *device = NULL, *sizes = g_strdup ("2048x2048,8773x5352");
-  gchar *stages = g_strdup ("colorlowpass,image,motion");
+  gchar *stages = g_strdup ("colorlowpass,image,motion,encode");
   gchar *motion_sizes = g_strdup ("2048x2048,1920x1080");
+  gchar *encode_sizes = g_strdup ("1920x1080");
+  gint encode_quant = 5;
   gint frames = 0;
   GOptionEntry entries[] = {
     {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
@@ -843,9 +981,13 @@ main (int argc, char **argv)
     {"frames", 'n', 0, G_OPTION_ARG_INT, &frames,
         "Frames per pipeline run (default: by size)", "N"},
     {"stages", 0, 0, G_OPTION_ARG_STRING, &stages,
-        "Comma-separated: colorlowpass, image, motion", "LIST"},
+        "Comma-separated: colorlowpass, image, motion, encode", "LIST"},
     {"motion-sizes", 0, 0, G_OPTION_ARG_STRING, &motion_sizes,
         "Frame sizes of the motion stage", "WxH,..."},
+    {"encode-sizes", 0, 0, G_OPTION_ARG_STRING, &encode_sizes,
+        "Frame sizes of the encode stage", "WxH,..."},
+    {"quantizer", 0, 0, G_OPTION_ARG_INT, &encode_quant,
+        "Quantiser of the encode stage (1..31)", "Q"},
     {"lambda", 0, 0, G_OPTION_ARG_INT, &bench_lambda,
         "Lambda of the rate-constrained motion search (0: skip it)", "N"},
     {NULL}
@@ -924,7 +1066,25 @@ main (int argc, char **argv)
     }
     g_strfreev (size_list);
   }
+  if (strstr (stages, "encode")) {
+    printf ("\n| size | threads | q | fps | kbit/frame | colorlowpass ms "
+        "| search ms | mpeg kernels ms | host VLC ms | host wait ms | "
+        "wall ms/frame |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    size_list = g_strsplit (encode_sizes, ",", -1);
+    for (i = 0; size_list[i]; i++) {
+      gint w, h;
+      if (sscanf (size_list[i], "%dx%d", &w, &h) != 2 || w < 1 || h < 1) {
+        g_printerr ("bad size '%s'\n", size_list[i]);
+        return 2;
+      }
+      bench_encode (w, h, frames > 0 ? (guint) frames :
+          (bench_ctx->host_unified ? 24 : 600), CLAMP (encode_quant, 1, 31));
+    }
+    g_strfreev (size_list);
+  }
+  g_clear_pointer (&last_enc_stats, gst_structure_free);
   gst_object_unref (bench_ctx);
+  g_free (encode_sizes);
   g_free (motion_sizes);
   g_free (device);
   g_free (sizes);

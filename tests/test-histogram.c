@@ -655,10 +655,11 @@ GST_END_TEST;
 
 /* ---- flat frames ---- */
 
-/* Device time of the histogram kernel for one 2048x2048 GRAY8 frame of
- * @content, the best of a few. */
+/* Pushes a 2048x2048 GRAY8 frame of @content a few times; checks the bins
+ * and that each push launched the kernel once; returns the best device
+ * time, for the log (the benchmark reports speed, not the tests). */
 static guint64
-kernel_time (GstHarness * h, TestContent content)
+check_large_frame (GstHarness * h, TestContent content)
 {
   GstClContext *ctx = test_get_shared_context ();
   TestFrame frame = { 0, };
@@ -668,39 +669,31 @@ kernel_time (GstHarness * h, TestContent content)
   test_frame_make_cl (&frame, ctx, test_format_find ("GRAY8"), 2048, 2048, 0,
       0, 0, content, 77);
   set_frame_caps (h, &frame);
-  /* builds, warms up */
-  gst_buffer_unref (test_push_and_pull (h, frame.buffer, frame.desc));
   gst_cl_context_reset_stats (ctx);
-  for (k = 0; k < 5; k++) {
+  for (k = 0; k < 3; k++) {
     GstBuffer *out = test_push_and_pull (h, frame.buffer, frame.desc);
-    if (k == 0)
-      check_histograms (out, &frame, 1);
+    check_histograms (out, &frame, 1);
     gst_buffer_unref (out);
   }
   fail_unless (gst_cl_context_get_kernel_stats (ctx, "histogram", &launches,
           &total, &min_ns));
-  fail_unless_equals_uint64 (launches, 5);
+  fail_unless_equals_uint64 (launches, 3);
   test_frame_clear (&frame);
   return min_ns;
 }
 
-/* Every pixel in one bin is the worst case for atomics: the kernel keeps
- * it close to the time of random pixels. */
-GST_START_TEST (test_flat_frame_speed)
+/* Every pixel in one bin is the worst case for the atomics: the counts
+ * must still be exact, frame after frame. */
+GST_START_TEST (test_flat_frame)
 {
   GstHarness *h = new_harness (NULL);
-  guint64 t_random = kernel_time (h, CONTENT_RANDOM);
-  guint64 t_flat = kernel_time (h, CONTENT_CONSTANT);
+  guint64 t_random = check_large_frame (h, CONTENT_RANDOM);
+  guint64 t_flat = check_large_frame (h, CONTENT_CONSTANT);
   GstClContext *ctx = test_get_shared_context ();
 
   GST_INFO ("2048x2048 GRAY8 on %s (%s layout): random %.3f ms, flat %.3f ms",
       ctx->device_name, ctx->cpu_layout ? "CPU" : "GPU",
       t_random / 1e6, t_flat / 1e6);
-  g_print ("histogram 2048x2048 GRAY8, %s layout: random %.3f ms, flat "
-      "%.3f ms\n", ctx->cpu_layout ? "CPU" : "GPU", t_random / 1e6,
-      t_flat / 1e6);
-  fail_unless (t_flat < 2 * t_random, "a flat frame takes %.3f ms, random "
-      "pixels %.3f ms", t_flat / 1e6, t_random / 1e6);
   test_harness_teardown (h);
 }
 
@@ -722,7 +715,7 @@ histogram_suite (void)
   tcase_add_test (tc, test_messages);
   tcase_add_loop_test (tc, test_interval, 0, G_N_ELEMENTS (interval_cases));
   tcase_add_test (tc, test_no_messages);
-  tcase_add_test (tc, test_flat_frame_speed);
+  tcase_add_test (tc, test_flat_frame);
   return s;
 }
 
