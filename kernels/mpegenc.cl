@@ -395,58 +395,177 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   }
 }
 
-/* ---- CPU layout: one work-item per macroblock ----
+/* ---- CPU layout: one work-item per macroblock, in vectors ----
  *
- * The same arithmetic as mpeg_encode_mb, in plain loops without barriers
- * or local memory. The 1-D transforms split the sums of the cosine
- * matrix into their even and odd halves (the matrix rows are symmetric
- * or antisymmetric), which gives the very same integers with a third of
- * the multiplications. */
+ * The same arithmetic as mpeg_encode_mb, with the six blocks taken in
+ * pairs side by side, an int16 per row (lanes 0-7 the left block's row,
+ * 8-15 the right one's): Y0|Y1, Y2|Y3 and Cb|Cr. A 1-D transform down
+ * the columns is then plain vector arithmetic on eight rows, and one
+ * along the rows is the same on the pair transposed (each half on its
+ * own). The transforms split the sums of the cosine matrix into their
+ * even and odd halves (its rows are symmetric or antisymmetric), which
+ * gives the very same integers with a third of the multiplications.
+ * POCL scalarises some builtins on wide vectors (abs, abs_diff), so
+ * this code spells them with max, min and select. */
 
-/* out[k] = (sum_n DCT_C[k][n] in[n] + round) >> shift */
+/* zigzag index -> natural position */
+__constant uchar NATURAL_OF[64] = {
+  0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5,
+  12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
+  35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
+  58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+};
+
+/* lanes 0 and 8: the DC positions of the two blocks */
+#define DC_LANES (int16) (-1, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0)
+
+/* the first (ZIP_LO) or last (ZIP_HI) four elements of each half of x
+ * interleaved with those of y */
+#define ZIP_LO(x, y) (int16) ((x).s0, (y).s0, (x).s1, (y).s1, (x).s2, \
+      (y).s2, (x).s3, (y).s3, (x).s8, (y).s8, (x).s9, (y).s9, (x).sa, \
+      (y).sa, (x).sb, (y).sb)
+#define ZIP_HI(x, y) (int16) ((x).s4, (y).s4, (x).s5, (y).s5, (x).s6, \
+      (y).s6, (x).s7, (y).s7, (x).sc, (y).sc, (x).sd, (y).sd, (x).se, \
+      (y).se, (x).sf, (y).sf)
+
+/* Transposes both 8x8 halves: three rounds of interleaving rows i and
+ * i + 4 into rows 2i and 2i + 1 move every element's row bits into its
+ * column bits. */
 static void
-fdct_1d (const int *in, int si, int *out, int so, int shift)
+transpose_pair (int16 * v)
 {
-  int s0 = in[0] + in[7 * si], s1 = in[si] + in[6 * si];
-  int s2 = in[2 * si] + in[5 * si], s3 = in[3 * si] + in[4 * si];
-  int d0 = in[0] - in[7 * si], d1 = in[si] - in[6 * si];
-  int d2 = in[2 * si] - in[5 * si], d3 = in[3 * si] - in[4 * si];
-  const int r = 1 << (shift - 1);
-
-  out[0] = (5793 * (s0 + s1 + s2 + s3) + r) >> shift;
-  out[4 * so] = (5793 * (s0 - s1 - s2 + s3) + r) >> shift;
-  out[2 * so] = (7568 * (s0 - s3) + 3135 * (s1 - s2) + r) >> shift;
-  out[6 * so] = (3135 * (s0 - s3) - 7568 * (s1 - s2) + r) >> shift;
-  out[so] = (8035 * d0 + 6811 * d1 + 4551 * d2 + 1598 * d3 + r) >> shift;
-  out[3 * so] = (6811 * d0 - 1598 * d1 - 8035 * d2 - 4551 * d3 + r) >> shift;
-  out[5 * so] = (4551 * d0 - 8035 * d1 + 1598 * d2 + 6811 * d3 + r) >> shift;
-  out[7 * so] = (1598 * d0 - 4551 * d1 + 6811 * d2 - 8035 * d3 + r) >> shift;
+  int16 t[8];
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < 4; i++) {
+      t[2 * i] = ZIP_LO (v[i], v[i + 4]);
+      t[2 * i + 1] = ZIP_HI (v[i], v[i + 4]);
+    }
+    for (int i = 0; i < 8; i++)
+      v[i] = t[i];
+  }
 }
 
-/* out[n] = (sum_k DCT_C[k][n] in[k] + round) >> shift, clamped to
- * [lo, hi] */
+/* v[k] = (sum_n DCT_C[k][n] v[n] + round) >> shift, down the columns */
 static void
-idct_1d (const int *in, int si, int *out, int so, int shift, int lo, int hi)
+fdct_cols (int16 * v, int shift)
 {
-  int a = 5793 * (in[0] + in[4 * si]), b = 5793 * (in[0] - in[4 * si]);
-  int c = 7568 * in[2 * si] + 3135 * in[6 * si];
-  int d = 3135 * in[2 * si] - 7568 * in[6 * si];
-  int e0 = a + c, e3 = a - c, e1 = b + d, e2 = b - d;
-  int f1 = in[si], f3 = in[3 * si], f5 = in[5 * si], f7 = in[7 * si];
-  int o0 = 8035 * f1 + 6811 * f3 + 4551 * f5 + 1598 * f7;
-  int o1 = 6811 * f1 - 1598 * f3 - 8035 * f5 - 4551 * f7;
-  int o2 = 4551 * f1 - 8035 * f3 + 1598 * f5 + 6811 * f7;
-  int o3 = 1598 * f1 - 4551 * f3 + 6811 * f5 - 8035 * f7;
   const int r = 1 << (shift - 1);
+  int16 s0 = v[0] + v[7], s1 = v[1] + v[6], s2 = v[2] + v[5];
+  int16 s3 = v[3] + v[4], d0 = v[0] - v[7], d1 = v[1] - v[6];
+  int16 d2 = v[2] - v[5], d3 = v[3] - v[4];
+  int16 e0 = s0 + s3, e1 = s1 + s2, e2 = s0 - s3, e3 = s1 - s2;
 
-  out[0] = clamp ((e0 + o0 + r) >> shift, lo, hi);
-  out[7 * so] = clamp ((e0 - o0 + r) >> shift, lo, hi);
-  out[so] = clamp ((e1 + o1 + r) >> shift, lo, hi);
-  out[6 * so] = clamp ((e1 - o1 + r) >> shift, lo, hi);
-  out[2 * so] = clamp ((e2 + o2 + r) >> shift, lo, hi);
-  out[5 * so] = clamp ((e2 - o2 + r) >> shift, lo, hi);
-  out[3 * so] = clamp ((e3 + o3 + r) >> shift, lo, hi);
-  out[4 * so] = clamp ((e3 - o3 + r) >> shift, lo, hi);
+  v[0] = (5793 * (e0 + e1) + r) >> shift;
+  v[4] = (5793 * (e0 - e1) + r) >> shift;
+  v[2] = (7568 * e2 + 3135 * e3 + r) >> shift;
+  v[6] = (3135 * e2 - 7568 * e3 + r) >> shift;
+  v[1] = (8035 * d0 + 6811 * d1 + 4551 * d2 + 1598 * d3 + r) >> shift;
+  v[3] = (6811 * d0 - 1598 * d1 - 8035 * d2 - 4551 * d3 + r) >> shift;
+  v[5] = (4551 * d0 - 8035 * d1 + 1598 * d2 + 6811 * d3 + r) >> shift;
+  v[7] = (1598 * d0 - 4551 * d1 + 6811 * d2 - 8035 * d3 + r) >> shift;
+}
+
+/* v[n] = (sum_k DCT_C[k][n] v[k] + round) >> shift, down the columns,
+ * clamped to 16 bits when @clamp16 */
+static void
+idct_cols (int16 * v, int shift, int clamp16)
+{
+  const int r = 1 << (shift - 1);
+  int16 a = 5793 * (v[0] + v[4]), b = 5793 * (v[0] - v[4]);
+  int16 c = 7568 * v[2] + 3135 * v[6], d = 3135 * v[2] - 7568 * v[6];
+  int16 e0 = a + c + r, e3 = a - c + r, e1 = b + d + r, e2 = b - d + r;
+  int16 o0 = 8035 * v[1] + 6811 * v[3] + 4551 * v[5] + 1598 * v[7];
+  int16 o1 = 6811 * v[1] - 1598 * v[3] - 8035 * v[5] - 4551 * v[7];
+  int16 o2 = 4551 * v[1] - 8035 * v[3] + 1598 * v[5] + 6811 * v[7];
+  int16 o3 = 1598 * v[1] - 4551 * v[3] + 6811 * v[5] - 8035 * v[7];
+
+  v[0] = (e0 + o0) >> shift;
+  v[7] = (e0 - o0) >> shift;
+  v[1] = (e1 + o1) >> shift;
+  v[6] = (e1 - o1) >> shift;
+  v[2] = (e2 + o2) >> shift;
+  v[5] = (e2 - o2) >> shift;
+  v[3] = (e3 + o3) >> shift;
+  v[4] = (e3 - o3) >> shift;
+  if (clamp16)
+    for (int i = 0; i < 8; i++)
+      v[i] = min (max (v[i], -32768), 32767);
+}
+
+static int
+sum16 (int16 v)
+{
+  int8 a = v.lo + v.hi;
+  int4 b = a.lo + a.hi;
+  int2 c = b.lo + b.hi;
+  return c.x + c.y;
+}
+
+static int
+max8 (int8 v)
+{
+  int4 a = max (v.lo, v.hi);
+  int2 b = max (a.lo, a.hi);
+  return max (b.x, b.y);
+}
+
+/* sum of |a - b| over 16 rows */
+static int
+sad_rows (const uchar16 * a, const uchar16 * b)
+{
+  ushort16 s = 0;
+  for (int i = 0; i < 16; i++)
+    s += convert_ushort16 (max (a[i], b[i]) - min (a[i], b[i]));
+  return sum16 (convert_int16 (s));
+}
+
+/* @n rows of 16 (@wide) or 8 samples of the prediction at @s: the
+ * MPEG-1 half-pel averages */
+static void
+predict_rows (__global const uchar * s, int stride, int hx, int hy, int n,
+    int wide, uchar16 * out)
+{
+  for (int i = 0; i < n; i++, s += stride) {
+    ushort16 a, b, c, d;
+    if (wide) {
+      a = convert_ushort16 (vload16 (0, s));
+      b = hx ? convert_ushort16 (vload16 (0, s + 1)) : a;
+      c = hy ? convert_ushort16 (vload16 (0, s + stride)) : a;
+      d = hx && hy ? convert_ushort16 (vload16 (0, s + stride + 1)) :
+          hx ? b : c;
+    } else {
+      a = convert_ushort16 ((uchar16) (vload8 (0, s), (uchar8) 0));
+      b = hx ? convert_ushort16 ((uchar16) (vload8 (0, s + 1),
+              (uchar8) 0)) : a;
+      c = hy ? convert_ushort16 ((uchar16) (vload8 (0, s + stride),
+              (uchar8) 0)) : a;
+      d = hx && hy ? convert_ushort16 ((uchar16) (vload8 (0,
+                  s + stride + 1), (uchar8) 0)) : hx ? b : c;
+    }
+    /* (a + b + 1) / 2, (a + c + 1) / 2 and a are all (a + b + c + d + 2)
+     * / 4 with the missing neighbours repeated */
+    out[i] = convert_uchar16 ((a + b + c + d + (ushort) 2) >> 2);
+  }
+}
+
+/* Levels of the block in lanes 8 @right .. 8 @right + 7 of @L (natural
+ * rows) to @o in zigzag order; @last: its last zigzag index plus one. */
+static void
+store_levels (__global short * o, const int16 * L, int right, int last)
+{
+  short nat[64];
+  if (last == 0) {
+    for (int z = 0; z < 8; z++)
+      vstore8 ((short8) 0, z, o);
+    return;
+  }
+  for (int i = 0; i < 8; i++)
+    vstore8 (convert_short8 (right ? L[i].hi : L[i].lo), i, nat);
+  for (int z = 0; z < 64; z += 8)
+    vstore8 ((short8) (nat[NATURAL_OF[z]], nat[NATURAL_OF[z + 1]],
+            nat[NATURAL_OF[z + 2]], nat[NATURAL_OF[z + 3]],
+            nat[NATURAL_OF[z + 4]], nat[NATURAL_OF[z + 5]],
+            nat[NATURAL_OF[z + 6]], nat[NATURAL_OF[z + 7]]), z / 8, o);
 }
 
 __kernel void
@@ -457,103 +576,181 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     uint intra_bias, uint dc_only)
 {
   const uint mb = get_global_id (0);
-  const uint mbx = mb % mbw, mby = mb / mbw;
-  const uint W = mbw * 16, H = mbh * 16, CW = W / 2;
-  int src[6][64], pr[6][64], tmp[64], co[64], last[6];
-  int sum = 0, act = 0, intra, dx = 0, dy = 0, q, cost, b, i;
+  const int mbx = mb % mbw, mby = mb / mbw;
+  const int W = mbw * 16, H = mbh * 16, CW = W / 2;
+  /* offsets of the macroblock in the luma and the chroma planes */
+  const int yo = mby * 16 * W + mbx * 16;
+  const int co = W * H + mby * 8 * CW + mbx * 8, cro = CW * (H / 2);
+  /* rows 0-15 luma, 16-23 Cb | Cr */
+  uchar16 src[24], pred[24];
+  int16 qw[8], zz1[8];
+  float16 rcp[8];
+  int last[6];
+  int sum, act, intra, dx = 0, dy = 0, q, cost, m = 0, i, p;
   __global short *lev = levels + (size_t) mb * 384;
 
   if (mb >= mbw * mbh)
     return;
-  for (b = 0; b < 6; b++) {
-    __global const uchar *p = b < 4 ?
-        cur + (mby * 16 + (b >> 1) * 8) * W + mbx * 16 + (b & 1) * 8 :
-        cur + W * H + (b - 4) * CW * (H / 2) + mby * 8 * CW + mbx * 8;
-    uint st = b < 4 ? W : CW;
-    for (i = 0; i < 64; i++)
-      src[b][i] = p[(i >> 3) * st + (i & 7)];
+  for (i = 0; i < 16; i++)
+    src[i] = vload16 (0, cur + yo + i * W);
+  for (i = 0; i < 8; i++)
+    src[16 + i] = (uchar16) (vload8 (0, cur + co + i * CW),
+        vload8 (0, cur + co + cro + i * CW));
+
+  /* activity: sum of |sample - mean| over the luma, in 1/256 steps */
+  {
+    ushort16 s = 0;
+    int16 a = 0;
+    for (i = 0; i < 16; i++)
+      s += convert_ushort16 (src[i]);
+    sum = sum16 (convert_int16 (s));
+    for (i = 0; i < 16; i++) {
+      int16 d = 256 * convert_int16 (src[i]) - sum;
+      a += max (d, -d);
+    }
+    act = sum16 (a) >> 8;
   }
-  for (b = 0; b < 4; b++)
-    for (i = 0; i < 64; i++)
-      sum += src[b][i];
-  for (b = 0; b < 4; b++)
-    for (i = 0; i < 64; i++)
-      act += abs (256 * src[b][i] - sum);
-  act >>= 8;
 
   intra = !p_picture;
   cost = act;
   if (p_picture) {
-    int s0 = 0, sv = 0;
+    uchar16 pv[16];
     int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
-    dx = v.x;
-    dy = v.y;
-    for (b = 0; b < 4; b++)
-      for (i = 0; i < 64; i++) {
-        int x = mbx * 16 + (b & 1) * 8 + (i & 7);
-        int y = mby * 16 + (b >> 1) * 8 + (i >> 3);
-        s0 += abs (src[b][i] - (int) ref[y * W + x]);
-        sv += abs (src[b][i] - predict (ref, W, x, y, dx >> 1, dy >> 1,
-                dx & 1, dy & 1));
-      }
+    int s0, sv;
+    for (i = 0; i < 16; i++)
+      pred[i] = vload16 (0, ref + yo + i * W);
+    predict_rows (ref + yo + (v.y >> 1) * W + (v.x >> 1), W, v.x & 1,
+        v.y & 1, 16, 1, pv);
+    s0 = sad_rows (src, pred);
+    sv = sad_rows (src, pv);
     v = decide (s0, sv, act, intra_bias, v, &intra, &cost);
     dx = v.x;
     dy = v.y;
+    if (!intra) {
+      /* chroma: half the vector, truncated towards zero */
+      int cdx = dx / 2, cdy = dy / 2;
+      int c = co + (cdy >> 1) * CW + (cdx >> 1);
+      uchar16 cb[8], cr[8];
+      if (dx || dy)
+        for (i = 0; i < 16; i++)
+          pred[i] = pv[i];
+      predict_rows (ref + c, CW, cdx & 1, cdy & 1, 8, 0, cb);
+      predict_rows (ref + c + cro, CW, cdx & 1, cdy & 1, 8, 0, cr);
+      for (i = 0; i < 8; i++)
+        pred[16 + i] = (uchar16) (cb[i].lo, cr[i].lo);
+    }
   }
-  if (!intra) {
-    int cdx = dx / 2, cdy = dy / 2;
-    for (b = 0; b < 6; b++)
-      for (i = 0; i < 64; i++) {
-        if (b < 4)
-          pr[b][i] = predict (ref, W, mbx * 16 + (b & 1) * 8 + (i & 7),
-              mby * 16 + (b >> 1) * 8 + (i >> 3), dx >> 1, dy >> 1, dx & 1,
-              dy & 1);
-        else
-          pr[b][i] = predict (ref + W * H + (b - 4) * CW * (H / 2), CW,
-              mbx * 8 + (i & 7), mby * 8 + (i >> 3), cdx >> 1, cdy >> 1,
-              cdx & 1, cdy & 1);
-      }
-  } else {
-    for (b = 0; b < 6; b++)
-      for (i = 0; i < 64; i++)
-        pr[b][i] = 0;
-  }
+  if (intra)
+    for (i = 0; i < 24; i++)
+      pred[i] = 0;
   q = mb_quant (qscale, adaptive, act, avg_act);
 
-  for (b = 0; b < 6; b++) {
-    __global uchar *o = b < 4 ?
-        recon + (mby * 16 + (b >> 1) * 8) * W + mbx * 16 + (b & 1) * 8 :
-        recon + W * H + (b - 4) * CW * (H / 2) + mby * 8 * CW + mbx * 8;
-    uint st = b < 4 ? W : CW;
-    int lst = 0;
-    for (i = 0; i < 64; i++)
-      co[i] = src[b][i] - pr[b][i];
-    for (i = 0; i < 8; i++)
-      fdct_1d (co + 8 * i, 1, tmp + 8 * i, 1, 11);
-    for (i = 0; i < 8; i++)
-      fdct_1d (tmp + i, 8, co + i, 8, 17);
-    for (i = 0; i < 64; i++) {
-      int L = quantise (co[i], intra, i, q);
-      if (dc_only && i != 0)
-        L = 0;
-      lev[b * 64 + ZIGZAG_OF[i]] = (short) L;
-      if (L)
-        lst = max (lst, ZIGZAG_OF[i] + 1);
-      co[i] = dequantise (L, intra, i, q);
+  /* quantiser steps: intra q W (and the reciprocal of 8 q W for the
+   * division, see below), inter m = ceil (2^18 / q) */
+  for (i = 0; i < 8; i++) {
+    int8 z = convert_int8 (vload8 (i, ZIGZAG_OF)) + 1;
+    zz1[i] = (int16) (z, z);
+  }
+  if (intra) {
+    for (i = 0; i < 8; i++) {
+      int8 w = q * convert_int8 (vload8 (i, INTRA_W));
+      qw[i] = (int16) (w, w);
+      rcp[i] = 1.0f / convert_float16 (8 * qw[i]);
     }
-    last[b] = lst;
-    if (lst == 0 && !intra) {
-      /* nothing coded: the prediction is the reconstruction */
-      for (i = 0; i < 64; i++)
-        o[(i >> 3) * st + (i & 7)] = (uchar) pr[b][i];
-      continue;
+  } else {
+    m = ((1 << 18) + q - 1) / q;
+  }
+
+  for (p = 0; p < 3; p++) {
+    int16 x[8], L[8], lm = 0;
+    int ll, lr;
+
+    for (i = 0; i < 8; i++)
+      x[i] = convert_int16 (src[8 * p + i]) - convert_int16 (pred[8 * p + i]);
+    /* rows (3 fractional bits kept), then columns */
+    transpose_pair (x);
+    fdct_cols (x, 11);
+    transpose_pair (x);
+    fdct_cols (x, 17);
+
+    for (i = 0; i < 8; i++) {
+      int16 a = max (x[i], -x[i]), l;
+      if (intra) {
+        /* n / d for n = 64 a + 3 q W, d = 8 q W: the float quotient is
+         * within 1e-3 of the true one (n < 2^18 is exact in a float, the
+         * reciprocal and the product are a few ulp off, and quotients
+         * below 2^11), so its truncation is off by one at most, which the
+         * remainder corrects: exact for every input. */
+        int16 n = 64 * a + 3 * qw[i], d = 8 * qw[i], rem;
+        l = convert_int16 (convert_float16 (n) * rcp[i]);
+        rem = n - l * d;
+        l = l - (rem >= d) + (rem < 0);
+      } else {
+        /* (2 a - q) / 4q = floor (t / q) with t = (2 a - q) >> 2 (floors
+         * nest); t is capped at 256 q, where the level saturates anyway.
+         * With m = ceil (2^18 / q) = (2^18 + e) / q, 0 <= e < q,
+         * t m / 2^18 = t / q + t e / (q 2^18), and t e <= 256 q (q - 1)
+         * < 2^18 keeps that below the next integer: (t m) >> 18 is
+         * floor (t / q) exactly, and t m < 2^31. */
+        int16 t = min (max ((2 * a - q) >> 2, 0), 256 * q);
+        l = (t * m) >> 18;
+      }
+      l = min (l, 255);
+      L[i] = select (l, -l, x[i] < 0);
     }
+    if (intra)
+      L[0] = select (L[0], min (max ((x[0] + 4) >> 3, 0), 255), DC_LANES);
+    if (dc_only) {
+      /* last resort of the rate control: DC only */
+      L[0] &= DC_LANES;
+      for (i = 1; i < 8; i++)
+        L[i] = 0;
+    }
+
     for (i = 0; i < 8; i++)
-      idct_1d (co + 8 * i, 1, tmp + 8 * i, 1, 9, -32768, 32767);
-    for (i = 0; i < 8; i++)
-      idct_1d (tmp + i, 8, co + i, 8, 19, -32768, 32767);
-    for (i = 0; i < 64; i++)
-      o[(i >> 3) * st + (i & 7)] = (uchar) clamp (pr[b][i] + co[i], 0, 255);
+      lm = max (lm, select ((int16) 0, zz1[i], L[i] != 0));
+    ll = max8 (lm.lo);
+    lr = max8 (lm.hi);
+    last[2 * p] = ll;
+    last[2 * p + 1] = lr;
+    store_levels (lev + 128 * p, L, 0, ll);
+    store_levels (lev + 128 * p + 64, L, 1, lr);
+
+    /* the decoder's coefficients (dequantisation, mismatch control) */
+    for (i = 0; i < 8; i++) {
+      int16 a = max (L[i], -L[i]), d;
+      d = intra ? (a * qw[i]) >> 3 : (2 * a + 1) * q;
+      d = select (d - (~d & 1), (int16) 0, a == 0);
+      x[i] = select (min (d, 2047), -min (d, 2048), L[i] < 0);
+    }
+    if (intra)
+      x[0] = select (x[0], 8 * L[0], DC_LANES);
+
+    if (ll <= 1 && lr <= 1) {
+      /* at most the DC coefficients: each half is flat */
+      int16 f = min (max ((5793 * x[0] + (1 << 8)) >> 9, -32768), 32767);
+      f = (5793 * f + (1 << 18)) >> 19;
+      f = (int16) (f.s0, f.s0, f.s0, f.s0, f.s0, f.s0, f.s0, f.s0,
+          f.s8, f.s8, f.s8, f.s8, f.s8, f.s8, f.s8, f.s8);
+      for (i = 0; i < 8; i++)
+        x[i] = f;
+    } else {
+      /* rows (5 fractional bits kept, clamped to 16 bits), columns */
+      transpose_pair (x);
+      idct_cols (x, 9, 1);
+      transpose_pair (x);
+      idct_cols (x, 19, 0);
+    }
+    for (i = 0; i < 8; i++) {
+      uchar16 o = convert_uchar16 (min (max (x[i] +
+                  convert_int16 (pred[8 * p + i]), 0), 255));
+      if (p < 2) {
+        vstore16 (o, 0, recon + yo + (8 * p + i) * W);
+      } else {
+        vstore8 (o.lo, 0, recon + co + i * CW);
+        vstore8 (o.hi, 0, recon + co + cro + i * CW);
+      }
+    }
   }
   write_record (&records[mb], last, dx, dy, intra, q, act, cost);
 }
