@@ -157,11 +157,15 @@ run_pipeline_frames (const gchar * desc, guint frames, GstBuffer ** frame,
     g_printerr ("%s: %s\n", desc, error->message);
     exit (1);
   }
+  /* a sink named "sink" is a host consumer; any other name takes device
+   * memory as it comes */
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  pad = gst_element_get_static_pad (sink, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, map_probe, NULL, NULL);
-  gst_object_unref (pad);
-  gst_object_unref (sink);
+  if (sink) {
+    pad = gst_element_get_static_pad (sink, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, map_probe, NULL, NULL);
+    gst_object_unref (pad);
+    gst_object_unref (sink);
+  }
   bus = gst_element_get_bus (pipeline);
   gst_bus_set_sync_handler (bus, bus_sync, NULL, NULL);
 
@@ -909,11 +913,35 @@ enc_stat (const gchar * field)
   return v;
 }
 
+/* The clip converted to I420 in system memory, for the encoder alone. */
+static GstBuffer *
+convert_to_i420 (GstBuffer * rgb, gint w, gint h)
+{
+  GstVideoInfo in_info, out_info;
+  GstVideoFrame in_frame, out_frame;
+  GstVideoConverter *conv;
+  GstBuffer *out;
+
+  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_RGBx, w, h);
+  gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_I420, w, h);
+  out = gst_buffer_new_allocate (NULL, out_info.size, NULL);
+  conv = gst_video_converter_new (&in_info, &out_info, NULL);
+  gst_video_frame_map (&in_frame, &in_info, rgb, GST_MAP_READ);
+  gst_video_frame_map (&out_frame, &out_info, out, GST_MAP_WRITE);
+  gst_video_converter_frame (conv, &in_frame, &out_frame);
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  gst_video_converter_free (conv);
+  return out;
+}
+
 /* RGBx from system memory through clcolorlowpass ! clmotionsearch !
  * clmpegenc into MPEG-1 video: frames per second with every element in
  * one streaming thread, and with queues between them so that upload,
  * search, transform and entropy coding of different frames overlap; and
- * the device time of each stage per frame. */
+ * the device time of each stage per frame. Then the chain cut short after
+ * each element (frames left in device memory), and the encoder alone on
+ * I420 from system memory, to show where the time goes. */
 static void
 bench_encode (gint w, gint h, guint frames, guint quant)
 {
@@ -925,15 +953,33 @@ bench_encode (gint w, gint h, guint frames, guint quant)
     {"queues between", " ! queue max-size-buffers=3 max-size-bytes=0 "
           "max-size-time=0 ! "},
   };
-  GstBuffer *clip[ENCODE_CLIP_FRAMES];
+  static const struct
+  {
+    const gchar *name, *tail;
+    gboolean i420;
+  } parts[] = {
+    {"source only", "fakesink name=sink", FALSE},
+    {"clupload", "clupload ! video/x-raw(memory:OpenCL) ! "
+          "fakesink name=devsink", FALSE},
+    {"clcolorlowpass", "clcolorlowpass ! video/x-raw(memory:OpenCL),"
+          "format=I420 ! fakesink name=devsink", FALSE},
+    {"clcolorlowpass ! clmotionsearch", "clcolorlowpass ! "
+          "video/x-raw(memory:OpenCL),format=I420 ! clmotionsearch ! "
+          "fakesink name=devsink", FALSE},
+    {"I420 source ! clmpegenc", "clmpegenc name=enc quantizer=%u ! "
+          "fakesink name=sink", TRUE},
+  };
+  GstBuffer *clip[ENCODE_CLIP_FRAMES], *clip_i420[ENCODE_CLIP_FRAMES];
   guint i;
 
   if (!have_elements ("clcolorlowpass", "clmotionsearch", "clmpegenc", NULL)) {
     printf ("(encoding elements not built: skipped)\n");
     return;
   }
-  for (i = 0; i < ENCODE_CLIP_FRAMES; i++)
+  for (i = 0; i < ENCODE_CLIP_FRAMES; i++) {
     clip[i] = make_rgb_frame (w, h, i);
+    clip_i420[i] = convert_to_i420 (clip[i], w, h);
+  }
   for (i = 0; i < G_N_ELEMENTS (variants); i++) {
     const gchar *l = variants[i].link;
     gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
@@ -960,8 +1006,23 @@ bench_encode (gint w, gint h, guint frames, guint quant)
         enc_stat ("host-wait-ns") / 1e6 / out_frames, 1e3 / fps);
     fflush (stdout);
   }
-  for (i = 0; i < ENCODE_CLIP_FRAMES; i++)
+  for (i = 0; i < G_N_ELEMENTS (parts); i++) {
+    gchar *tail = g_strdup_printf (parts[i].tail, quant);
+    gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
+        "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! %s",
+        parts[i].i420 ? "I420" : "RGBx", w, h, tail);
+    gdouble fps = run_pipeline_frames (desc, frames,
+        parts[i].i420 ? clip_i420 : clip, ENCODE_CLIP_FRAMES);
+    printf ("| %5dx%-5d | part: %-32s | %8.1f fps | %7.3f ms/frame |\n", w,
+        h, parts[i].name, fps, 1e3 / fps);
+    fflush (stdout);
+    g_free (desc);
+    g_free (tail);
+  }
+  for (i = 0; i < ENCODE_CLIP_FRAMES; i++) {
     gst_buffer_unref (clip[i]);
+    gst_buffer_unref (clip_i420[i]);
+  }
 }
 
 int
