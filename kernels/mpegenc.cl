@@ -435,11 +435,14 @@ static void
 transpose_pair (int16 * v)
 {
   int16 t[8];
+  #pragma unroll
   for (int round = 0; round < 3; round++) {
+    #pragma unroll
     for (int i = 0; i < 4; i++) {
       t[2 * i] = ZIP_LO (v[i], v[i + 4]);
       t[2 * i + 1] = ZIP_HI (v[i], v[i + 4]);
     }
+    #pragma unroll
     for (int i = 0; i < 8; i++)
       v[i] = t[i];
   }
@@ -488,6 +491,7 @@ idct_cols (int16 * v, int shift, int clamp16)
   v[3] = (e3 + o3) >> shift;
   v[4] = (e3 - o3) >> shift;
   if (clamp16)
+    #pragma unroll
     for (int i = 0; i < 8; i++)
       v[i] = min (max (v[i], -32768), 32767);
 }
@@ -514,10 +518,23 @@ static int
 sad_rows (const uchar16 * a, const uchar16 * b)
 {
   ushort16 s = 0;
+  #pragma unroll
   for (int i = 0; i < 16; i++)
     s += convert_ushort16 (max (a[i], b[i]) - min (a[i], b[i]));
   return sum16 (convert_int16 (s));
 }
+
+/* POCL moves vloadn / vstoren data piecewise; plain vector accesses are
+ * single instructions. Those below are aligned: buffers start on 128
+ * bytes, luma rows of a macroblock on 16, chroma rows on 8 and each pair's
+ * levels on 256. Only the chroma prediction reads 8 bytes anywhere, which
+ * clang can do through a type of alignment 1. */
+#ifdef __clang__
+typedef uchar8 uchar8_packed __attribute__ ((aligned (1)));
+#define LOAD8(p) (*(__global const uchar8_packed *) (p))
+#else
+#define LOAD8(p) vload8 (0, p)
+#endif
 
 /* @n rows of 16 (@wide) or 8 samples of the prediction at @s: the
  * MPEG-1 half-pel averages */
@@ -525,6 +542,7 @@ static void
 predict_rows (__global const uchar * s, int stride, int hx, int hy, int n,
     int wide, uchar16 * out)
 {
+  #pragma unroll
   for (int i = 0; i < n; i++, s += stride) {
     ushort16 a, b, c, d;
     if (wide) {
@@ -534,13 +552,12 @@ predict_rows (__global const uchar * s, int stride, int hx, int hy, int n,
       d = hx && hy ? convert_ushort16 (vload16 (0, s + stride + 1)) :
           hx ? b : c;
     } else {
-      a = convert_ushort16 ((uchar16) (vload8 (0, s), (uchar8) 0));
-      b = hx ? convert_ushort16 ((uchar16) (vload8 (0, s + 1),
+      a = convert_ushort16 ((uchar16) (LOAD8 (s), (uchar8) 0));
+      b = hx ? convert_ushort16 ((uchar16) (LOAD8 (s + 1), (uchar8) 0)) : a;
+      c = hy ? convert_ushort16 ((uchar16) (LOAD8 (s + stride),
               (uchar8) 0)) : a;
-      c = hy ? convert_ushort16 ((uchar16) (vload8 (0, s + stride),
-              (uchar8) 0)) : a;
-      d = hx && hy ? convert_ushort16 ((uchar16) (vload8 (0,
-                  s + stride + 1), (uchar8) 0)) : hx ? b : c;
+      d = hx && hy ? convert_ushort16 ((uchar16) (LOAD8 (s + stride + 1),
+              (uchar8) 0)) : hx ? b : c;
     }
     /* (a + b + 1) / 2, (a + c + 1) / 2 and a are all (a + b + c + d + 2)
      * / 4 with the missing neighbours repeated */
@@ -548,25 +565,80 @@ predict_rows (__global const uchar * s, int stride, int hx, int hy, int n,
   }
 }
 
-/* Levels of the block in lanes 8 @right .. 8 @right + 7 of @L (natural
- * rows) to @o in zigzag order; @last: its last zigzag index plus one. */
+#if defined(__clang__) && defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define HAVE_SHUFFLEVECTOR 1
+#endif
+#endif
+
+#ifdef HAVE_SHUFFLEVECTOR
+/* Clang: the zigzag scans of both blocks as two shuffles of the whole
+ * pair (a few permutes on AVX-512) */
+typedef short short32_t __attribute__ ((ext_vector_type (32)));
+typedef short short64_t __attribute__ ((ext_vector_type (64)));
+
+#define IOTA32 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, \
+      17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+#define IOTA64 IOTA32, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, \
+      45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, \
+      62, 63
+/* element 16 r + c + o of the pair (row r, column c of the block in lanes
+ * o .. o + 7) in zigzag order */
+#define ZIGZAG_PAIR(o) 0 + o, 1 + o, 16 + o, 32 + o, 17 + o, 2 + o, 3 + o, \
+      18 + o, 33 + o, 48 + o, 64 + o, 49 + o, 34 + o, 19 + o, 4 + o, 5 + o, \
+      20 + o, 35 + o, 50 + o, 65 + o, 80 + o, 96 + o, 81 + o, 66 + o, \
+      51 + o, 36 + o, 21 + o, 6 + o, 7 + o, 22 + o, 37 + o, 52 + o, 67 + o, \
+      82 + o, 97 + o, 112 + o, 113 + o, 98 + o, 83 + o, 68 + o, 53 + o, \
+      38 + o, 23 + o, 39 + o, 54 + o, 69 + o, 84 + o, 99 + o, 114 + o, \
+      115 + o, 100 + o, 85 + o, 70 + o, 55 + o, 71 + o, 86 + o, 101 + o, \
+      116 + o, 117 + o, 102 + o, 87 + o, 103 + o, 118 + o, 119 + o
+
 static void
-store_levels (__global short * o, const int16 * L, int right, int last)
+store_zigzag (__global short * o, short64_t z)
 {
-  short nat[64];
-  if (last == 0) {
-    for (int z = 0; z < 8; z++)
-      vstore8 ((short8) 0, z, o);
-    return;
-  }
-  for (int i = 0; i < 8; i++)
-    vstore8 (convert_short8 (right ? L[i].hi : L[i].lo), i, nat);
-  for (int z = 0; z < 64; z += 8)
-    vstore8 ((short8) (nat[NATURAL_OF[z]], nat[NATURAL_OF[z + 1]],
-            nat[NATURAL_OF[z + 2]], nat[NATURAL_OF[z + 3]],
-            nat[NATURAL_OF[z + 4]], nat[NATURAL_OF[z + 5]],
-            nat[NATURAL_OF[z + 6]], nat[NATURAL_OF[z + 7]]), z / 8, o);
+  __global short16 *o16 = (__global short16 *) o;
+  short32_t h = z.lo, g = z.hi;
+  o16[0] = h.lo;
+  o16[1] = h.hi;
+  o16[2] = g.lo;
+  o16[3] = g.hi;
 }
+
+/* The levels of the pair @L (natural rows) to @o, each block's 64 in
+ * zigzag order. */
+static void
+store_levels (__global short * o, const int16 * L)
+{
+  short16 r[8];
+  short64_t top, bottom;
+  for (int i = 0; i < 8; i++)
+    r[i] = convert_short16 (L[i]);
+  top = __builtin_shufflevector (
+      __builtin_shufflevector (r[0], r[1], IOTA32),
+      __builtin_shufflevector (r[2], r[3], IOTA32), IOTA64);
+  bottom = __builtin_shufflevector (
+      __builtin_shufflevector (r[4], r[5], IOTA32),
+      __builtin_shufflevector (r[6], r[7], IOTA32), IOTA64);
+  store_zigzag (o, __builtin_shufflevector (top, bottom, ZIGZAG_PAIR (0)));
+  store_zigzag (o + 64, __builtin_shufflevector (top, bottom,
+          ZIGZAG_PAIR (8)));
+}
+#else
+/* The levels of the pair @L (natural rows) to @o, each block's 64 in
+ * zigzag order. */
+static void
+store_levels (__global short * o, const int16 * L)
+{
+  short nat[128];
+  for (int i = 0; i < 8; i++)
+    vstore16 (convert_short16 (L[i]), i, nat);
+  for (int b = 0; b < 2; b++)
+    for (int z = 0; z < 64; z++) {
+      uint n = NATURAL_OF[z];
+      o[64 * b + z] = nat[(n >> 3) * 16 + 8 * b + (n & 7)];
+    }
+}
+#endif
 
 __kernel void
 mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
@@ -591,19 +663,23 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
 
   if (mb >= mbw * mbh)
     return;
+  #pragma unroll
   for (i = 0; i < 16; i++)
     src[i] = vload16 (0, cur + yo + i * W);
+  #pragma unroll
   for (i = 0; i < 8; i++)
-    src[16 + i] = (uchar16) (vload8 (0, cur + co + i * CW),
-        vload8 (0, cur + co + cro + i * CW));
+    src[16 + i] = (uchar16) (*(__global const uchar8 *) (cur + co + i * CW),
+        *(__global const uchar8 *) (cur + co + cro + i * CW));
 
   /* activity: sum of |sample - mean| over the luma, in 1/256 steps */
   {
     ushort16 s = 0;
     int16 a = 0;
+    #pragma unroll
     for (i = 0; i < 16; i++)
       s += convert_ushort16 (src[i]);
     sum = sum16 (convert_int16 (s));
+    #pragma unroll
     for (i = 0; i < 16; i++) {
       int16 d = 256 * convert_int16 (src[i]) - sum;
       a += max (d, -d);
@@ -617,6 +693,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     uchar16 pv[16];
     int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
     int s0, sv;
+    #pragma unroll
     for (i = 0; i < 16; i++)
       pred[i] = vload16 (0, ref + yo + i * W);
     predict_rows (ref + yo + (v.y >> 1) * W + (v.x >> 1), W, v.x & 1,
@@ -632,26 +709,31 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       int c = co + (cdy >> 1) * CW + (cdx >> 1);
       uchar16 cb[8], cr[8];
       if (dx || dy)
+        #pragma unroll
         for (i = 0; i < 16; i++)
           pred[i] = pv[i];
       predict_rows (ref + c, CW, cdx & 1, cdy & 1, 8, 0, cb);
       predict_rows (ref + c + cro, CW, cdx & 1, cdy & 1, 8, 0, cr);
+      #pragma unroll
       for (i = 0; i < 8; i++)
         pred[16 + i] = (uchar16) (cb[i].lo, cr[i].lo);
     }
   }
   if (intra)
+    #pragma unroll
     for (i = 0; i < 24; i++)
       pred[i] = 0;
   q = mb_quant (qscale, adaptive, act, avg_act);
 
   /* quantiser steps: intra q W (and the reciprocal of 8 q W for the
    * division, see below), inter m = ceil (2^18 / q) */
+  #pragma unroll
   for (i = 0; i < 8; i++) {
     int8 z = convert_int8 (vload8 (i, ZIGZAG_OF)) + 1;
     zz1[i] = (int16) (z, z);
   }
   if (intra) {
+    #pragma unroll
     for (i = 0; i < 8; i++) {
       int8 w = q * convert_int8 (vload8 (i, INTRA_W));
       qw[i] = (int16) (w, w);
@@ -665,6 +747,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     int16 x[8], L[8], lm = 0;
     int ll, lr;
 
+    #pragma unroll
     for (i = 0; i < 8; i++)
       x[i] = convert_int16 (src[8 * p + i]) - convert_int16 (pred[8 * p + i]);
     /* rows (3 fractional bits kept), then columns */
@@ -673,6 +756,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     transpose_pair (x);
     fdct_cols (x, 17);
 
+    #pragma unroll
     for (i = 0; i < 8; i++) {
       int16 a = max (x[i], -x[i]), l;
       if (intra) {
@@ -703,20 +787,27 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     if (dc_only) {
       /* last resort of the rate control: DC only */
       L[0] &= DC_LANES;
+      #pragma unroll
       for (i = 1; i < 8; i++)
         L[i] = 0;
     }
 
+    #pragma unroll
     for (i = 0; i < 8; i++)
       lm = max (lm, select ((int16) 0, zz1[i], L[i] != 0));
     ll = max8 (lm.lo);
     lr = max8 (lm.hi);
     last[2 * p] = ll;
     last[2 * p + 1] = lr;
-    store_levels (lev + 128 * p, L, 0, ll);
-    store_levels (lev + 128 * p + 64, L, 1, lr);
+    if (ll || lr) {
+      store_levels (lev + 128 * p, L);
+    } else {
+      for (i = 0; i < 8; i++)
+        ((__global short16 *) (lev + 128 * p))[i] = 0;
+    }
 
     /* the decoder's coefficients (dequantisation, mismatch control) */
+    #pragma unroll
     for (i = 0; i < 8; i++) {
       int16 a = max (L[i], -L[i]), d;
       d = intra ? (a * qw[i]) >> 3 : (2 * a + 1) * q;
@@ -732,6 +823,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       f = (5793 * f + (1 << 18)) >> 19;
       f = (int16) (f.s0, f.s0, f.s0, f.s0, f.s0, f.s0, f.s0, f.s0,
           f.s8, f.s8, f.s8, f.s8, f.s8, f.s8, f.s8, f.s8);
+      #pragma unroll
       for (i = 0; i < 8; i++)
         x[i] = f;
     } else {
@@ -741,14 +833,15 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       transpose_pair (x);
       idct_cols (x, 19, 0);
     }
+    #pragma unroll
     for (i = 0; i < 8; i++) {
       uchar16 o = convert_uchar16 (min (max (x[i] +
                   convert_int16 (pred[8 * p + i]), 0), 255));
       if (p < 2) {
-        vstore16 (o, 0, recon + yo + (8 * p + i) * W);
+        *(__global uchar16 *) (recon + yo + (8 * p + i) * W) = o;
       } else {
-        vstore8 (o.lo, 0, recon + co + i * CW);
-        vstore8 (o.hi, 0, recon + co + cro + i * CW);
+        *(__global uchar8 *) (recon + co + i * CW) = o.lo;
+        *(__global uchar8 *) (recon + co + cro + i * CW) = o.hi;
       }
     }
   }
