@@ -42,8 +42,12 @@ gst_cl_mpeg_bit_writer_grow (GstClMpegBitWriter * bw, gsize extra)
 void
 gst_cl_mpeg_bit_writer_align (GstClMpegBitWriter * bw)
 {
-  if (bw->n_acc)
-    gst_cl_mpeg_bit_writer_put (bw, 0, 8 - bw->n_acc);
+  gst_cl_mpeg_bit_writer_put (bw, 0, (8 - (bw->n_acc & 7)) & 7);
+  gst_cl_mpeg_bit_writer_grow (bw, 4);
+  while (bw->n_acc) {
+    bw->n_acc -= 8;
+    bw->data[bw->size++] = (guint8) (bw->acc >> bw->n_acc);
+  }
 }
 
 void

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <glib.h>
+#include <string.h>
 
 G_BEGIN_DECLS
 
@@ -11,16 +12,18 @@ G_BEGIN_DECLS
  * GstClMpegBitWriter:
  *
  * Appends bit fields most significant bit first into a growing byte array,
- * as the MPEG video syntax is written. Whole bytes are stored as soon as
- * they are complete; the pending bits (fewer than 8 after any call) are in
- * @acc.
+ * as the MPEG video syntax is written. The pending bits are in @acc and
+ * go to @data 32 at a time, so that a field costs a shift and an or;
+ * after gst_cl_mpeg_bit_writer_align() (and so after a start code) every
+ * bit is in @data.
  */
 typedef struct {
   guint8 *data;
   gsize size;                   /* complete bytes in @data */
   gsize alloc;
-  guint64 acc;                  /* pending bits, right-aligned */
-  guint n_acc;                  /* their number, < 8 between calls */
+  guint64 acc;                  /* pending bits, right-aligned (the bits
+                                 * above them are stale) */
+  guint n_acc;                  /* their number, < 32 between calls */
 } GstClMpegBitWriter;
 
 void gst_cl_mpeg_bit_writer_init (GstClMpegBitWriter * bw, gsize reserve);
@@ -54,18 +57,17 @@ void gst_cl_mpeg_bit_writer_grow (GstClMpegBitWriter * bw, gsize extra);
 static inline void
 gst_cl_mpeg_bit_writer_put (GstClMpegBitWriter * bw, guint32 value, guint n)
 {
-  if (n == 0)
-    return;
-  bw->acc = (bw->acc << n) | (value & (n == 32 ? 0xffffffffu :
-          ((1u << n) - 1)));
+  /* fewer than 32 bits are pending, so the accumulator has room for n */
+  bw->acc = (bw->acc << n) | (value & ((G_GUINT64_CONSTANT (1) << n) - 1));
   bw->n_acc += n;
-  if (bw->n_acc >= 8) {
-    if (G_UNLIKELY (bw->size + 8 > bw->alloc))
-      gst_cl_mpeg_bit_writer_grow (bw, 8);
-    while (bw->n_acc >= 8) {
-      bw->n_acc -= 8;
-      bw->data[bw->size++] = (guint8) (bw->acc >> bw->n_acc);
-    }
+  if (bw->n_acc >= 32) {
+    guint32 word;
+    bw->n_acc -= 32;
+    word = GUINT32_TO_BE ((guint32) (bw->acc >> bw->n_acc));
+    if (G_UNLIKELY (bw->size + 4 > bw->alloc))
+      gst_cl_mpeg_bit_writer_grow (bw, 4);
+    memcpy (bw->data + bw->size, &word, 4);
+    bw->size += 4;
   }
 }
 

@@ -148,6 +148,7 @@ struct _GstClMpegEnc
   GMutex job_lock;
   GCond job_cond;
   guint job_left;
+  gint job_next;                /* the next row to code (atomic) */
   Slot *job_slot;
   const GstClMpegMbRecord *job_recs;
   guint job_f_code;
@@ -314,14 +315,33 @@ code_row (GstClMpegEnc * self, guint row)
       s->lev + first * GST_CL_MPEG_MB_LEVELS);
 }
 
+/* Codes rows while there are rows left; returns how many. */
+static guint
+code_rows (GstClMpegEnc * self)
+{
+  guint done = 0;
+  gint row;
+
+  while ((row = g_atomic_int_add (&self->job_next, 1)) <
+      (gint) self->mb_height) {
+    code_row (self, row);
+    done++;
+  }
+  return done;
+}
+
 static void
-worker_func (gpointer data, gpointer user_data)
+worker_func (gpointer data G_GNUC_UNUSED, gpointer user_data)
 {
   GstClMpegEnc *self = user_data;
+  guint done = code_rows (self);
 
-  code_row (self, GPOINTER_TO_UINT (data) - 1);
+  /* a worker that starts late finds no row left: nothing to report */
+  if (!done)
+    return;
   g_mutex_lock (&self->job_lock);
-  if (--self->job_left == 0)
+  self->job_left -= done;
+  if (self->job_left == 0)
     g_cond_signal (&self->job_cond);
   g_mutex_unlock (&self->job_lock);
 }
@@ -330,7 +350,7 @@ worker_func (gpointer data, gpointer user_data)
 static void
 code_slices (GstClMpegEnc * self, Slot * s, guint f_code)
 {
-  guint row;
+  guint row, i, done;
 
   self->job_slot = s;
   self->job_recs = s->all_skipped ? self->skip_recs : s->rec;
@@ -341,12 +361,15 @@ code_slices (GstClMpegEnc * self, Slot * s, guint f_code)
     return;
   }
   self->job_left = self->mb_height;
-  /* rows go out in order; this thread takes the last one itself */
-  for (row = 0; row + 1 < self->mb_height; row++)
-    g_thread_pool_push (self->workers, GUINT_TO_POINTER (row + 1), NULL);
-  code_row (self, self->mb_height - 1);
+  g_atomic_int_set (&self->job_next, 0);
+  /* the workers and this thread take rows in turn until none is left:
+   * while the device's threads keep the cores busy, workers may wake up
+   * late, and this thread does not wait for them to start */
+  for (i = g_thread_pool_get_max_threads (self->workers); i > 0; i--)
+    g_thread_pool_push (self->workers, GUINT_TO_POINTER (1), NULL);
+  done = code_rows (self);
   g_mutex_lock (&self->job_lock);
-  self->job_left--;
+  self->job_left -= done;
   while (self->job_left > 0)
     g_cond_wait (&self->job_cond, &self->job_lock);
   g_mutex_unlock (&self->job_lock);

@@ -9,6 +9,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 const guint8 gst_cl_mpeg_default_intra_matrix[64] = {
   8, 16, 19, 22, 26, 27, 29, 34,
@@ -33,8 +36,8 @@ const guint8 gst_cl_mpeg_zigzag[64] = {
 };
 
 typedef struct {
-  guint16 code;
-  guint8 len;
+  guint32 code;
+  guint32 len;
 } Vlc;
 
 /* ---- tables as bit strings (annex B) ---- */
@@ -149,7 +152,8 @@ typedef struct {
   Vlc cbp[64];
   Vlc mv[17];
   Vlc dc_luma[9], dc_chroma[9];
-  Vlc coeff[MAX_RUN][MAX_TABLE_LEVEL];  /* len 0: escape */
+  /* with a zero sign bit appended; len 0: escape */
+  Vlc coeff[MAX_RUN][MAX_TABLE_LEVEL];
 } Tables;
 
 static Tables tables;
@@ -182,9 +186,12 @@ get_tables (void)
       tables.dc_luma[i] = vlc_from_bits (dc_luma_bits[i]);
       tables.dc_chroma[i] = vlc_from_bits (dc_chroma_bits[i]);
     }
-    for (i = 0; i < G_N_ELEMENTS (coeff_bits); i++)
-      tables.coeff[coeff_bits[i].run][coeff_bits[i].level] =
-          vlc_from_bits (coeff_bits[i].bits);
+    for (i = 0; i < G_N_ELEMENTS (coeff_bits); i++) {
+      Vlc v = vlc_from_bits (coeff_bits[i].bits);
+      v.code <<= 1;
+      v.len++;
+      tables.coeff[coeff_bits[i].run][coeff_bits[i].level] = v;
+    }
     g_once_init_leave (&init, 1);
   }
   return &tables;
@@ -375,38 +382,77 @@ put_motion_component (GstClMpegBitWriter * bw, const Tables * t, gint delta,
     gst_cl_mpeg_bit_writer_put (bw, r, f_code - 1);
 }
 
+/* Bit i set where zz[i] != 0, for i < @end (at most 64): the coefficient
+ * loop then jumps from one level to the next. */
+static inline guint64
+nonzero_mask (const gint16 * zz, guint end)
+{
+  guint64 m = 0;
+  guint i;
+#ifdef __SSE2__
+  const __m128i zero = _mm_setzero_si128 ();
+  for (i = 0; i < end; i += 16) {
+    __m128i a = _mm_cmpeq_epi16 (_mm_loadu_si128 ((const __m128i *) (zz + i)),
+        zero);
+    __m128i b = _mm_cmpeq_epi16 (_mm_loadu_si128 ((const __m128i *) (zz + i +
+                8)), zero);
+    m |= (guint64) (~_mm_movemask_epi8 (_mm_packs_epi16 (a, b)) & 0xffff)
+        << i;
+  }
+#else
+  for (i = 0; i < end; i++)
+    m |= (guint64) (zz[i] != 0) << i;
+#endif
+  return end < 64 ? m & ((G_GUINT64_CONSTANT (1) << end) - 1) : m;
+}
+
+static inline guint
+lowest_bit (guint64 m)
+{
+#ifdef __GNUC__
+  return __builtin_ctzll (m);
+#else
+  guint i = 0;
+  while (!(m & 1)) {
+    m >>= 1;
+    i++;
+  }
+  return i;
+#endif
+}
+
 static void
 put_coefficients (GstClMpegBitWriter * bw, const Tables * t,
     const gint16 * zz, guint start, guint end, gboolean first_special)
 {
-  guint i, run = 0;
+  guint64 m = nonzero_mask (zz, end) & ~((G_GUINT64_CONSTANT (1) << start) -
+      1);
+  guint pos = start;
 
-  for (i = start; i < end; i++) {
+  while (m) {
+    guint i = lowest_bit (m), run = i - pos, a;
     gint v = zz[i];
-    guint a;
-    if (v == 0) {
-      run++;
-      continue;
-    }
+
+    m &= m - 1;
+    pos = i + 1;
     a = ABS (v);
     if (first_special && run == 0 && a == 1) {
       /* "1s": EOB cannot come first, so its code means (0, 1) there */
       gst_cl_mpeg_bit_writer_put (bw, 2 | (v < 0), 2);
     } else if (run < MAX_RUN && a < MAX_TABLE_LEVEL && t->coeff[run][a].len) {
-      put_vlc (bw, t->coeff[run][a]);
-      gst_cl_mpeg_bit_writer_put (bw, v < 0, 1);
+      gst_cl_mpeg_bit_writer_put (bw, t->coeff[run][a].code | (v < 0),
+          t->coeff[run][a].len);
     } else {
-      gst_cl_mpeg_bit_writer_put (bw, COEFF_ESCAPE_CODE, COEFF_ESCAPE_LEN);
-      gst_cl_mpeg_bit_writer_put (bw, run, 6);
+      /* escape, run (6 bits), level (8 or 16 bits) */
+      guint32 head = (COEFF_ESCAPE_CODE << 6) | run;
       if (a <= 127)
-        gst_cl_mpeg_bit_writer_put (bw, (guint) v & 0xff, 8);
-      else if (v > 0)
-        gst_cl_mpeg_bit_writer_put (bw, v, 16);
+        gst_cl_mpeg_bit_writer_put (bw, (head << 8) | ((guint) v & 0xff),
+            COEFF_ESCAPE_LEN + 14);
       else
-        gst_cl_mpeg_bit_writer_put (bw, 0x8000 | (guint) (v + 256), 16);
+        gst_cl_mpeg_bit_writer_put (bw, (head << 16) | (v > 0 ? (guint) v :
+                0x8000 | (guint) (v + 256)), COEFF_ESCAPE_LEN + 22);
     }
     first_special = FALSE;
-    run = 0;
   }
   gst_cl_mpeg_bit_writer_put (bw, 0x2, 2);      /* end_of_block "10" */
 }
@@ -416,17 +462,13 @@ put_intra_block (GstClMpegBitWriter * bw, const Tables * t,
     const gint16 * zz, guint last, gboolean chroma, gint * dc_pred)
 {
   gint diff = zz[0] - *dc_pred;
-  guint size = 0, a = ABS (diff);
+  guint size = diff ? g_bit_storage (ABS (diff)) : 0;
+  Vlc v = chroma ? t->dc_chroma[size] : t->dc_luma[size];
 
   *dc_pred = zz[0];
-  while (a) {
-    size++;
-    a >>= 1;
-  }
-  put_vlc (bw, chroma ? t->dc_chroma[size] : t->dc_luma[size]);
-  if (size)
-    gst_cl_mpeg_bit_writer_put (bw, diff > 0 ? diff : diff + (1 << size) - 1,
-        size);
+  /* dct_dc_size and dct_dc_differential in one field */
+  gst_cl_mpeg_bit_writer_put (bw, (v.code << size) |
+      (guint) (diff > 0 ? diff : diff + (1 << size) - 1), v.len + size);
   put_coefficients (bw, t, zz, 1, last, FALSE);
 }
 
