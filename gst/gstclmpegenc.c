@@ -373,6 +373,8 @@ code_slices (GstClMpegEnc * self, Slot * s, guint f_code)
   while (self->job_left > 0)
     g_cond_wait (&self->job_cond, &self->job_lock);
   g_mutex_unlock (&self->job_lock);
+  /* workers still queued for this job find no row, whatever comes next */
+  g_atomic_int_set (&self->job_next, G_MAXINT / 2);
 }
 
 /* ---- device stages ---- */
