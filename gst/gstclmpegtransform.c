@@ -4,7 +4,7 @@
 #include "gstclmpegtransform.h"
 #include "gstclfilter.h"
 
-#define CPU_GROUP 16
+#define CPU_GROUP 64
 
 struct _GstClMpegTransform
 {
