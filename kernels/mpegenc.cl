@@ -737,14 +737,14 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     for (i = 0; i < 8; i++) {
       int8 w = q * convert_int8 (vload8 (i, INTRA_W));
       qw[i] = (int16) (w, w);
-      rcp[i] = 1.0f / convert_float16 (8 * qw[i]);
+      rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
     }
   } else {
     m = ((1 << 18) + q - 1) / q;
   }
 
   for (p = 0; p < 3; p++) {
-    int16 x[8], L[8], lm = 0;
+    int16 x[8], L[8], A[8], lm = 0;
     int ll, lr;
 
     #pragma unroll
@@ -760,15 +760,13 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     for (i = 0; i < 8; i++) {
       int16 a = max (x[i], -x[i]), l;
       if (intra) {
-        /* n / d for n = 64 a + 3 q W, d = 8 q W: the float quotient is
-         * within 1e-3 of the true one (n < 2^18 is exact in a float, the
-         * reciprocal and the product are a few ulp off, and quotients
-         * below 2^11), so its truncation is off by one at most, which the
-         * remainder corrects: exact for every input. */
-        int16 n = 64 * a + 3 * qw[i], d = 8 * qw[i], rem;
-        l = convert_int16 (convert_float16 (n) * rcp[i]);
-        rem = n - l * d;
-        l = l - (rem >= d) + (rem < 0);
+        /* floor (n / d) for n = 64 a + 3 q W, d = 8 q W, as the
+         * truncation of (2n + 1) / 2d, which lies 1 / 2d or more away
+         * from any integer. In floats (2n + 1 < 2^19 exact, the
+         * reciprocal 2.5 ulp off at worst, the product 0.5 ulp) the
+         * error is below 3.5 2^-23 (2n + 1) / 2d < 1 / 2d: exact. */
+        l = convert_int16 (convert_float16 (128 * a + 6 * qw[i] + 1) *
+            rcp[i]);
       } else {
         /* (2 a - q) / 4q = floor (t / q) with t = (2 a - q) >> 2 (floors
          * nest); t is capped at 256 q, where the level saturates anyway.
@@ -779,17 +777,18 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         int16 t = min (max ((2 * a - q) >> 2, 0), 256 * q);
         l = (t * m) >> 18;
       }
-      l = min (l, 255);
-      L[i] = select (l, -l, x[i] < 0);
+      A[i] = min (l, 255);
+      L[i] = select (A[i], -A[i], x[i] < 0);
     }
     if (intra)
       L[0] = select (L[0], min (max ((x[0] + 4) >> 3, 0), 255), DC_LANES);
     if (dc_only) {
       /* last resort of the rate control: DC only */
       L[0] &= DC_LANES;
+      A[0] &= DC_LANES;
       #pragma unroll
       for (i = 1; i < 8; i++)
-        L[i] = 0;
+        L[i] = A[i] = 0;
     }
 
     #pragma unroll
@@ -809,9 +808,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     /* the decoder's coefficients (dequantisation, mismatch control) */
     #pragma unroll
     for (i = 0; i < 8; i++) {
-      int16 a = max (L[i], -L[i]), d;
-      d = intra ? (a * qw[i]) >> 3 : (2 * a + 1) * q;
-      d = select (d - (~d & 1), (int16) 0, a == 0);
+      int16 d = intra ? (A[i] * qw[i]) >> 3 : (2 * A[i] + 1) * q;
+      d = select (d - (~d & 1), (int16) 0, A[i] == 0);
       x[i] = select (min (d, 2047), -min (d, 2048), L[i] < 0);
     }
     if (intra)
