@@ -462,47 +462,9 @@ stage_input (GstClFilter * self, GstBuffer * inbuf, GstBuffer ** staged,
     GError ** error)
 {
   GstClFilterPrivate *priv = PRIV (self);
-  GstVideoFrame vframe;
-  GstClFrame clframe;
-  GstFlowReturn fret;
-  gboolean ok;
 
-  if (!priv->staging_pool) {
-    GstCaps *caps = gst_video_info_to_caps (&priv->in_info);
-    priv->staging_pool = gst_cl_buffer_pool_new_for_caps (priv->context, caps,
-        1);
-    gst_caps_unref (caps);
-    if (!priv->staging_pool ||
-        !gst_buffer_pool_set_active (priv->staging_pool, TRUE)) {
-      g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
-          "Cannot start a pool of OpenCL staging buffers");
-      return FALSE;
-    }
-  }
-  fret = gst_buffer_pool_acquire_buffer (priv->staging_pool, staged, NULL);
-  if (fret != GST_FLOW_OK) {
-    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
-        "Cannot allocate an OpenCL buffer of %" G_GSIZE_FORMAT " bytes for "
-        "the input frame (out of device memory?)", priv->in_info.size);
-    return FALSE;
-  }
-  if (!gst_video_frame_map (&vframe, &priv->in_info, inbuf, GST_MAP_READ)) {
-    gst_buffer_unref (*staged);
-    *staged = NULL;
-    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
-        "Cannot map the input buffer (%" G_GSIZE_FORMAT " bytes) as a %dx%d "
-        "%s frame", gst_buffer_get_size (inbuf),
-        GST_VIDEO_INFO_WIDTH (&priv->in_info),
-        GST_VIDEO_INFO_HEIGHT (&priv->in_info),
-        GST_VIDEO_INFO_NAME (&priv->in_info));
-    return FALSE;
-  }
-  gst_cl_frame_init (&clframe, &priv->in_info, *staged);
-  ok = gst_cl_frame_upload (priv->context, &clframe, &vframe, error);
-  gst_video_frame_unmap (&vframe);
-  if (!ok)
-    gst_clear_buffer (staged);
-  return ok;
+  return gst_cl_stage_frame (priv->context, &priv->staging_pool,
+      &priv->in_info, inbuf, staged, error);
 }
 
 /* TRUE when @buf holds a whole @info frame. A video meta may place the

@@ -91,6 +91,22 @@ gboolean gst_cl_frame_upload (GstClContext * ctx, GstClFrame * dst,
 gboolean gst_cl_frame_download (GstClContext * ctx, GstVideoFrame * dst,
     GstClFrame * src, GError ** error);
 
+/* Uploads the system-memory frame @src (laid out as @info) into the cl
+ * buffer @dst without waiting: the copies are enqueued, and @src stays
+ * mapped and referenced until the device has read it, so the caller's
+ * thread goes on while the transfer runs (on an in-order queue, later
+ * kernels see the data). Counted as an upload. */
+gboolean gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
+    const GstVideoInfo * info, GstBuffer * src, GError ** error);
+
+/* A system-memory @inbuf (an @info frame) copied into a buffer of
+ * *@pool (created on first use: cl buffers for @info), the upload left
+ * running; *@staged receives that buffer, to unref once its readers are
+ * enqueued. */
+gboolean gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
+    const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer ** staged,
+    GError ** error);
+
 /* Enqueues a device-side copy of every plane of @src into @dst (same
  * format and size, any layouts); not a host transfer. */
 gboolean gst_cl_frame_copy (GstClContext * ctx, GstClFrame * dst,

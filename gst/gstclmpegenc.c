@@ -385,9 +385,6 @@ static gboolean
 device_frame (GstClMpegEnc * self, GstBuffer * in, GstClFrame * clf,
     GstBuffer ** staged, GError ** error)
 {
-  GstVideoFrame vframe;
-  gboolean ok;
-
   *staged = NULL;
   if (gst_buffer_is_cl (in, self->ctx)) {
     if (!gst_cl_frame_init (clf, &self->info, in)) {
@@ -401,39 +398,11 @@ device_frame (GstClMpegEnc * self, GstBuffer * in, GstClFrame * clf,
     }
     return TRUE;
   }
-  if (!self->staging) {
-    GstCaps *caps = gst_video_info_to_caps (&self->info);
-    self->staging = gst_cl_buffer_pool_new_for_caps (self->ctx, caps, 1);
-    gst_caps_unref (caps);
-    if (!self->staging || !gst_buffer_pool_set_active (self->staging, TRUE)) {
-      g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
-          "Cannot start a pool of OpenCL staging buffers");
-      return FALSE;
-    }
-  }
-  if (gst_buffer_pool_acquire_buffer (self->staging, staged, NULL) !=
-      GST_FLOW_OK) {
-    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
-        "Cannot allocate an OpenCL buffer of %" G_GSIZE_FORMAT " bytes for "
-        "the input frame (out of device memory?)", self->info.size);
+  if (!gst_cl_stage_frame (self->ctx, &self->staging, &self->info, in,
+          staged, error))
     return FALSE;
-  }
-  if (!gst_video_frame_map (&vframe, &self->info, in, GST_MAP_READ)) {
-    gst_clear_buffer (staged);
-    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
-        "Cannot map the input buffer (%" G_GSIZE_FORMAT " bytes) as a %dx%d "
-        "%s frame", gst_buffer_get_size (in),
-        GST_VIDEO_INFO_WIDTH (&self->info),
-        GST_VIDEO_INFO_HEIGHT (&self->info),
-        GST_VIDEO_INFO_NAME (&self->info));
-    return FALSE;
-  }
   gst_cl_frame_init (clf, &self->info, *staged);
-  ok = gst_cl_frame_upload (self->ctx, clf, &vframe, error);
-  gst_video_frame_unmap (&vframe);
-  if (!ok)
-    gst_clear_buffer (staged);
-  return ok;
+  return TRUE;
 }
 
 /* Vectors of an upstream clmotionsearch, when they fit our grid. */

@@ -57,7 +57,6 @@ gst_cl_upload_transform_system (GstClFilter * filter, GstBuffer * inbuf,
   const GstVideoInfo *info = gst_cl_filter_get_in_info (filter);
   GError *error = NULL;
   GstClFrame out;
-  GstVideoFrame in;
   gboolean ok;
 
   if (!gst_buffer_is_cl (outbuf, ctx)) {
@@ -77,19 +76,10 @@ gst_cl_upload_transform_system (GstClFilter * filter, GstBuffer * inbuf,
     if (ok && memcmp (src.info.stride, out.info.stride,
             sizeof (src.info.stride)) != 0) {
       /* layouts differ: fall back to a host copy, correct if slow */
-      ok = gst_video_frame_map (&in, info, inbuf, GST_MAP_READ);
-      if (ok) {
-        ok = gst_cl_frame_upload (ctx, &out, &in, &error);
-        gst_video_frame_unmap (&in);
-      }
+      ok = gst_cl_frame_upload_buffer (ctx, &out, info, inbuf, &error);
     }
-  } else if (gst_video_frame_map (&in, info, inbuf, GST_MAP_READ)) {
-    ok = gst_cl_frame_upload (ctx, &out, &in, &error);
-    gst_video_frame_unmap (&in);
   } else {
-    g_set_error (&error, GST_CL_ERROR, GST_CL_ERROR_CALL,
-        "Cannot map the input buffer as a video frame");
-    ok = FALSE;
+    ok = gst_cl_frame_upload_buffer (ctx, &out, info, inbuf, &error);
   }
   if (!ok) {
     if (error)
