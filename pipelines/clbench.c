@@ -22,7 +22,7 @@
  * the clmotionsearch search, its rate-constrained mode, and on CPU devices
  * the host search of pipelines/sadsearch.c, all checked to agree.
  *
- * "encode" is the encoding chain from RGBx in system memory to MPEG-1
+ * "encode" is the encoding chain from RGB in system memory to MPEG-1
  * video, clcolorlowpass ! clmotionsearch ! clmpegenc, in one streaming
  * thread and with queues between the elements.
  */
@@ -190,6 +190,8 @@ run_pipeline_frames (const gchar * desc, guint frames, GstBuffer ** frame,
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  /* a sink that takes device memory does not wait for the device */
+  clFinish (bench_ctx->queue);
   t1 = g_get_monotonic_time ();
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     GError *err = NULL;
@@ -862,19 +864,21 @@ bench_motion (gint w, gint h, guint reps)
 
 #define ENCODE_CLIP_FRAMES 16
 
-/* Frame @i of a natural-looking RGBx clip panning by (2, 1) samples per
+/* Frame @i of a natural-looking packed RGB clip (3 bytes a pixel, rows
+ * rounded up to 4 bytes as the caps say) panning by (2, 1) samples per
  * frame: smooth colour shading with edges and a little noise. */
 static GstBuffer *
 make_rgb_frame (gint w, gint h, guint i)
 {
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, (gsize) w * h * 4, NULL);
+  gsize stride = GST_ROUND_UP_4 ((gsize) w * 3);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, stride * h, NULL);
   GstMapInfo map;
   guint32 state = 2463534242u + i;
   gint x, y;
 
   gst_buffer_map (buf, &map, GST_MAP_WRITE);
   for (y = 0; y < h; y++) {
-    guint8 *row = map.data + (gsize) y * w * 4;
+    guint8 *row = map.data + (gsize) y * stride;
     gint sy = y + (gint) i;
     for (x = 0; x < w; x++) {
       gint sx = x + 2 * (gint) i, c;
@@ -886,9 +890,8 @@ make_rgb_frame (gint w, gint h, guint i)
       for (c = 0; c < 3; c++) {
         gint v = 90 + 20 * c + (gint) (base * (1.0 - 0.25 * c)) +
             (gint) ((state >> (8 * c)) % 5) - 2;
-        row[4 * x + c] = CLAMP (v, 0, 255);
+        row[3 * x + c] = CLAMP (v, 0, 255);
       }
-      row[4 * x + 3] = 255;
     }
   }
   gst_buffer_unmap (buf, &map);
@@ -922,7 +925,7 @@ convert_to_i420 (GstBuffer * rgb, gint w, gint h)
   GstVideoConverter *conv;
   GstBuffer *out;
 
-  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_RGBx, w, h);
+  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_RGB, w, h);
   gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_I420, w, h);
   out = gst_buffer_new_allocate (NULL, out_info.size, NULL);
   conv = gst_video_converter_new (&in_info, &out_info, NULL);
@@ -935,7 +938,7 @@ convert_to_i420 (GstBuffer * rgb, gint w, gint h)
   return out;
 }
 
-/* RGBx from system memory through clcolorlowpass ! clmotionsearch !
+/* RGB from system memory through clcolorlowpass ! clmotionsearch !
  * clmpegenc into MPEG-1 video: frames per second with every element in
  * one streaming thread, and with queues between them so that upload,
  * search, transform and entropy coding of different frames overlap; and
@@ -983,7 +986,7 @@ bench_encode (gint w, gint h, guint frames, guint quant)
   for (i = 0; i < G_N_ELEMENTS (variants); i++) {
     const gchar *l = variants[i].link;
     gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
-        "video/x-raw,format=RGBx,width=%d,height=%d,framerate=30/1%s"
+        "video/x-raw,format=RGB,width=%d,height=%d,framerate=30/1%s"
         "clcolorlowpass%sclmotionsearch%sclmpegenc name=enc quantizer=%u%s"
         "fakesink name=sink", w, h, l, l, l, quant, l);
     guint64 out_frames, bytes;
@@ -1010,7 +1013,7 @@ bench_encode (gint w, gint h, guint frames, guint quant)
     gchar *tail = g_strdup_printf (parts[i].tail, quant);
     gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
         "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! %s",
-        parts[i].i420 ? "I420" : "RGBx", w, h, tail);
+        parts[i].i420 ? "I420" : "RGB", w, h, tail);
     gdouble fps = run_pipeline_frames (desc, frames,
         parts[i].i420 ? clip_i420 : clip, ENCODE_CLIP_FRAMES);
     printf ("| %5dx%-5d | part: %-32s | %8.1f fps | %7.3f ms/frame |\n", w,
