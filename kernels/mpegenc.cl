@@ -529,7 +529,7 @@ sad_rows (const uchar16 * a, const uchar16 * b)
  * bytes, luma rows of a macroblock on 16, chroma rows on 8 and each pair's
  * levels on 256. Only the chroma prediction reads 8 bytes anywhere, which
  * clang can do through a type of alignment 1. */
-#ifdef __clang__
+#if GST_CL_CPU_LAYOUT && defined(__clang__)
 typedef uchar8 uchar8_packed __attribute__ ((aligned (1)));
 #define LOAD8(p) (*(__global const uchar8_packed *) (p))
 #else
@@ -565,7 +565,9 @@ predict_rows (__global const uchar * s, int stride, int hx, int hy, int n,
   }
 }
 
-#if defined(__clang__) && defined(__has_builtin)
+/* only where the CPU layout is used: GPU compilers need not take vectors
+ * of 64 */
+#if GST_CL_CPU_LAYOUT && defined(__clang__) && defined(__has_builtin)
 #if __has_builtin(__builtin_shufflevector)
 #define HAVE_SHUFFLEVECTOR 1
 #endif
