@@ -10,8 +10,12 @@
  * reference, intra/inter decision, forward DCT, quantisation, zigzag,
  * coded block pattern, then the decoder's reconstruction (dequantisation
  * with mismatch control, inverse DCT, clamp) into the next reference.
- * Everything is integer arithmetic, so that every device and the C
- * reference in tests/mpegenc-ref.c agree to the bit.
+ * Everything is exact (integer arithmetic; the CPU layout divides in
+ * floats where the truncated quotient is provably exact), so that every
+ * device and the C reference in tests/mpegenc-ref.c agree to the bit.
+ *
+ * mpeg_encode_mb_cpu (CPU layout) does the same for one macroblock per
+ * work-item, in vectors (see below).
  */
 
 typedef struct {
@@ -405,8 +409,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
  * own). The transforms split the sums of the cosine matrix into their
  * even and odd halves (its rows are symmetric or antisymmetric), which
  * gives the very same integers with a third of the multiplications.
- * POCL scalarises some builtins on wide vectors (abs, abs_diff), so
- * this code spells them with max, min and select. */
+ * POCL scalarises abs_diff on wide vectors (AVX-512): absolute values
+ * and differences are spelt with max, min and select here. */
 
 /* zigzag index -> natural position */
 __constant uchar NATURAL_OF[64] = {
@@ -490,10 +494,11 @@ idct_cols (int16 * v, int shift, int clamp16)
   v[5] = (e2 - o2) >> shift;
   v[3] = (e3 + o3) >> shift;
   v[4] = (e3 - o3) >> shift;
-  if (clamp16)
+  if (clamp16) {
     #pragma unroll
     for (int i = 0; i < 8; i++)
       v[i] = min (max (v[i], -32768), 32767);
+  }
 }
 
 static int
