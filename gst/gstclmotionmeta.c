@@ -33,6 +33,7 @@ gst_cl_motion_meta_init (GstMeta * meta, gpointer params G_GNUC_UNUSED,
   mm->subpel = FALSE;
   mm->lambda = 0;
   mm->chroma_weight = 0.0;
+  mm->method = GST_CL_MOTION_METHOD_FULL;
   mm->reference_pts = GST_CLOCK_TIME_NONE;
   return TRUE;
 }
@@ -58,6 +59,7 @@ meta_params (const GstClMotionMeta * mm)
   p.subpel = mm->subpel;
   p.lambda = mm->lambda;
   p.chroma_weight = mm->chroma_weight;
+  p.method = mm->method;
   return p;
 }
 
@@ -136,6 +138,7 @@ gst_buffer_add_cl_motion_meta (GstBuffer * buffer, GstClContext * context,
   mm->subpel = params->subpel;
   mm->lambda = params->lambda;
   mm->chroma_weight = params->chroma_weight;
+  mm->method = params->method;
   mm->reference_pts = reference_pts;
   return mm;
 }

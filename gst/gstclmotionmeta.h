@@ -28,6 +28,7 @@ G_BEGIN_DECLS
  *   interpolation), else every component is even
  * @lambda: rate-constrained cost weight of the search (0: plain SAD)
  * @chroma_weight: chroma weight of the search's cost (0: luma only)
+ * @method: how the search looked for the vectors
  * @reference_pts: timestamp of the reference frame (the previous frame
  *   of the stream), GST_CLOCK_TIME_NONE when it had none
  *
@@ -51,6 +52,7 @@ typedef struct {
   gboolean subpel;
   guint lambda;
   gdouble chroma_weight;
+  GstClMotionMethod method;
   GstClockTime reference_pts;
 
   /*< private >*/

@@ -7,20 +7,35 @@
  *
  * Block-matching motion estimation on an OpenCL device. Each frame's luma
  * is cut into blocks of `block-size` (the blocks at the right and bottom
- * edges may be partial) and every block is searched exhaustively in the
- * previous frame over displacements of -`search-range` to
- * `search-range` - 1 samples, among those whose reference block lies
- * inside the picture. The vectors (in half-pel units, with `subpel` refined
- * to half-pel with the MPEG-1 interpolation) and their SADs are attached to
- * the frame as a #GstClMotionMeta, which stays on the device: `clmpegenc`
- * downstream codes them instead of searching again. Ties go to the
- * shortest vector, then to the first in raster order, so every device
- * finds the same vectors.
+ * edges may be partial) and every block is searched in the previous frame
+ * over displacements of -`search-range` to `search-range` - 1 samples,
+ * among those whose reference block lies inside the picture. The vectors
+ * (in half-pel units, with `subpel` refined to half-pel with the MPEG-1
+ * interpolation) and their SADs are attached to the frame as a
+ * #GstClMotionMeta, which stays on the device: `clmpegenc` downstream
+ * codes them instead of searching again. Ties go to the shortest vector,
+ * then to the first in raster order, so every device finds the same
+ * vectors.
+ *
+ * `method` says how the window is searched:
+ * - `full` (the default) tries every displacement: the least SAD there is.
+ * - `hierarchical` searches coarse to fine, many times faster (about 10x
+ *   at 1080p and range 16 on a CPU): the luma of both frames decimated by
+ *   2 and 4 (rounded means), a search of the whole window at a quarter of
+ *   the resolution for every 16x16 area, then at half resolution the best
+ *   of the area's vector and its four neighbours' (doubled) refined by a
+ *   sample, at full resolution the best of those vectors (doubled) and
+ *   zero refined by two samples per block, and a last pass in which a
+ *   block takes a neighbour's vector where that one is better. Luma only
+ *   (`chroma-weight` does not apply). It finds the full search's vector
+ *   for most blocks of natural content and a slightly larger SAD for the
+ *   rest; on noise, which has no coarse structure, it finds little.
  *
  * With `lambda` above 0 the search is rate-constrained: each block takes
  * the least SAD + lambda * (bits MPEG-1 spends on the vector's difference
  * to the vector of the block on its left, 0 at the start of a row), as
- * defined in gst/gstclmotionlambda.h; full-pel, luma only.
+ * defined in gst/gstclmotionlambda.h; full-pel, luma only, exhaustive
+ * whatever `method` says.
  *
  * The reference is a device copy of the previous input frame. The first
  * frame, and the first after a discont, a flush or a caps change, has no
@@ -98,7 +113,6 @@ struct _GstClMotionSearchElement
 
   /* properties */
   GstClMotionSearchParams props;
-  GstClMotionMethod method;
   gboolean draw_vectors;
   gboolean post_messages;
 
@@ -135,23 +149,6 @@ gst_cl_motion_block_size_get_type (void)
   };
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstClMotionBlockSize", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-#define GST_TYPE_CL_MOTION_METHOD (gst_cl_motion_method_get_type ())
-static GType
-gst_cl_motion_method_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CL_MOTION_METHOD_FULL, "Exhaustive search of the whole window",
-        "full"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstClMotionMethod", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -332,7 +329,8 @@ ensure_device_objects (GstClMotionSearchElement * self, GstClContext * ctx,
     if (cur->block_size != params->block_size ||
         cur->search_range != params->search_range ||
         cur->subpel != params->subpel ||
-        cur->chroma_weight != params->chroma_weight)
+        cur->chroma_weight != params->chroma_weight ||
+        cur->method != params->method)
       g_clear_pointer (&self->search, gst_cl_motion_search_free);
   }
   if (!self->search) {
@@ -460,10 +458,13 @@ gst_cl_motion_search_process_ip (GstClFilter * filter, GstBuffer * buffer,
   if (gray)
     params.chroma_weight = 0.0;
   if (params.lambda) {
-    /* the rate-constrained search is full-pel on luma */
+    /* the rate-constrained search is full-pel on luma, exhaustive */
     params.subpel = FALSE;
     params.chroma_weight = 0.0;
+    params.method = GST_CL_MOTION_METHOD_FULL;
   }
+  if (params.method == GST_CL_MOTION_METHOD_HIERARCHICAL)
+    params.chroma_weight = 0.0;     /* luma only */
   if (GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_DISCONT)) {
     GST_DEBUG_OBJECT (self, "discont: starting over");
     drop_reference (self);
@@ -569,7 +570,7 @@ gst_cl_motion_search_set_property (GObject * object, guint prop_id,
       self->props.search_range = g_value_get_uint (value);
       break;
     case PROP_METHOD:
-      self->method = g_value_get_enum (value);
+      self->props.method = g_value_get_enum (value);
       break;
     case PROP_CHROMA_WEIGHT:
       self->props.chroma_weight = g_value_get_double (value);
@@ -608,7 +609,7 @@ gst_cl_motion_search_get_property (GObject * object, guint prop_id,
       g_value_set_uint (value, self->props.search_range);
       break;
     case PROP_METHOD:
-      g_value_set_enum (value, self->method);
+      g_value_set_enum (value, self->props.method);
       break;
     case PROP_CHROMA_WEIGHT:
       g_value_set_double (value, self->props.chroma_weight);
@@ -678,18 +679,24 @@ gst_cl_motion_search_element_class_init (GstClMotionSearchElementClass *
   /**
    * GstClMotionSearchElement:method:
    *
-   * How the window is searched; `full` tries every displacement.
+   * How the window is searched: `full` tries every displacement;
+   * `hierarchical` searches coarse to fine over decimated luma, many times
+   * faster, luma only.
    */
   g_object_class_install_property (gobject_class, PROP_METHOD,
-      g_param_spec_enum ("method", "Method", "How the window is searched",
-          GST_TYPE_CL_MOTION_METHOD, DEFAULT_METHOD, flags));
+      g_param_spec_enum ("method", "Method", "How the window is searched: "
+          "full (every displacement) or hierarchical (coarse to fine over "
+          "luma decimated by 2 and 4, many times faster, near the full "
+          "search's vectors on natural content; luma only, chroma-weight "
+          "does not apply)", GST_TYPE_CL_MOTION_METHOD, DEFAULT_METHOD,
+          flags));
   /**
    * GstClMotionSearchElement:chroma-weight:
    *
    * Weight of the chroma SAD in the full-pel cost (0: luma only): the
    * cost is luma SAD + weight * (U SAD + V SAD), the chroma block
    * displaced by the luma vector scaled to the chroma plane, rounded down.
-   * Ignored for GRAY8.
+   * Ignored for GRAY8 and by the hierarchical method.
    */
   g_object_class_install_property (gobject_class, PROP_CHROMA_WEIGHT,
       g_param_spec_double ("chroma-weight", "Chroma weight",
@@ -727,8 +734,9 @@ gst_cl_motion_search_element_class_init (GstClMotionSearchElementClass *
    * GstClMotionSearchElement:lambda:
    *
    * Weight of the vector's coding cost in bits in the search cost (0: plain
-   * SAD). The rate-constrained search is full-pel and luma only: `subpel`
-   * and `chroma-weight` do not apply while it is above 0.
+   * SAD). The rate-constrained search is exhaustive, full-pel and luma
+   * only: `method`, `subpel` and `chroma-weight` do not apply while it is
+   * above 0.
    */
   g_object_class_install_property (gobject_class, PROP_LAMBDA,
       g_param_spec_uint ("lambda", "Lambda",
@@ -761,7 +769,7 @@ gst_cl_motion_search_element_init (GstClMotionSearchElement * self)
   self->props.subpel = DEFAULT_SUBPEL;
   self->props.lambda = DEFAULT_LAMBDA;
   self->props.chroma_weight = DEFAULT_CHROMA_WEIGHT;
-  self->method = DEFAULT_METHOD;
+  self->props.method = DEFAULT_METHOD;
   self->draw_vectors = DEFAULT_DRAW_VECTORS;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->frame_duration = GST_CLOCK_TIME_NONE;

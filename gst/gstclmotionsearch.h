@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gstclfilter.h"
+#include "gstclmotionsearchcompute.h"
 
 G_BEGIN_DECLS
 
@@ -16,8 +17,6 @@ typedef enum {
   GST_CL_MOTION_BLOCK_SIZE_16 = 16,
 } GstClMotionBlockSize;
 
-typedef enum {
-  GST_CL_MOTION_METHOD_FULL,
-} GstClMotionMethod;
+/* GstClMotionMethod: gstclmotionsearchcompute.h, shared with clmpegenc */
 
 G_END_DECLS

@@ -19,6 +19,21 @@
 #define TILE_MAX_NT 128
 #define TILE_MIN_NT 32
 
+/* GPU layout of the hierarchical levels: work-items per block for the
+ * refinements (their 30 candidates at most) and the most for the coarsest
+ * level's search */
+#define LEVEL_NT 32
+#define LEVEL_MAX_NT 128
+/* hierarchical: the coarsest level, and the areas searched above full
+ * resolution (4x4 samples at level 2) */
+#define HIER_TOP 2
+#define HIER_AREA 16
+/* CPU layout: blocks per work-item (a launch of a work-group per block
+ * would cost more in dispatch than the refinements' few candidates), and
+ * level-2 samples per work-item of the decimation */
+#define LEVEL_CPU_RUN 8
+#define DECIMATE_CPU_RUN 16
+
 struct _GstClMotionSearch
 {
   GstClContext *ctx;
@@ -30,7 +45,34 @@ struct _GstClMotionSearch
   gboolean use_tiles;
   guint tile_nt, tile_k;
   gboolean sad_ptx;             /* NVIDIA's vabsdiff4, until it fails to build */
+
+  /* hierarchical, for pictures of pyr_width x pyr_height: the decimated
+   * pictures (current level 1, level 2, then the reference's), the
+   * vectors between the steps */
+  cl_mem pyramid, steps[2];
+  guint pyr_width, pyr_height;
 };
+
+GType
+gst_cl_motion_method_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CL_MOTION_METHOD_FULL, "Exhaustive search of every displacement "
+          "in the window", "full"},
+    {GST_CL_MOTION_METHOD_HIERARCHICAL, "Coarse to fine: the whole window "
+          "at a quarter of the resolution, then refinements around the best "
+          "of the own and the neighbours' vectors at half and full "
+          "resolution, and the neighbours' vectors once more; luma only, "
+          "many times faster", "hierarchical"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstClMotionMethod", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 static void
 release_kernel (gpointer kernel)
@@ -73,6 +115,19 @@ gst_cl_motion_search_new (GstClContext * ctx,
         params->chroma_weight, MAX_CHROMA_WEIGHT);
     return NULL;
   }
+  if (params->method != GST_CL_MOTION_METHOD_FULL &&
+      params->method != GST_CL_MOTION_METHOD_HIERARCHICAL) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Unknown motion search method %d", params->method);
+    return NULL;
+  }
+  if (params->method == GST_CL_MOTION_METHOD_HIERARCHICAL &&
+      params->chroma_weight > 0.0) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "The hierarchical motion search is luma only (chroma weight %g)",
+        params->chroma_weight);
+    return NULL;
+  }
 
   ms = g_new0 (GstClMotionSearch, 1);
   ms->ctx = gst_object_ref (ctx);
@@ -108,6 +163,12 @@ gst_cl_motion_search_free (GstClMotionSearch * ms)
   if (!ms)
     return;
   g_hash_table_destroy (ms->kernels);
+  if (ms->pyramid)
+    clReleaseMemObject (ms->pyramid);
+  if (ms->steps[0])
+    clReleaseMemObject (ms->steps[0]);
+  if (ms->steps[1])
+    clReleaseMemObject (ms->steps[1]);
   gst_object_unref (ms->ctx);
   g_free (ms);
 }
@@ -128,11 +189,29 @@ gst_cl_motion_search_grid (const GstClMotionSearch * ms, guint width,
   *blocks_y = (height + bs - 1) / bs;
 }
 
+/* @name built with @options, from the cache or built now */
+static cl_kernel
+lookup_kernel (GstClMotionSearch * ms, const gchar * name,
+    const gchar * options, GError ** error)
+{
+  gchar *key = g_strconcat (name, " ", options, NULL);
+  cl_kernel kernel = g_hash_table_lookup (ms->kernels, key);
+
+  if (!kernel) {
+    kernel = gst_cl_context_create_kernel (ms->ctx, "motionsearch", options,
+        name, error);
+    if (kernel)
+      g_hash_table_insert (ms->kernels, g_strdup (key), kernel);
+  }
+  g_free (key);
+  return kernel;
+}
+
 static cl_kernel
 get_kernel (GstClMotionSearch * ms, const gchar * name,
     const gchar * extra_options, GError ** error)
 {
-  gchar *options, *key;
+  gchar *options;
   cl_kernel kernel;
 
   if (ms->use_tiles)
@@ -146,15 +225,7 @@ get_kernel (GstClMotionSearch * ms, const gchar * name,
         ms->params.block_size, ms->params.search_range,
         ms->params.subpel ? 1 : 0,
         extra_options ? extra_options : "-DCHROMA=0");
-  key = g_strconcat (name, " ", options, NULL);
-  kernel = g_hash_table_lookup (ms->kernels, key);
-  if (!kernel) {
-    kernel = gst_cl_context_create_kernel (ms->ctx, "motionsearch", options,
-        name, error);
-    if (kernel)
-      g_hash_table_insert (ms->kernels, g_strdup (key), kernel);
-  }
-  g_free (key);
+  kernel = lookup_kernel (ms, name, options, error);
   g_free (options);
   return kernel;
 }
@@ -213,6 +284,10 @@ static gboolean run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, gboolean partial, guint first_x, guint first_y,
     guint n_x, guint n_y, cl_mem vectors, GError ** error);
 
+static gboolean run_hierarchical (GstClMotionSearch * ms,
+    const GstClPlane * cur, const GstClPlane * ref, cl_mem vectors,
+    GError ** error);
+
 static gboolean
 run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
     const GstClPlane * cur_chroma, const GstClPlane * ref_chroma,
@@ -247,6 +322,8 @@ run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
   }
 
   gst_cl_motion_search_grid (ms, width, height, &bx, &by);
+  if (ms->params.method == GST_CL_MOTION_METHOD_HIERARCHICAL)
+    return run_hierarchical (ms, cur, ref, vectors, error);
   if (ms->use_tiles && !cur_chroma) {
     guint fx = width / ms->params.block_size;
     guint fy = height / ms->params.block_size;
@@ -388,6 +465,203 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
   global[1] = n_y;
   return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
       GST_CL_MOTION_SEARCH_REFINE_LABEL, 2, global, NULL, error);
+}
+
+/* ---- hierarchical search ---- */
+
+/* The decimated plane of a picture at @level (1 or 2), rows packed. */
+static void
+level_plane (GstClMotionSearch * ms, guint level, gboolean reference,
+    GstClPlane * p)
+{
+  guint w = ms->pyr_width, h = ms->pyr_height;
+  gsize l1 = (gsize) ((w + 1) / 2) * ((h + 1) / 2);
+  gsize l2 = (gsize) ((w + 3) / 4) * ((h + 3) / 4);
+
+  p->mem = ms->pyramid;
+  p->offset = (reference ? l1 + l2 : 0) + (level == 2 ? l1 : 0);
+  p->width = p->stride = (w + (1 << level) - 1) >> level;
+  p->height = (h + (1 << level) - 1) >> level;
+  p->pixel_stride = 1;
+}
+
+/* The buffers for pictures of @width x @height, kept while the size
+ * stays: the decimated pictures, and vectors of the areas and blocks
+ * between the steps. */
+static gboolean
+ensure_pyramid (GstClMotionSearch * ms, guint width, guint height,
+    GError ** error)
+{
+  gsize l1 = (gsize) ((width + 1) / 2) * ((height + 1) / 2);
+  gsize l2 = (gsize) ((width + 3) / 4) * ((height + 3) / 4);
+  guint bx, by, i;
+  gsize sizes[3];
+  cl_mem *mems[3] = { &ms->pyramid, &ms->steps[0], &ms->steps[1] };
+  cl_int ret = CL_SUCCESS;
+
+  if (ms->pyramid && ms->pyr_width == width && ms->pyr_height == height)
+    return TRUE;
+  gst_cl_motion_search_grid (ms, width, height, &bx, &by);
+  sizes[0] = 2 * (l1 + l2);
+  /* the blocks' grid is the finer one (8x8 blocks) or the same */
+  sizes[1] = sizes[2] = (gsize) bx * by * sizeof (GstClMotionVector);
+  for (i = 0; i < 3; i++) {
+    if (*mems[i])
+      clReleaseMemObject (*mems[i]);
+    *mems[i] = NULL;
+  }
+  for (i = 0; i < 3 && ret == CL_SUCCESS; i++)
+    *mems[i] = clCreateBuffer (ms->ctx->context, CL_MEM_READ_WRITE,
+        sizes[i], NULL, &ret);
+  if (!gst_cl_check (ret, "clCreateBuffer", error)) {
+    for (i = 0; i < 3; i++)
+      if (*mems[i])
+        clReleaseMemObject (*mems[i]);
+    ms->pyramid = ms->steps[0] = ms->steps[1] = NULL;
+    return FALSE;
+  }
+  ms->pyr_width = width;
+  ms->pyr_height = height;
+  return TRUE;
+}
+
+/* the grid of @level: 16x16 areas above full resolution */
+static guint
+level_block (GstClMotionSearch * ms, guint level)
+{
+  return level > 0 ? HIER_AREA : ms->params.block_size;
+}
+
+/* work-items per block of @level's kernel on GPUs */
+static guint
+level_work_items (GstClMotionSearch * ms, guint level)
+{
+  guint range = ms->params.search_range;
+  guint side = ((range - 1) >> level) + (range >> level) + 1, nt = LEVEL_NT;
+
+  if (level == HIER_TOP)
+    while (nt < side * side && nt < LEVEL_MAX_NT &&
+        2 * nt <= ms->ctx->max_work_group_size)
+      nt *= 2;
+  return nt;
+}
+
+/* @name from the program of @level and @pass (1, or 2: the propagation
+ * at full resolution, with the half-pel refinement); motion_decimate
+ * comes from level 2's */
+static cl_kernel
+level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
+    guint pass, GError ** error)
+{
+  guint nt = ms->ctx->cpu_layout ? 0 : level_work_items (ms, level);
+  gchar *options, *hnt;
+  cl_kernel kernel;
+
+  hnt = nt ? g_strdup_printf (" -DHNT=%u", nt) :
+      g_strdup_printf (" -DBPW=%u", LEVEL_CPU_RUN);
+  /* the coarse levels do not depend on the block size or half-pel
+   * refinement: one program serves all */
+  options = g_strdup_printf ("-DBS=%u -DRANGE=%u -DSUBPEL=%d -DCHROMA=0 "
+      "-DLEVEL=%u -DPASS=%u -DLBS=%u%s", level_block (ms, level),
+      ms->params.search_range, pass == 2 && ms->params.subpel ? 1 : 0, level,
+      level > 0 ? 1 : pass, level_block (ms, level) >> level, hnt);
+  kernel = lookup_kernel (ms, name, options, error);
+  g_free (options);
+  g_free (hnt);
+  return kernel;
+}
+
+static gboolean
+decimate (GstClMotionSearch * ms, const GstClPlane * src, gboolean reference,
+    GError ** error)
+{
+  cl_kernel kernel = level_kernel (ms, "motion_decimate", HIER_TOP, 1,
+      error);
+  GstClPlane l1, l2;
+  /* the reference may be larger (padded): the picture's size counts */
+  cl_uint width = ms->pyr_width, height = ms->pyr_height, off1, off2;
+  size_t global[2];
+  guint arg = 0;
+
+  if (!kernel)
+    return FALSE;
+  level_plane (ms, 1, reference, &l1);
+  level_plane (ms, 2, reference, &l2);
+  off1 = (cl_uint) l1.offset;
+  off2 = (cl_uint) l2.offset;
+  if (!set_plane_args (kernel, &arg, src, TRUE, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height,
+          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem),
+          &ms->pyramid, error) || !gst_cl_kernel_set_arg (kernel, &arg,
+          sizeof (cl_uint), &off1, error) || !gst_cl_kernel_set_arg (kernel,
+          &arg, sizeof (cl_uint), &off2, error))
+    return FALSE;
+  global[0] = (width + 3) / 4;
+  if (ms->ctx->cpu_layout)
+    global[0] = (global[0] + DECIMATE_CPU_RUN - 1) / DECIMATE_CPU_RUN;
+  global[1] = (height + 3) / 4;
+  return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+      GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error);
+}
+
+/* One step: @in holds the previous step's vectors, @out gets this
+ * one's. */
+static gboolean
+search_level (GstClMotionSearch * ms, guint level, guint pass,
+    const GstClPlane * cur, const GstClPlane * ref, cl_mem in, cl_mem out,
+    GError ** error)
+{
+  cl_kernel kernel = level_kernel (ms, "motion_search_level", level, pass,
+      error);
+  guint nt = ms->ctx->cpu_layout ? 1 : level_work_items (ms, level);
+  guint bs = level_block (ms, level), gx;
+  cl_uint width = ms->pyr_width, height = ms->pyr_height;
+  size_t global[2], local[2];
+  guint arg = 0;
+
+  if (!kernel)
+    return FALSE;
+  if (!set_plane_args (kernel, &arg, cur, TRUE, error) ||
+      !set_plane_args (kernel, &arg, ref, TRUE, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height,
+          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem),
+          &in, error) || !gst_cl_kernel_set_arg (kernel, &arg,
+          sizeof (cl_mem), &out, error))
+    return FALSE;
+  /* CPUs: one work-item per group, as in run_blocks, for a run of blocks */
+  gx = (width + bs - 1) / bs;
+  if (ms->ctx->cpu_layout)
+    gx = (gx + LEVEL_CPU_RUN - 1) / LEVEL_CPU_RUN;
+  global[0] = (size_t) gx * nt;
+  global[1] = (height + bs - 1) / bs;
+  local[0] = nt;
+  local[1] = 1;
+  return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+      GST_CL_MOTION_SEARCH_LABEL, 2, global, local, error);
+}
+
+/* Decimates both pictures, then level 2, level 1, and the two passes at
+ * full resolution, each step's vectors in the buffer the next reads. */
+static gboolean
+run_hierarchical (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, cl_mem vectors, GError ** error)
+{
+  GstClPlane c1, r1, c2, r2;
+
+  if (!ensure_pyramid (ms, cur->width, cur->height, error) ||
+      !decimate (ms, cur, FALSE, error) || !decimate (ms, ref, TRUE, error))
+    return FALSE;
+  level_plane (ms, 1, FALSE, &c1);
+  level_plane (ms, 1, TRUE, &r1);
+  level_plane (ms, 2, FALSE, &c2);
+  level_plane (ms, 2, TRUE, &r2);
+  return search_level (ms, 2, 1, &c2, &r2, ms->steps[1], ms->steps[0],
+      error) && search_level (ms, 1, 1, &c1, &r1, ms->steps[0],
+      ms->steps[1], error) && search_level (ms, 0, 1, cur, ref,
+      ms->steps[1], ms->steps[0], error) && search_level (ms, 0, 2, cur,
+      ref, ms->steps[0], vectors, error);
 }
 
 gboolean

@@ -37,6 +37,27 @@ typedef struct {
 G_STATIC_ASSERT (sizeof (GstClMotionVector) == 8);
 
 /**
+ * GstClMotionMethod:
+ * @GST_CL_MOTION_METHOD_FULL: exhaustive: every displacement of the window
+ * @GST_CL_MOTION_METHOD_HIERARCHICAL: coarse to fine: the whole window
+ *   searched for every 16x16 area in the luma decimated by 4, then at half
+ *   and at full resolution (per block) the square around the best of the
+ *   area's and its neighbours' vectors doubled (and zero), and a last pass
+ *   that takes a neighbouring block's vector where it is better; luma
+ *   only
+ *
+ * How a #GstClMotionSearch looks for the best vector. One enum type for
+ * every element that has a motion search method property.
+ */
+typedef enum {
+  GST_CL_MOTION_METHOD_FULL,
+  GST_CL_MOTION_METHOD_HIERARCHICAL,
+} GstClMotionMethod;
+
+GType gst_cl_motion_method_get_type (void);
+#define GST_TYPE_CL_MOTION_METHOD (gst_cl_motion_method_get_type ())
+
+/**
  * GstClMotionSearchParams:
  * @block_size: 16 or 8
  * @search_range: full-pel candidates dx, dy lie in [-range, range - 1]
@@ -54,6 +75,9 @@ G_STATIC_ASSERT (sizeof (GstClMotionVector) == 8);
  *   the luma vector scaled to the chroma plane and rounded down
  *   (floor (dx / subsampling)), which always lies inside the chroma plane
  *   when the luma block does. Half-pel refinement looks at luma only.
+ *   Must be 0 with the hierarchical method.
+ * @method: how the window is searched (#GST_CL_MOTION_METHOD_FULL when
+ *   zeroed)
  *
  * What to search for; fixed for the life of a #GstClMotionSearch.
  */
@@ -63,20 +87,31 @@ typedef struct {
   gboolean subpel;
   guint lambda;
   gdouble chroma_weight;
+  GstClMotionMethod method;
 } GstClMotionSearchParams;
 
 /**
  * GstClMotionSearch:
  *
- * Exhaustive block-matching search of kernels/motionsearch.cl, in the
- * layout the context asks for (CPU or GPU). Every block of the picture is
- * searched, partial blocks at the right and bottom edges included (their
- * visible samples only). Only candidates whose whole reference block lies
- * inside the picture count (MPEG-1 vectors may not point outside it); the
- * zero vector always does. The best candidate has the least cost; ties go
- * to the smaller |dx| + |dy|, then to the first in raster order (dy, then
- * dx, ascending), so that every device and a plain C search agree to the
- * bit. Kernels are built on first use and kept. Not thread-safe: one per
+ * Block-matching search of kernels/motionsearch.cl, exhaustive or
+ * hierarchical, in the layout the context asks for (CPU or GPU). Every
+ * block of the picture is searched, partial blocks at the right and bottom
+ * edges included (their visible samples only). Only candidates whose whole
+ * reference block lies inside the picture count (MPEG-1 vectors may not
+ * point outside it); the zero vector always does. The best candidate has
+ * the least cost; ties go to the smaller |dx| + |dy|, then to the first in
+ * raster order (dy, then dx, ascending), so that every device and a plain
+ * C search agree to the bit.
+ *
+ * The hierarchical method decimates both pictures (rounded means of 2x2
+ * and 4x4 samples) into device buffers of its own, allocated on first use
+ * and again when the picture size changes, searches the whole window at
+ * the coarsest level (16x16 areas, 4x4 decimated samples) and refines
+ * level by level; see kernels/motionsearch.cl for the exact candidates.
+ * Each step is one launch, with no dependency between the blocks of a
+ * step.
+ *
+ * Kernels are built on first use and kept. Not thread-safe: one per
  * element.
  */
 typedef struct _GstClMotionSearch GstClMotionSearch;

@@ -1,4 +1,4 @@
-/* gst-clvideo: exhaustive block-matching motion search.
+/* gst-clvideo: block-matching motion search, exhaustive and hierarchical.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * For every BS x BS block of the current luma plane (partial blocks at the
@@ -39,10 +39,20 @@
  *   the area words, so they add nothing. SUBPEL refinement then runs in
  *   motion_refine_blocks.
  *
+ * The hierarchical search (motion_decimate, then motion_search_level for
+ * level 2, level 1 and two passes at full resolution; see there) ranks
+ * its candidates by the same key and refines to half-pel the same way;
+ * it only tries far fewer of them. Its steps run one work-item per run
+ * of BPW blocks on CPUs, one work-group of HNT per block on GPUs (the
+ * candidates spread over the work-items, the keys reduced in local
+ * memory).
+ *
  * Build options: BS (16 | 8), RANGE (1..128), SUBPEL (0 | 1); TILES with
  * NT, K, SAD_PTX and PARTIAL for the GPU kernels; CHROMA
  * (0 | 1) with CSX, CSY (chroma subsampling shifts), CPS (chroma pixel
- * stride) and WQ (chroma weight in 1/256).
+ * stride) and WQ (chroma weight in 1/256); LEVEL (2 | 1 | 0) with PASS
+ * (1 | 2 at level 0), LBS (the side of a whole block at that level), and
+ * HNT (GPUs) or BPW (CPUs) for the hierarchical steps.
  */
 
 #ifndef BS
@@ -94,6 +104,87 @@ typedef struct
   int width, height;
 } planes_t;
 
+/* LBS: the side of a whole block at the level searched (BS for the full
+ * search). Its rows stay in vector registers, LROWS of LVEC; 4 x 4 blocks
+ * are packed into one uchar16. */
+#ifndef LBS
+#define LBS BS
+#endif
+#if LBS == 16
+#define LVEC uchar16
+#define LWVEC ushort16
+#define LROWS 16
+#define LCONV convert_ushort16
+#elif LBS == 8
+#define LVEC uchar8
+#define LWVEC ushort8
+#define LROWS 8
+#define LCONV convert_ushort8
+#else
+#define LVEC uchar16
+#define LWVEC ushort16
+#define LROWS 1
+#define LCONV convert_ushort16
+#endif
+
+/* row y of a whole block at p (for 4 x 4 blocks: all of it) */
+static inline LVEC
+load_row (global const uchar * p, int stride, int y)
+{
+#if LBS == 16
+  return vload16 (0, p + y * stride);
+#elif LBS == 8
+  return vload8 (0, p + y * stride);
+#else
+  return (uchar16) (vload4 (0, p), vload4 (0, p + stride),
+      vload4 (0, p + 2 * stride), vload4 (0, p + 3 * stride));
+#endif
+}
+
+/* the sum of the lanes */
+static inline uint
+hsum (LWVEC acc)
+{
+#if LROWS == 8
+  ushort8 a8 = acc;
+#else
+  ushort8 a8 = acc.lo + acc.hi;
+#endif
+  ushort4 a4 = a8.lo + a8.hi;
+  ushort2 a2 = a4.lo + a4.hi;
+  return (uint) a2.x + a2.y;
+}
+
+/* SAD of the whole block held in @rows against the one at r */
+static inline uint
+sad_rows (const LVEC * rows, global const uchar * r, int rs)
+{
+  LWVEC acc = (LWVEC) (0);
+  for (int y = 0; y < LROWS; y++)
+    acc += LCONV (ABS_DIFF_U (rows[y], load_row (r, rs, y)));
+  return hsum (acc);
+}
+
+/* SAD of the whole block at c against the half-pel prediction at integer
+ * part r, fractions hx, hy (0 | 1): (a + b + c + d + 2) >> 2 over the
+ * samples at r, r + hx, r + hy rows, r + hx + hy rows is the MPEG-1
+ * rounding in all four cases (two samples counted twice give (a + b +
+ * 1) >> 1, one four times a itself) */
+static inline uint
+sad_half_rows (global const uchar * c, int cs, global const uchar * r,
+    int rs, int hx, int hy)
+{
+  global const uchar *r1 = r + hy * rs;
+  LWVEC acc = (LWVEC) (0);
+  for (int y = 0; y < LROWS; y++) {
+    LWVEC p = (LCONV (load_row (r, rs, y)) + LCONV (load_row (r + hx, rs,
+                y)) + LCONV (load_row (r1, rs, y)) + LCONV (load_row (r1 +
+                hx, rs, y)) + (ushort) 2) >> (ushort) 2;
+    acc += ABS_DIFF_U (LCONV (load_row (c, cs, y)), p);
+  }
+  return hsum (acc);
+}
+
 /* SAD of a bw x bh block, any size */
 static uint
 sad_any (global const uchar * c, int cs, global const uchar * r, int rs,
@@ -144,6 +235,44 @@ sad_half (global const uchar * c, int cs, global const uchar * r, int rs,
   return s;
 }
 
+/* Ranking key of half-pel position h (0..8: (hy + 1) * 3 + hx + 1) around
+ * the full-pel vector (fx, fy) of the block at (x0, y0) whose SAD there is
+ * full_sad; ULONG_MAX where the prediction reads outside the plane. */
+static ulong
+half_key (global const uchar * cur, int cs, global const uchar * ref,
+    int rs, int width, int height, int x0, int y0, int bw, int bh, int fx,
+    int fy, uint full_sad, int h)
+{
+  int hx = h % 3 - 1, hy = h / 3 - 1;
+  int vx = 2 * fx + hx, vy = 2 * fy + hy;
+  int ix = vx >> 1, iy = vy >> 1, fxh = vx & 1, fyh = vy & 1;
+  uint s = full_sad;
+
+  if ((hx | hy) != 0) {
+    if (x0 + ix < 0 || y0 + iy < 0 || x0 + ix + bw + fxh > width ||
+        y0 + iy + bh + fyh > height)
+      return ULONG_MAX;
+    global const uchar *c = cur + y0 * cs + x0;
+    global const uchar *r = ref + (y0 + iy) * rs + x0 + ix;
+    s = bw == LBS && bh == LBS ? sad_half_rows (c, cs, r, rs, fxh, fyh) :
+        sad_half (c, cs, r, rs, bw, bh, fxh, fyh);
+  }
+  return ((ulong) s << 32) | ((ulong) (abs (vx) + abs (vy)) << 16) |
+      (ulong) h;
+}
+
+/* the vector of the best half_key around (fx, fy) */
+static mv_t
+half_result (int fx, int fy, ulong best)
+{
+  int idx = (int) (best & 0xffff);
+  mv_t mv;
+  mv.dx = (short) (2 * fx + idx % 3 - 1);
+  mv.dy = (short) (2 * fy + idx / 3 - 1);
+  mv.sad = (uint) (best >> 32);
+  return mv;
+}
+
 /* Half-pel refinement around the full-pel vector (fx, fy) of the block at
  * (x0, y0); returns the vector in half-pel units and its SAD. */
 static mv_t
@@ -151,30 +280,11 @@ refine_half (global const uchar * cur, int cs, global const uchar * ref,
     int rs, int width, int height, int x0, int y0, int bw, int bh, int fx,
     int fy, uint full_sad)
 {
-  ulong best = ((ulong) full_sad << 32) |
-      ((ulong) (abs (2 * fx) + abs (2 * fy)) << 16) | 4;
-  for (int hy = -1; hy <= 1; hy++) {
-    for (int hx = -1; hx <= 1; hx++) {
-      int vx = 2 * fx + hx, vy = 2 * fy + hy;
-      int ix = vx >> 1, iy = vy >> 1, fxh = vx & 1, fyh = vy & 1;
-      if ((hx | hy) == 0)
-        continue;
-      if (x0 + ix < 0 || y0 + iy < 0 || x0 + ix + bw + fxh > width ||
-          y0 + iy + bh + fyh > height)
-        continue;
-      uint s = sad_half (cur + y0 * cs + x0, cs,
-          ref + (y0 + iy) * rs + x0 + ix, rs, bw, bh, fxh, fyh);
-      ulong key = ((ulong) s << 32) | ((ulong) (abs (vx) + abs (vy)) << 16) |
-          (ulong) ((hy + 1) * 3 + hx + 1);
-      best = min (best, key);
-    }
-  }
-  int idx = (int) (best & 0xffff);
-  mv_t mv;
-  mv.dx = (short) (2 * fx + idx % 3 - 1);
-  mv.dy = (short) (2 * fy + idx / 3 - 1);
-  mv.sad = (uint) (best >> 32);
-  return mv;
+  ulong best = ULONG_MAX;
+  for (int h = 0; h < 9; h++)
+    best = min (best, half_key (cur, cs, ref, rs, width, height, x0, y0, bw,
+            bh, fx, fy, full_sad, h));
+  return half_result (fx, fy, best);
 }
 
 /* Full search of the block at (x0, y0) of size bw x bh. */
@@ -196,38 +306,13 @@ search_block (global const uchar * cur, int cs, global const uchar * ref,
 #if !CHROMA
   if (bw == BS && bh == BS) {
     /* the block's rows stay in registers */
-#if BS == 16
-#define VEC uchar16
-#define WVEC ushort16
-#define VLOAD vload16
-#define CONV convert_ushort16
-#else
-#define VEC uchar8
-#define WVEC ushort8
-#define VLOAD vload8
-#define CONV convert_ushort8
-#endif
-    VEC rows[BS];
-    for (int y = 0; y < BS; y++)
-      rows[y] = VLOAD (0, c + y * cs);
+    LVEC rows[LROWS];
+    for (int y = 0; y < LROWS; y++)
+      rows[y] = load_row (c, cs, y);
     for (int dy = dy0; dy <= dy1; dy++) {
       global const uchar *r = ref + (y0 + dy) * rs + x0;
-      for (int dx = dx0; dx <= dx1; dx++) {
-        WVEC acc = (WVEC) (0);
-        for (int y = 0; y < BS; y++) {
-          VEC rv = VLOAD (0, r + y * rs + dx);
-          acc += CONV (ABS_DIFF_U (rows[y], rv));
-        }
-#if BS == 16
-        ushort8 a8 = acc.lo + acc.hi;
-#else
-        ushort8 a8 = acc;
-#endif
-        ushort4 a4 = a8.lo + a8.hi;
-        ushort2 a2 = a4.lo + a4.hi;
-        uint s = (uint) a2.x + a2.y;
-        best = min (best, KEY (s, dx, dy));
-      }
+      for (int dx = dx0; dx <= dx1; dx++)
+        best = min (best, KEY (sad_rows (rows, r + dx, rs), dx, dy));
     }
   } else
 #endif
@@ -298,6 +383,370 @@ motion_search_blocks (global const uchar * cur, uint cur_off,
 #endif
       );
 }
+
+#if defined (TILES) || (defined (HNT) && HNT)
+/* Smallest of the nt (a power of 2) work-items' keys, for all of them;
+ * @keys holds nt. */
+static ulong
+group_min (ulong v, local ulong * keys, int lid, int nt)
+{
+  keys[lid] = v;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int n = nt / 2; n > 0; n >>= 1) {
+    if (lid < n)
+      keys[lid] = min (keys[lid], keys[lid + n]);
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  v = keys[0];
+  /* everyone has read it before @keys is written again */
+  barrier (CLK_LOCAL_MEM_FENCE);
+  return v;
+}
+#endif
+
+/* ---- hierarchical search ---- */
+
+/* work-items per block: 0 for one work-item per run of BPW blocks
+ * (CPUs: fewer, longer work-items keep the per-group overhead small) */
+#ifndef HNT
+#define HNT 0
+#endif
+#ifndef BPW
+#define BPW 8
+#endif
+
+/* Decimated luma: the level-l sample (x, y), l = 1 or 2, is the rounded
+ * mean of the 2^l x 2^l samples it covers, (sum + 2^(2l - 1)) >> 2l, with
+ * coordinates past the last column or row clamped to it. A level-l plane
+ * has ceil (w / 2^l) x ceil (h / 2^l) samples in packed rows. */
+
+/* Level-2 sample (x2, y2) and the level-1 samples under it. */
+static void
+decimate_one (global const uchar * p, int stride, int w, int h, int x2,
+    int y2, global uchar * l1, global uchar * l2)
+{
+  int w1 = (w + 1) >> 1, h1 = (h + 1) >> 1, w2 = (w + 3) >> 2;
+  /* the 2 x 2 sums of the four level-1 samples */
+  uint s[4] = { 0, 0, 0, 0 };
+  for (int j = 0; j < 4; j++) {
+    global const uchar *row = p + min (4 * y2 + j, h - 1) * stride;
+    for (int i = 0; i < 4; i++)
+      s[(j >> 1) * 2 + (i >> 1)] += row[min (4 * x2 + i, w - 1)];
+  }
+  for (int k = 0; k < 4; k++) {
+    int x1 = 2 * x2 + (k & 1), y1 = 2 * y2 + (k >> 1);
+    if (x1 < w1 && y1 < h1)
+      l1[y1 * w1 + x1] = (uchar) ((s[k] + 2) >> 2);
+  }
+  l2[y2 * w2 + x2] = (uchar) ((s[0] + s[1] + s[2] + s[3] + 8) >> 4);
+}
+
+#if !HNT
+/* the sums of the byte pairs of 32 samples */
+static inline ushort16
+pair_sums (uchar16 a, uchar16 b)
+{
+  return convert_ushort16 ((uchar16) (a.even, b.even)) +
+      convert_ushort16 ((uchar16) (a.odd, b.odd));
+}
+
+/* sums of 2^shift samples to their rounded means */
+static inline uchar16
+rounded_mean (ushort16 sum, ushort shift)
+{
+  return convert_uchar16 ((sum + (ushort) (1 << (shift - 1))) >> shift);
+}
+#endif
+
+/* GPUs: one work-item per level-2 sample. CPUs: one per run of 16
+ * level-2 samples of a row, in vectors where the run's 64 x 4 samples lie
+ * inside the plane. */
+kernel void
+motion_decimate (global const uchar * src, uint src_off, uint src_stride,
+    uint width, uint height, global uchar * dst, uint l1_off, uint l2_off)
+{
+  int w = (int) width, h = (int) height, stride = (int) src_stride;
+  int w2 = (w + 3) >> 2, h2 = (h + 3) >> 2;
+  int y2 = get_global_id (1);
+  global const uchar *p = src + src_off;
+  global uchar *l1 = dst + l1_off, *l2 = dst + l2_off;
+
+#if HNT
+  int x2 = get_global_id (0);
+  if (x2 < w2 && y2 < h2)
+    decimate_one (p, stride, w, h, x2, y2, l1, l2);
+#else
+  int run = get_global_id (0);
+  if (y2 >= h2 || 16 * run >= w2)
+    return;
+  if (64 * (run + 1) <= w && 4 * y2 + 3 < h) {
+    int w1 = (w + 1) >> 1;
+    global const uchar *r = p + 4 * y2 * stride + 64 * run;
+    /* horizontal pair sums of the four rows, 32 per row */
+    ushort16 hs[4][2];
+    for (int j = 0; j < 4; j++) {
+      global const uchar *q = r + j * stride;
+      hs[j][0] = pair_sums (vload16 (0, q), vload16 (1, q));
+      hs[j][1] = pair_sums (vload16 (2, q), vload16 (3, q));
+    }
+    ushort16 t0 = hs[0][0] + hs[1][0], t1 = hs[0][1] + hs[1][1];
+    ushort16 b0 = hs[2][0] + hs[3][0], b1 = hs[2][1] + hs[3][1];
+    global uchar *o1 = l1 + 2 * y2 * w1 + 32 * run;
+    vstore16 (rounded_mean (t0, 2), 0, o1);
+    vstore16 (rounded_mean (t1, 2), 1, o1);
+    vstore16 (rounded_mean (b0, 2), 0, o1 + w1);
+    vstore16 (rounded_mean (b1, 2), 1, o1 + w1);
+    ushort16 q0 = t0 + b0, q1 = t1 + b1;
+    vstore16 (rounded_mean ((ushort16) (q0.even, q1.even) +
+            (ushort16) (q0.odd, q1.odd), 4), 0, l2 + y2 * w2 + 16 * run);
+  } else {
+    for (int x2 = 16 * run; x2 < min (w2, 16 * run + 16); x2++)
+      decimate_one (p, stride, w, h, x2, y2, l1, l2);
+  }
+#endif
+}
+
+#ifdef LEVEL
+
+#ifndef PASS
+#define PASS 1
+#endif
+
+/* The levels above full resolution search the 16 x 16 areas of the
+ * picture (its macroblocks, whatever BS is): 4 x 4 samples at level 2,
+ * 8 x 8 at level 1. Full resolution searches the BS blocks. */
+#define CBS 16
+#if LEVEL > 0
+#define GBS CBS
+#else
+#define GBS BS
+#endif
+
+/* Level 1 and the first pass at full resolution take the best of a few
+ * predictors (the vector of the area, or of the area holding the block,
+ * at the coarser level, those of its left, top, right and bottom
+ * neighbours there, all doubled, and at full resolution the zero
+ * vector), then look around it within RADIUS: one sample at level 1,
+ * where the decimation leaves the match within about a sample of the
+ * doubled vector, two at full resolution. */
+#define RADIUS (LEVEL ? 1 : 2)
+#define SIDE (2 * RADIUS + 1)
+#define NSQUARE (SIDE * SIDE)
+#define NPRED (LEVEL ? 5 : 6)
+/* a displacement outside every window: no candidate */
+#define NO_CAND ((int2) (1 << 20, 1 << 20))
+
+typedef struct
+{
+  global const uchar *c, *r;    /* the block, its reference at (0, 0) */
+  int cs, rs;
+  int bw, bh;                   /* the block's size at this level */
+  int cx0, cx1, cy0, cy1;       /* the displacements allowed here */
+  int whole;                    /* LBS x LBS: rows in registers */
+} level_block_t;
+
+/* Key of displacement v at this level, ULONG_MAX if not allowed. */
+static ulong
+level_key (const level_block_t * b, const LVEC * rows, int2 v)
+{
+  if (v.x < b->cx0 || v.x > b->cx1 || v.y < b->cy0 || v.y > b->cy1)
+    return ULONG_MAX;
+  global const uchar *r = b->r + v.y * b->rs + v.x;
+  uint s = b->whole ? sad_rows (rows, r, b->rs) :
+      sad_any (b->c, b->cs, r, b->rs, b->bw, b->bh);
+  return KEY (s, v.x, v.y);
+}
+
+/* the displacement of a key */
+static int2
+key_vector (ulong key)
+{
+  int idx = (int) (key & 0xffff);
+  return (int2) (idx % SPAN - RANGE, idx / SPAN - RANGE);
+}
+
+/* Vector of the neighbour n (0..3: left, top, right, bottom) of block
+ * (bx, by) in a grid of gx x gy, scaled by @scale, or NO_CAND. */
+static int2
+neighbour (global const mv_t * v, int bx, int by, int gx, int gy, int n,
+    int scale)
+{
+  int nx = bx + (n == 2) - (n == 0), ny = by + (n == 3) - (n == 1);
+  if (nx < 0 || ny < 0 || nx >= gx || ny >= gy)
+    return NO_CAND;
+  mv_t m = v[ny * gx + nx];
+  return (int2) (scale * m.dx, scale * m.dy);
+}
+
+/* best becomes the best of itself and candidates CAND (t), t = 0 to n - 1,
+ * across the group with HNT */
+#if HNT
+#define BEST_OF(best, n, CAND)                                              \
+  do {                                                                      \
+    for (int t = lid; t < (n); t += HNT)                                    \
+      best = min (best, level_key (&b, rows, CAND));                        \
+    best = group_min (best, keys, lid, HNT);                                \
+  } while (0)
+#else
+#define BEST_OF(best, n, CAND)                                              \
+  do {                                                                      \
+    for (int t = 0; t < (n); t++)                                           \
+      best = min (best, level_key (&b, rows, CAND));                        \
+  } while (0)
+#endif
+
+/* predictor t of level 1 or of the first pass at full resolution */
+static int2
+predictor (global const mv_t * coarse, int px, int py, int gx, int gy, int t)
+{
+  if (t == 0)
+    return (int2) (2 * coarse[py * gx + px].dx, 2 * coarse[py * gx + px].dy);
+  if (t <= 4)
+    return neighbour (coarse, px, py, gx, gy, t - 1, 2);
+  return (int2) (0, 0);
+}
+
+/* The step for block or area (bx, by) of the gx x gy grid; see
+ * motion_search_level. */
+static mv_t
+level_step (global const uchar * cur, global const uchar * ref, int cs,
+    int rs, int width, int height, int bx, int by, int gx, int gy,
+    global const mv_t * coarse
+#if HNT
+    , local ulong * keys, int lid
+#endif
+    )
+{
+  int x0 = bx * GBS, y0 = by * GBS;
+  int bw = min (GBS, width - x0), bh = min (GBS, height - y0);
+  int lo = -(RANGE >> LEVEL), hi = (RANGE - 1) >> LEVEL;
+  level_block_t b;
+
+  b.cs = cs;
+  b.rs = rs;
+  b.c = cur + (y0 >> LEVEL) * cs + (x0 >> LEVEL);
+  b.r = ref + (y0 >> LEVEL) * rs + (x0 >> LEVEL);
+  b.bw = (bw + (1 << LEVEL) - 1) >> LEVEL;
+  b.bh = (bh + (1 << LEVEL) - 1) >> LEVEL;
+  b.cx0 = max (lo, -(x0 >> LEVEL));
+  b.cx1 = min (hi, (width - bw - x0) >> LEVEL);
+  b.cy0 = max (lo, -(y0 >> LEVEL));
+  b.cy1 = min (hi, (height - bh - y0) >> LEVEL);
+  b.whole = b.bw == LBS && b.bh == LBS;
+
+  LVEC rows[LROWS];
+  if (b.whole)
+    for (int y = 0; y < LROWS; y++)
+      rows[y] = load_row (b.c, cs, y);
+
+  ulong best = ULONG_MAX;
+#if LEVEL == 2
+#if HNT
+  int nx = b.cx1 - b.cx0 + 1;
+  BEST_OF (best, nx * (b.cy1 - b.cy0 + 1), ((int2) (b.cx0 + t % nx,
+              b.cy0 + t / nx)));
+#else
+  /* no division per candidate on CPUs */
+  for (int cy = b.cy0; cy <= b.cy1; cy++)
+    for (int cx = b.cx0; cx <= b.cx1; cx++)
+      best = min (best, level_key (&b, rows, (int2) (cx, cy)));
+#endif
+#elif PASS == 1
+  /* the coarser level's area: this one, or the one holding the block */
+  int cgx = (width + CBS - 1) / CBS, cgy = (height + CBS - 1) / CBS;
+  BEST_OF (best, NPRED, predictor (coarse, x0 / CBS, y0 / CBS, cgx, cgy, t));
+  int2 p = key_vector (best);
+#if HNT
+  /* the centre is in already */
+  BEST_OF (best, NSQUARE, (t == NSQUARE / 2 ? NO_CAND :
+          p + (int2) (t % SIDE - RADIUS, t / SIDE - RADIUS)));
+#else
+  for (int dy = -RADIUS; dy <= RADIUS; dy++)
+    for (int dx = -RADIUS; dx <= RADIUS; dx++)
+      if (dx | dy)
+        best = min (best, level_key (&b, rows, p + (int2) (dx, dy)));
+#endif
+#else
+  mv_t own = coarse[by * gx + bx];
+  best = KEY (own.sad, own.dx, own.dy);
+  BEST_OF (best, 4, neighbour (coarse, bx, by, gx, gy, t, 1));
+#endif
+
+  int2 f = key_vector (best);
+  uint sad = (uint) (best >> 32);
+  mv_t mv;
+#if LEVEL == 0 && PASS == 2 && SUBPEL
+#if HNT
+  /* the nine half-pel positions side by side */
+  ulong hk = lid < 9 ? half_key (cur, cs, ref, rs, width, height, x0, y0,
+      bw, bh, f.x, f.y, sad, lid) : ULONG_MAX;
+  mv = half_result (f.x, f.y, group_min (hk, keys, lid, HNT));
+#else
+  mv = refine_half (cur, cs, ref, rs, width, height, x0, y0, bw, bh, f.x,
+      f.y, sad);
+#endif
+#else
+  /* half-pel units only at the end */
+#if LEVEL == 0 && PASS == 2
+  f *= 2;
+#endif
+  mv.dx = (short) f.x;
+  mv.dy = (short) f.y;
+  mv.sad = sad;
+#endif
+  return mv;
+}
+
+/* One step of the hierarchical search, LEVEL 2, 1 or 0 (PASS 1 and 2):
+ * cur and ref are that level's planes (full resolution at level 0),
+ * width and height the full-resolution picture's. An area or block of
+ * bw x bh samples at full resolution is ceil (bw / 2^l) x ceil (bh / 2^l)
+ * at level l, and its displacements count level samples. A displacement
+ * d is allowed where 2^l d lies in the full search's window and the area
+ * displaced by 2^l d at full resolution lies inside the picture (then its
+ * decimated reference lies inside the level's plane); candidates are
+ * ranked by the full search's key.
+ * - Level 2 tries every allowed displacement.
+ * - Level 1 and pass 1: the predictors from coarse (the level above, in
+ *   its samples), then the square around the best of them.
+ * - Pass 2 propagates: each block keeps its pass-1 vector (from coarse)
+ *   unless a neighbour's pass-1 vector is better for it, then SUBPEL
+ *   refines it. Blocks that missed the match take it from a neighbour
+ *   that found it.
+ * vectors receives level samples, or half-pel units after pass 2. One
+ * work-group of HNT per block or area, or (CPUs) one work-item per run of
+ * BPW of them along a row. */
+kernel void
+motion_search_level (global const uchar * cur, uint cur_off,
+    uint cur_stride, global const uchar * ref, uint ref_off, uint ref_stride,
+    uint width, uint height, global const mv_t * coarse,
+    global mv_t * vectors)
+{
+  int gx = (width + GBS - 1) / GBS, gy = (height + GBS - 1) / GBS;
+  global const uchar *c = cur + cur_off, *r = ref + ref_off;
+#if HNT
+  local ulong keys[HNT];
+  int lid = get_local_id (0);
+  int bx = get_group_id (0), by = get_group_id (1);
+
+  if (bx >= gx || by >= gy)
+    return;
+  mv_t mv = level_step (c, r, (int) cur_stride, (int) ref_stride,
+      (int) width, (int) height, bx, by, gx, gy, coarse, keys, lid);
+  if (lid == 0)
+    vectors[by * gx + bx] = mv;
+#else
+  int by = get_global_id (1), first = get_global_id (0) * BPW;
+
+  if (by >= gy)
+    return;
+  for (int bx = first; bx < min (gx, first + BPW); bx++)
+    vectors[by * gx + bx] = level_step (c, r, (int) cur_stride,
+        (int) ref_stride, (int) width, (int) height, bx, by, gx, gy, coarse);
+#endif
+}
+
+#endif /* LEVEL */
 
 /* ---- GPU layout ---- */
 
@@ -450,15 +899,9 @@ motion_search_tiles (global const uchar * cur, uint cur_off,
     }
   }
 
-  keys[lid] = best;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int n = NT / 2; n > 0; n >>= 1) {
-    if (lid < n)
-      keys[lid] = min (keys[lid], keys[lid + n]);
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
+  best = group_min (best, keys, lid, NT);
   if (lid == 0) {
-    ulong key = keys[0];
+    ulong key = best;
     int idx = (int) (key & 0xffff);
     mv_t mv;
     mv.dx = (short) (2 * (idx % SPAN - RANGE));

@@ -20,7 +20,9 @@
  * "motion" is full-search block matching of 16x16 blocks over -16..15 on
  * luma planes: pipelines/motion-baseline.cl (the straightforward kernel),
  * the clmotionsearch search, its rate-constrained mode, and on CPU devices
- * the host search of pipelines/sadsearch.c, all checked to agree.
+ * the host search of pipelines/sadsearch.c, all checked to agree; then
+ * clmotionsearch's hierarchical method, with the share of blocks where it
+ * finds the full search's vector.
  *
  * "encode" is the encoding chain from RGB in system memory to MPEG-1
  * video, clcolorlowpass ! clmotionsearch ! clmpegenc, in one streaming
@@ -624,7 +626,7 @@ typedef struct
 {
   cl_kernel kernel;
   size_t global[2];
-  GstClMotionSearch *search;
+  GstClMotionSearch *search, *hier;
   GstClMotionLambda *lambda;
   GstClPlane cur, ref;
   cl_mem vectors;
@@ -647,6 +649,14 @@ run_element (gpointer data, GError ** error)
 {
   MotionRun *m = data;
   return gst_cl_motion_search_run (m->search, &m->cur, &m->ref, m->vectors,
+      error);
+}
+
+static gboolean
+run_hierarchical (gpointer data, GError ** error)
+{
+  MotionRun *m = data;
+  return gst_cl_motion_search_run (m->hier, &m->cur, &m->ref, m->vectors,
       error);
 }
 
@@ -705,11 +715,14 @@ bench_motion (gint w, gint h, guint reps)
       MOTION_BLOCK * MOTION_BLOCK;
   const gboolean cpu = bench_ctx->host_unified;
   GstClMotionSearchParams params = { MOTION_BLOCK, MOTION_RANGE, FALSE, 0,
-    0.0
+    0.0, GST_CL_MOTION_METHOD_FULL
+  };
+  GstClMotionSearchParams hier_params = { MOTION_BLOCK, MOTION_RANGE, FALSE,
+    0, 0.0, GST_CL_MOTION_METHOD_HIERARCHICAL
   };
   guint8 *cur = g_malloc ((gsize) w * h), *ref = g_malloc ((gsize) w * h);
   SadVector *v_base = g_new (SadVector, n), *v_elem = g_new (SadVector, n);
-  SadVector *v_host = g_new (SadVector, n);
+  SadVector *v_host = g_new (SadVector, n), *v_hier = g_new (SadVector, n);
   GError *error = NULL;
   MotionRun m = { 0 };
   cl_mem bufs[2];
@@ -720,6 +733,8 @@ bench_motion (gint w, gint h, guint reps)
   m.global[0] = (size_t) bx_n * MOTION_BLOCK;
   m.global[1] = (size_t) by_n * MOTION_BLOCK;
   m.search = gst_cl_motion_search_new (bench_ctx, &params, &error);
+  fail_on (error);
+  m.hier = gst_cl_motion_search_new (bench_ctx, &hier_params, &error);
   fail_on (error);
   m.vectors = clCreateBuffer (bench_ctx->context, CL_MEM_READ_WRITE,
       n * sizeof (SadVector), NULL, &ret);
@@ -737,9 +752,10 @@ bench_motion (gint w, gint h, guint reps)
 
   for (natural = 1; natural >= 0; natural--) {
     const gchar *content = natural ? "natural" : "random";
-    gdouble base_ms, elem_ms, host_ms = 0;
+    gdouble base_ms, elem_ms, hier_ms, host_ms = 0;
     gchar *first = NULL;
-    guint diff_elem, diff_host = 0, found = 0, interior = 0, i;
+    guint diff_elem, diff_host = 0, found = 0, found_hier = 0, interior = 0,
+        same_hier = 0, i;
     guint arg = 0;
     cl_uint zero = 0, stride = w, width = w, height = h;
 
@@ -780,6 +796,11 @@ bench_motion (gint w, gint h, guint reps)
     read_vectors (m.vectors, n, v_base);
     elem_ms = time_searches (run_element, &m, reps);
     read_vectors (m.vectors, n, v_elem);
+    hier_ms = time_searches (run_hierarchical, &m, reps);
+    read_vectors (m.vectors, n, v_hier);
+    for (i = 0; i < n; i++)
+      same_hier += v_hier[i].dx == v_base[i].dx &&
+          v_hier[i].dy == v_base[i].dy;
     if (cpu)
       host_ms = time_searches (run_host_search, &m, reps);
 
@@ -796,6 +817,12 @@ bench_motion (gint w, gint h, guint reps)
           px / (host_ms * 1e-3) / 1e9);
     else
       printf (" |\n");
+    /* speed against the full search; the share of blocks whose vector is
+     * the full search's tells how close it comes */
+    printf ("| %-8s | %5dx%-5d | clmotionsearch method=hierarchical | "
+        "%9.3f | %7.2f | %.1fx full search, same vector in %.1f%% of "
+        "blocks |\n", content, w, h, hier_ms, px / (hier_ms * 1e-3) / 1e9,
+        elem_ms / hier_ms, 100.0 * same_hier / n);
     if (bench_lambda) {
       guint64 launches, sads_ns = 0, rows_ns = 0, min_ns;
       gdouble lambda_ms;
@@ -841,14 +868,17 @@ bench_motion (gint w, gint h, guint reps)
         interior++;
         found += v_base[i].dx == 2 * MOTION_SHIFT_X &&
             v_base[i].dy == 2 * MOTION_SHIFT_Y && v_base[i].sad == 0;
+        found_hier += v_hier[i].dx == 2 * MOTION_SHIFT_X &&
+            v_hier[i].dy == 2 * MOTION_SHIFT_Y && v_hier[i].sad == 0;
       }
       printf ("known motion (%d,%d): found with SAD 0 in %u of %u blocks "
-          "where it is a candidate\n", MOTION_SHIFT_X, MOTION_SHIFT_Y, found,
-          interior);
+          "where it is a candidate (hierarchical: %u)\n", MOTION_SHIFT_X,
+          MOTION_SHIFT_Y, found, interior, found_hier);
     }
     fflush (stdout);
   }
   gst_cl_motion_search_free (m.search);
+  gst_cl_motion_search_free (m.hier);
   clReleaseKernel (m.kernel);
   clReleaseMemObject (m.vectors);
   clReleaseMemObject (bufs[0]);
@@ -858,6 +888,7 @@ bench_motion (gint w, gint h, guint reps)
   g_free (v_base);
   g_free (v_elem);
   g_free (v_host);
+  g_free (v_hier);
 }
 
 /* ---- the encoding chain ---- */

@@ -1,8 +1,8 @@
-/* gst-clvideo: plain C full-search motion estimation
+/* gst-clvideo: plain C motion estimation, full and hierarchical search
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Written for clarity, straight from the definitions: every candidate in
- * the window is tried and checked for lying inside the plane.
+ * Written for clarity, straight from the definitions: every candidate is
+ * tried and checked for lying inside the window and the plane.
  */
 #include "motionsearch-ref.h"
 
@@ -48,6 +48,42 @@ better (guint64 cost, gint mag, guint64 best_cost, gint best_mag)
 {
   /* candidates come in raster order: an equal one never wins */
   return cost < best_cost || (cost == best_cost && mag < best_mag);
+}
+
+/* Half-pel refinement of the full-pel vector (fx, fy) of the block at
+ * (x0, y0): the 9 half-pel positions around it whose prediction reads
+ * only samples inside the plane, in raster order. */
+static void
+refine_half (const RefPlane * cur, const RefPlane * ref, gint x0, gint y0,
+    gint bw, gint bh, gint fx, gint fy, RefMotionVector * mv)
+{
+  guint64 bsad = G_MAXUINT64;
+  gint bmag = G_MAXINT, bvx = 0, bvy = 0, hx, hy;
+
+  for (hy = -1; hy <= 1; hy++) {
+    for (hx = -1; hx <= 1; hx++) {
+      gint vx = 2 * fx + hx, vy = 2 * fy + hy, x, y;
+      gint ix = (vx - (vx & 1)) / 2, iy = (vy - (vy & 1)) / 2;
+      guint64 s = 0;
+      if (x0 + ix < 0 || y0 + iy < 0 ||
+          x0 + ix + bw + (vx & 1) > cur->width ||
+          y0 + iy + bh + (vy & 1) > cur->height)
+        continue;
+      for (y = 0; y < bh; y++)
+        for (x = 0; x < bw; x++)
+          s += abs (PX (cur, x0 + x, y0 + y) -
+              half_pel (ref, x0 + x, y0 + y, vx, vy));
+      if (better (s, abs (vx) + abs (vy), bsad, bmag)) {
+        bsad = s;
+        bmag = abs (vx) + abs (vy);
+        bvx = vx;
+        bvy = vy;
+      }
+    }
+  }
+  mv->dx = bvx;
+  mv->dy = bvy;
+  mv->sad = (guint) bsad;
 }
 
 void
@@ -101,36 +137,216 @@ ref_motion_search (const RefPlane * cur, const RefPlane * ref,
       mv->dx = 2 * fx;
       mv->dy = 2 * fy;
       mv->sad = block_sad (cur, ref, x0, y0, bw, bh, fx, fy);
-
-      if (subpel) {
-        guint64 bsad = G_MAXUINT64;
-        gint bmag = G_MAXINT, bvx = 0, bvy = 0, hx, hy;
-
-        for (hy = -1; hy <= 1; hy++) {
-          for (hx = -1; hx <= 1; hx++) {
-            gint vx = 2 * fx + hx, vy = 2 * fy + hy, x, y;
-            gint ix = (vx - (vx & 1)) / 2, iy = (vy - (vy & 1)) / 2;
-            guint64 s = 0;
-            if (x0 + ix < 0 || y0 + iy < 0 ||
-                x0 + ix + bw + (vx & 1) > cur->width ||
-                y0 + iy + bh + (vy & 1) > cur->height)
-              continue;
-            for (y = 0; y < bh; y++)
-              for (x = 0; x < bw; x++)
-                s += abs (PX (cur, x0 + x, y0 + y) -
-                    half_pel (ref, x0 + x, y0 + y, vx, vy));
-            if (better (s, abs (vx) + abs (vy), bsad, bmag)) {
-              bsad = s;
-              bmag = abs (vx) + abs (vy);
-              bvx = vx;
-              bvy = vy;
-            }
-          }
-        }
-        mv->dx = bvx;
-        mv->dy = bvy;
-        mv->sad = (guint) bsad;
-      }
+      if (subpel)
+        refine_half (cur, ref, x0, y0, bw, bh, fx, fy, mv);
     }
   }
+}
+
+/* ---- hierarchical ---- */
+
+/* @p (its first w x h samples) decimated by s = 2^level: each sample the
+ * rounded mean of the s x s samples it covers, coordinates past the last
+ * column and row clamped to them; ceil (w / s) x ceil (h / s), packed. */
+static RefPlane
+decimate (const RefPlane * p, gint w, gint h, gint level)
+{
+  gint s = 1 << level, dw = (w + s - 1) / s, dh = (h + s - 1) / s, x, y, i,
+      j;
+  guint8 *data = g_malloc ((gsize) dw * dh);
+  RefPlane d = { data, dw, 1, dw, dh };
+
+  for (y = 0; y < dh; y++)
+    for (x = 0; x < dw; x++) {
+      gint sum = 0;
+      for (j = 0; j < s; j++)
+        for (i = 0; i < s; i++)
+          sum += PX (p, MIN (x * s + i, w - 1), MIN (y * s + j, h - 1));
+      data[y * dw + x] = (sum + s * s / 2) / (s * s);
+    }
+  return d;
+}
+
+/* The best candidate so far of one block at one level: least SAD, then
+ * least |dx| + |dy|, then first in raster order (dy, then dx). */
+typedef struct
+{
+  guint sad;
+  gint mag, dx, dy;
+  gboolean any;
+} Best;
+
+/* One block (or 16x16 area) at one level */
+typedef struct
+{
+  const RefPlane *cur, *ref;    /* the level's planes */
+  gint level, w, h, range;      /* w x h: the full-resolution picture */
+  gint x0, y0, bw, bh;          /* the block at full resolution */
+} Block;
+
+/* Tries displacement (dx, dy), in samples of the level, for block @k: it
+ * counts where 2^level (dx, dy) lies in the window [-range, range - 1] and
+ * moves the block to a place inside the w x h picture. */
+static void
+try_vector (Best * b, const Block * k, gint dx, gint dy)
+{
+  gint s = 1 << k->level, mag = abs (dx) + abs (dy);
+  guint sad;
+
+  if (s * dx < -k->range || s * dx > k->range - 1 || s * dy < -k->range ||
+      s * dy > k->range - 1)
+    return;
+  if (k->x0 + s * dx < 0 || k->y0 + s * dy < 0 ||
+      k->x0 + s * dx + k->bw > k->w || k->y0 + s * dy + k->bh > k->h)
+    return;
+  sad = block_sad (k->cur, k->ref, k->x0 / s, k->y0 / s,
+      (k->bw + s - 1) / s, (k->bh + s - 1) / s, dx, dy);
+  if (b->any && (sad > b->sad || (sad == b->sad && (mag > b->mag ||
+                  (mag == b->mag && (dy > b->dy || (dy == b->dy &&
+                              dx >= b->dx)))))))
+    return;
+  b->sad = sad;
+  b->mag = mag;
+  b->dx = dx;
+  b->dy = dy;
+  b->any = TRUE;
+}
+
+/* Vectors of one step, on a grid of gx x gy */
+typedef struct
+{
+  gint *dx, *dy;
+  guint *sad;
+  gint gx, gy;
+} Field;
+
+static Field
+field_new (gint w, gint h, gint bs)
+{
+  Field f;
+  f.gx = (w + bs - 1) / bs;
+  f.gy = (h + bs - 1) / bs;
+  f.dx = g_new0 (gint, f.gx * f.gy);
+  f.dy = g_new0 (gint, f.gx * f.gy);
+  f.sad = g_new0 (guint, f.gx * f.gy);
+  return f;
+}
+
+static void
+field_free (Field * f)
+{
+  g_free (f->dx);
+  g_free (f->dy);
+  g_free (f->sad);
+}
+
+/* Tries the vector of grid position (x, y) of @f times @scale, if there is
+ * such a position. */
+static void
+try_field (Best * b, const Block * k, const Field * f, gint x, gint y,
+    gint scale)
+{
+  if (x < 0 || y < 0 || x >= f->gx || y >= f->gy)
+    return;
+  try_vector (b, k, scale * f->dx[y * f->gx + x], scale * f->dy[y * f->gx +
+          x]);
+}
+
+/* the left, top, right and bottom neighbours */
+static const gint nb[4][2] = { {-1, 0}, {0, -1}, {1, 0}, {0, 1} };
+
+/* One step over the blocks (or areas) of side @bs at @level; @prev is the
+ * previous step's field (NULL for the first). */
+static Field
+search_step (const RefPlane * cur, const RefPlane * ref, gint level,
+    gint pass, gint bs, gint range, const Field * prev)
+{
+  gint w = cur->width, h = cur->height, bx, by, i, dx, dy;
+  Field f = field_new (w, h, bs);
+  RefPlane lc = *cur, lr = *ref;
+
+  if (level > 0) {
+    lc = decimate (cur, w, h, level);
+    lr = decimate (ref, w, h, level);
+  }
+  for (by = 0; by < f.gy; by++) {
+    for (bx = 0; bx < f.gx; bx++) {
+      Block k = { &lc, &lr, level, w, h, range, bx * bs, by * bs,
+        MIN (bs, w - bx * bs), MIN (bs, h - by * bs)
+      };
+      gint s = 1 << level, o = by * f.gx + bx;
+      Best b = { 0, 0, 0, 0, FALSE };
+
+      if (level == 2) {
+        /* the whole window, in level-2 samples */
+        for (dy = -range / s - 1; dy <= range / s; dy++)
+          for (dx = -range / s - 1; dx <= range / s; dx++)
+            try_vector (&b, &k, dx, dy);
+      } else if (pass == 1) {
+        /* the best predictor: the vector of the 16x16 area (holding the
+         * block) at the level above, those of its neighbours there, all
+         * doubled, and at full resolution zero ... */
+        gint px = bx * bs / 16, py = by * bs / 16, r = level ? 1 : 2, cx, cy;
+
+        try_field (&b, &k, prev, px, py, 2);
+        for (i = 0; i < 4; i++)
+          try_field (&b, &k, prev, px + nb[i][0], py + nb[i][1], 2);
+        if (level == 0)
+          try_vector (&b, &k, 0, 0);
+        /* ... then the square around it: 3x3 at level 1, 5x5 at full
+         * resolution */
+        cx = b.dx;
+        cy = b.dy;
+        for (dy = -r; dy <= r; dy++)
+          for (dx = -r; dx <= r; dx++)
+            try_vector (&b, &k, cx + dx, cy + dy);
+      } else {
+        /* propagation: the block's vector of pass 1 unless one of its
+         * neighbours' is better */
+        b.dx = prev->dx[o];
+        b.dy = prev->dy[o];
+        b.sad = prev->sad[o];
+        b.mag = abs (b.dx) + abs (b.dy);
+        b.any = TRUE;
+        for (i = 0; i < 4; i++)
+          try_field (&b, &k, prev, bx + nb[i][0], by + nb[i][1], 1);
+      }
+      /* the zero vector is always allowed at levels 2 and 0, and a coarser
+       * vector doubled stays allowed */
+      g_assert (b.any);
+      f.dx[o] = b.dx;
+      f.dy[o] = b.dy;
+      f.sad[o] = b.sad;
+    }
+  }
+  if (level > 0) {
+    g_free ((gpointer) lc.data);
+    g_free ((gpointer) lr.data);
+  }
+  return f;
+}
+
+void
+ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
+    gint bs, gint range, gboolean subpel, RefMotionVector * out)
+{
+  Field f2 = search_step (cur, ref, 2, 1, 16, range, NULL);
+  Field f1 = search_step (cur, ref, 1, 1, 16, range, &f2);
+  Field p1 = search_step (cur, ref, 0, 1, bs, range, &f1);
+  Field p2 = search_step (cur, ref, 0, 2, bs, range, &p1);
+  gint i;
+
+  for (i = 0; i < p2.gx * p2.gy; i++) {
+    gint x0 = (i % p2.gx) * bs, y0 = (i / p2.gx) * bs;
+    out[i].dx = 2 * p2.dx[i];
+    out[i].dy = 2 * p2.dy[i];
+    out[i].sad = p2.sad[i];
+    if (subpel)
+      refine_half (cur, ref, x0, y0, MIN (bs, cur->width - x0),
+          MIN (bs, cur->height - y0), p2.dx[i], p2.dy[i], &out[i]);
+  }
+  field_free (&f2);
+  field_free (&f1);
+  field_free (&p1);
+  field_free (&p2);
 }
