@@ -341,17 +341,74 @@ gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n)
 
 /* ---- macroblock layer ---- */
 
+/* The bit writer's state in locals while a slice's macroblocks are coded.
+ * Room for a whole macroblock is made once before it, so that a field
+ * needs no capacity check and can store its bytes without a branch. */
+typedef struct {
+  guint64 acc;                  /* as GstClMpegBitWriter */
+  guint n_acc;
+  guint8 *p;                    /* where the next 4 bytes go */
+} Bits;
+
+/* more than a macroblock takes: address escapes, header, vector, and six
+ * blocks of 63 escaped levels (28 bits each) */
+#define MB_MAX_BYTES 2048
+
+/* Without a branch on the number of pending bits (it would be taken every
+ * few fields, unpredictably): the top 32 of them are stored every time, and
+ * kept (p advanced) only when complete. */
 static inline void
-put_vlc (GstClMpegBitWriter * bw, Vlc v)
+bits_put (Bits * b, guint32 value, guint n)
 {
-  gst_cl_mpeg_bit_writer_put (bw, v.code, v.len);
+  guint full, word;
+
+  b->acc = (b->acc << n) | (value & ((G_GUINT64_CONSTANT (1) << n) - 1));
+  b->n_acc += n;
+  full = b->n_acc >= 32;
+  b->n_acc -= full << 5;
+  word = GUINT32_TO_BE ((guint32) (b->acc >> b->n_acc));
+  memcpy (b->p, &word, 4);
+  b->p += full << 2;
 }
 
 static void
-put_address_increment (GstClMpegBitWriter * bw, const Tables * t, guint inc)
+bits_load (Bits * b, const GstClMpegBitWriter * bw)
+{
+  b->acc = bw->acc;
+  b->n_acc = bw->n_acc;
+  b->p = bw->data + bw->size;
+}
+
+static void
+bits_store (const Bits * b, GstClMpegBitWriter * bw)
+{
+  bw->acc = b->acc;
+  bw->n_acc = b->n_acc;
+  bw->size = b->p - bw->data;
+}
+
+/* Makes room for a macroblock. */
+static inline void
+bits_reserve (Bits * b, GstClMpegBitWriter * bw)
+{
+  if (G_UNLIKELY (b->p + MB_MAX_BYTES > bw->data + bw->alloc)) {
+    bits_store (b, bw);
+    gst_cl_mpeg_bit_writer_grow (bw, MB_MAX_BYTES);
+    bits_load (b, bw);
+  }
+}
+
+static inline void
+put_vlc (Bits * bw, Vlc v)
+{
+  bits_put (bw, v.code, v.len);
+}
+
+static void
+put_address_increment (Bits * bw, const Tables * t, guint inc)
 {
   while (inc > 33) {
-    gst_cl_mpeg_bit_writer_put (bw, MBA_ESCAPE_CODE, MBA_ESCAPE_LEN);
+    bits_put (bw, MBA_ESCAPE_CODE, MBA_ESCAPE_LEN);
     inc -= 33;
   }
   put_vlc (bw, t->mba[inc]);
@@ -360,8 +417,7 @@ put_address_increment (GstClMpegBitWriter * bw, const Tables * t, guint inc)
 /* One vector component: the difference to the predictor, wrapped into the
  * range of @f_code, as motion_code and motion_r. */
 static void
-put_motion_component (GstClMpegBitWriter * bw, const Tables * t, gint delta,
-    guint f_code)
+put_motion_component (Bits * bw, const Tables * t, gint delta, guint f_code)
 {
   gint f = 1 << (f_code - 1);
   guint code_abs, r;
@@ -377,9 +433,9 @@ put_motion_component (GstClMpegBitWriter * bw, const Tables * t, gint delta,
   code_abs = (ABS (delta) + f - 1) / f;
   r = (ABS (delta) - 1) % f;
   put_vlc (bw, t->mv[code_abs]);
-  gst_cl_mpeg_bit_writer_put (bw, delta < 0, 1);
+  bits_put (bw, delta < 0, 1);
   if (f_code > 1)
-    gst_cl_mpeg_bit_writer_put (bw, r, f_code - 1);
+    bits_put (bw, r, f_code - 1);
 }
 
 /* Bit i set where zz[i] != 0, for i < @end (at most 64): the coefficient
@@ -422,12 +478,14 @@ lowest_bit (guint64 m)
 }
 
 static void
-put_coefficients (GstClMpegBitWriter * bw, const Tables * t,
+put_coefficients (Bits * out, const Tables * t,
     const gint16 * zz, guint start, guint end, gboolean first_special)
 {
   guint64 m = nonzero_mask (zz, end) & ~((G_GUINT64_CONSTANT (1) << start) -
       1);
   guint pos = start;
+  /* a copy whose address goes nowhere stays in registers */
+  Bits local = *out, *bw = &local;
 
   while (m) {
     guint i = lowest_bit (m), run = i - pos, a;
@@ -438,27 +496,26 @@ put_coefficients (GstClMpegBitWriter * bw, const Tables * t,
     a = ABS (v);
     if (first_special && run == 0 && a == 1) {
       /* "1s": EOB cannot come first, so its code means (0, 1) there */
-      gst_cl_mpeg_bit_writer_put (bw, 2 | (v < 0), 2);
+      bits_put (bw, 2 | (v < 0), 2);
     } else if (run < MAX_RUN && a < MAX_TABLE_LEVEL && t->coeff[run][a].len) {
-      gst_cl_mpeg_bit_writer_put (bw, t->coeff[run][a].code | (v < 0),
-          t->coeff[run][a].len);
+      bits_put (bw, t->coeff[run][a].code | (v < 0), t->coeff[run][a].len);
     } else {
       /* escape, run (6 bits), level (8 or 16 bits) */
       guint32 head = (COEFF_ESCAPE_CODE << 6) | run;
       if (a <= 127)
-        gst_cl_mpeg_bit_writer_put (bw, (head << 8) | ((guint) v & 0xff),
-            COEFF_ESCAPE_LEN + 14);
+        bits_put (bw, (head << 8) | ((guint) v & 0xff), COEFF_ESCAPE_LEN + 14);
       else
-        gst_cl_mpeg_bit_writer_put (bw, (head << 16) | (v > 0 ? (guint) v :
-                0x8000 | (guint) (v + 256)), COEFF_ESCAPE_LEN + 22);
+        bits_put (bw, (head << 16) | (v > 0 ? (guint) v : 0x8000 |
+                (guint) (v + 256)), COEFF_ESCAPE_LEN + 22);
     }
     first_special = FALSE;
   }
-  gst_cl_mpeg_bit_writer_put (bw, 0x2, 2);      /* end_of_block "10" */
+  bits_put (bw, 0x2, 2);        /* end_of_block "10" */
+  *out = local;
 }
 
 static void
-put_intra_block (GstClMpegBitWriter * bw, const Tables * t,
+put_intra_block (Bits * bw, const Tables * t,
     const gint16 * zz, guint last, gboolean chroma, gint * dc_pred)
 {
   gint diff = zz[0] - *dc_pred;
@@ -467,13 +524,13 @@ put_intra_block (GstClMpegBitWriter * bw, const Tables * t,
 
   *dc_pred = zz[0];
   /* dct_dc_size and dct_dc_differential in one field */
-  gst_cl_mpeg_bit_writer_put (bw, (v.code << size) |
+  bits_put (bw, (v.code << size) |
       (guint) (diff > 0 ? diff : diff + (1 << size) - 1), v.len + size);
   put_coefficients (bw, t, zz, 1, last, FALSE);
 }
 
 void
-gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row, guint mb_width,
+gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint mb_width,
     guint coding_type, guint f_code, const GstClMpegMbRecord * recs,
     const gint16 * levels)
 {
@@ -482,6 +539,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row, guint mb_width,
   gint dc_pred[3] = { 128, 128, 128 };
   gint pred_x = 0, pred_y = 0;
   guint quant, mbx, b, skipped = 0;
+  Bits bits, *bw = &bits;
 
   /* the slice's quantiser: that of its first macroblock with levels, so
    * that it needs no change */
@@ -493,9 +551,10 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row, guint mb_width,
     }
   quant = CLAMP (quant, 1, 31);
 
-  gst_cl_mpeg_bit_writer_start_code (bw, (guint8) (row + 1));
-  gst_cl_mpeg_bit_writer_put (bw, quant, 5);
-  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* extra_bit_slice */
+  gst_cl_mpeg_bit_writer_start_code (w, (guint8) (row + 1));
+  gst_cl_mpeg_bit_writer_put (w, quant, 5);
+  gst_cl_mpeg_bit_writer_put (w, 0, 1);  /* extra_bit_slice */
+  bits_load (bw, w);
 
   for (mbx = 0; mbx < mb_width; mbx++) {
     const GstClMpegMbRecord *r = &recs[mbx];
@@ -510,18 +569,19 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row, guint mb_width,
       dc_pred[0] = dc_pred[1] = dc_pred[2] = 128;
       continue;
     }
+    bits_reserve (bw, w);
     put_address_increment (bw, t, skipped + 1);
     skipped = 0;
 
     if (intra) {
       gboolean q = r->quant != quant;
       if (!p_pic)
-        gst_cl_mpeg_bit_writer_put (bw, q ? 0x1 : 0x1, q ? 2 : 1);
+        bits_put (bw, q ? 0x1 : 0x1, q ? 2 : 1);
       else
-        gst_cl_mpeg_bit_writer_put (bw, q ? 0x1 : 0x3, q ? 6 : 5);
+        bits_put (bw, q ? 0x1 : 0x3, q ? 6 : 5);
       if (q) {
         quant = r->quant;
-        gst_cl_mpeg_bit_writer_put (bw, quant, 5);
+        bits_put (bw, quant, 5);
       }
       for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
         put_intra_block (bw, t, zz + b * 64, MAX (r->last[b], 1), b >= 4,
@@ -536,14 +596,14 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row, guint mb_width,
       gboolean q = coded && r->quant != quant;
 
       if (mc && coded)
-        gst_cl_mpeg_bit_writer_put (bw, q ? 0x2 : 0x1, q ? 5 : 1);
+        bits_put (bw, q ? 0x2 : 0x1, q ? 5 : 1);
       else if (coded)
-        gst_cl_mpeg_bit_writer_put (bw, q ? 0x1 : 0x1, q ? 5 : 2);
+        bits_put (bw, q ? 0x1 : 0x1, q ? 5 : 2);
       else
-        gst_cl_mpeg_bit_writer_put (bw, 0x1, 3);
+        bits_put (bw, 0x1, 3);
       if (q) {
         quant = r->quant;
-        gst_cl_mpeg_bit_writer_put (bw, quant, 5);
+        bits_put (bw, quant, 5);
       }
       if (mc) {
         put_motion_component (bw, t, r->dx - pred_x, f_code);
@@ -562,5 +622,6 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row, guint mb_width,
       dc_pred[0] = dc_pred[1] = dc_pred[2] = 128;
     }
   }
-  gst_cl_mpeg_bit_writer_align (bw);
+  bits_store (bw, w);
+  gst_cl_mpeg_bit_writer_align (w);
 }
