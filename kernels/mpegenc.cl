@@ -703,10 +703,13 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     #pragma unroll
     for (i = 0; i < 16; i++)
       pred[i] = vload16 (0, ref + yo + i * W);
-    predict_rows (ref + yo + (v.y >> 1) * W + (v.x >> 1), W, v.x & 1,
-        v.y & 1, 16, 1, pv);
     s0 = sad_rows (src, pred);
-    sv = sad_rows (src, pv);
+    sv = s0;
+    if (v.x || v.y) {
+      predict_rows (ref + yo + (v.y >> 1) * W + (v.x >> 1), W, v.x & 1,
+          v.y & 1, 16, 1, pv);
+      sv = sad_rows (src, pv);
+    }
     v = decide (s0, sv, act, intra_bias, v, &intra, &cost);
     dx = v.x;
     dy = v.y;
@@ -715,10 +718,11 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       int cdx = dx / 2, cdy = dy / 2;
       int c = co + (cdy >> 1) * CW + (cdx >> 1);
       uchar16 cb[8], cr[8];
-      if (dx || dy)
+      if (dx || dy) {
         #pragma unroll
         for (i = 0; i < 16; i++)
           pred[i] = pv[i];
+      }
       predict_rows (ref + c, CW, cdx & 1, cdy & 1, 8, 0, cb);
       predict_rows (ref + c + cro, CW, cdx & 1, cdy & 1, 8, 0, cr);
       #pragma unroll
@@ -776,15 +780,15 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
             rcp[i]);
       } else {
         /* (2 a - q) / 4q = floor (t / q) with t = (2 a - q) >> 2 (floors
-         * nest); t is capped at 256 q, where the level saturates anyway.
+         * nest); t is capped at 256 q - 1, the first value of level 255.
          * With m = ceil (2^18 / q) = (2^18 + e) / q, 0 <= e < q,
-         * t m / 2^18 = t / q + t e / (q 2^18), and t e <= 256 q (q - 1)
+         * t m / 2^18 = t / q + t e / (q 2^18), and t e < 256 q (q - 1)
          * < 2^18 keeps that below the next integer: (t m) >> 18 is
          * floor (t / q) exactly, and t m < 2^31. */
-        int16 t = min (max ((2 * a - q) >> 2, 0), 256 * q);
+        int16 t = min (max ((2 * a - q) >> 2, 0), 256 * q - 1);
         l = (t * m) >> 18;
       }
-      A[i] = min (l, 255);
+      A[i] = intra ? min (l, 255) : l;
       L[i] = select (A[i], -A[i], x[i] < 0);
     }
     if (intra)
@@ -816,7 +820,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     #pragma unroll
     for (i = 0; i < 8; i++) {
       int16 d = intra ? (A[i] * qw[i]) >> 3 : (2 * A[i] + 1) * q;
-      d = select (d - (~d & 1), (int16) 0, A[i] == 0);
+      /* mismatch control: even values one nearer zero, (d - 1) | 1 */
+      d = select ((d - 1) | 1, (int16) 0, A[i] == 0);
       x[i] = select (min (d, 2047), -min (d, 2048), L[i] < 0);
     }
     if (intra)
