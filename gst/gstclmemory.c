@@ -446,6 +446,7 @@ gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
   } else {
     /* start the transfer now rather than at the next flush */
     clFlush (ctx->queue);
+    gst_cl_context_track_upload (ctx, done);
   }
   clReleaseEvent (done);
   return TRUE;
