@@ -31,11 +31,6 @@ struct _GstClContextPrivate
   gboolean profiling;
   gboolean owns_context;
   gsize counts[3];               /* GstClTransferKind -> count */
-  /* uploads in flight, oldest first: a bound on how far the host runs
-   * ahead of the device with source frames held */
-  GMutex upload_lock;
-  cl_event uploads[GST_CL_MAX_UPLOADS_IN_FLIGHT];
-  guint upload_first, upload_count;
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstClContext, gst_cl_context, GST_TYPE_OBJECT,
@@ -58,7 +53,6 @@ gst_cl_context_init (GstClContext * self)
 {
   self->priv = gst_cl_context_get_instance_private (self);
   g_mutex_init (&self->priv->lock);
-  g_mutex_init (&self->priv->upload_lock);
   self->priv->programs = g_hash_table_new_full (g_str_hash, g_str_equal,
       g_free, release_program);
   self->priv->stats = g_hash_table_new_full (g_direct_hash, g_direct_equal,
@@ -75,12 +69,6 @@ gst_cl_context_finalize (GObject * object)
 
   if (self->queue) {
     clFinish (self->queue);
-    while (self->priv->upload_count > 0) {
-      clReleaseEvent (self->priv->uploads[self->priv->upload_first]);
-      self->priv->upload_first =
-          (self->priv->upload_first + 1) % GST_CL_MAX_UPLOADS_IN_FLIGHT;
-      self->priv->upload_count--;
-    }
     g_mutex_lock (&self->priv->lock);
     harvest_launches (self, TRUE);
     g_mutex_unlock (&self->priv->lock);
@@ -96,7 +84,6 @@ gst_cl_context_finalize (GObject * object)
   g_free (self->device_name);
   g_free (self->platform_name);
   g_mutex_clear (&self->priv->lock);
-  g_mutex_clear (&self->priv->upload_lock);
   G_OBJECT_CLASS (gst_cl_context_parent_class)->finalize (object);
 }
 
@@ -880,28 +867,4 @@ gst_cl_ensure_element_data (GstElement * element, const gchar * device_spec,
   GST_INFO_OBJECT (element, "created OpenCL context on %s",
       (*ctx_ptr)->device_name);
   return TRUE;
-}
-
-void
-gst_cl_context_track_upload (GstClContext * ctx, cl_event upload)
-{
-  GstClContextPrivate *priv = ctx->priv;
-  cl_event oldest = NULL;
-
-  clRetainEvent (upload);
-  g_mutex_lock (&priv->upload_lock);
-  if (priv->upload_count == GST_CL_MAX_UPLOADS_IN_FLIGHT) {
-    oldest = priv->uploads[priv->upload_first];
-    priv->upload_first = (priv->upload_first + 1) %
-        GST_CL_MAX_UPLOADS_IN_FLIGHT;
-    priv->upload_count--;
-  }
-  priv->uploads[(priv->upload_first + priv->upload_count) %
-      GST_CL_MAX_UPLOADS_IN_FLIGHT] = upload;
-  priv->upload_count++;
-  g_mutex_unlock (&priv->upload_lock);
-  if (oldest) {
-    clWaitForEvents (1, &oldest);
-    clReleaseEvent (oldest);
-  }
 }

@@ -97,15 +97,6 @@ gboolean gst_cl_context_get_kernel_stats (GstClContext * ctx,
     guint64 * min_ns);
 void gst_cl_context_reset_stats (GstClContext * ctx);
 
-/* Uploads that may be in flight before the next one waits for the
- * oldest. */
-#define GST_CL_MAX_UPLOADS_IN_FLIGHT 3
-
-/* Records the completion event of an asynchronous upload; when
- * GST_CL_MAX_UPLOADS_IN_FLIGHT are already pending, waits for the oldest
- * first (so the host cannot run arbitrarily far ahead of the device). */
-void gst_cl_context_track_upload (GstClContext * ctx, cl_event upload);
-
 void gst_cl_context_get_transfer_counts (GstClContext * ctx,
     GstClTransferCounts * counts);
 typedef enum {

@@ -350,106 +350,23 @@ gst_cl_frame_upload (GstClContext * ctx, GstClFrame * dst,
   return transfer_frame (ctx, dst, src, TRUE, error);
 }
 
-/* The memory of a source frame, kept mapped until the device has read it.
- * The memory, not the buffer, is held: an in-place element that staged
- * its input must still be able to add metas to it. */
-typedef struct
-{
-  GstMemory *mem;
-  GstMapInfo map;
-} PendingUpload;
-
-static void
-pending_upload_free (PendingUpload * pu)
-{
-  if (pu->mem) {
-    gst_memory_unmap (pu->mem, &pu->map);
-    gst_memory_unref (pu->mem);
-  }
-  g_free (pu);
-}
-
-static void CL_CALLBACK
-upload_done (cl_event event G_GNUC_UNUSED, cl_int status G_GNUC_UNUSED,
-    void *user_data)
-{
-  pending_upload_free (user_data);
-}
-
 gboolean
 gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
     const GstVideoInfo * info, GstBuffer * src, GError ** error)
 {
-  PendingUpload *pu = g_new0 (PendingUpload, 1);
-  GstMemory *mem = gst_buffer_n_memory (src) == 1 ?
-      gst_buffer_peek_memory (src, 0) : NULL;
   GstVideoFrame frame;
-  cl_event done = NULL;
-  gboolean async;
-  cl_int ret;
-  guint p;
+  gboolean ok;
 
-  /* Asynchronous for a frame in one piece of plain memory. Unmapping
-   * OpenCL memory (another context's) calls OpenCL, which an event
-   * callback must not. */
-  async = mem && !gst_is_cl_memory (mem) &&
-      gst_memory_map (mem, &pu->map, GST_MAP_READ);
-  if (async)
-    pu->mem = gst_memory_ref (mem);
   if (!gst_video_frame_map (&frame, info, src, GST_MAP_READ)) {
-    pending_upload_free (pu);
     g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
         "Cannot map the input buffer (%" G_GSIZE_FORMAT " bytes) as a %dx%d "
         "%s frame", gst_buffer_get_size (src), GST_VIDEO_INFO_WIDTH (info),
         GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info));
     return FALSE;
   }
-
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
-    gsize row_bytes, rows;
-    size_t buf_origin[3], host_origin[3] = { 0, 0, 0 }, region[3];
-    gboolean last = p + 1 == GST_VIDEO_FRAME_N_PLANES (&frame);
-
-    plane_extent (&dst->info, p, &row_bytes, &rows);
-    buf_origin[0] = dst->info.offset[p];
-    buf_origin[1] = buf_origin[2] = 0;
-    region[0] = row_bytes;
-    region[1] = rows;
-    region[2] = 1;
-    /* the plane pointers stay valid after the frame is unmapped: they
-     * lie in the memory mapped above */
-    ret = clEnqueueWriteBufferRect (ctx->queue, dst->mem,
-        async ? CL_FALSE : CL_TRUE, buf_origin, host_origin, region,
-        dst->info.stride[p], 0, GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p), 0,
-        GST_VIDEO_FRAME_PLANE_DATA (&frame, p), 0, NULL,
-        last && async ? &done : NULL);
-    if (!gst_cl_check (ret, "clEnqueueWriteBufferRect", error)) {
-      /* earlier planes may still be reading the source */
-      clFinish (ctx->queue);
-      gst_video_frame_unmap (&frame);
-      pending_upload_free (pu);
-      return FALSE;
-    }
-  }
+  ok = transfer_frame (ctx, dst, &frame, TRUE, error);
   gst_video_frame_unmap (&frame);
-  GST_CL_COUNT_UPLOAD (ctx);
-  gst_cl_memory_mark_written (gst_buffer_peek_memory (dst->buffer, 0));
-  if (!done) {
-    pending_upload_free (pu);
-    return TRUE;
-  }
-  ret = clSetEventCallback (done, CL_COMPLETE, upload_done, pu);
-  if (ret != CL_SUCCESS) {
-    /* no callback: wait here instead */
-    clWaitForEvents (1, &done);
-    pending_upload_free (pu);
-  } else {
-    /* start the transfer now rather than at the next flush */
-    clFlush (ctx->queue);
-    gst_cl_context_track_upload (ctx, done);
-  }
-  clReleaseEvent (done);
-  return TRUE;
+  return ok;
 }
 
 gboolean

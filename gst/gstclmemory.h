@@ -91,18 +91,15 @@ gboolean gst_cl_frame_upload (GstClContext * ctx, GstClFrame * dst,
 gboolean gst_cl_frame_download (GstClContext * ctx, GstVideoFrame * dst,
     GstClFrame * src, GError ** error);
 
-/* Uploads the system-memory frame @src (laid out as @info) into the cl
- * buffer @dst without waiting: the copies are enqueued, and @src stays
- * mapped and referenced until the device has read it, so the caller's
- * thread goes on while the transfer runs (on an in-order queue, later
- * kernels see the data). Counted as an upload. */
+/* Maps the system-memory buffer @src as an @info frame and uploads it
+ * into the cl buffer @dst (counted as an upload); a clear error when
+ * @src does not hold such a frame. */
 gboolean gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
     const GstVideoInfo * info, GstBuffer * src, GError ** error);
 
 /* A system-memory @inbuf (an @info frame) copied into a buffer of
- * *@pool (created on first use: cl buffers for @info), the upload left
- * running; *@staged receives that buffer, to unref once its readers are
- * enqueued. */
+ * *@pool (created on first use: cl buffers for @info); *@staged receives
+ * that buffer, to unref once its readers are enqueued. */
 gboolean gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
     const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer ** staged,
     GError ** error);
