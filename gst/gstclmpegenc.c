@@ -17,7 +17,7 @@
  * Motion vectors come from an upstream `clmotionsearch` (its
  * GstClMotionMeta, 16x16 blocks) when the buffer carries them, otherwise
  * from the same search run here against the reconstructed reference
- * ("search-range", "subpel").
+ * ("motion-method", "search-range", "subpel").
  *
  * Every GOP is closed and starts with a sequence header, so a stream can
  * be cut at any GOP; a sequence end code ends the stream, and a change of
@@ -65,6 +65,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_mpeg_enc_debug);
 #define DEFAULT_ADAPTIVE_QUANT FALSE
 #define DEFAULT_SEARCH_RANGE 16
 #define DEFAULT_SUBPEL TRUE
+#define DEFAULT_MOTION_METHOD GST_CL_MOTION_METHOD_HIERARCHICAL
 
 /* an inter macroblock must predict better than its own activity by this
  * much (SAD units) to beat intra coding */
@@ -86,6 +87,7 @@ enum
   PROP_ADAPTIVE_QUANT,
   PROP_SEARCH_RANGE,
   PROP_SUBPEL,
+  PROP_MOTION_METHOD,
   PROP_STATS,
 };
 
@@ -116,6 +118,7 @@ struct _GstClMpegEnc
   gchar *device;
   guint gop_size, quantizer, bitrate, vbv_size, search_range;
   gboolean adaptive, subpel;
+  GstClMotionMethod motion_method;
 
   GstClContext *ctx;
   GstClMpegTransform *tr;
@@ -281,6 +284,7 @@ setup_device (GstClMpegEnc * self, GError ** error)
   mp.block_size = 16;
   mp.search_range = self->search_range;
   mp.subpel = self->subpel;
+  mp.method = self->motion_method;
   GST_OBJECT_UNLOCK (self);
   if (mp.search_range > 0) {
     self->ms = gst_cl_motion_search_new (self->ctx, &mp, error);
@@ -1045,6 +1049,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_SUBPEL:
       self->subpel = g_value_get_boolean (value);
       break;
+    case PROP_MOTION_METHOD:
+      self->motion_method = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1087,6 +1094,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_SUBPEL:
       g_value_set_boolean (value, self->subpel);
+      break;
+    case PROP_MOTION_METHOD:
+      g_value_set_enum (value, self->motion_method);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1157,6 +1167,12 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
       g_param_spec_boolean ("subpel", "Half-pel search",
           "Refine the vectors of the motion search to half-pel",
           DEFAULT_SUBPEL, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MOTION_METHOD,
+      g_param_spec_enum ("motion-method", "Motion search method",
+          "How the motion search looks, when no upstream vectors come: "
+          "hierarchical (coarse to fine, many times faster) or full (every "
+          "displacement of the window)", GST_TYPE_CL_MOTION_METHOD,
+          DEFAULT_MOTION_METHOD, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Frames, bytes, VBV re-encodes and stuffing, device time per "
@@ -1194,6 +1210,7 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
   self->adaptive = DEFAULT_ADAPTIVE_QUANT;
   self->search_range = DEFAULT_SEARCH_RANGE;
   self->subpel = DEFAULT_SUBPEL;
+  self->motion_method = DEFAULT_MOTION_METHOD;
   self->rc.const_quant = DEFAULT_QUANTIZER;
   g_mutex_init (&self->job_lock);
   g_cond_init (&self->job_cond);
