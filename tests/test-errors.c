@@ -801,6 +801,8 @@ errors_suite (void)
   TCase *tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
+  /* kernel builds for every variant take seconds on some drivers */
+  tcase_set_timeout (tc, 900);
   tcase_add_test (tc, test_no_platform);
   tcase_add_test (tc, test_no_platform_in_process);
   tcase_add_test (tc, test_kernel_build_failure);
