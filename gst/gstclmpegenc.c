@@ -97,7 +97,12 @@ typedef struct
   GstVideoCodecFrame *frame;
   cl_mem cur, vectors, records, levels;
   GstClMpegMbRecord *rec;       /* mapped results, once @ready */
-  gint16 *lev;
+  gint16 *lev;                  /* mapped levels (CPU layout) */
+  /* GPU layout: the levels packed on the device and read back */
+  cl_mem offsets, packed;
+  gint16 *packed_host;
+  guint32 *mb_offsets;
+  gboolean levels_read;
   cl_event ready;
   gboolean intra, gop_start, seq_start;
   guint quant;
@@ -233,6 +238,10 @@ release_device (GstClMpegEnc * self)
     release_mem (&s->vectors);
     release_mem (&s->records);
     release_mem (&s->levels);
+    release_mem (&s->offsets);
+    release_mem (&s->packed);
+    g_clear_pointer (&s->packed_host, g_free);
+    g_clear_pointer (&s->mb_offsets, g_free);
   }
   self->pending = NULL;
   for (i = 0; i < 3; i++)
@@ -279,6 +288,16 @@ setup_device (GstClMpegEnc * self, GError ** error)
         !(s->records = gst_cl_mpeg_transform_alloc (self->tr, rec, error)) ||
         !(s->levels = gst_cl_mpeg_transform_alloc (self->tr, lev, error)))
       return FALSE;
+    if (gst_cl_mpeg_transform_packs_levels (self->tr)) {
+      gsize n = (gsize) self->mb_width * self->mb_height;
+      if (!(s->offsets = gst_cl_mpeg_transform_alloc (self->tr,
+                  (n + 1) * sizeof (guint32), error)) ||
+          !(s->packed = gst_cl_mpeg_transform_alloc (self->tr, lev, error)))
+        return FALSE;
+      /* the entropy coder may read 64 levels past the last */
+      s->packed_host = g_new0 (gint16, n * GST_CL_MPEG_MB_LEVELS + 64);
+      s->mb_offsets = g_new (guint32, n);
+    }
   }
   GST_OBJECT_LOCK (self);
   mp.block_size = 16;
@@ -316,7 +335,8 @@ code_row (GstClMpegEnc * self, guint row)
   gst_cl_mpeg_write_slice (&self->rows[row], row, self->mb_width,
       s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
       self->job_f_code, self->job_recs + first,
-      s->lev + first * GST_CL_MPEG_MB_LEVELS);
+      s->packed ? s->packed_host : s->lev + first * GST_CL_MPEG_MB_LEVELS,
+      s->packed ? s->mb_offsets + first : NULL);
 }
 
 /* Codes rows while there are rows left; returns how many. */
@@ -475,16 +495,29 @@ submit_encode (GstClMpegEnc * self, Slot * s, GError ** error)
   if (!gst_cl_mpeg_transform_encode (self->tr, s->cur, self->recon[s->ref],
           s->vectors, &p, s->records, s->levels, self->recon[s->out], error))
     return FALSE;
-  s->rec = clEnqueueMapBuffer (self->ctx->queue, s->records, CL_FALSE,
-      CL_MAP_READ, 0, gst_cl_mpeg_transform_records_size (self->tr), 0, NULL,
-      NULL, &ret);
-  if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
-    return FALSE;
-  s->lev = clEnqueueMapBuffer (self->ctx->queue, s->levels, CL_FALSE,
-      CL_MAP_READ, 0, gst_cl_mpeg_transform_levels_size (self->tr), 0, NULL,
-      &s->ready, &ret);
-  if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
-    return FALSE;
+  s->levels_read = FALSE;
+  if (s->packed) {
+    /* the records now, the packed levels once their size is known */
+    if (!gst_cl_mpeg_transform_pack (self->tr, s->records, s->levels,
+            s->offsets, s->packed, error))
+      return FALSE;
+    s->rec = clEnqueueMapBuffer (self->ctx->queue, s->records, CL_FALSE,
+        CL_MAP_READ, 0, gst_cl_mpeg_transform_records_size (self->tr), 0,
+        NULL, &s->ready, &ret);
+    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
+      return FALSE;
+  } else {
+    s->rec = clEnqueueMapBuffer (self->ctx->queue, s->records, CL_FALSE,
+        CL_MAP_READ, 0, gst_cl_mpeg_transform_records_size (self->tr), 0,
+        NULL, NULL, &ret);
+    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
+      return FALSE;
+    s->lev = clEnqueueMapBuffer (self->ctx->queue, s->levels, CL_FALSE,
+        CL_MAP_READ, 0, gst_cl_mpeg_transform_levels_size (self->tr), 0,
+        NULL, &s->ready, &ret);
+    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
+      return FALSE;
+  }
   GST_CL_COUNT_HOST_MAP (self->ctx);
   s->encoded = TRUE;
   /* start the device now: the host codes the previous frame meanwhile */
@@ -566,6 +599,23 @@ assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
   return out;
 }
 
+/* Reads the packed levels of @s back, as many as its records say. */
+static gboolean
+read_packed_levels (GstClMpegEnc * self, Slot * s, GError ** error)
+{
+  guint n = self->mb_width * self->mb_height;
+  guint32 total = gst_cl_mpeg_packed_offsets (s->rec, n, s->mb_offsets);
+  cl_int ret = CL_SUCCESS;
+
+  if (total > 0)
+    ret = clEnqueueReadBuffer (self->ctx->queue, s->packed, CL_TRUE, 0,
+        (gsize) total * sizeof (gint16), s->packed_host, 0, NULL, NULL);
+  if (!gst_cl_check (ret, "clEnqueueReadBuffer", error))
+    return FALSE;
+  s->levels_read = TRUE;
+  return TRUE;
+}
+
 /* Waits for the device results of @s, codes the picture (again, coarser,
  * while it would underflow the VBV) and finishes its frame. */
 static GstFlowReturn
@@ -587,6 +637,9 @@ finish_slot (GstClMpegEnc * self, Slot * s, gboolean end)
       if (!gst_cl_check (ret, "clWaitForEvents", &error))
         goto failed;
     }
+    if (s->packed && !s->levels_read && !s->all_skipped &&
+        !read_packed_levels (self, s, &error))
+      goto failed;
     self->wait_ns += (g_get_monotonic_time () - t0) * 1000;
     out = assemble (self, s, end, &bits, &requant);
     if (out)

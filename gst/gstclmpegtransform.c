@@ -12,6 +12,7 @@ struct _GstClMpegTransform
   guint width, height;
   guint mb_width, mb_height;
   cl_kernel load, encode;
+  cl_kernel pack_offsets, pack_levels;  /* GPU layout */
   gboolean cpu_layout;          /* one work-item per macroblock */
 };
 
@@ -34,7 +35,14 @@ gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
   if (tr->load)
     tr->encode = gst_cl_context_create_kernel (ctx, "mpegenc", "",
         tr->cpu_layout ? "mpeg_encode_mb_cpu" : "mpeg_encode_mb", error);
-  if (!tr->encode) {
+  if (tr->encode && !tr->cpu_layout) {
+    tr->pack_offsets = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+        "mpeg_pack_offsets", error);
+    if (tr->pack_offsets)
+      tr->pack_levels = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+          "mpeg_pack_levels", error);
+  }
+  if (!tr->encode || (!tr->cpu_layout && !tr->pack_levels)) {
     gst_cl_mpeg_transform_free (tr);
     return NULL;
   }
@@ -50,6 +58,10 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
     clReleaseKernel (tr->load);
   if (tr->encode)
     clReleaseKernel (tr->encode);
+  if (tr->pack_offsets)
+    clReleaseKernel (tr->pack_offsets);
+  if (tr->pack_levels)
+    clReleaseKernel (tr->pack_levels);
   gst_object_unref (tr->ctx);
   g_free (tr);
 }
@@ -224,4 +236,46 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   global = (size_t) tr->mb_width * tr->mb_height * local;
   return gst_cl_context_enqueue_kernel (tr->ctx, tr->encode,
       GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
+}
+
+gboolean
+gst_cl_mpeg_transform_packs_levels (const GstClMpegTransform * tr)
+{
+  return !tr->cpu_layout;
+}
+
+gboolean
+gst_cl_mpeg_transform_pack (GstClMpegTransform * tr, cl_mem records,
+    cl_mem levels, cl_mem offsets, cl_mem packed, GError ** error)
+{
+  cl_uint n = tr->mb_width * tr->mb_height;
+  size_t global, local;
+  guint arg = 0;
+
+  g_return_val_if_fail (tr->pack_levels != NULL, FALSE);
+  if (!gst_cl_kernel_set_arg (tr->pack_offsets, &arg, sizeof (cl_mem),
+          &records, error) ||
+      !gst_cl_kernel_set_arg (tr->pack_offsets, &arg, sizeof (cl_uint), &n,
+          error) ||
+      !gst_cl_kernel_set_arg (tr->pack_offsets, &arg, sizeof (cl_mem),
+          &offsets, error))
+    return FALSE;
+  global = local = 256;
+  if (!gst_cl_context_enqueue_kernel (tr->ctx, tr->pack_offsets,
+          GST_CL_MPEG_PACK_LABEL, 1, &global, &local, error))
+    return FALSE;
+  arg = 0;
+  if (!gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
+          &records, error) ||
+      !gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
+          &levels, error) ||
+      !gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
+          &offsets, error) ||
+      !gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
+          &packed, error))
+    return FALSE;
+  local = 64;
+  global = (size_t) n * local;
+  return gst_cl_context_enqueue_kernel (tr->ctx, tr->pack_levels,
+      GST_CL_MPEG_PACK_LABEL, 1, &global, &local, error);
 }

@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 /* Labels of the kernels in the context's profiling statistics. */
 #define GST_CL_MPEG_LOAD_LABEL "mpeg-load"
 #define GST_CL_MPEG_ENCODE_LABEL "mpeg-encode"
+#define GST_CL_MPEG_PACK_LABEL "mpeg-pack"
 
 typedef struct {
   gboolean p_picture;
@@ -72,5 +73,19 @@ gboolean gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr,
 gboolean gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur,
     cl_mem ref, cl_mem vectors, const GstClMpegEncodeParams * params,
     cl_mem records, cl_mem levels, cl_mem recon, GError ** error);
+
+/* TRUE where the levels go back to the host packed (a discrete device:
+ * the GPU layout), FALSE where the host maps @levels as they are. */
+gboolean gst_cl_mpeg_transform_packs_levels (const GstClMpegTransform * tr);
+
+/* Enqueues the packing of @levels into @packed: per macroblock, per block,
+ * the levels up to the block's last non-zero one (intra blocks at least
+ * one), in that order, without gaps; @offsets (macroblocks + 1 entries of
+ * 32 bits) receives where each macroblock starts and the total.
+ * gst_cl_mpeg_packed_offsets() gives the same offsets from the records.
+ * @packed must hold gst_cl_mpeg_transform_levels_size() bytes. */
+gboolean gst_cl_mpeg_transform_pack (GstClMpegTransform * tr,
+    cl_mem records, cl_mem levels, cl_mem offsets, cl_mem packed,
+    GError ** error);
 
 G_END_DECLS

@@ -529,10 +529,32 @@ put_intra_block (Bits * bw, const Tables * t,
   put_coefficients (bw, t, zz, 1, last, FALSE);
 }
 
+/* levels kept of block @b of @r in the packed layout */
+static inline guint
+packed_levels (const GstClMpegMbRecord * r, guint b)
+{
+  return (r->flags & GST_CL_MPEG_MB_INTRA) ? MAX (r->last[b], 1) : r->last[b];
+}
+
+guint32
+gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
+    guint32 * offsets)
+{
+  guint32 total = 0;
+  guint i, b;
+
+  for (i = 0; i < n; i++) {
+    offsets[i] = total;
+    for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
+      total += packed_levels (&recs[i], b);
+  }
+  return total;
+}
+
 void
 gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint mb_width,
     guint coding_type, guint f_code, const GstClMpegMbRecord * recs,
-    const gint16 * levels)
+    const gint16 * levels, const guint32 * mb_offsets)
 {
   const Tables *t = get_tables ();
   gboolean p_pic = coding_type == GST_CL_MPEG_PICTURE_P;
@@ -558,7 +580,10 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint mb_width,
 
   for (mbx = 0; mbx < mb_width; mbx++) {
     const GstClMpegMbRecord *r = &recs[mbx];
-    const gint16 *zz = levels + (gsize) mbx * GST_CL_MPEG_MB_LEVELS;
+    const gint16 *zz = mb_offsets ? levels + mb_offsets[mbx] :
+        levels + (gsize) mbx * GST_CL_MPEG_MB_LEVELS;
+    /* a block's levels: every 64 entries, or one after the other */
+    const gint16 *bz = zz;
     gboolean intra = !p_pic || (r->flags & GST_CL_MPEG_MB_INTRA);
 
     if (!intra && (r->flags & GST_CL_MPEG_MB_SKIPPABLE) && mbx > 0 &&
@@ -583,9 +608,11 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint mb_width,
         quant = r->quant;
         bits_put (bw, quant, 5);
       }
-      for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
-        put_intra_block (bw, t, zz + b * 64, MAX (r->last[b], 1), b >= 4,
+      for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
+        put_intra_block (bw, t, bz, MAX (r->last[b], 1), b >= 4,
             &dc_pred[b < 4 ? 0 : b - 3]);
+        bz += mb_offsets ? MAX (r->last[b], 1) : 64;
+      }
       pred_x = pred_y = 0;
       continue;
     }
@@ -615,9 +642,11 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint mb_width,
       }
       if (coded) {
         put_vlc (bw, t->cbp[r->cbp]);
-        for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
+        for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
           if (r->cbp & (32 >> b))
-            put_coefficients (bw, t, zz + b * 64, 0, r->last[b], TRUE);
+            put_coefficients (bw, t, bz, 0, r->last[b], TRUE);
+          bz += mb_offsets ? r->last[b] : 64;
+        }
       }
       dc_pred[0] = dc_pred[1] = dc_pred[2] = 128;
     }

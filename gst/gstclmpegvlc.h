@@ -100,9 +100,21 @@ guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n);
  * the standard says, coded block patterns and coefficients (escapes
  * beyond the tables).
  */
+/* Codes the slice of macroblock row @row. Macroblock i's levels start at
+ * @levels + i * GST_CL_MPEG_MB_LEVELS, 64 per block, when @mb_offsets is
+ * NULL; else at @levels + @mb_offsets[i], packed as
+ * gst_cl_mpeg_transform_pack() leaves them (@levels readable 64 entries
+ * past the last level). */
 void gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row,
     guint mb_width, guint coding_type, guint f_code,
-    const GstClMpegMbRecord * recs, const gint16 * levels);
+    const GstClMpegMbRecord * recs, const gint16 * levels,
+    const guint32 * mb_offsets);
+
+/* Where each of the @n macroblocks' packed levels start (@offsets, @n
+ * entries) and their total (returned): per block, the levels up to its
+ * last non-zero one, intra blocks at least one. */
+guint32 gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
+    guint32 * offsets);
 
 /* The default intra quantiser matrix, in natural (row-major) order. */
 extern const guint8 gst_cl_mpeg_default_intra_matrix[64];

@@ -857,3 +857,74 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   }
   write_record (&records[mb], last, dx, dy, intra, q, act, cost);
 }
+
+/* ---- packed levels for the read-back (GPU layout) ----
+ *
+ * A discrete device sends its results over the bus: instead of every
+ * block's 64 levels (6.3 MB a 1080p picture) only those the entropy coder
+ * reads cross it, the levels of each block up to its last non-zero one
+ * (an intra block at least its DC), block after block, macroblock after
+ * macroblock. The host finds the same offsets from the records. */
+
+static uint
+coded_levels (__global const MbRecord * r, int b)
+{
+  uint n = r->last[b];
+  return (r->flags & MB_INTRA) ? max (n, 1u) : n;
+}
+
+#define PACK_ITEMS 256
+
+/* offsets[mb]: where macroblock mb's levels start; offsets[n]: the total.
+ * One work-group: each work-item sums a run of macroblocks, the runs'
+ * sums are scanned in local memory. */
+__kernel __attribute__ ((reqd_work_group_size (PACK_ITEMS, 1, 1)))
+void
+mpeg_pack_offsets (__global const MbRecord * records, uint n,
+    __global uint * offsets)
+{
+  __local uint sums[PACK_ITEMS];
+  const uint t = get_local_id (0);
+  const uint per = (n + PACK_ITEMS - 1) / PACK_ITEMS;
+  const uint first = min (t * per, n), end = min (first + per, n);
+  uint s = 0, off;
+
+  for (uint mb = first; mb < end; mb++)
+    for (int b = 0; b < 6; b++)
+      s += coded_levels (&records[mb], b);
+  sums[t] = s;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (uint d = 1; d < PACK_ITEMS; d <<= 1) {
+    uint v = t >= d ? sums[t - d] : 0;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    sums[t] += v;
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  off = sums[t] - s;
+  for (uint mb = first; mb < end; mb++) {
+    offsets[mb] = off;
+    for (int b = 0; b < 6; b++)
+      off += coded_levels (&records[mb], b);
+  }
+  if (t == PACK_ITEMS - 1)
+    offsets[n] = sums[t];
+}
+
+/* One work-group of 64 per macroblock, a work-item per zigzag index. */
+__kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
+void
+mpeg_pack_levels (__global const MbRecord * records,
+    __global const short * levels, __global const uint * offsets,
+    __global short * packed)
+{
+  const uint mb = get_group_id (0), t = get_local_id (0);
+  __global const MbRecord *r = &records[mb];
+  uint at = offsets[mb];
+
+  for (int b = 0; b < 6; b++) {
+    uint c = coded_levels (r, b);
+    if (t < c)
+      packed[at + t] = levels[(size_t) mb * 384 + b * 64 + t];
+    at += c;
+  }
+}

@@ -820,7 +820,8 @@ GST_START_TEST (test_no_drift)
     gst_cl_mpeg_write_picture_header (&bw, t, t ? 2 : 1, 0xffff, fc);
     for (row = 0; row < cur.mb_height; row++)
       gst_cl_mpeg_write_slice (&bw, row, cur.mb_width, t ? 2 : 1, fc,
-          recs + row * cur.mb_width, lev + (gsize) row * cur.mb_width * 384);
+          recs + row * cur.mb_width, lev + (gsize) row * cur.mb_width * 384,
+          NULL);
     /* the visible part of the reconstruction, as I420 */
     for (i = 0; i < 3; i++) {
       guint stride, pw = i ? w / 2 : w, ph = i ? h / 2 : h;
@@ -864,6 +865,142 @@ GST_START_TEST (test_no_drift)
   mpegref_picture_clear (&cur);
   mpegref_picture_clear (&ref);
   mpegref_picture_clear (&rec);
+}
+
+GST_END_TEST;
+
+/* ---- packed levels ---- */
+
+/* The levels of @n macroblocks packed on the host by the rule of
+ * gst_cl_mpeg_transform_pack(), 64 zeros of slack after them. */
+static gint16 *
+pack_on_host (const GstClMpegMbRecord * recs, const gint16 * lev, guint n,
+    guint32 * offsets, guint32 * total)
+{
+  gint16 *packed;
+  guint i, b;
+
+  *total = gst_cl_mpeg_packed_offsets (recs, n, offsets);
+  packed = g_new0 (gint16, *total + 64);
+  for (i = 0; i < n; i++) {
+    guint32 at = offsets[i];
+    for (b = 0; b < 6; b++) {
+      guint c = recs[i].last[b];
+      if (recs[i].flags & GST_CL_MPEG_MB_INTRA)
+        c = MAX (c, 1);
+      memcpy (packed + at, lev + (gsize) i * 384 + b * 64, c * 2);
+      at += c;
+    }
+  }
+  return packed;
+}
+
+/* The slices coded from packed levels are byte for byte those coded from
+ * whole blocks, over an I and a P picture at several quantisers; where
+ * the transform packs on the device (GPU layout), its offsets and packed
+ * levels equal the host's. */
+GST_START_TEST (test_packed_levels)
+{
+  const guint w = 176, h = 144;
+  GstClContext *ctx = test_get_shared_context ();
+  GError *error = NULL;
+  GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, &error);
+  MpegRefPicture cur, ref, rec;
+  guint mbn, t, q, i, row;
+  gint16 *vec, *lev;
+  GstClMpegMbRecord *recs;
+  guint32 *offsets;
+
+  fail_unless (tr != NULL, "%s", error ? error->message : "");
+  mpegref_picture_init (&cur, w, h);
+  mpegref_picture_init (&ref, w, h);
+  mpegref_picture_init (&rec, w, h);
+  mbn = cur.mb_width * cur.mb_height;
+  vec = g_new0 (gint16, 2 * mbn);
+  lev = g_new0 (gint16, mbn * 384);
+  recs = g_new0 (GstClMpegMbRecord, mbn);
+  offsets = g_new (guint32, mbn);
+  for (t = 0; t < 2; t++) {
+    guint8 *f = natural_frame (w, h, t, 1, 1, 11);
+    mpegref_load (&cur, f, w, f + w * h, w / 2, f + w * h + w * h / 4,
+        w / 2, 1, w, h);
+    g_free (f);
+    for (i = 0; i < mbn; i++) {
+      vec[2 * i] = 2;
+      vec[2 * i + 1] = 3;
+    }
+    for (q = 2; q <= 20; q += 9) {
+      MpegRefParams p = { t > 0, q, FALSE, 1, 384, FALSE };
+      guint32 total;
+      gint16 *packed;
+
+      mpegref_encode (&cur, &ref, vec, &p, recs, lev, &rec);
+      packed = pack_on_host (recs, lev, mbn, offsets, &total);
+      for (row = 0; row < cur.mb_height; row++) {
+        GstClMpegBitWriter a, b;
+        gsize first = (gsize) row * cur.mb_width;
+        gst_cl_mpeg_bit_writer_init (&a, 1024);
+        gst_cl_mpeg_bit_writer_init (&b, 1024);
+        gst_cl_mpeg_write_slice (&a, row, cur.mb_width, t ? 2 : 1, 1,
+            recs + first, lev + first * 384, NULL);
+        gst_cl_mpeg_write_slice (&b, row, cur.mb_width, t ? 2 : 1, 1,
+            recs + first, packed, offsets + first);
+        fail_unless_equals_uint64 (a.size, b.size);
+        fail_unless (memcmp (a.data, b.data, a.size) == 0,
+            "slice %u of picture %u (q %u) differs when packed", row, t, q);
+        gst_cl_mpeg_bit_writer_clear (&a);
+        gst_cl_mpeg_bit_writer_clear (&b);
+      }
+
+      if (gst_cl_mpeg_transform_packs_levels (tr)) {
+        gsize lev_size = gst_cl_mpeg_transform_levels_size (tr);
+        cl_mem d_recs = gst_cl_mpeg_transform_alloc (tr,
+            gst_cl_mpeg_transform_records_size (tr), &error);
+        cl_mem d_lev = gst_cl_mpeg_transform_alloc (tr, lev_size, &error);
+        cl_mem d_off = gst_cl_mpeg_transform_alloc (tr,
+            (mbn + 1) * sizeof (guint32), &error);
+        cl_mem d_packed = gst_cl_mpeg_transform_alloc (tr, lev_size, &error);
+        guint32 *dev_off = g_new (guint32, mbn + 1);
+        gint16 *dev_packed = g_new0 (gint16, total + 1);
+
+        fail_unless (d_recs && d_lev && d_off && d_packed);
+        fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, d_recs,
+                CL_TRUE, 0, gst_cl_mpeg_transform_records_size (tr), recs, 0,
+                NULL, NULL), CL_SUCCESS);
+        fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, d_lev,
+                CL_TRUE, 0, lev_size, lev, 0, NULL, NULL), CL_SUCCESS);
+        fail_unless (gst_cl_mpeg_transform_pack (tr, d_recs, d_lev, d_off,
+                d_packed, &error), "%s", error ? error->message : "");
+        fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, d_off,
+                CL_TRUE, 0, (mbn + 1) * sizeof (guint32), dev_off, 0, NULL,
+                NULL), CL_SUCCESS);
+        fail_unless_equals_int (dev_off[mbn], total);
+        fail_unless (memcmp (dev_off, offsets, mbn * sizeof (guint32)) == 0);
+        if (total > 0)
+          fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, d_packed,
+                  CL_TRUE, 0, total * sizeof (gint16), dev_packed, 0, NULL,
+                  NULL), CL_SUCCESS);
+        fail_unless (memcmp (dev_packed, packed, total * 2) == 0,
+            "device packing differs (picture %u, q %u)", t, q);
+        g_free (dev_off);
+        g_free (dev_packed);
+        clReleaseMemObject (d_recs);
+        clReleaseMemObject (d_lev);
+        clReleaseMemObject (d_off);
+        clReleaseMemObject (d_packed);
+      }
+      g_free (packed);
+    }
+    memcpy (ref.data, rec.data, (gsize) mbn * 384);
+  }
+  g_free (vec);
+  g_free (lev);
+  g_free (recs);
+  g_free (offsets);
+  mpegref_picture_clear (&cur);
+  mpegref_picture_clear (&ref);
+  mpegref_picture_clear (&rec);
+  gst_cl_mpeg_transform_free (tr);
 }
 
 GST_END_TEST;
@@ -1278,6 +1415,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_device_load);
   tcase_add_test (tc, test_device_stages);
   tcase_add_test (tc, test_no_drift);
+  tcase_add_test (tc, test_packed_levels);
   tcase_add_test (tc, test_quality);
   tcase_add_test (tc, test_sizes);
   tcase_add_test (tc, test_size_change);
