@@ -1046,13 +1046,16 @@ gst_cl_mpeg_enc_change_state (GstElement * element, GstStateChange transition)
 static GstStructure *
 make_stats (GstClMpegEnc * self)
 {
-  guint64 load_ns = 0, enc_ns = 0, ms_ns = 0;
+  guint64 load_ns = 0, enc_ns = 0, ms_ns = 0, pack_ns = 0;
 
   if (self->ctx) {
     gst_cl_context_get_kernel_stats (self->ctx, GST_CL_MPEG_LOAD_LABEL, NULL,
         &load_ns, NULL);
     gst_cl_context_get_kernel_stats (self->ctx, GST_CL_MPEG_ENCODE_LABEL,
         NULL, &enc_ns, NULL);
+    gst_cl_context_get_kernel_stats (self->ctx, GST_CL_MPEG_PACK_LABEL,
+        NULL, &pack_ns, NULL);
+    enc_ns += pack_ns;
     gst_cl_context_get_kernel_stats (self->ctx, GST_CL_MOTION_SEARCH_LABEL,
         NULL, &ms_ns, NULL);
   }

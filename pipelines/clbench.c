@@ -1035,7 +1035,8 @@ bench_encode (gint w, gint h, guint frames, guint quant)
         label_ms_per_frame (GST_CL_MOTION_SEARCH_LABEL, out_frames) +
         label_ms_per_frame (GST_CL_MOTION_SEARCH_REFINE_LABEL, out_frames),
         label_ms_per_frame (GST_CL_MPEG_LOAD_LABEL, out_frames) +
-        label_ms_per_frame (GST_CL_MPEG_ENCODE_LABEL, out_frames),
+        label_ms_per_frame (GST_CL_MPEG_ENCODE_LABEL, out_frames) +
+        label_ms_per_frame (GST_CL_MPEG_PACK_LABEL, out_frames),
         enc_stat ("host-vlc-ns") / 1e6 / out_frames,
         enc_stat ("host-wait-ns") / 1e6 / out_frames, 1e3 / fps);
     fflush (stdout);
