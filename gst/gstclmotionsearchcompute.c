@@ -20,10 +20,10 @@
 #define TILE_MIN_NT 32
 
 /* GPU layout of the hierarchical levels: work-items per block for the
- * refinements (their 30 candidates at most) and the most for the coarsest
- * level's search */
+ * refinements (their 30 candidates at most) and for the coarsest level's
+ * search (64 candidates at range 16) */
 #define LEVEL_NT 32
-#define LEVEL_MAX_NT 128
+#define LEVEL_TOP_NT 64
 /* hierarchical: the coarsest level, and the areas searched above full
  * resolution (4x4 samples at level 2) */
 #define HIER_TOP 2
@@ -536,14 +536,9 @@ level_block (GstClMotionSearch * ms, guint level)
 static guint
 level_work_items (GstClMotionSearch * ms, guint level)
 {
-  guint range = ms->params.search_range;
-  guint side = ((range - 1) >> level) + (range >> level) + 1, nt = LEVEL_NT;
-
-  if (level == HIER_TOP)
-    while (nt < side * side && nt < LEVEL_MAX_NT &&
-        2 * nt <= ms->ctx->max_work_group_size)
-      nt *= 2;
-  return nt;
+  if (level == HIER_TOP && LEVEL_TOP_NT <= ms->ctx->max_work_group_size)
+    return LEVEL_TOP_NT;
+  return LEVEL_NT;
 }
 
 /* @name from the program of @level and @pass (1, or 2: the propagation
@@ -559,12 +554,12 @@ level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
 
   hnt = nt ? g_strdup_printf (" -DHNT=%u", nt) :
       g_strdup_printf (" -DBPW=%u", LEVEL_CPU_RUN);
-  /* the coarse levels do not depend on the block size or half-pel
-   * refinement: one program serves all */
-  options = g_strdup_printf ("-DBS=%u -DRANGE=%u -DSUBPEL=%d -DCHROMA=0 "
-      "-DLEVEL=%u -DPASS=%u -DLBS=%u%s", level_block (ms, level),
-      ms->params.search_range, pass == 2 && ms->params.subpel ? 1 : 0, level,
-      level > 0 ? 1 : pass, level_block (ms, level) >> level, hnt);
+  /* the range is an argument, and the coarse levels do not depend on the
+   * block size or half-pel refinement: few programs serve all searches */
+  options = g_strdup_printf ("-DBS=%u -DSUBPEL=%d -DCHROMA=0 -DLEVEL=%u "
+      "-DPASS=%u -DLBS=%u%s", level_block (ms, level),
+      pass == 2 && ms->params.subpel ? 1 : 0, level, level > 0 ? 1 : pass,
+      level_block (ms, level) >> level, hnt);
   kernel = lookup_kernel (ms, name, options, error);
   g_free (options);
   g_free (hnt);
@@ -617,6 +612,7 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
   guint nt = ms->ctx->cpu_layout ? 1 : level_work_items (ms, level);
   guint bs = level_block (ms, level), gx;
   cl_uint width = ms->pyr_width, height = ms->pyr_height;
+  cl_uint range = ms->params.search_range;
   size_t global[2], local[2];
   guint arg = 0;
 
@@ -626,9 +622,10 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
       !set_plane_args (kernel, &arg, ref, TRUE, error) ||
       !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error)
       || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height,
-          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem),
-          &in, error) || !gst_cl_kernel_set_arg (kernel, &arg,
-          sizeof (cl_mem), &out, error))
+          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint),
+          &range, error) || !gst_cl_kernel_set_arg (kernel, &arg,
+          sizeof (cl_mem), &in, error) || !gst_cl_kernel_set_arg (kernel,
+          &arg, sizeof (cl_mem), &out, error))
     return FALSE;
   /* CPUs: one work-item per group, as in run_blocks, for a run of blocks */
   gx = (width + bs - 1) / bs;

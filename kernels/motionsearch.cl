@@ -52,7 +52,8 @@
  * (0 | 1) with CSX, CSY (chroma subsampling shifts), CPS (chroma pixel
  * stride) and WQ (chroma weight in 1/256); LEVEL (2 | 1 | 0) with PASS
  * (1 | 2 at level 0), LBS (the side of a whole block at that level), and
- * HNT (GPUs) or BPW (CPUs) for the hierarchical steps.
+ * HNT (GPUs) or BPW (CPUs) for the hierarchical steps, which take the
+ * range as an argument instead of RANGE.
  */
 
 #ifndef BS
@@ -92,10 +93,11 @@ typedef struct
  * for some CPU targets (10x slower on AVX-512), max - min is not */
 #define ABS_DIFF_U(a, b) (max ((a), (b)) - min ((a), (b)))
 
-/* ranking key of a full-pel candidate */
-#define KEY(cost, dx, dy)                                                   \
+/* ranking key of a full-pel candidate in the window of @range */
+#define KEY_IN(cost, dx, dy, range)                                         \
   (((ulong) (cost) << 32) | ((ulong) (abs (dx) + abs (dy)) << 16) |         \
-      (ulong) (((dy) + RANGE) * SPAN + (dx) + RANGE))
+      (ulong) (((dy) + (range)) * 2 * (range) + (dx) + (range)))
+#define KEY(cost, dx, dy) KEY_IN (cost, dx, dy, RANGE)
 
 typedef struct
 {
@@ -541,6 +543,7 @@ typedef struct
   global const uchar *c, *r;    /* the block, its reference at (0, 0) */
   int cs, rs;
   int bw, bh;                   /* the block's size at this level */
+  int range;                    /* the full-resolution window's */
   int cx0, cx1, cy0, cy1;       /* the displacements allowed here */
   int whole;                    /* LBS x LBS: rows in registers */
 } level_block_t;
@@ -554,15 +557,15 @@ level_key (const level_block_t * b, const LVEC * rows, int2 v)
   global const uchar *r = b->r + v.y * b->rs + v.x;
   uint s = b->whole ? sad_rows (rows, r, b->rs) :
       sad_any (b->c, b->cs, r, b->rs, b->bw, b->bh);
-  return KEY (s, v.x, v.y);
+  return KEY_IN (s, v.x, v.y, b->range);
 }
 
 /* the displacement of a key */
 static int2
-key_vector (ulong key)
+key_vector (ulong key, int range)
 {
   int idx = (int) (key & 0xffff);
-  return (int2) (idx % SPAN - RANGE, idx / SPAN - RANGE);
+  return (int2) (idx % (2 * range) - range, idx / (2 * range) - range);
 }
 
 /* Vector of the neighbour n (0..3: left, top, right, bottom) of block
@@ -610,7 +613,7 @@ predictor (global const mv_t * coarse, int px, int py, int gx, int gy, int t)
  * motion_search_level. */
 static mv_t
 level_step (global const uchar * cur, global const uchar * ref, int cs,
-    int rs, int width, int height, int bx, int by, int gx, int gy,
+    int rs, int width, int height, int range, int bx, int by, int gx, int gy,
     global const mv_t * coarse
 #if HNT
     , local ulong * keys, int lid
@@ -619,11 +622,12 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 {
   int x0 = bx * GBS, y0 = by * GBS;
   int bw = min (GBS, width - x0), bh = min (GBS, height - y0);
-  int lo = -(RANGE >> LEVEL), hi = (RANGE - 1) >> LEVEL;
+  int lo = -(range >> LEVEL), hi = (range - 1) >> LEVEL;
   level_block_t b;
 
   b.cs = cs;
   b.rs = rs;
+  b.range = range;
   b.c = cur + (y0 >> LEVEL) * cs + (x0 >> LEVEL);
   b.r = ref + (y0 >> LEVEL) * rs + (x0 >> LEVEL);
   b.bw = (bw + (1 << LEVEL) - 1) >> LEVEL;
@@ -655,7 +659,7 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   /* the coarser level's area: this one, or the one holding the block */
   int cgx = (width + CBS - 1) / CBS, cgy = (height + CBS - 1) / CBS;
   BEST_OF (best, NPRED, predictor (coarse, x0 / CBS, y0 / CBS, cgx, cgy, t));
-  int2 p = key_vector (best);
+  int2 p = key_vector (best, range);
 #if HNT
   /* the centre is in already */
   BEST_OF (best, NSQUARE, (t == NSQUARE / 2 ? NO_CAND :
@@ -668,11 +672,11 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 #endif
 #else
   mv_t own = coarse[by * gx + bx];
-  best = KEY (own.sad, own.dx, own.dy);
+  best = KEY_IN (own.sad, own.dx, own.dy, range);
   BEST_OF (best, 4, neighbour (coarse, bx, by, gx, gy, t, 1));
 #endif
 
-  int2 f = key_vector (best);
+  int2 f = key_vector (best, range);
   uint sad = (uint) (best >> 32);
   mv_t mv;
 #if LEVEL == 0 && PASS == 2 && SUBPEL
@@ -715,11 +719,12 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
  *   that found it.
  * vectors receives level samples, or half-pel units after pass 2. One
  * work-group of HNT per block or area, or (CPUs) one work-item per run of
- * BPW of them along a row. */
+ * BPW of them along a row. The window's range is an argument here, not
+ * RANGE: one program serves every range. */
 kernel void
 motion_search_level (global const uchar * cur, uint cur_off,
     uint cur_stride, global const uchar * ref, uint ref_off, uint ref_stride,
-    uint width, uint height, global const mv_t * coarse,
+    uint width, uint height, uint range, global const mv_t * coarse,
     global mv_t * vectors)
 {
   int gx = (width + GBS - 1) / GBS, gy = (height + GBS - 1) / GBS;
@@ -732,7 +737,8 @@ motion_search_level (global const uchar * cur, uint cur_off,
   if (bx >= gx || by >= gy)
     return;
   mv_t mv = level_step (c, r, (int) cur_stride, (int) ref_stride,
-      (int) width, (int) height, bx, by, gx, gy, coarse, keys, lid);
+      (int) width, (int) height, (int) range, bx, by, gx, gy, coarse, keys,
+      lid);
   if (lid == 0)
     vectors[by * gx + bx] = mv;
 #else
@@ -742,7 +748,8 @@ motion_search_level (global const uchar * cur, uint cur_off,
     return;
   for (int bx = first; bx < min (gx, first + BPW); bx++)
     vectors[by * gx + bx] = level_step (c, r, (int) cur_stride,
-        (int) ref_stride, (int) width, (int) height, bx, by, gx, gy, coarse);
+        (int) ref_stride, (int) width, (int) height, (int) range, bx, by, gx,
+        gy, coarse);
 #endif
 }
 
