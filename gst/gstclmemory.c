@@ -21,6 +21,7 @@ cl_memory_wrap (GstClAllocator * alloc, GstMemory * parent, cl_mem buffer,
       GST_ALLOCATOR_CAST (alloc), parent, maxsize, 0, offset, size);
   mem->context = gst_object_ref (alloc->context);
   mem->buffer = buffer;
+  g_mutex_init (&mem->map_lock);
   return mem;
 }
 
@@ -77,46 +78,90 @@ gst_cl_allocator_free (GstAllocator * allocator G_GNUC_UNUSED,
   GstClMemory *mem = (GstClMemory *) memory;
   clReleaseMemObject (mem->buffer);
   gst_object_unref (mem->context);
+  g_mutex_clear (&mem->map_lock);
   g_free (mem);
+}
+
+/* the memory that holds the mapping of @memory */
+static GstClMemory *
+map_root (GstMemory * memory)
+{
+  return (GstClMemory *) (memory->parent ? memory->parent : memory);
 }
 
 static gpointer
 cl_mem_map_full (GstMemory * memory, GstMapInfo * info, gsize maxsize)
 {
-  GstClMemory *mem = (GstClMemory *) memory;
+  GstClMemory *mem = (GstClMemory *) memory, *root = map_root (memory);
   cl_map_flags flags = 0;
-  cl_int ret;
+  cl_int ret = CL_SUCCESS;
   gpointer ptr;
 
   if (info->flags & GST_MAP_READ)
     flags |= CL_MAP_READ;
   if (info->flags & GST_MAP_WRITE) {
-    if (!(info->flags & GST_MAP_READ) && mem->content_undefined)
+    if (!(info->flags & GST_MAP_READ) && mem->content_undefined &&
+        root->content_undefined)
       flags |= CL_MAP_WRITE_INVALIDATE_REGION;
     else
       flags |= CL_MAP_WRITE;
   }
-  /* blocking: the host sees the result of all device work enqueued so far */
-  ptr = clEnqueueMapBuffer (mem->context->queue, mem->buffer, CL_TRUE, flags,
-      0, maxsize, 0, NULL, NULL, &ret);
+
+  g_mutex_lock (&root->map_lock);
+  if (root->map_count > 0) {
+    /* mapped already (another plane of a frame, a sub-memory): the same
+     * host copy, if it allows this access */
+    gboolean readable = (root->map_flags & CL_MAP_READ) ||
+        (root->map_flags & CL_MAP_WRITE);
+    gboolean writable = (root->map_flags & (CL_MAP_WRITE |
+            CL_MAP_WRITE_INVALIDATE_REGION)) != 0;
+    if (((flags & CL_MAP_READ) && !readable) ||
+        ((flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
+            !writable)) {
+      g_mutex_unlock (&root->map_lock);
+      GST_ERROR ("OpenCL memory is mapped already, without the access now "
+          "asked for");
+      return NULL;
+    }
+    root->map_count++;
+    ptr = root->map_ptr;
+    g_mutex_unlock (&root->map_lock);
+    mem->content_undefined = FALSE;
+    return ptr;
+  }
+  /* blocking: the host sees the result of all device work enqueued so far;
+   * the whole allocation, so that every sub-memory lies inside */
+  ptr = clEnqueueMapBuffer (mem->context->queue, root->buffer, CL_TRUE,
+      flags, 0, MAX (maxsize, ((GstMemory *) root)->maxsize), 0, NULL, NULL,
+      &ret);
   if (ret != CL_SUCCESS) {
+    g_mutex_unlock (&root->map_lock);
     GST_ERROR ("clEnqueueMapBuffer failed: %s (%d)", gst_cl_error_name (ret),
         ret);
     return NULL;
   }
-  mem->content_undefined = FALSE;
+  root->map_ptr = ptr;
+  root->map_flags = flags;
+  root->map_count = 1;
+  g_mutex_unlock (&root->map_lock);
+  mem->content_undefined = root->content_undefined = FALSE;
   GST_CL_COUNT_HOST_MAP (mem->context);
   return ptr;
 }
 
 static void
-cl_mem_unmap_full (GstMemory * memory, GstMapInfo * info)
+cl_mem_unmap_full (GstMemory * memory, GstMapInfo * info G_GNUC_UNUSED)
 {
-  GstClMemory *mem = (GstClMemory *) memory;
-  cl_int ret;
+  GstClMemory *root = map_root (memory);
+  cl_int ret = CL_SUCCESS;
 
-  ret = clEnqueueUnmapMemObject (mem->context->queue, mem->buffer,
-      (guint8 *) info->data - memory->offset, 0, NULL, NULL);
+  g_mutex_lock (&root->map_lock);
+  if (root->map_count > 0 && --root->map_count == 0) {
+    ret = clEnqueueUnmapMemObject (root->context->queue, root->buffer,
+        root->map_ptr, 0, NULL, NULL);
+    root->map_ptr = NULL;
+  }
+  g_mutex_unlock (&root->map_lock);
   if (ret != CL_SUCCESS)
     GST_ERROR ("clEnqueueUnmapMemObject failed: %s (%d)",
         gst_cl_error_name (ret), ret);

@@ -25,6 +25,13 @@ typedef struct {
   /* Content undefined (fresh, or returned to its pool): a write-only map
    * need not copy device data to the host. */
   gboolean content_undefined;
+  /* The host mapping, shared by every map of this memory and of its
+   * sub-memories (kept on the root): OpenCL leaves overlapping mappings
+   * for writing undefined, and a GstVideoFrame maps once per plane. */
+  GMutex map_lock;
+  gpointer map_ptr;
+  guint map_count;
+  cl_map_flags map_flags;
 } GstClMemory;
 
 #define GST_TYPE_CL_ALLOCATOR (gst_cl_allocator_get_type ())
