@@ -581,8 +581,8 @@ neighbour (global const mv_t * v, int bx, int by, int gx, int gy, int n,
   return (int2) (scale * m.dx, scale * m.dy);
 }
 
-/* best becomes the best of itself and candidates CAND (t), t = 0 to n - 1,
- * across the group with HNT */
+/* best becomes the best of itself and the few candidates CAND (t), t = 0
+ * to n - 1, across the group with HNT */
 #if HNT
 #define BEST_OF(best, n, CAND)                                              \
   do {                                                                      \
@@ -591,10 +591,20 @@ neighbour (global const mv_t * v, int bx, int by, int gx, int gy, int n,
     best = group_min (best, keys, lid, HNT);                                \
   } while (0)
 #else
+/* (n at most 8) vector fields are smooth, the predictors often the same:
+ * each is tried once */
 #define BEST_OF(best, n, CAND)                                              \
   do {                                                                      \
-    for (int t = 0; t < (n); t++)                                           \
-      best = min (best, level_key (&b, rows, CAND));                        \
+    int2 tried[8];                                                          \
+    for (int t = 0; t < (n); t++) {                                         \
+      int2 v = CAND;                                                        \
+      int seen = 0;                                                         \
+      for (int i = 0; i < t; i++)                                           \
+        seen |= all (tried[i] == v);                                        \
+      tried[t] = v;                                                         \
+      if (!seen)                                                            \
+        best = min (best, level_key (&b, rows, v));                         \
+    }                                                                       \
   } while (0)
 #endif
 
@@ -646,9 +656,11 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   ulong best = ULONG_MAX;
 #if LEVEL == 2
 #if HNT
-  int nx = b.cx1 - b.cx0 + 1;
-  BEST_OF (best, nx * (b.cy1 - b.cy0 + 1), ((int2) (b.cx0 + t % nx,
-              b.cy0 + t / nx)));
+  int nx = b.cx1 - b.cx0 + 1, n = nx * (b.cy1 - b.cy0 + 1);
+  for (int t = lid; t < n; t += HNT)
+    best = min (best, level_key (&b, rows, (int2) (b.cx0 + t % nx,
+                b.cy0 + t / nx)));
+  best = group_min (best, keys, lid, HNT);
 #else
   /* no division per candidate on CPUs */
   for (int cy = b.cy0; cy <= b.cy1; cy++)
@@ -662,8 +674,10 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   int2 p = key_vector (best, range);
 #if HNT
   /* the centre is in already */
-  BEST_OF (best, NSQUARE, (t == NSQUARE / 2 ? NO_CAND :
-          p + (int2) (t % SIDE - RADIUS, t / SIDE - RADIUS)));
+  for (int t = lid; t < NSQUARE; t += HNT)
+    best = min (best, level_key (&b, rows, t == NSQUARE / 2 ? NO_CAND :
+            p + (int2) (t % SIDE - RADIUS, t / SIDE - RADIUS)));
+  best = group_min (best, keys, lid, HNT);
 #else
   for (int dy = -RADIUS; dy <= RADIUS; dy++)
     for (int dx = -RADIUS; dx <= RADIUS; dx++)
@@ -671,9 +685,9 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
         best = min (best, level_key (&b, rows, p + (int2) (dx, dy)));
 #endif
 #else
-  mv_t own = coarse[by * gx + bx];
-  best = KEY_IN (own.sad, own.dx, own.dy, range);
-  BEST_OF (best, 4, neighbour (coarse, bx, by, gx, gy, t, 1));
+  /* the block's own vector, then its neighbours' */
+  BEST_OF (best, 5, (t ? neighbour (coarse, bx, by, gx, gy, t - 1, 1) :
+          (int2) (coarse[by * gx + bx].dx, coarse[by * gx + bx].dy)));
 #endif
 
   int2 f = key_vector (best, range);
