@@ -409,10 +409,12 @@ GST_START_TEST (test_search_hierarchical)
 
 GST_END_TEST;
 
-/* The hierarchical search over the widest windows. */
+/* The hierarchical search over the widest and the narrowest windows. */
 GST_START_TEST (test_search_hierarchical_wide)
 {
   static const SearchCase cases[] = {
+    {33, 47, 16, 1, TRUE, FALSE, 0, 0, GST_CL_MOTION_METHOD_HIERARCHICAL},
+    {211, 97, 8, 3, FALSE, TRUE, -3, 2, GST_CL_MOTION_METHOD_HIERARCHICAL},
     {640, 480, 16, 128, FALSE, TRUE, -101, 62,
         GST_CL_MOTION_METHOD_HIERARCHICAL},
     {333, 211, 8, 64, FALSE, TRUE, 45, -37,
@@ -949,7 +951,7 @@ motionsearch_suite (void)
   tcase_add_loop_test (tc, test_search_large, 0, 2);
   tcase_add_loop_test (tc, test_search_hierarchical, 0,
       G_N_ELEMENTS (hier_sizes));
-  tcase_add_loop_test (tc, test_search_hierarchical_wide, 0, 4);
+  tcase_add_loop_test (tc, test_search_hierarchical_wide, 0, 6);
   tcase_add_test (tc, test_bad_params);
   tcase_add_loop_test (tc, test_pan, 0, G_N_ELEMENTS (pans));
   tcase_add_test (tc, test_formats);
