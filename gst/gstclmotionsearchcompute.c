@@ -53,6 +53,15 @@ struct _GstClMotionSearch
   guint pyr_width, pyr_height;
 };
 
+GstClMotionMethod
+gst_cl_motion_method_resolve (GstClMotionMethod method, GstClContext * ctx)
+{
+  if (method != GST_CL_MOTION_METHOD_AUTO)
+    return method;
+  return ctx->cpu_layout ? GST_CL_MOTION_METHOD_HIERARCHICAL :
+      GST_CL_MOTION_METHOD_FULL;
+}
+
 GType
 gst_cl_motion_method_get_type (void)
 {
@@ -65,6 +74,8 @@ gst_cl_motion_method_get_type (void)
           "of the own and the neighbours' vectors at half and full "
           "resolution, and the neighbours' vectors once more; luma only, "
           "many times faster", "hierarchical"},
+    {GST_CL_MOTION_METHOD_AUTO, "Hierarchical on CPU devices, exhaustive "
+          "on GPUs (there the faster of the two)", "auto"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type)) {
@@ -84,10 +95,14 @@ GstClMotionSearch *
 gst_cl_motion_search_new (GstClContext * ctx,
     const GstClMotionSearchParams * params, GError ** error)
 {
+  GstClMotionSearchParams resolved;
   GstClMotionSearch *ms;
 
   g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), NULL);
   g_return_val_if_fail (params != NULL, NULL);
+  resolved = *params;
+  resolved.method = gst_cl_motion_method_resolve (params->method, ctx);
+  params = &resolved;
 
   if (params->block_size != 16 && params->block_size != 8) {
     g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,

@@ -45,6 +45,9 @@ G_STATIC_ASSERT (sizeof (GstClMotionVector) == 8);
  *   area's and its neighbours' vectors doubled (and zero), and a last pass
  *   that takes a neighbouring block's vector where it is better; luma
  *   only
+ * @GST_CL_MOTION_METHOD_AUTO: hierarchical on devices of the CPU layout,
+ *   exhaustive on GPUs, where the exhaustive search is the faster of the
+ *   two
  *
  * How a #GstClMotionSearch looks for the best vector. One enum type for
  * every element that has a motion search method property.
@@ -52,7 +55,12 @@ G_STATIC_ASSERT (sizeof (GstClMotionVector) == 8);
 typedef enum {
   GST_CL_MOTION_METHOD_FULL,
   GST_CL_MOTION_METHOD_HIERARCHICAL,
+  GST_CL_MOTION_METHOD_AUTO,
 } GstClMotionMethod;
+
+/* The method that @method stands for on @ctx's device (AUTO resolved). */
+GstClMotionMethod gst_cl_motion_method_resolve (GstClMotionMethod method,
+    GstClContext * ctx);
 
 GType gst_cl_motion_method_get_type (void);
 #define GST_TYPE_CL_MOTION_METHOD (gst_cl_motion_method_get_type ())

@@ -65,7 +65,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_mpeg_enc_debug);
 #define DEFAULT_ADAPTIVE_QUANT FALSE
 #define DEFAULT_SEARCH_RANGE 16
 #define DEFAULT_SUBPEL TRUE
-#define DEFAULT_MOTION_METHOD GST_CL_MOTION_METHOD_HIERARCHICAL
+#define DEFAULT_MOTION_METHOD GST_CL_MOTION_METHOD_AUTO
 
 /* an inter macroblock must predict better than its own activity by this
  * much (SAD units) to beat intra coding */
@@ -1226,8 +1226,9 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_MOTION_METHOD,
       g_param_spec_enum ("motion-method", "Motion search method",
           "How the motion search looks, when no upstream vectors come: "
-          "hierarchical (coarse to fine, many times faster) or full (every "
-          "displacement of the window)", GST_TYPE_CL_MOTION_METHOD,
+          "hierarchical (coarse to fine, many times faster on CPUs), full "
+          "(every displacement of the window), or auto (hierarchical on CPU "
+          "devices, full on GPUs)", GST_TYPE_CL_MOTION_METHOD,
           DEFAULT_MOTION_METHOD, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",

@@ -686,18 +686,34 @@ GST_START_TEST (test_element_hierarchical)
 
 GST_END_TEST;
 
-/* The method enum: both values, by nick. */
+/* The method enum: every value, by nick; auto stands for hierarchical on
+ * CPU-layout devices and for full on the others. */
 GST_START_TEST (test_method_enum)
 {
   GEnumClass *klass = g_type_class_ref (GST_TYPE_CL_MOTION_METHOD);
+  GstClContext *ctx = test_get_shared_context ();
+  GstClMotionSearchParams p = { 16, 16, FALSE, 0, 0.0,
+    GST_CL_MOTION_METHOD_AUTO
+  };
+  GstClMotionSearch *ms;
+  GError *error = NULL;
   GEnumValue *v;
 
   v = g_enum_get_value_by_nick (klass, "full");
   fail_unless (v != NULL && v->value == GST_CL_MOTION_METHOD_FULL);
   v = g_enum_get_value_by_nick (klass, "hierarchical");
   fail_unless (v != NULL && v->value == GST_CL_MOTION_METHOD_HIERARCHICAL);
-  fail_unless_equals_int (klass->n_values, 2);
+  v = g_enum_get_value_by_nick (klass, "auto");
+  fail_unless (v != NULL && v->value == GST_CL_MOTION_METHOD_AUTO);
+  fail_unless_equals_int (klass->n_values, 3);
   g_type_class_unref (klass);
+
+  ms = gst_cl_motion_search_new (ctx, &p, &error);
+  fail_unless (ms != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_int (gst_cl_motion_search_get_params (ms)->method,
+      ctx->cpu_layout ? GST_CL_MOTION_METHOD_HIERARCHICAL :
+      GST_CL_MOTION_METHOD_FULL);
+  gst_cl_motion_search_free (ms);
 }
 
 GST_END_TEST;

@@ -1243,7 +1243,7 @@ GST_START_TEST (test_motion_method)
   klass = g_type_class_ref (G_PARAM_SPEC_VALUE_TYPE (g_object_class_find_property
           (G_OBJECT_GET_CLASS (enc), "motion-method")));
   v = g_enum_get_value (klass, method);
-  fail_unless (v != NULL && g_str_equal (v->value_nick, "hierarchical"));
+  fail_unless (v != NULL && g_str_equal (v->value_nick, "auto"));
   g_type_class_unref (klass);
   gst_object_unref (enc);
 
@@ -1285,6 +1285,16 @@ GST_START_TEST (test_motion_method)
   fail_unless (e[1].stream->len * 100 < e[0].stream->len * 105,
       "%u bytes (hierarchical) against %u (full)", e[1].stream->len,
       e[0].stream->len);
+  /* auto: hierarchical in the CPU layout, full in the GPU layout */
+  {
+    Encoded a;
+    guint want = test_get_shared_context ()->cpu_layout ? 1 : 0;
+    encode_clip ("motion-method=auto quantizer=6", w, h, n, TRUE, NULL, &a);
+    fail_unless (a.stream->len == e[want].stream->len &&
+        memcmp (a.stream->data, e[want].stream->data, a.stream->len) == 0,
+        "motion-method=auto is not %s here", methods[want]);
+    encoded_free (&a);
+  }
   for (m = 0; m < 2; m++)
     encoded_free (&e[m]);
   encoded_free (&zero);
