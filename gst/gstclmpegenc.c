@@ -103,6 +103,7 @@ typedef struct
   gint16 *packed_host;
   guint32 *mb_offsets;
   gboolean levels_read;
+  cl_event levels_ready;        /* the read of the packed levels */
   cl_event ready;
   gboolean intra, gop_start, seq_start;
   guint quant;
@@ -193,6 +194,11 @@ static GstStructure *make_stats (GstClMpegEnc * self);
 static void
 slot_unmap (GstClMpegEnc * self, Slot * s)
 {
+  if (s->levels_ready) {
+    clWaitForEvents (1, &s->levels_ready);
+    clReleaseEvent (s->levels_ready);
+    s->levels_ready = NULL;
+  }
   if (s->ready) {
     clWaitForEvents (1, &s->ready);
     clReleaseEvent (s->ready);
@@ -599,18 +605,32 @@ assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
   return out;
 }
 
-/* Reads the packed levels of @s back, as many as its records say. */
+/* Starts the read of the packed levels of @s, as many as its records
+ * say (waiting for the records first); @blocking waits for it too. */
 static gboolean
-read_packed_levels (GstClMpegEnc * self, Slot * s, GError ** error)
+read_packed_levels (GstClMpegEnc * self, Slot * s, gboolean blocking,
+    GError ** error)
 {
   guint n = self->mb_width * self->mb_height;
-  guint32 total = gst_cl_mpeg_packed_offsets (s->rec, n, s->mb_offsets);
+  guint32 total;
   cl_int ret = CL_SUCCESS;
 
+  if (s->ready) {
+    ret = clWaitForEvents (1, &s->ready);
+    clReleaseEvent (s->ready);
+    s->ready = NULL;
+    if (!gst_cl_check (ret, "clWaitForEvents", error))
+      return FALSE;
+  }
+  total = gst_cl_mpeg_packed_offsets (s->rec, n, s->mb_offsets);
   if (total > 0)
-    ret = clEnqueueReadBuffer (self->ctx->queue, s->packed, CL_TRUE, 0,
-        (gsize) total * sizeof (gint16), s->packed_host, 0, NULL, NULL);
+    ret = clEnqueueReadBuffer (self->ctx->queue, s->packed,
+        blocking ? CL_TRUE : CL_FALSE, 0, (gsize) total * sizeof (gint16),
+        s->packed_host, 0, NULL, blocking ? NULL : &s->levels_ready);
   if (!gst_cl_check (ret, "clEnqueueReadBuffer", error))
+    return FALSE;
+  if (!blocking && !gst_cl_check (clFlush (self->ctx->queue), "clFlush",
+          error))
     return FALSE;
   s->levels_read = TRUE;
   return TRUE;
@@ -638,8 +658,15 @@ finish_slot (GstClMpegEnc * self, Slot * s, gboolean end)
         goto failed;
     }
     if (s->packed && !s->levels_read && !s->all_skipped &&
-        !read_packed_levels (self, s, &error))
+        !read_packed_levels (self, s, TRUE, &error))
       goto failed;
+    if (s->levels_ready) {
+      cl_int ret = clWaitForEvents (1, &s->levels_ready);
+      clReleaseEvent (s->levels_ready);
+      s->levels_ready = NULL;
+      if (!gst_cl_check (ret, "clWaitForEvents", &error))
+        goto failed;
+    }
     self->wait_ns += (g_get_monotonic_time () - t0) * 1000;
     out = assemble (self, s, end, &bits, &requant);
     if (out)
@@ -870,6 +897,12 @@ gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
   s->out = (self->last_recon + 1) % 3;
   self->last_recon = s->out;
 
+  /* the previous frame's levels go back to the host ahead of this
+   * frame's device work, not behind it */
+  if (self->pending && self->pending->packed && self->pending->encoded &&
+      !self->pending->levels_read && !self->pending->all_skipped &&
+      !read_packed_levels (self, self->pending, FALSE, &error))
+    goto failed;
   if (!submit_input (self, s, &error))
     goto failed;
   /* With a constant quantiser the device can code this frame while the
