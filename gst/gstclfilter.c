@@ -459,12 +459,12 @@ gst_cl_filter_prepare_output_buffer (GstBaseTransform * trans,
 
 static gboolean
 stage_input (GstClFilter * self, GstBuffer * inbuf, GstBuffer ** staged,
-    GError ** error)
+    GstClFrame * frame, GError ** error)
 {
   GstClFilterPrivate *priv = PRIV (self);
 
   return gst_cl_stage_frame (priv->context, &priv->staging_pool,
-      &priv->in_info, inbuf, staged, error);
+      &priv->in_info, inbuf, staged, frame, error);
 }
 
 /* TRUE when @buf holds a whole @info frame. A video meta may place the
@@ -548,11 +548,10 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
 
   if (!gst_buffer_is_cl (inbuf, priv->context)) {
-    if (!stage_input (self, inbuf, &staged, &error)) {
+    if (!stage_input (self, inbuf, &staged, &in, &error)) {
       GST_CL_ELEMENT_ERROR (self, error);
       return GST_FLOW_ERROR;
     }
-    gst_cl_frame_init (&in, &priv->in_info, staged);
   } else {
     gst_cl_frame_init (&in, &priv->in_info, inbuf);
   }
@@ -594,11 +593,10 @@ gst_cl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_ERROR;
 
   if (!gst_buffer_is_cl (buf, priv->context)) {
-    if (!stage_input (self, buf, &staged, &error)) {
+    if (!stage_input (self, buf, &staged, &frame, &error)) {
       GST_CL_ELEMENT_ERROR (self, error);
       return GST_FLOW_ERROR;
     }
-    gst_cl_frame_init (&frame, &priv->in_info, staged);
   } else {
     gst_cl_frame_init (&frame, &priv->in_info, buf);
   }

@@ -389,13 +389,6 @@ transfer_frame (GstClContext * ctx, GstClFrame * clf, GstVideoFrame * vf,
 }
 
 gboolean
-gst_cl_frame_upload (GstClContext * ctx, GstClFrame * dst,
-    GstVideoFrame * src, GError ** error)
-{
-  return transfer_frame (ctx, dst, src, TRUE, error);
-}
-
-gboolean
 gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
     const GstVideoInfo * info, GstBuffer * src, GError ** error)
 {
@@ -417,10 +410,8 @@ gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
 gboolean
 gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
     const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer ** staged,
-    GError ** error)
+    GstClFrame * frame, GError ** error)
 {
-  GstClFrame clframe;
-
   *staged = NULL;
   if (!*pool) {
     GstCaps *caps = gst_video_info_to_caps (info);
@@ -438,8 +429,8 @@ gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
         "the input frame (out of device memory?)", info->size);
     return FALSE;
   }
-  gst_cl_frame_init (&clframe, info, *staged);
-  if (!gst_cl_frame_upload_buffer (ctx, &clframe, info, inbuf, error)) {
+  gst_cl_frame_init (frame, info, *staged);
+  if (!gst_cl_frame_upload_buffer (ctx, frame, info, inbuf, error)) {
     gst_clear_buffer (staged);
     return FALSE;
   }

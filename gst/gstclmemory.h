@@ -91,10 +91,8 @@ typedef struct {
 void gst_cl_frame_get_plane (const GstClFrame * frame, guint comp,
     GstClPlane * plane);
 
-/* Copies a system-memory @src frame into the cl buffer @dst (counted as an
- * upload) and back (a download). */
-gboolean gst_cl_frame_upload (GstClContext * ctx, GstClFrame * dst,
-    GstVideoFrame * src, GError ** error);
+/* Copies the cl buffer @src into a system-memory @dst frame (counted as a
+ * download). */
 gboolean gst_cl_frame_download (GstClContext * ctx, GstVideoFrame * dst,
     GstClFrame * src, GError ** error);
 
@@ -106,10 +104,11 @@ gboolean gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
 
 /* A system-memory @inbuf (an @info frame) copied into a buffer of
  * *@pool (created on first use: cl buffers for @info); *@staged receives
- * that buffer, to unref once its readers are enqueued. */
+ * that buffer, to unref once its readers are enqueued, and @frame
+ * describes it. */
 gboolean gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
     const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer ** staged,
-    GError ** error);
+    GstClFrame * frame, GError ** error);
 
 /* Enqueues a device-side copy of every plane of @src into @dst (same
  * format and size, any layouts); not a host transfer. */
