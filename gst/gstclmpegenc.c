@@ -191,19 +191,26 @@ static GstStructure *make_stats (GstClMpegEnc * self);
 
 /* ---- device objects ---- */
 
+/* Waits for *@event, if any, and lets it go. */
+static gboolean
+wait_event (cl_event * event, GError ** error)
+{
+  cl_int ret;
+
+  if (!*event)
+    return TRUE;
+  ret = clWaitForEvents (1, event);
+  clReleaseEvent (*event);
+  *event = NULL;
+  return gst_cl_check (ret, "clWaitForEvents", error);
+}
+
 static void
 slot_unmap (GstClMpegEnc * self, Slot * s)
 {
-  if (s->levels_ready) {
-    clWaitForEvents (1, &s->levels_ready);
-    clReleaseEvent (s->levels_ready);
-    s->levels_ready = NULL;
-  }
-  if (s->ready) {
-    clWaitForEvents (1, &s->ready);
-    clReleaseEvent (s->ready);
-    s->ready = NULL;
-  }
+  /* on the way out: the commands' own errors were reported */
+  wait_event (&s->levels_ready, NULL);
+  wait_event (&s->ready, NULL);
   if (s->rec)
     clEnqueueUnmapMemObject (self->ctx->queue, s->records, s->rec, 0, NULL,
         NULL);
@@ -428,11 +435,8 @@ device_frame (GstClMpegEnc * self, GstBuffer * in, GstClFrame * clf,
     }
     return TRUE;
   }
-  if (!gst_cl_stage_frame (self->ctx, &self->staging, &self->info, in,
-          staged, error))
-    return FALSE;
-  gst_cl_frame_init (clf, &self->info, *staged);
-  return TRUE;
+  return gst_cl_stage_frame (self->ctx, &self->staging, &self->info, in,
+      staged, clf, error);
 }
 
 /* Vectors of an upstream clmotionsearch, when they fit our grid. */
@@ -502,22 +506,17 @@ submit_encode (GstClMpegEnc * self, Slot * s, GError ** error)
           s->vectors, &p, s->records, s->levels, self->recon[s->out], error))
     return FALSE;
   s->levels_read = FALSE;
-  if (s->packed) {
-    /* the records now, the packed levels once their size is known */
-    if (!gst_cl_mpeg_transform_pack (self->tr, s->records, s->levels,
-            s->offsets, s->packed, error))
-      return FALSE;
-    s->rec = clEnqueueMapBuffer (self->ctx->queue, s->records, CL_FALSE,
-        CL_MAP_READ, 0, gst_cl_mpeg_transform_records_size (self->tr), 0,
-        NULL, &s->ready, &ret);
-    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
-      return FALSE;
-  } else {
-    s->rec = clEnqueueMapBuffer (self->ctx->queue, s->records, CL_FALSE,
-        CL_MAP_READ, 0, gst_cl_mpeg_transform_records_size (self->tr), 0,
-        NULL, NULL, &ret);
-    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
-      return FALSE;
+  /* packed levels are read once the records give their size; whole ones
+   * are mapped with the records */
+  if (s->packed && !gst_cl_mpeg_transform_pack (self->tr, s->records,
+          s->levels, s->offsets, s->packed, error))
+    return FALSE;
+  s->rec = clEnqueueMapBuffer (self->ctx->queue, s->records, CL_FALSE,
+      CL_MAP_READ, 0, gst_cl_mpeg_transform_records_size (self->tr), 0, NULL,
+      s->packed ? &s->ready : NULL, &ret);
+  if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
+    return FALSE;
+  if (!s->packed) {
     s->lev = clEnqueueMapBuffer (self->ctx->queue, s->levels, CL_FALSE,
         CL_MAP_READ, 0, gst_cl_mpeg_transform_levels_size (self->tr), 0,
         NULL, &s->ready, &ret);
@@ -606,7 +605,8 @@ assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
 }
 
 /* Starts the read of the packed levels of @s, as many as its records
- * say (waiting for the records first); @blocking waits for it too. */
+ * say (waiting for the records first), unless there is none to do;
+ * @blocking waits for it too. */
 static gboolean
 read_packed_levels (GstClMpegEnc * self, Slot * s, gboolean blocking,
     GError ** error)
@@ -615,13 +615,10 @@ read_packed_levels (GstClMpegEnc * self, Slot * s, gboolean blocking,
   guint32 total;
   cl_int ret = CL_SUCCESS;
 
-  if (s->ready) {
-    ret = clWaitForEvents (1, &s->ready);
-    clReleaseEvent (s->ready);
-    s->ready = NULL;
-    if (!gst_cl_check (ret, "clWaitForEvents", error))
-      return FALSE;
-  }
+  if (!s->packed || !s->encoded || s->levels_read || s->all_skipped)
+    return TRUE;
+  if (!wait_event (&s->ready, error))
+    return FALSE;
   total = gst_cl_mpeg_packed_offsets (s->rec, n, s->mb_offsets);
   if (total > 0)
     ret = clEnqueueReadBuffer (self->ctx->queue, s->packed,
@@ -650,23 +647,10 @@ finish_slot (GstClMpegEnc * self, Slot * s, gboolean end)
 
   for (;;) {
     t0 = g_get_monotonic_time ();
-    if (s->ready) {
-      cl_int ret = clWaitForEvents (1, &s->ready);
-      clReleaseEvent (s->ready);
-      s->ready = NULL;
-      if (!gst_cl_check (ret, "clWaitForEvents", &error))
-        goto failed;
-    }
-    if (s->packed && !s->levels_read && !s->all_skipped &&
-        !read_packed_levels (self, s, TRUE, &error))
+    if (!wait_event (&s->ready, &error) ||
+        !read_packed_levels (self, s, TRUE, &error) ||
+        !wait_event (&s->levels_ready, &error))
       goto failed;
-    if (s->levels_ready) {
-      cl_int ret = clWaitForEvents (1, &s->levels_ready);
-      clReleaseEvent (s->levels_ready);
-      s->levels_ready = NULL;
-      if (!gst_cl_check (ret, "clWaitForEvents", &error))
-        goto failed;
-    }
     self->wait_ns += (g_get_monotonic_time () - t0) * 1000;
     out = assemble (self, s, end, &bits, &requant);
     if (out)
@@ -899,9 +883,8 @@ gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
 
   /* the previous frame's levels go back to the host ahead of this
    * frame's device work, not behind it */
-  if (self->pending && self->pending->packed && self->pending->encoded &&
-      !self->pending->levels_read && !self->pending->all_skipped &&
-      !read_packed_levels (self, self->pending, FALSE, &error))
+  if (self->pending && !read_packed_levels (self, self->pending, FALSE,
+          &error))
     goto failed;
   if (!submit_input (self, s, &error))
     goto failed;
