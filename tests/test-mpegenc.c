@@ -778,6 +778,56 @@ GST_START_TEST (test_quality)
 
 GST_END_TEST;
 
+/* Pictures and buffers for coding a clip with the C reference. */
+typedef struct
+{
+  MpegRefPicture cur, ref, rec;
+  guint mbn;                    /* macroblocks */
+  gint16 *vec, *lev;
+  GstClMpegMbRecord *recs;
+} RefCoder;
+
+static void
+ref_coder_init (RefCoder * c, guint w, guint h)
+{
+  mpegref_picture_init (&c->cur, w, h);
+  mpegref_picture_init (&c->ref, w, h);
+  mpegref_picture_init (&c->rec, w, h);
+  c->mbn = c->cur.mb_width * c->cur.mb_height;
+  c->vec = g_new0 (gint16, 2 * c->mbn);
+  c->lev = g_new0 (gint16, c->mbn * 384);
+  c->recs = g_new0 (GstClMpegMbRecord, c->mbn);
+}
+
+/* Picture @t of the natural clip of natural_frame() as the current one. */
+static void
+ref_coder_load_natural (RefCoder * c, guint w, guint h, guint t,
+    guint32 seed)
+{
+  guint8 *f = natural_frame (w, h, t, 1, 1, seed);
+  mpegref_load (&c->cur, f, w, f + w * h, w / 2, f + w * h + w * h / 4,
+      w / 2, 1, w, h);
+  g_free (f);
+}
+
+/* The reconstruction becomes the reference of the next picture. */
+static void
+ref_coder_next (RefCoder * c)
+{
+  memcpy (c->ref.data, c->rec.data, (gsize) c->mbn * 384);
+}
+
+static void
+ref_coder_clear (RefCoder * c)
+{
+  g_free (c->vec);
+  g_free (c->lev);
+  g_free (c->recs);
+  mpegref_picture_clear (&c->cur);
+  mpegref_picture_clear (&c->ref);
+  mpegref_picture_clear (&c->rec);
+}
+
 /* The reconstruction that the encoder predicts from (the C reference of
  * the device stages, equal to the device's by test_device_stages) stays
  * equal to FFmpeg's decoding over one 48-picture GOP with half-pel
@@ -785,56 +835,45 @@ GST_END_TEST;
 GST_START_TEST (test_no_drift)
 {
   const guint w = 96, h = 64, n = 48;
-  MpegRefPicture cur, ref, rec;
+  RefCoder c;
   GstClMpegBitWriter bw;
   GstClMpegSequenceParams sp = { w, h, 1, 3, 0x3ffff, 1023 };
   GByteArray *recons = g_byte_array_new (), *dec, *stream;
-  guint mbn, t, i, frames;
-  gint16 *vec, *lev;
-  GstClMpegMbRecord *recs;
+  guint t, i, frames;
   gchar *path;
   guint max_diff = 0;
   guint64 diff_sum = 0;
 
-  mpegref_picture_init (&cur, w, h);
-  mpegref_picture_init (&ref, w, h);
-  mpegref_picture_init (&rec, w, h);
-  mbn = cur.mb_width * cur.mb_height;
-  vec = g_new0 (gint16, 2 * mbn);
-  lev = g_new0 (gint16, mbn * 384);
-  recs = g_new0 (GstClMpegMbRecord, mbn);
+  ref_coder_init (&c, w, h);
   gst_cl_mpeg_bit_writer_init (&bw, 4096);
   gst_cl_mpeg_write_sequence_header (&bw, &sp);
   gst_cl_mpeg_write_gop_header (&bw, 0, 3, TRUE);
   for (t = 0; t < n; t++) {
     MpegRefParams p = { t > 0, 3 + t % 5, FALSE, 1, 384, FALSE };
-    guint8 *f = natural_frame (w, h, t, 1, 1, 3);
     guint fc = 1, row, y;
     /* the clip pans one pixel right and down: (-2, -2) in half-pels,
      * odd ones on every third picture */
-    for (i = 0; i < mbn; i++) {
-      vec[2 * i] = t % 3 ? 2 : 1;
-      vec[2 * i + 1] = t % 3 ? 2 : 3;
+    for (i = 0; i < c.mbn; i++) {
+      c.vec[2 * i] = t % 3 ? 2 : 1;
+      c.vec[2 * i + 1] = t % 3 ? 2 : 3;
     }
-    mpegref_load (&cur, f, w, f + w * h, w / 2, f + w * h + w * h / 4,
-        w / 2, 1, w, h);
-    g_free (f);
-    mpegref_encode (&cur, &ref, vec, &p, recs, lev, &rec);
+    ref_coder_load_natural (&c, w, h, t, 3);
+    mpegref_encode (&c.cur, &c.ref, c.vec, &p, c.recs, c.lev, &c.rec);
     if (t > 0)
-      fc = gst_cl_mpeg_choose_f_code (recs, mbn);
+      fc = gst_cl_mpeg_choose_f_code (c.recs, c.mbn);
     gst_cl_mpeg_write_picture_header (&bw, t, t ? 2 : 1, 0xffff, fc);
-    for (row = 0; row < cur.mb_height; row++)
-      gst_cl_mpeg_write_slice (&bw, row, cur.mb_width, t ? 2 : 1, fc,
-          recs + row * cur.mb_width, lev + (gsize) row * cur.mb_width * 384,
-          NULL);
+    for (row = 0; row < c.cur.mb_height; row++)
+      gst_cl_mpeg_write_slice (&bw, row, c.cur.mb_width, t ? 2 : 1, fc,
+          c.recs + row * c.cur.mb_width,
+          c.lev + (gsize) row * c.cur.mb_width * 384, NULL);
     /* the visible part of the reconstruction, as I420 */
     for (i = 0; i < 3; i++) {
       guint stride, pw = i ? w / 2 : w, ph = i ? h / 2 : h;
-      guint8 *pl = mpegref_plane (&rec, i, &stride);
+      guint8 *pl = mpegref_plane (&c.rec, i, &stride);
       for (y = 0; y < ph; y++)
         g_byte_array_append (recons, pl + y * stride, pw);
     }
-    memcpy (ref.data, rec.data, (gsize) mbn * 384);
+    ref_coder_next (&c);
   }
   gst_cl_mpeg_write_sequence_end (&bw);
   stream = g_byte_array_new ();
@@ -863,13 +902,8 @@ GST_START_TEST (test_no_drift)
   g_byte_array_unref (stream);
   g_byte_array_unref (recons);
   g_byte_array_unref (dec);
-  g_free (vec);
-  g_free (lev);
-  g_free (recs);
   g_free (path);
-  mpegref_picture_clear (&cur);
-  mpegref_picture_clear (&ref);
-  mpegref_picture_clear (&rec);
+  ref_coder_clear (&c);
 }
 
 GST_END_TEST;
@@ -910,46 +944,35 @@ GST_START_TEST (test_packed_levels)
   GstClContext *ctx = test_get_shared_context ();
   GError *error = NULL;
   GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, &error);
-  MpegRefPicture cur, ref, rec;
-  guint mbn, t, q, i, row;
-  gint16 *vec, *lev;
-  GstClMpegMbRecord *recs;
+  RefCoder c;
+  guint t, q, i, row;
   guint32 *offsets;
 
   fail_unless (tr != NULL, "%s", error ? error->message : "");
-  mpegref_picture_init (&cur, w, h);
-  mpegref_picture_init (&ref, w, h);
-  mpegref_picture_init (&rec, w, h);
-  mbn = cur.mb_width * cur.mb_height;
-  vec = g_new0 (gint16, 2 * mbn);
-  lev = g_new0 (gint16, mbn * 384);
-  recs = g_new0 (GstClMpegMbRecord, mbn);
-  offsets = g_new (guint32, mbn);
+  ref_coder_init (&c, w, h);
+  offsets = g_new (guint32, c.mbn);
   for (t = 0; t < 2; t++) {
-    guint8 *f = natural_frame (w, h, t, 1, 1, 11);
-    mpegref_load (&cur, f, w, f + w * h, w / 2, f + w * h + w * h / 4,
-        w / 2, 1, w, h);
-    g_free (f);
-    for (i = 0; i < mbn; i++) {
-      vec[2 * i] = 2;
-      vec[2 * i + 1] = 3;
+    ref_coder_load_natural (&c, w, h, t, 11);
+    for (i = 0; i < c.mbn; i++) {
+      c.vec[2 * i] = 2;
+      c.vec[2 * i + 1] = 3;
     }
     for (q = 2; q <= 20; q += 9) {
       MpegRefParams p = { t > 0, q, FALSE, 1, 384, FALSE };
       guint32 total;
       gint16 *packed;
 
-      mpegref_encode (&cur, &ref, vec, &p, recs, lev, &rec);
-      packed = pack_on_host (recs, lev, mbn, offsets, &total);
-      for (row = 0; row < cur.mb_height; row++) {
+      mpegref_encode (&c.cur, &c.ref, c.vec, &p, c.recs, c.lev, &c.rec);
+      packed = pack_on_host (c.recs, c.lev, c.mbn, offsets, &total);
+      for (row = 0; row < c.cur.mb_height; row++) {
         GstClMpegBitWriter a, b;
-        gsize first = (gsize) row * cur.mb_width;
+        gsize first = (gsize) row * c.cur.mb_width;
         gst_cl_mpeg_bit_writer_init (&a, 1024);
         gst_cl_mpeg_bit_writer_init (&b, 1024);
-        gst_cl_mpeg_write_slice (&a, row, cur.mb_width, t ? 2 : 1, 1,
-            recs + first, lev + first * 384, NULL);
-        gst_cl_mpeg_write_slice (&b, row, cur.mb_width, t ? 2 : 1, 1,
-            recs + first, packed, offsets + first);
+        gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, t ? 2 : 1, 1,
+            c.recs + first, c.lev + first * 384, NULL);
+        gst_cl_mpeg_write_slice (&b, row, c.cur.mb_width, t ? 2 : 1, 1,
+            c.recs + first, packed, offsets + first);
         fail_unless_equals_uint64 (a.size, b.size);
         fail_unless (memcmp (a.data, b.data, a.size) == 0,
             "slice %u of picture %u (q %u) differs when packed", row, t, q);
@@ -963,24 +986,24 @@ GST_START_TEST (test_packed_levels)
             gst_cl_mpeg_transform_records_size (tr), &error);
         cl_mem d_lev = gst_cl_mpeg_transform_alloc (tr, lev_size, &error);
         cl_mem d_off = gst_cl_mpeg_transform_alloc (tr,
-            (mbn + 1) * sizeof (guint32), &error);
+            (c.mbn + 1) * sizeof (guint32), &error);
         cl_mem d_packed = gst_cl_mpeg_transform_alloc (tr, lev_size, &error);
-        guint32 *dev_off = g_new (guint32, mbn + 1);
+        guint32 *dev_off = g_new (guint32, c.mbn + 1);
         gint16 *dev_packed = g_new0 (gint16, total + 1);
 
         fail_unless (d_recs && d_lev && d_off && d_packed);
         fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, d_recs,
-                CL_TRUE, 0, gst_cl_mpeg_transform_records_size (tr), recs, 0,
+                CL_TRUE, 0, gst_cl_mpeg_transform_records_size (tr), c.recs, 0,
                 NULL, NULL), CL_SUCCESS);
         fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, d_lev,
-                CL_TRUE, 0, lev_size, lev, 0, NULL, NULL), CL_SUCCESS);
+                CL_TRUE, 0, lev_size, c.lev, 0, NULL, NULL), CL_SUCCESS);
         fail_unless (gst_cl_mpeg_transform_pack (tr, d_recs, d_lev, d_off,
                 d_packed, &error), "%s", error ? error->message : "");
         fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, d_off,
-                CL_TRUE, 0, (mbn + 1) * sizeof (guint32), dev_off, 0, NULL,
+                CL_TRUE, 0, (c.mbn + 1) * sizeof (guint32), dev_off, 0, NULL,
                 NULL), CL_SUCCESS);
-        fail_unless_equals_int (dev_off[mbn], total);
-        fail_unless (memcmp (dev_off, offsets, mbn * sizeof (guint32)) == 0);
+        fail_unless_equals_int (dev_off[c.mbn], total);
+        fail_unless (memcmp (dev_off, offsets, c.mbn * sizeof (guint32)) == 0);
         if (total > 0)
           fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, d_packed,
                   CL_TRUE, 0, total * sizeof (gint16), dev_packed, 0, NULL,
@@ -996,15 +1019,10 @@ GST_START_TEST (test_packed_levels)
       }
       g_free (packed);
     }
-    memcpy (ref.data, rec.data, (gsize) mbn * 384);
+    ref_coder_next (&c);
   }
-  g_free (vec);
-  g_free (lev);
-  g_free (recs);
   g_free (offsets);
-  mpegref_picture_clear (&cur);
-  mpegref_picture_clear (&ref);
-  mpegref_picture_clear (&rec);
+  ref_coder_clear (&c);
   gst_cl_mpeg_transform_free (tr);
 }
 
