@@ -1060,6 +1060,32 @@ bench_encode (gint w, gint h, guint frames, guint quant)
   }
 }
 
+/* "WxH" into @w and @h; FALSE (and a message) when it is not a size */
+static gboolean
+parse_size (const gchar * text, gint * w, gint * h)
+{
+  if (sscanf (text, "%dx%d", w, h) != 2 || *w < 1 || *h < 1) {
+    g_printerr ("bad size '%s'\n", text);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* TRUE when every entry of the comma-separated @list is a size */
+static gboolean
+sizes_valid (const gchar * list)
+{
+  gchar **items = g_strsplit (list, ",", -1);
+  gboolean ok = TRUE;
+  gint w, h;
+  guint i;
+
+  for (i = 0; ok && items[i]; i++)
+    ok = parse_size (items[i], &w, &h);
+  g_strfreev (items);
+  return ok;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1101,6 +1127,9 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (octx);
+  if (!sizes_valid (sizes) || !sizes_valid (motion_sizes) ||
+      !sizes_valid (encode_sizes))
+    return 2;
 
   bench_ctx = gst_cl_context_new (device, &error);
   if (!bench_ctx) {
@@ -1116,20 +1145,13 @@ main (int argc, char **argv)
   printf ("Copy kernel: %.1f GB/s (read + write)\n\n", copy_bw / 1e9);
 
   size_list = g_strsplit (sizes, ",", -1);
-  for (i = 0; size_list[i]; i++) {
-    gint w, h;
-    if (sscanf (size_list[i], "%dx%d", &w, &h) != 2 || w < 1 || h < 1) {
-      g_printerr ("bad size '%s'\n", size_list[i]);
-      return 2;
-    }
-  }
   if (strstr (stages, "colorlowpass")) {
     printf ("| stage | size | kernel ms (mean) | kernel ms (min) | MB/frame "
         "| of copy bw | pipeline fps | videoconvert fps | ratio | "
         "source-only fps |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (i = 0; size_list[i]; i++) {
       gint w, h;
-      sscanf (size_list[i], "%dx%d", &w, &h);
+      parse_size (size_list[i], &w, &h);
       bench_colorlowpass (w, h, frames > 0 ? (guint) frames :
           (w * (gint64) h > 8 << 20 ? 8 : 40), copy_bw);
     }
@@ -1141,7 +1163,7 @@ main (int argc, char **argv)
         "|---|---|---|---|---|---|---|---|---|\n");
     for (i = 0; size_list[i]; i++) {
       gint w, h;
-      sscanf (size_list[i], "%dx%d", &w, &h);
+      parse_size (size_list[i], &w, &h);
       bench_image_chain (w, h, frames > 0 ? (guint) frames :
           (w * (gint64) h > 8 << 20 ? 8 : 40), copy_bw);
     }
@@ -1153,10 +1175,7 @@ main (int argc, char **argv)
     size_list = g_strsplit (motion_sizes, ",", -1);
     for (i = 0; size_list[i]; i++) {
       gint w, h;
-      if (sscanf (size_list[i], "%dx%d", &w, &h) != 2 || w < 1 || h < 1) {
-        g_printerr ("bad size '%s'\n", size_list[i]);
-        return 2;
-      }
+      parse_size (size_list[i], &w, &h);
       bench_motion (w, h, frames > 0 ? (guint) frames :
           (bench_ctx->host_unified ? 3 : 50));
     }
@@ -1169,10 +1188,7 @@ main (int argc, char **argv)
     size_list = g_strsplit (encode_sizes, ",", -1);
     for (i = 0; size_list[i]; i++) {
       gint w, h;
-      if (sscanf (size_list[i], "%dx%d", &w, &h) != 2 || w < 1 || h < 1) {
-        g_printerr ("bad size '%s'\n", size_list[i]);
-        return 2;
-      }
+      parse_size (size_list[i], &w, &h);
       bench_encode (w, h, frames > 0 ? (guint) frames :
           (bench_ctx->host_unified ? 24 : 600), CLAMP (encode_quant, 1, 31));
     }
