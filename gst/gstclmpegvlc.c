@@ -580,10 +580,10 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint mb_width,
 
   for (mbx = 0; mbx < mb_width; mbx++) {
     const GstClMpegMbRecord *r = &recs[mbx];
-    const gint16 *zz = mb_offsets ? levels + mb_offsets[mbx] :
+    /* the current block's levels: every 64 entries, or packed one block
+     * after the other */
+    const gint16 *bz = mb_offsets ? levels + mb_offsets[mbx] :
         levels + (gsize) mbx * GST_CL_MPEG_MB_LEVELS;
-    /* a block's levels: every 64 entries, or one after the other */
-    const gint16 *bz = zz;
     gboolean intra = !p_pic || (r->flags & GST_CL_MPEG_MB_INTRA);
 
     if (!intra && (r->flags & GST_CL_MPEG_MB_SKIPPABLE) && mbx > 0 &&
@@ -611,7 +611,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint mb_width,
       for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
         put_intra_block (bw, t, bz, MAX (r->last[b], 1), b >= 4,
             &dc_pred[b < 4 ? 0 : b - 3]);
-        bz += mb_offsets ? MAX (r->last[b], 1) : 64;
+        bz += mb_offsets ? packed_levels (r, b) : 64;
       }
       pred_x = pred_y = 0;
       continue;
@@ -645,7 +645,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint mb_width,
         for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
           if (r->cbp & (32 >> b))
             put_coefficients (bw, t, bz, 0, r->last[b], TRUE);
-          bz += mb_offsets ? r->last[b] : 64;
+          bz += mb_offsets ? packed_levels (r, b) : 64;
         }
       }
       dc_pred[0] = dc_pred[1] = dc_pred[2] = 128;
