@@ -66,10 +66,15 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_mpeg_enc_debug);
 #define DEFAULT_SEARCH_RANGE 16
 #define DEFAULT_SUBPEL TRUE
 #define DEFAULT_MOTION_METHOD GST_CL_MOTION_METHOD_AUTO
+#define DEFAULT_RDO TRUE
 
 /* an inter macroblock must predict better than its own activity by this
  * much (SAD units) to beat intra coding */
 #define INTRA_BIAS 384
+/* rate-distortion decisions: lambda in 1/16 q^2 per bit of squared
+ * error, and in 1/16 q per bit of SAD for the vectors */
+#define RD_LAMBDA 16
+#define MV_LAMBDA 2
 /* VBV buffer when not set: half a second at the bit rate */
 #define AUTO_VBV_SECONDS 0.5
 
@@ -88,6 +93,7 @@ enum
   PROP_SEARCH_RANGE,
   PROP_SUBPEL,
   PROP_MOTION_METHOD,
+  PROP_RDO,
   PROP_STATS,
 };
 
@@ -123,7 +129,7 @@ struct _GstClMpegEnc
   /* properties */
   gchar *device;
   guint gop_size, quantizer, bitrate, vbv_size, search_range;
-  gboolean adaptive, subpel;
+  gboolean adaptive, subpel, rdo;
   GstClMotionMethod motion_method;
 
   GstClContext *ctx;
@@ -492,16 +498,20 @@ static gboolean
 submit_encode (GstClMpegEnc * self, Slot * s, GError ** error)
 {
   GstClMpegEncodeParams p;
+  gboolean rdo;
   cl_int ret;
 
   p.p_picture = !s->intra;
   p.qscale = s->quant;
   GST_OBJECT_LOCK (self);
   p.adaptive = self->adaptive;
+  rdo = self->rdo;
   GST_OBJECT_UNLOCK (self);
   p.avg_activity = self->avg_activity;
   p.intra_bias = INTRA_BIAS;
   p.dc_only = s->dc_only;
+  p.rd_lambda = rdo ? RD_LAMBDA : 0;
+  p.mv_lambda = rdo ? MV_LAMBDA : 0;
   if (!gst_cl_mpeg_transform_encode (self->tr, s->cur, self->recon[s->ref],
           s->vectors, &p, s->records, s->levels, self->recon[s->out], error))
     return FALSE;
@@ -1124,6 +1134,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_MOTION_METHOD:
       self->motion_method = g_value_get_enum (value);
       break;
+    case PROP_RDO:
+      self->rdo = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1169,6 +1182,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_MOTION_METHOD:
       g_value_set_enum (value, self->motion_method);
+      break;
+    case PROP_RDO:
+      g_value_set_boolean (value, self->rdo);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1246,6 +1262,14 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "(every displacement of the window), or auto (hierarchical on CPU "
           "devices, full on GPUs)", GST_TYPE_CL_MOTION_METHOD,
           DEFAULT_MOTION_METHOD, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_RDO,
+      g_param_spec_boolean ("rdo", "Rate-distortion optimisation",
+          "Trellis quantisation (each block's levels chosen for the least "
+          "squared error plus lambda times bits of its run-level codes), a "
+          "macroblock's levels kept only where they pay for its header, "
+          "vectors chosen by SAD plus lambda times their bits (off: "
+          "rounding with a dead zone, a fixed preference for the zero "
+          "vector)", DEFAULT_RDO, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Frames, bytes, VBV re-encodes and stuffing, device time per "
@@ -1284,6 +1308,7 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
   self->search_range = DEFAULT_SEARCH_RANGE;
   self->subpel = DEFAULT_SUBPEL;
   self->motion_method = DEFAULT_MOTION_METHOD;
+  self->rdo = DEFAULT_RDO;
   self->rc.const_quant = DEFAULT_QUANTIZER;
   g_mutex_init (&self->job_lock);
   g_cond_init (&self->job_cond);

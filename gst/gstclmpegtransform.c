@@ -13,6 +13,7 @@ struct _GstClMpegTransform
   guint mb_width, mb_height;
   cl_kernel load, encode;
   cl_kernel pack_offsets, pack_levels;  /* GPU layout */
+  cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
   gboolean cpu_layout;          /* one work-item per macroblock */
 };
 
@@ -42,7 +43,19 @@ gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
       tr->pack_levels = gst_cl_context_create_kernel (ctx, "mpegenc", "",
           "mpeg_pack_levels", error);
   }
-  if (!tr->encode || (!tr->cpu_layout && !tr->pack_levels)) {
+  if (tr->encode && (tr->cpu_layout || tr->pack_levels)) {
+    guint8 bits[GST_CL_MPEG_RD_BITS_SIZE];
+    cl_int ret;
+
+    gst_cl_mpeg_rd_bits (bits);
+    tr->rd_bits = clCreateBuffer (ctx->context, CL_MEM_READ_ONLY |
+        CL_MEM_COPY_HOST_PTR, sizeof (bits), bits, &ret);
+    if (!gst_cl_check (ret, "clCreateBuffer", error)) {
+      gst_cl_mpeg_transform_free (tr);
+      return NULL;
+    }
+  }
+  if (!tr->rd_bits) {
     gst_cl_mpeg_transform_free (tr);
     return NULL;
   }
@@ -58,6 +71,8 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
     clReleaseKernel (tr->load);
   if (tr->encode)
     clReleaseKernel (tr->encode);
+  if (tr->rd_bits)
+    clReleaseMemObject (tr->rd_bits);
   if (tr->pack_offsets)
     clReleaseKernel (tr->pack_offsets);
   if (tr->pack_levels)
@@ -197,7 +212,7 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
     cl_mem vectors, const GstClMpegEncodeParams * p, cl_mem records,
     cl_mem levels, cl_mem recon, GError ** error)
 {
-  cl_uint a[8];
+  cl_uint a[10];
   size_t global, local = 64;
   guint arg = 0, i;
 
@@ -209,6 +224,8 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   a[5] = MAX (p->avg_activity, 1);
   a[6] = p->intra_bias;
   a[7] = p->dc_only ? 1 : 0;
+  a[8] = p->rd_lambda;
+  a[9] = p->mv_lambda;
   if (!gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &cur, error)
       || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &ref,
           error)
@@ -219,7 +236,9 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
       || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &records,
           error)
       || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &levels,
-          error))
+          error)
+      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem),
+          &tr->rd_bits, error))
     return FALSE;
   for (i = 0; i < G_N_ELEMENTS (a); i++)
     if (!gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_uint), &a[i],

@@ -22,6 +22,13 @@ typedef struct {
   guint intra_bias;             /* inter SAD must beat activity + this */
   gboolean dc_only;             /* keep DC levels only (rate control's last
                                  * resort) */
+  guint rd_lambda;              /* rate-distortion optimised quantisation:
+                                 * lambda, in 1/16 q^2 per bit of squared
+                                 * error; 0: plain rounding with a dead zone */
+  guint mv_lambda;              /* vector choice (zero, searched, the left
+                                 * neighbour's): least SAD + mv_lambda / 16 q
+                                 * per bit; 0: zero unless the searched one
+                                 * is clearly better */
 } GstClMpegEncodeParams;
 
 /**

@@ -197,6 +197,25 @@ get_tables (void)
   return &tables;
 }
 
+void
+gst_cl_mpeg_rd_bits (guint8 bits[GST_CL_MPEG_RD_BITS_SIZE])
+{
+  const Tables *t = get_tables ();
+  guint run, level, d;
+
+  G_STATIC_ASSERT (GST_CL_MPEG_COEFF_BITS_RUNS == MAX_RUN);
+  G_STATIC_ASSERT (GST_CL_MPEG_COEFF_BITS_LEVELS == MAX_TABLE_LEVEL);
+  for (run = 0; run < MAX_RUN; run++)
+    for (level = 0; level < MAX_TABLE_LEVEL; level++)
+      bits[run * MAX_TABLE_LEVEL + level] = t->coeff[run][level].len;
+  /* f_code 2: motion_code |d| / 2 rounded up, a sign and a residual bit */
+  for (d = 0; d <= GST_CL_MPEG_RD_MV_MAX; d++)
+    bits[GST_CL_MPEG_RD_MV_BITS + d] = d ? t->mv[(d + 1) / 2].len + 2 :
+        t->mv[0].len;
+  for (d = 0; d < 64; d++)
+    bits[GST_CL_MPEG_RD_CBP_BITS + d] = t->cbp[d].len;
+}
+
 /* ---- sequence level ---- */
 
 static const gint frame_rates[9][2] = {

@@ -121,4 +121,24 @@ extern const guint8 gst_cl_mpeg_default_intra_matrix[64];
 /* zigzag index -> natural position */
 extern const guint8 gst_cl_mpeg_zigzag[64];
 
+/* Code lengths for the rate-distortion decisions of the device stages,
+ * GST_CL_MPEG_RD_BITS_SIZE bytes:
+ * - the run-level codes (table B.14, sign bit included): entry
+ *   run * GST_CL_MPEG_COEFF_BITS_LEVELS + |level|, 0 where the pair takes
+ *   an escape (20 bits up to |level| 127, 28 above); the "1s" form of
+ *   (0, 1) that opens a non-intra block is not in it (2 bits);
+ * - from GST_CL_MPEG_RD_MV_BITS: a motion vector component whose
+ *   difference from its predictor is d, entry |d| (0..32 half-pels), with
+ *   forward_f_code 2 (the one of the default search range);
+ * - from GST_CL_MPEG_RD_CBP_BITS: coded_block_pattern 0..63 (0: 0). */
+#define GST_CL_MPEG_COEFF_BITS_RUNS 32
+#define GST_CL_MPEG_COEFF_BITS_LEVELS 41
+#define GST_CL_MPEG_RD_MV_BITS \
+  (GST_CL_MPEG_COEFF_BITS_RUNS * GST_CL_MPEG_COEFF_BITS_LEVELS)
+#define GST_CL_MPEG_RD_MV_MAX 32
+#define GST_CL_MPEG_RD_CBP_BITS \
+  (GST_CL_MPEG_RD_MV_BITS + GST_CL_MPEG_RD_MV_MAX + 1)
+#define GST_CL_MPEG_RD_BITS_SIZE (GST_CL_MPEG_RD_CBP_BITS + 64)
+void gst_cl_mpeg_rd_bits (guint8 bits[GST_CL_MPEG_RD_BITS_SIZE]);
+
 G_END_DECLS

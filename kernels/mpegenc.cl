@@ -35,6 +35,10 @@ typedef struct {
 #define MB_INTRA 1
 #define MB_SKIPPABLE 2
 #define ZERO_VECTOR_BIAS 64
+/* with rate-distortion decisions: the zero vector's SAD lowered by this
+ * times the quantiser (a skipped macroblock costs nearly nothing, a
+ * vector's gain on noise is mostly noise) */
+#define ZERO_BIAS_PER_Q 6
 
 /* round (16384 * c(k) / 2 * cos ((2n + 1) k pi / 16)), [k][n] */
 __constant int DCT_C[64] = {
@@ -54,6 +58,14 @@ __constant uchar ZIGZAG_OF[64] = {
   3, 8, 12, 17, 25, 30, 41, 43, 9, 11, 18, 24, 31, 40, 44, 53,
   10, 19, 23, 32, 39, 45, 52, 54, 20, 22, 33, 38, 46, 51, 55, 60,
   21, 34, 37, 47, 50, 56, 59, 61, 35, 36, 48, 49, 57, 58, 62, 63,
+};
+
+/* zigzag index -> natural position */
+__constant uchar NATURAL_OF[64] = {
+  0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5,
+  12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
+  35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
+  58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
 };
 
 /* the default intra quantiser matrix, natural order */
@@ -104,6 +116,153 @@ dequantise (int L, int intra, uint pos, int q)
   return clamp (D, -2048, 2047);
 }
 
+/* ---- rate-distortion optimised quantisation ----
+ *
+ * The levels of a block are chosen to minimise 4 * squared error +
+ * lambda4 * bits over the run-level codes that carry them: a shortest
+ * path over zigzag positions whose states are "the last coded level sits
+ * at position k - 1" (k = start: none yet). Each position offers the two
+ * levels around its coefficient (the reconstruction above it and the one
+ * below) or zero; the squared error is counted in the DCT domain (the
+ * transform is orthonormal), as the gain of a level over leaving the
+ * coefficient out. A state whose cost is not below that of a later one
+ * is dropped: code lengths never fall as runs grow, so nothing reached
+ * from it could win. */
+
+#define RD_RUNS 32
+#define RD_LEVELS 41
+/* after the run-level code lengths: vector component lengths, 0..32 */
+#define RD_MV_BITS (RD_RUNS * RD_LEVELS)
+#define RD_MV_MAX 32
+/* then coded_block_pattern lengths, 0..63 */
+#define RD_CBP_BITS (RD_MV_BITS + RD_MV_MAX + 1)
+#define RD_EOB_BITS 2
+
+/* Bits of (run, @level > 0) with its sign; @first: the opening code of a
+ * non-intra block, where (0, 1) is "1s". */
+static int
+coeff_bits (__global const uchar * bits, int run, int level, int first)
+{
+  int n = run < RD_RUNS && level < RD_LEVELS ? bits[run * RD_LEVELS + level] :
+      0;
+  if (first && run == 0 && level == 1)
+    return 2;
+  return n ? n : level <= 127 ? 20 : 28;
+}
+
+/* |dequantise (level)| for @level > 0 */
+static int
+level_magnitude (int level, int intra, uint pos, int q)
+{
+  int d = intra ? (2 * level * q * INTRA_W[pos]) / 16 : (2 * level + 1) * q;
+  return min ((d - 1) | 1, 2047);
+}
+
+/* lowest set bit of @m != 0 (OpenCL 1.2 has clz but no ctz) */
+static uint
+lowest_bit (ulong m)
+{
+  return 63 - (uint) clz (m & (~m + 1));
+}
+
+/* The levels @L (zigzag order) of the coefficients @F (zigzag order),
+ * looking only at the indices set in @cand (the others are left out; an
+ * intra block's DC, index 0, is never looked at). Writes the non-zero
+ * levels only, sets their bits in *@coded, their cost against leaving
+ * the block out in *@delta (non-intra: 0 or below) and returns the index
+ * of the last plus one (0: none). */
+static int
+rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
+    int intra, int q, int lambda4, __global const uchar * bits)
+{
+  const int start = intra ? 1 : 0;
+  int cost[65];
+  uchar from[65], level[65], live[65];
+  int n_live = 1, s, k, end, end_cost;
+
+  cost[start] = 0;
+  live[0] = start;
+  if (intra)
+    cand &= ~1UL;
+  while (cand) {
+    const int i = lowest_bit (cand);
+    const uint pos = NATURAL_OF[i];
+    const int a = abs (F[i]);
+    const int qw = intra ? q * INTRA_W[pos] : 0;
+    int hi, best = INT_MAX, best_k = 0, best_l = 0;
+
+    cand &= cand - 1;
+    if (2 * a <= level_magnitude (1, intra, pos, q))
+      continue;
+    /* the lowest level whose reconstruction reaches a */
+    hi = intra ? (8 * a + qw - 1) / qw : max ((a + q - 1) / (2 * q), 1);
+    hi = min (hi, 255);
+    for (int l = hi; l >= max (hi - 1, 1); l--) {
+      int e = a - level_magnitude (l, intra, pos, q);
+      int gain = 4 * (a * a - e * e);
+      if (gain <= RD_EOB_BITS * lambda4)
+        continue;
+      for (s = 0; s < n_live; s++) {
+        int c;
+        k = live[s];
+        c = cost[k] + lambda4 * coeff_bits (bits, i - k, l, !intra &&
+            k == start) - gain;
+        if (c < best) {
+          best = c;
+          best_k = k;
+          best_l = l;
+        }
+      }
+    }
+    if (best == INT_MAX)
+      continue;
+    cost[i + 1] = best;
+    from[i + 1] = (uchar) best_k;
+    level[i + 1] = (uchar) best_l;
+    while (n_live > 0 && cost[live[n_live - 1]] >= best)
+      n_live--;
+    live[n_live++] = (uchar) (i + 1);
+  }
+
+  /* end of block; a non-intra block may also be left out (cost 0) */
+  end = start;
+  end_cost = intra ? RD_EOB_BITS * lambda4 : 0;
+  for (s = 0; s < n_live; s++) {
+    int c = cost[live[s]] + RD_EOB_BITS * lambda4;
+    if (live[s] > start && c < end_cost) {
+      end_cost = c;
+      end = live[s];
+    }
+  }
+  *coded = 0;
+  *delta = end_cost;
+  for (k = end; k > start; k = from[k]) {
+    L[k - 1] = F[k - 1] < 0 ? -(int) level[k] : level[k];
+    *coded |= 1UL << (k - 1);
+  }
+  return end > start ? end : 0;
+}
+
+/* Whether an inter macroblock keeps its levels (@cbp, costing @delta
+ * against none, see rd_quantise): they must also pay for the mb_type and
+ * coded_block_pattern they need, against a skipped macroblock (zero
+ * vector @v: mb_type "01" then) or an "MC, not coded" one ("001" instead
+ * of "1"). */
+static int
+keep_levels (int delta, int cbp, int2 v, int lambda4,
+    __global const uchar * bits)
+{
+  int overhead = bits[RD_CBP_BITS + cbp] + (v.x || v.y ? -2 : 2);
+  return cbp == 0 || delta + lambda4 * overhead < 0;
+}
+
+/* lambda4 of quantiser @q: @rd_lambda / 16 q^2 per bit, times 4 */
+static int
+rd_lambda4 (uint rd_lambda, int q)
+{
+  return ((int) rd_lambda * q * q + 2) >> 2;
+}
+
 static void
 write_record (__global MbRecord * rec, const int *last, int dx, int dy,
     int intra, int q, int act, int cost)
@@ -141,25 +300,77 @@ mb_quant (uint qscale, uint adaptive, uint act, uint avg_act)
 /* The vector of macroblock @mb, clamped so that the whole prediction
  * (half-pel neighbours included) lies inside the padded picture. */
 static int2
-mb_vector (__global const MotionVector * vectors, uint mb, uint mbx,
-    uint mby, uint W, uint H)
+clamp_vector (int2 v, uint mbx, uint mby, uint W, uint H)
 {
-  int2 v = (int2) (vectors[mb].dx, vectors[mb].dy);
   v.x = clamp (v.x, -32 * (int) mbx, 2 * ((int) W - 16 - 16 * (int) mbx));
   v.y = clamp (v.y, -32 * (int) mby, 2 * ((int) H - 16 - 16 * (int) mby));
   return v;
 }
 
+static int2
+mb_vector (__global const MotionVector * vectors, uint mb, uint mbx,
+    uint mby, uint W, uint H)
+{
+  return clamp_vector ((int2) (vectors[mb].dx, vectors[mb].dy), mbx, mby, W,
+      H);
+}
+
+/* The vector predictor assumed for macroblock @mb: its left neighbour's
+ * vector (the one that neighbour codes when it takes it), zero at the
+ * start of a row (slice). */
+static int2
+mb_predictor (__global const MotionVector * vectors, uint mb, uint mbx,
+    uint mby, uint W, uint H)
+{
+  return mbx ? mb_vector (vectors, mb - 1, mbx - 1, mby, W, H) : (int2) (0,
+      0);
+}
+
+/* bits of a vector that differs by @d from its predictor */
+static int
+vector_bits (__global const uchar * bits, int2 d)
+{
+  return bits[RD_MV_BITS + min (abs (d.x), (uint) RD_MV_MAX)] +
+      bits[RD_MV_BITS + min (abs (d.y), (uint) RD_MV_MAX)];
+}
+
+/* Of the zero vector (SAD @s0: coded without a vector, skippable), the
+ * searched one @v (@sv) and the predictor's own vector @p (@sp), the one
+ * with the least SAD + @mv_lambda16 / 16 * its bits from @pred, the zero
+ * vector's SAD lowered by ZERO_BIAS_PER_Q * @q (zero, then v, then p on
+ * ties). Returns it, its SAD in *@sad. */
+static int2
+choose_vector (int s0, int sv, int sp, int2 v, int2 p, int2 pred, int q,
+    int mv_lambda16, __global const uchar * bits, int *sad)
+{
+  int best = 16 * (s0 - ZERO_BIAS_PER_Q * q), jv, jp;
+  int2 w = (int2) (0, 0);
+  *sad = s0;
+  jv = 16 * sv + mv_lambda16 * vector_bits (bits, v - pred);
+  if (jv < best) {
+    best = jv;
+    w = v;
+    *sad = sv;
+  }
+  jp = 16 * sp + mv_lambda16 * vector_bits (bits, p - pred);
+  if (jp < best) {
+    w = p;
+    *sad = sp;
+  }
+  return w;
+}
+
 /* Inter or intra from the SADs of the zero vector (@s0) and of @v (@sv),
  * and the activity: the zero vector unless @v is clearly better (it can
  * be skipped), intra unless the prediction beats the activity by
- * @intra_bias. Returns the vector coded (zero for intra). */
+ * @intra_bias. Returns the vector coded (zero for intra). With a
+ * @mv_lambda16, choose_vector picks the vector first (@sv its SAD). */
 static int2
-decide (int s0, int sv, int act, uint intra_bias, int2 v, int *intra,
-    int *cost)
+decide (int s0, int sv, int act, uint intra_bias, int2 v, int mv_lambda16,
+    int *intra, int *cost)
 {
   int best = sv;
-  if (s0 <= sv + ZERO_VECTOR_BIAS) {
+  if (s0 <= sv + (mv_lambda16 ? 0 : ZERO_VECTOR_BIAS)) {
     v = (int2) (0, 0);
     best = s0;
   }
@@ -271,9 +482,10 @@ __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     __global uchar * recon, __global const MotionVector * vectors,
-    __global MbRecord * records, __global short *levels, uint mbw, uint mbh,
+    __global MbRecord * records, __global short *levels,
+    __global const uchar * rd_bits, uint mbw, uint mbh,
     uint p_picture, uint qscale, uint adaptive, uint avg_act,
-    uint intra_bias, uint dc_only)
+    uint intra_bias, uint dc_only, uint rd_lambda, uint mv_lambda)
 {
   const uint mb = get_group_id (0);
   const uint mbx = mb % mbw, mby = mb / mbw;
@@ -286,10 +498,12 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   __local int tmp[6][64];
   __local int pr[6][64];
   __local int red[64];
+  __local int zz[6][64];
   __local int last_l[6];
+  __local int delta_l[6];
 
-  int bx[6], by[6], bc[6];
-  int sum, act, intra, dx = 0, dy = 0, q, cost, b;
+  int bx[6], by[6], bc[6], coef[6];
+  int sum, act, intra, dx = 0, dy = 0, q, cost, b, drop = 0;
 
   for (b = 0; b < 6; b++) {
     bc[b] = b < 4 ? 0 : b - 3;
@@ -313,8 +527,10 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   intra = !p_picture;
   cost = act;
   if (p_picture) {
-    int s0 = 0, sv = 0;
+    int s0 = 0, sv = 0, sp = 0, mv_lambda16 = mv_lambda * qscale;
     int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
+    int2 pred = mb_predictor (vectors, mb, mbx, mby, W, H);
+    int2 pv = clamp_vector (pred, mbx, mby, W, H);
     dx = v.x;
     dy = v.y;
     for (b = 0; b < 4; b++) {
@@ -322,10 +538,18 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       s0 += abs (blk[b][t] - (int) ref[y * W + x]);
       sv += abs (blk[b][t] - predict (ref, W, x, y, dx >> 1, dy >> 1, dx & 1,
               dy & 1));
+      if (mv_lambda16)
+        sp += abs (blk[b][t] - predict (ref, W, x, y, pv.x >> 1, pv.y >> 1,
+                pv.x & 1, pv.y & 1));
     }
     s0 = group_sum (red, s0, t);
     sv = group_sum (red, sv, t);
-    v = decide (s0, sv, act, intra_bias, v, &intra, &cost);
+    if (mv_lambda16) {
+      sp = group_sum (red, sp, t);
+      v = choose_vector (s0, sv, sp, v, pv, pred, qscale, mv_lambda16,
+          rd_bits, &sv);
+    }
+    v = decide (s0, sv, act, intra_bias, v, mv_lambda16, &intra, &cost);
     dx = v.x;
     dy = v.y;
     if (!intra) {
@@ -356,18 +580,59 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   }
   barrier (CLK_LOCAL_MEM_FENCE);
 
-  /* columns, quantisation, dequantisation with mismatch control */
+  /* columns */
   for (b = 0; b < 6; b++) {
-    int s = 0, L;
+    int s = 0;
     for (int m = 0; m < 8; m++)
       s += DCT_C[r * 8 + m] * tmp[b][m * 8 + c];
-    L = quantise ((s + (1 << 16)) >> 17, intra, t, q);
-    /* last resort of the rate control: DC only */
-    if (dc_only && t != 0)
-      L = 0;
+    coef[b] = (s + (1 << 16)) >> 17;
+  }
+
+  /* quantisation, dequantisation with mismatch control; the last resort
+   * of the rate control keeps the DC levels only */
+  if (rd_lambda && !dc_only) {
+    for (b = 0; b < 6; b++)
+      zz[b][ZIGZAG_OF[t]] = coef[b];
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (t < 6) {
+      int F[64], L[64], last, delta;
+      ulong coded;
+      for (int i = 0; i < 64; i++) {
+        F[i] = zz[t][i];
+        L[i] = 0;
+      }
+      last = rd_quantise (F, ~0UL, L, &coded, &delta, intra, q,
+          rd_lambda4 (rd_lambda, q), rd_bits);
+      delta_l[t] = delta;
+      if (intra) {
+        L[0] = quantise (F[0], 1, 0, q);
+        last = max (last, L[0] != 0);
+      }
+      for (int i = 0; i < 64; i++)
+        zz[t][i] = L[i];
+      last_l[t] = last;
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (!intra) {
+      int delta = 0, cbp = 0;
+      for (b = 0; b < 6; b++) {
+        delta += delta_l[b];
+        cbp |= last_l[b] ? 32 >> b : 0;
+      }
+      drop = !keep_levels (delta, cbp, (int2) (dx, dy),
+          rd_lambda4 (rd_lambda, q), rd_bits);
+    }
+  }
+  for (b = 0; b < 6; b++) {
+    int L;
+    if (rd_lambda && !dc_only) {
+      L = drop ? 0 : zz[b][ZIGZAG_OF[t]];
+    } else {
+      L = dc_only && t != 0 ? 0 : quantise (coef[b], intra, t, q);
+      if (L)
+        atomic_max (&last_l[b], ZIGZAG_OF[t] + 1);
+    }
     levels[(size_t) mb * 384 + b * 64 + ZIGZAG_OF[t]] = (short) L;
-    if (L)
-      atomic_max (&last_l[b], ZIGZAG_OF[t] + 1);
     blk[b][t] = dequantise (L, intra, t, q);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -394,7 +659,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   if (t == 0) {
     int last[6];
     for (b = 0; b < 6; b++)
-      last[b] = last_l[b];
+      last[b] = drop ? 0 : last_l[b];
     write_record (&records[mb], last, dx, dy, intra, q, act, cost);
   }
 }
@@ -412,13 +677,6 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
  * POCL scalarises abs_diff on wide vectors (AVX-512): absolute values
  * and differences are spelt with max, min and select here. */
 
-/* zigzag index -> natural position */
-__constant uchar NATURAL_OF[64] = {
-  0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5,
-  12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
-  35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
-  58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
-};
 
 /* lanes 0 and 8: the DC positions of the two blocks */
 #define DC_LANES (int16) (-1, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0)
@@ -509,6 +767,18 @@ sum16 (int16 v)
   int2 c = b.lo + b.hi;
   return c.x + c.y;
 }
+
+static int
+sum8 (int8 v)
+{
+  int4 a = v.lo + v.hi;
+  int2 b = a.lo + a.hi;
+  return b.x + b.y;
+}
+
+/* bit c of a row of eight, in both halves */
+#define ROW_BITS (int16) (1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, \
+    64, 128)
 
 static int
 max8 (int8 v)
@@ -650,9 +920,10 @@ store_levels (__global short * o, const int16 * L)
 __kernel void
 mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     __global uchar * recon, __global const MotionVector * vectors,
-    __global MbRecord * records, __global short *levels, uint mbw, uint mbh,
+    __global MbRecord * records, __global short *levels,
+    __global const uchar * rd_bits, uint mbw, uint mbh,
     uint p_picture, uint qscale, uint adaptive, uint avg_act,
-    uint intra_bias, uint dc_only)
+    uint intra_bias, uint dc_only, uint rd_lambda, uint mv_lambda)
 {
   const uint mb = get_global_id (0);
   const int mbx = mb % mbw, mby = mb / mbw;
@@ -662,10 +933,12 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   const int co = W * H + mby * 8 * CW + mbx * 8, cro = CW * (H / 2);
   /* rows 0-15 luma, 16-23 Cb | Cr */
   uchar16 src[24], pred[24];
-  int16 qw[8], zz1[8];
+  int16 qw[8], zz1[8], mag1[8];
   float16 rcp[8];
   int last[6];
-  int sum, act, intra, dx = 0, dy = 0, q, cost, m = 0, i, p;
+  int sum, act, intra, dx = 0, dy = 0, q, cost, m = 0, i, p, lambda4;
+  int16 levels_of[3][8];
+  int rd_delta = 0, rd_cbp = 0;
   __global short *lev = levels + (size_t) mb * 384;
 
   if (mb >= mbw * mbh)
@@ -699,7 +972,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   if (p_picture) {
     uchar16 pv[16];
     int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
-    int s0, sv;
+    int s0, sv, mv_lambda16 = mv_lambda * qscale;
     #pragma unroll
     for (i = 0; i < 16; i++)
       pred[i] = vload16 (0, ref + yo + i * W);
@@ -710,7 +983,27 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
           v.y & 1, 16, 1, pv);
       sv = sad_rows (src, pv);
     }
-    v = decide (s0, sv, act, intra_bias, v, &intra, &cost);
+    if (mv_lambda16) {
+      /* the predictor's vector as a third candidate */
+      int2 p = mb_predictor (vectors, mb, mbx, mby, W, H);
+      int2 w = clamp_vector (p, mbx, mby, W, H);
+      /* its prediction is made only when it is neither of the others */
+      int own = (w.x || w.y) && (w.x != v.x || w.y != v.y);
+      int sp = w.x || w.y ? sv : s0;
+      uchar16 pw[16];
+      if (own) {
+        predict_rows (ref + yo + (w.y >> 1) * W + (w.x >> 1), W, w.x & 1,
+            w.y & 1, 16, 1, pw);
+        sp = sad_rows (src, pw);
+      }
+      v = choose_vector (s0, sv, sp, v, w, p, qscale, mv_lambda16, rd_bits,
+          &sv);
+      if (own && v.x == w.x && v.y == w.y)
+        #pragma unroll
+        for (i = 0; i < 16; i++)
+          pv[i] = pw[i];
+    }
+    v = decide (s0, sv, act, intra_bias, v, mv_lambda16, &intra, &cost);
     dx = v.x;
     dy = v.y;
     if (!intra) {
@@ -735,6 +1028,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     for (i = 0; i < 24; i++)
       pred[i] = 0;
   q = mb_quant (qscale, adaptive, act, avg_act);
+  lambda4 = rd_lambda4 (rd_lambda, q);
 
   /* quantiser steps: intra q W (and the reciprocal of 8 q W for the
    * division, see below), inter m = ceil (2^18 / q) */
@@ -749,14 +1043,20 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       int8 w = q * convert_int8 (vload8 (i, INTRA_W));
       qw[i] = (int16) (w, w);
       rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
+      /* level_magnitude (1) */
+      mag1[i] = min ((((2 * qw[i]) >> 4) - 1) | 1, 2047);
     }
   } else {
     m = ((1 << 18) + q - 1) / q;
+    #pragma unroll
+    for (i = 0; i < 8; i++)
+      mag1[i] = min ((3 * q - 1) | 1, 2047);
   }
 
+  /* the levels of the three pairs first: trellis quantisation decides on
+   * the whole macroblock before anything is reconstructed */
   for (p = 0; p < 3; p++) {
-    int16 x[8], L[8], A[8], lm = 0;
-    int ll, lr;
+    int16 x[8], L[8], A[8];
 
     #pragma unroll
     for (i = 0; i < 8; i++)
@@ -767,39 +1067,101 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     transpose_pair (x);
     fdct_cols (x, 17);
 
-    #pragma unroll
-    for (i = 0; i < 8; i++) {
-      int16 a = max (x[i], -x[i]), l;
-      if (intra) {
-        /* floor (n / d) for n = 64 a + 3 q W, d = 8 q W, as the
-         * truncation of (2n + 1) / 2d, which lies 1 / 2d or more away
-         * from any integer. In floats (2n + 1 < 2^19 exact, the
-         * reciprocal 2.5 ulp off at worst, the product 0.5 ulp) the
-         * error is below 3.5 2^-23 (2n + 1) / 2d < 1 / 2d: exact. */
-        l = convert_int16 (convert_float16 (128 * a + 6 * qw[i] + 1) *
-            rcp[i]);
-      } else {
-        /* (2 a - q) / 4q = floor (t / q) with t = (2 a - q) >> 2 (floors
-         * nest); t is capped at 256 q - 1, the first value of level 255.
-         * With m = ceil (2^18 / q) = (2^18 + e) / q, 0 <= e < q,
-         * t m / 2^18 = t / q + t e / (q 2^18), and t e < 256 q (q - 1)
-         * < 2^18 keeps that below the next integer: (t m) >> 18 is
-         * floor (t / q) exactly, and t m < 2^31. */
-        int16 t = min (max ((2 * a - q) >> 2, 0), 256 * q - 1);
-        l = (t * m) >> 18;
+    if (rd_lambda && !dc_only) {
+      /* rd_quantise on each block of the pair, given the coefficients
+       * that can take a level (twice them above the first
+       * reconstruction), found in vectors; most blocks have few */
+      int nat[128], lev_nat[128], F[64], Z[64], delta;
+      ulong cand[2] = { 0, 0 };
+      #pragma unroll
+      for (i = 0; i < 8; i++) {
+        int16 a2 = 2 * max (x[i], -x[i]);
+        int16 c = select ((int16) 0, ROW_BITS, a2 > mag1[i]);
+        vstore16 (x[i], i, nat);
+        vstore16 ((int16) 0, i, lev_nat);
+        cand[0] |= (ulong) sum8 (c.lo) << (8 * i);
+        cand[1] |= (ulong) sum8 (c.hi) << (8 * i);
       }
-      A[i] = intra ? min (l, 255) : l;
-      L[i] = select (A[i], -A[i], x[i] < 0);
+      for (int b = 0; b < 2; b++) {
+        ulong zc = 0, m = cand[b], coded;
+        /* natural -> zigzag, reading the coefficients on the way */
+        while (m) {
+          uint n = lowest_bit (m), z = ZIGZAG_OF[n];
+          m &= m - 1;
+          zc |= 1UL << z;
+          F[z] = nat[(n >> 3) * 16 + 8 * b + (n & 7)];
+        }
+        rd_quantise (F, zc, Z, &coded, &delta, intra, q, lambda4, rd_bits);
+        rd_delta += delta;
+        rd_cbp |= coded ? 32 >> (2 * p + b) : 0;
+        while (coded) {
+          uint z = lowest_bit (coded), n = NATURAL_OF[z];
+          coded &= coded - 1;
+          lev_nat[(n >> 3) * 16 + 8 * b + (n & 7)] = Z[z];
+        }
+      }
+      #pragma unroll
+      for (i = 0; i < 8; i++) {
+        L[i] = vload16 (i, lev_nat);
+        A[i] = max (L[i], -L[i]);
+      }
+      if (intra)
+        L[0] = select (L[0], min (max ((x[0] + 4) >> 3, 0), 255), DC_LANES);
+    } else {
+      #pragma unroll
+      for (i = 0; i < 8; i++) {
+        int16 a = max (x[i], -x[i]), l;
+        if (intra) {
+          /* floor (n / d) for n = 64 a + 3 q W, d = 8 q W, as the
+           * truncation of (2n + 1) / 2d, which lies 1 / 2d or more away
+           * from any integer. In floats (2n + 1 < 2^19 exact, the
+           * reciprocal 2.5 ulp off at worst, the product 0.5 ulp) the
+           * error is below 3.5 2^-23 (2n + 1) / 2d < 1 / 2d: exact. */
+          l = convert_int16 (convert_float16 (128 * a + 6 * qw[i] + 1) *
+              rcp[i]);
+        } else {
+          /* (2 a - q) / 4q = floor (t / q) with t = (2 a - q) >> 2 (floors
+           * nest); t is capped at 256 q - 1, the first value of level 255.
+           * With m = ceil (2^18 / q) = (2^18 + e) / q, 0 <= e < q,
+           * t m / 2^18 = t / q + t e / (q 2^18), and t e < 256 q (q - 1)
+           * < 2^18 keeps that below the next integer: (t m) >> 18 is
+           * floor (t / q) exactly, and t m < 2^31. */
+          int16 t = min (max ((2 * a - q) >> 2, 0), 256 * q - 1);
+          l = (t * m) >> 18;
+        }
+        A[i] = intra ? min (l, 255) : l;
+        L[i] = select (A[i], -A[i], x[i] < 0);
+      }
+      if (intra)
+        L[0] = select (L[0], min (max ((x[0] + 4) >> 3, 0), 255), DC_LANES);
     }
-    if (intra)
-      L[0] = select (L[0], min (max ((x[0] + 4) >> 3, 0), 255), DC_LANES);
     if (dc_only) {
       /* last resort of the rate control: DC only */
       L[0] &= DC_LANES;
-      A[0] &= DC_LANES;
       #pragma unroll
       for (i = 1; i < 8; i++)
-        L[i] = A[i] = 0;
+        L[i] = 0;
+    }
+    #pragma unroll
+    for (i = 0; i < 8; i++)
+      levels_of[p][i] = L[i];
+  }
+  if (rd_lambda && !dc_only && !intra && !keep_levels (rd_delta, rd_cbp,
+          (int2) (dx, dy), lambda4, rd_bits))
+    for (p = 0; p < 3; p++)
+      #pragma unroll
+      for (i = 0; i < 8; i++)
+        levels_of[p][i] = 0;
+
+  for (p = 0; p < 3; p++) {
+    int16 x[8], L[8], A[8], lm = 0;
+    int ll, lr;
+
+    /* (an intra DC lane of A is not used: that coefficient is 8 L) */
+    #pragma unroll
+    for (i = 0; i < 8; i++) {
+      L[i] = levels_of[p][i];
+      A[i] = max (L[i], -L[i]);
     }
 
     #pragma unroll

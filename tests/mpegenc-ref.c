@@ -151,6 +151,130 @@ predict (const guint8 * p, guint stride, gint x, gint y, gint fx, gint fy,
   return s[0];
 }
 
+/* |decoder's coefficient| of level @l > 0 at natural position @pos */
+static gint
+dequantised_magnitude (gint l, gboolean intra, guint pos, gint q)
+{
+  gint d = intra ? (2 * l * q * gst_cl_mpeg_default_intra_matrix[pos]) / 16 :
+      (2 * l + 1) * q;
+  if ((d & 1) == 0)
+    d--;
+  return MIN (d, 2047);
+}
+
+/* gst_cl_mpeg_rd_bits (), once */
+static const guint8 *
+rd_table (void)
+{
+  static guint8 table[GST_CL_MPEG_RD_BITS_SIZE];
+  static gsize init = 0;
+  if (g_once_init_enter (&init)) {
+    gst_cl_mpeg_rd_bits (table);
+    g_once_init_leave (&init, 1);
+  }
+  return table;
+}
+
+/* bits of run-level pair (@run, @l > 0), sign included */
+static gint
+pair_bits (const guint8 * table, gint run, gint l, gboolean opens_inter)
+{
+  gint n = 0;
+  if (opens_inter && run == 0 && l == 1)
+    return 2;                   /* "1s" */
+  if (run < GST_CL_MPEG_COEFF_BITS_RUNS && l < GST_CL_MPEG_COEFF_BITS_LEVELS)
+    n = table[run * GST_CL_MPEG_COEFF_BITS_LEVELS + l];
+  if (n)
+    return n;
+  return l <= 127 ? 20 : 28;    /* escape */
+}
+
+/* Trellis quantisation of the coefficients @coef (natural order) into
+ * @zz (zigzag order, AC only for intra): the levels with the least
+ * 4 * squared error + @lambda4 * bits, found as a shortest path whose
+ * nodes are "last level at zigzag index i"; a node that costs at least as
+ * much as a later one is not extended. */
+static gint
+trellis_quantise (const gint coef[64], gint16 zz[64], gboolean intra, gint q,
+    gint lambda4)
+{
+  const guint8 *table = rd_table ();
+  const gint first = intra ? 1 : 0;
+  /* node n: the last level so far at index n - 1; node first: none */
+  gint node_cost[65], node_prev[65], node_level[65], open[65];
+  gint n_open = 1, i, j, best_node, best_cost;
+
+  node_cost[first] = 0;
+  open[0] = first;
+  for (i = first; i < 64; i++) {
+    guint pos = gst_cl_mpeg_zigzag[i];
+    gint a = ABS (coef[pos]), top, l, found = 0;
+
+    zz[i] = 0;
+    if (2 * a <= dequantised_magnitude (1, intra, pos, q))
+      continue;
+    if (intra) {
+      gint qw = q * gst_cl_mpeg_default_intra_matrix[pos];
+      top = (8 * a + qw - 1) / qw;
+    } else {
+      top = MAX ((a + q - 1) / (2 * q), 1);
+    }
+    top = MIN (top, 255);
+    for (l = top; l >= 1 && l >= top - 1; l--) {
+      gint err = a - dequantised_magnitude (l, intra, pos, q);
+      gint gain = 4 * (a * a - err * err);
+      if (gain <= 2 * lambda4)
+        continue;
+      for (j = 0; j < n_open; j++) {
+        gint n = open[j];
+        gint c = node_cost[n] - gain + lambda4 * pair_bits (table, i - n, l,
+            !intra && n == first);
+        if (!found || c < node_cost[i + 1]) {
+          found = 1;
+          node_cost[i + 1] = c;
+          node_prev[i + 1] = n;
+          node_level[i + 1] = l;
+        }
+      }
+    }
+    if (!found)
+      continue;
+    while (n_open > 0 && node_cost[open[n_open - 1]] >= node_cost[i + 1])
+      n_open--;
+    open[n_open++] = i + 1;
+  }
+  /* end_of_block (2 bits); a non-intra block can also be dropped */
+  best_node = first;
+  best_cost = intra ? 2 * lambda4 : 0;
+  for (j = 0; j < n_open; j++)
+    if (open[j] > first && node_cost[open[j]] + 2 * lambda4 < best_cost) {
+      best_cost = node_cost[open[j]] + 2 * lambda4;
+      best_node = open[j];
+    }
+  for (j = best_node; j > first; j = node_prev[j])
+    zz[j - 1] = coef[gst_cl_mpeg_zigzag[j - 1]] < 0 ? -node_level[j] :
+        node_level[j];
+  return best_cost;
+}
+
+/* bits of a vector @dx, @dy from the predictor (@px, @py), forward_f_code
+ * 2 assumed */
+static gint
+vector_bits (gint dx, gint dy, gint px, gint py)
+{
+  const guint8 *mv = rd_table () + GST_CL_MPEG_RD_MV_BITS;
+  return mv[MIN (ABS (dx - px), GST_CL_MPEG_RD_MV_MAX)] +
+      mv[MIN (ABS (dy - py), GST_CL_MPEG_RD_MV_MAX)];
+}
+
+/* the vector of macroblock (@mbx, @mby) kept inside the padded picture */
+static void
+clamp_vector (gint * dx, gint * dy, guint mbx, guint mby, guint W, guint H)
+{
+  *dx = CLAMP (*dx, -32 * (gint) mbx, 2 * ((gint) W - 16 - 16 * (gint) mbx));
+  *dy = CLAMP (*dy, -32 * (gint) mby, 2 * ((gint) H - 16 - 16 * (gint) mby));
+}
+
 static void
 encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const gint16 * vectors, const MpegRefParams * prm, guint mbx, guint mby,
@@ -162,6 +286,8 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   guint stride[3];
   gint bx[6], by[6], bc[6];
   gint sum = 0, act = 0, b, i, q, intra, dx = 0, dy = 0;
+  gint lambda4, rd_delta = 0, rd_cbp = 0;
+  gboolean trellis;
   guint W = cur->mb_width * 16, H = cur->mb_height * 16;
 
   memset (rec, 0, sizeof (*rec));
@@ -200,8 +326,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       dy = vectors[2 * (mby * cur->mb_width + mbx) + 1];
     }
     /* keep the whole prediction inside the padded picture */
-    dx = CLAMP (dx, -32 * (gint) mbx, 2 * ((gint) W - 16 - 16 * (gint) mbx));
-    dy = CLAMP (dy, -32 * (gint) mby, 2 * ((gint) H - 16 - 16 * (gint) mby));
+    clamp_vector (&dx, &dy, mbx, mby, W, H);
     for (b = 0; b < 4; b++)
       for (i = 0; i < 64; i++) {
         gint x = bx[b] + i % 8, y = by[b] + i / 8;
@@ -209,7 +334,39 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         sadv += ABS (src[b][i] - predict (rp[0], stride[0], x, y, dx >> 1,
                 dy >> 1, dx & 1, dy & 1));
       }
-    if (sad0 <= sadv + ZERO_VECTOR_BIAS) {
+    if (prm->mv_lambda) {
+      /* least SAD + lambda * bits among the zero vector (its SAD lowered
+       * by 6 q), the searched one and the left neighbour's (which is the
+       * assumed predictor, zero at a row start) */
+      gint px = 0, py = 0, wx, wy, sadw = 0, jz, jv, jw;
+      gint lambda16 = prm->mv_lambda * prm->qscale;
+      if (vectors && mbx > 0) {
+        px = vectors[2 * (mby * cur->mb_width + mbx - 1)];
+        py = vectors[2 * (mby * cur->mb_width + mbx - 1) + 1];
+        clamp_vector (&px, &py, mbx - 1, mby, W, H);
+      }
+      wx = px;
+      wy = py;
+      clamp_vector (&wx, &wy, mbx, mby, W, H);
+      for (b = 0; b < 4; b++)
+        for (i = 0; i < 64; i++) {
+          gint x = bx[b] + i % 8, y = by[b] + i / 8;
+          sadw += ABS (src[b][i] - predict (rp[0], stride[0], x, y, wx >> 1,
+                  wy >> 1, wx & 1, wy & 1));
+        }
+      jz = 16 * (sad0 - 6 * (gint) prm->qscale);
+      jv = 16 * sadv + lambda16 * vector_bits (dx, dy, px, py);
+      jw = 16 * sadw + lambda16 * vector_bits (wx, wy, px, py);
+      if (jz <= jv && jz <= jw) {
+        dx = dy = 0;
+        sadv = sad0;
+      } else if (jv > jw) {
+        dx = wx;
+        dy = wy;
+        sadv = sadw;
+      }
+    }
+    if (sad0 <= sadv + (prm->mv_lambda ? 0 : ZERO_VECTOR_BIAS)) {
       dx = dy = 0;
       best = sad0;
     } else {
@@ -244,18 +401,31 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     q = (prm->qscale * (2 * a + avg) + (a + 2 * avg) / 2) / (a + 2 * avg);
   }
   q = CLAMP (q, 1, 31);
+  trellis = prm->rd_lambda && !prm->dc_only;
+  lambda4 = (prm->rd_lambda * q * q + 2) >> 2;
 
+  /* the levels of all blocks */
   for (b = 0; b < 6; b++) {
-    gint last = 0;
     for (i = 0; i < 64; i++)
       coef[b][i] = src[b][i] - pred[b][i];
     mpegref_fdct (coef[b]);
+    if (trellis) {
+      gint d = trellis_quantise (coef[b], levels + b * 64, intra, q,
+          lambda4);
+      gboolean any = FALSE;
+      for (i = intra ? 1 : 0; i < 64; i++)
+        any |= levels[b * 64 + i] != 0;
+      rd_delta += d;
+      rd_cbp |= any ? 32 >> b : 0;
+    }
     for (i = 0; i < 64; i++) {
-      gint F = coef[b][i], a = ABS (F), L, z = 0, D;
+      gint F = coef[b][i], a = ABS (F), L, z = 0;
       while (gst_cl_mpeg_zigzag[z] != i)
         z++;
       if (intra && i == 0) {
         L = CLAMP ((F + 4) >> 3, 0, 255);
+      } else if (trellis) {
+        L = levels[b * 64 + z];
       } else if (intra) {
         gint qw = q * gst_cl_mpeg_default_intra_matrix[i];
         L = MIN ((64 * a + 3 * qw) / (8 * qw), 255);
@@ -267,6 +437,26 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       if (prm->dc_only && i != 0)
         L = 0;
       levels[b * 64 + z] = L;
+    }
+  }
+  /* an inter macroblock's levels must pay for its mb_type and
+   * coded_block_pattern too, against a skipped macroblock (mb_type "01"
+   * then, zero vector) or an "MC, not coded" one ("001" for "1") */
+  if (trellis && !intra && rd_cbp) {
+    gint overhead = rd_table ()[GST_CL_MPEG_RD_CBP_BITS + rd_cbp] +
+        (dx || dy ? -2 : 2);
+    if (rd_delta + lambda4 * overhead >= 0)
+      memset (levels, 0, GST_CL_MPEG_MB_LEVELS * sizeof (gint16));
+  }
+
+  /* reconstruction */
+  for (b = 0; b < 6; b++) {
+    gint last = 0;
+    for (i = 0; i < 64; i++) {
+      gint L, z = 0, D;
+      while (gst_cl_mpeg_zigzag[z] != i)
+        z++;
+      L = levels[b * 64 + z];
       if (L)
         last = MAX (last, z + 1);
       /* dequantisation (2.4.4.1, 2.4.4.2) with mismatch control */

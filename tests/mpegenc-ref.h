@@ -37,6 +37,10 @@ typedef struct {
   guint avg_activity;
   guint intra_bias;
   gboolean dc_only;
+  guint rd_lambda;              /* trellis quantisation, 1/16 q^2 per bit;
+                                 * 0: rounding with a dead zone */
+  guint mv_lambda;              /* vector choice, 1/16 q per bit of SAD;
+                                 * 0: a fixed bias for the zero vector */
 } MpegRefParams;
 
 /* Encodes every macroblock of @cur against @ref (P) with the half-pel

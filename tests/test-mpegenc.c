@@ -365,7 +365,8 @@ fill_natural (MpegRefPicture * p, guint t, gint pan_x, gint pan_y,
 
 static void
 compare_device (guint w, guint h, gboolean p_picture, guint q,
-    gboolean adaptive, gboolean random, gboolean dc_only, guint32 seed)
+    gboolean adaptive, gboolean random, gboolean dc_only, guint rd_lambda,
+    guint mv_lambda, guint32 seed)
 {
   GstClContext *ctx = test_get_shared_context ();
   GError *error = NULL;
@@ -376,15 +377,18 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   guint32 rng = seed;
   gint16 *vec;
   GstClMotionVector *dvec;
-  MpegRefParams p = { p_picture, q, adaptive, 0, 384, dc_only };
+  MpegRefParams p = { p_picture, q, adaptive, 0, 384, dc_only, rd_lambda,
+    mv_lambda
+  };
   GstClMpegEncodeParams ep;
   GstClMpegMbRecord *r, *dr;
   gint16 *lev, *dl;
   guint8 *out;
   cl_mem mc, mr, mo, mv, mrec, ml;
-  gchar *desc = g_strdup_printf ("%ux%u %c q %u adaptive %d %s%s seed %u",
-      w, h, p_picture ? 'P' : 'I', q, adaptive, random ? "random" : "natural",
-      dc_only ? " DC only" : "", seed);
+  gchar *desc = g_strdup_printf ("%ux%u %c q %u adaptive %d %s%s trellis "
+      "lambda %u vector lambda %u seed %u", w, h, p_picture ? 'P' : 'I', q,
+      adaptive, random ? "random" : "natural", dc_only ? " DC only" : "",
+      rd_lambda, mv_lambda, seed);
 
   fail_unless (tr != NULL, "%s", error ? error->message : "?");
   mpegref_picture_init (&cur, w, h);
@@ -441,6 +445,8 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   ep.avg_activity = p.avg_activity;
   ep.intra_bias = p.intra_bias;
   ep.dc_only = p.dc_only;
+  ep.rd_lambda = p.rd_lambda;
+  ep.mv_lambda = p.mv_lambda;
   fail_unless (gst_cl_mpeg_transform_encode (tr, mc, mr, mv, &ep, mrec, ml,
           mo, &error), "%s", error ? error->message : "?");
   fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mrec, CL_TRUE, 0,
@@ -503,11 +509,15 @@ GST_START_TEST (test_device_stages)
 
   for (s = 0; s < G_N_ELEMENTS (sizes); s++)
     for (q = 0; q < G_N_ELEMENTS (quants); q++) {
+      /* rate-distortion decisions on every other size and quantiser,
+       * the vector choice alone on some more */
+      guint rd_lambda = (s + q) % 2 ? 8 + 4 * s : 0;
+      guint mv_lambda = rd_lambda ? 2 + s : q == 2 ? 3 : 0;
       compare_device (sizes[s][0], sizes[s][1], FALSE, quants[q], q == 2,
-          n % 2 == 0, q == 3, n);
+          n % 2 == 0, q == 3, rd_lambda, mv_lambda, n);
       n++;
       compare_device (sizes[s][0], sizes[s][1], TRUE, quants[q], q == 1,
-          n % 2 == 0, FALSE, n);
+          n % 2 == 0, FALSE, rd_lambda, mv_lambda, n);
       n++;
     }
 }
@@ -849,7 +859,10 @@ GST_START_TEST (test_no_drift)
   gst_cl_mpeg_write_sequence_header (&bw, &sp);
   gst_cl_mpeg_write_gop_header (&bw, 0, 3, TRUE);
   for (t = 0; t < n; t++) {
-    MpegRefParams p = { t > 0, 3 + t % 5, FALSE, 1, 384, FALSE };
+    /* rate-distortion decisions on three pictures in four */
+    MpegRefParams p = { t > 0, 3 + t % 5, FALSE, 1, 384, FALSE,
+      t % 4 ? 16 : 0, t % 4 ? 2 : 0
+    };
     guint fc = 1, row, y;
     /* the clip pans one pixel right and down: (-2, -2) in half-pels,
      * odd ones on every third picture */
@@ -958,7 +971,7 @@ GST_START_TEST (test_packed_levels)
       c.vec[2 * i + 1] = 3;
     }
     for (q = 2; q <= 20; q += 9) {
-      MpegRefParams p = { t > 0, q, FALSE, 1, 384, FALSE };
+      MpegRefParams p = { t > 0, q, FALSE, 1, 384, FALSE, 16, 2 };
       guint32 total;
       gint16 *packed;
 
