@@ -35,10 +35,6 @@ typedef struct {
 #define MB_INTRA 1
 #define MB_SKIPPABLE 2
 #define ZERO_VECTOR_BIAS 64
-/* with rate-distortion decisions: the zero vector's SAD lowered by this
- * times the quantiser (a skipped macroblock costs nearly nothing, a
- * vector's gain on noise is mostly noise) */
-#define ZERO_BIAS_PER_Q 6
 
 /* round (16384 * c(k) / 2 * cos ((2n + 1) k pi / 16)), [k][n] */
 __constant int DCT_C[64] = {
@@ -243,18 +239,6 @@ rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
   return end > start ? end : 0;
 }
 
-/* Whether an inter macroblock keeps its levels (@cbp, costing @delta
- * against none, see rd_quantise): they must also pay for the mb_type and
- * coded_block_pattern they need, against a skipped macroblock (zero
- * vector @v: mb_type "01" then) or an "MC, not coded" one ("001" instead
- * of "1"). */
-static int
-keep_levels (int delta, int cbp, int2 v, int lambda4,
-    __global const uchar * bits)
-{
-  int overhead = bits[RD_CBP_BITS + cbp] + (v.x || v.y ? -2 : 2);
-  return cbp == 0 || delta + lambda4 * overhead < 0;
-}
 
 /* lambda4 of quantiser @q: @rd_lambda / 16 q^2 per bit, times 4 */
 static int
@@ -334,43 +318,51 @@ vector_bits (__global const uchar * bits, int2 d)
       bits[RD_MV_BITS + min (abs (d.y), (uint) RD_MV_MAX)];
 }
 
-/* Of the zero vector (SAD @s0: coded without a vector, skippable), the
- * searched one @v (@sv) and the predictor's own vector @p (@sp), the one
- * with the least SAD + @mv_lambda16 / 16 * its bits from @pred, the zero
- * vector's SAD lowered by ZERO_BIAS_PER_Q * @q (zero, then v, then p on
- * ties). Returns it, its SAD in *@sad. */
-static int2
-choose_vector (int s0, int sv, int sp, int2 v, int2 p, int2 pred, int q,
-    int mv_lambda16, __global const uchar * bits, int *sad)
+/* Cost (4 x squared error + lambda x bits) of an inter macroblock with
+ * the vector @v: the coefficients' @energy, lowered by @delta when its
+ * levels (@cbp) are coded; the header as a skipped macroblock (zero
+ * vector: nothing), "no MC, coded" ("01"), "MC, not coded" ("001" and the
+ * vector) or "MC, coded" ("1", the vector); the levels dropped when that
+ * is cheaper (*@keep cleared). These macroblock decisions weigh bits by
+ * 3/4 of the quantisation's @lambda4 (the better trade-off measured). */
+static long
+inter_cost (long energy, int delta, int cbp, int2 v, int2 pred, int lambda4,
+    __global const uchar * bits, int *keep)
 {
-  int best = 16 * (s0 - ZERO_BIAS_PER_Q * q), jv, jp;
-  int2 w = (int2) (0, 0);
-  *sad = s0;
-  jv = 16 * sv + mv_lambda16 * vector_bits (bits, v - pred);
-  if (jv < best) {
-    best = jv;
-    w = v;
-    *sad = sv;
-  }
-  jp = 16 * sp + mv_lambda16 * vector_bits (bits, p - pred);
-  if (jp < best) {
-    w = p;
-    *sad = sp;
-  }
-  return w;
+  lambda4 = lambda4 * 3 / 4;
+  int moving = v.x || v.y;
+  long header = moving ? lambda4 * (vector_bits (bits, v - pred) + 3) : 0;
+  long coded = cbp ? delta + lambda4 * (bits[RD_CBP_BITS + cbp] +
+      (moving ? -2 : 2)) : 0;
+  *keep = coded < 0;
+  return energy + header + (*keep ? coded : 0);
+}
+
+/* Of the searched vector @v (SAD @sv) and the predictor's own vector @p
+ * (@sp), the one with the least SAD + @mv_lambda16 / 16 * its bits from
+ * @pred (v on ties); its SAD in *@sad. Whether the macroblock moves at
+ * all is decided on its coded form (inter_cost). */
+static int2
+choose_moving (int sv, int sp, int2 v, int2 p, int2 pred, int mv_lambda16,
+    __global const uchar * bits, int *sad)
+{
+  int jv = 16 * sv + mv_lambda16 * vector_bits (bits, v - pred);
+  int jp = 16 * sp + mv_lambda16 * vector_bits (bits, p - pred);
+  *sad = jp < jv ? sp : sv;
+  return jp < jv ? p : v;
 }
 
 /* Inter or intra from the SADs of the zero vector (@s0) and of @v (@sv),
  * and the activity: the zero vector unless @v is clearly better (it can
  * be skipped), intra unless the prediction beats the activity by
- * @intra_bias. Returns the vector coded (zero for intra). With a
- * @mv_lambda16, choose_vector picks the vector first (@sv its SAD). */
+ * @intra_bias. Returns the vector coded (zero for intra). Without
+ * rate-distortion decisions only. */
 static int2
-decide (int s0, int sv, int act, uint intra_bias, int2 v, int mv_lambda16,
-    int *intra, int *cost)
+decide (int s0, int sv, int act, uint intra_bias, int2 v, int *intra,
+    int *cost)
 {
   int best = sv;
-  if (s0 <= sv + (mv_lambda16 ? 0 : ZERO_VECTOR_BIAS)) {
+  if (s0 <= sv + ZERO_VECTOR_BIAS) {
     v = (int2) (0, 0);
     best = s0;
   }
@@ -478,6 +470,24 @@ predict (__global const uchar * p, uint stride, int x, int y, int fx, int fy,
   return s[0];
 }
 
+/* This work-item's sample (row @r, column @c) of each block's prediction
+ * with the luma vector @v (chroma: half of it, truncated towards zero) */
+static void
+predict_samples (__global const uchar * ref, uint W, uint CW,
+    const uint * off, const int *bx, const int *by, const int *bc, uint r,
+    uint c, int2 v, int *out)
+{
+  int cdx = v.x / 2, cdy = v.y / 2;
+  for (int b = 0; b < 6; b++) {
+    int x = bx[b] + c, y = by[b] + r;
+    if (b < 4)
+      out[b] = predict (ref, W, x, y, v.x >> 1, v.y >> 1, v.x & 1, v.y & 1);
+    else
+      out[b] = predict (ref + off[bc[b]], CW, x, y, cdx >> 1, cdy >> 1,
+          cdx & 1, cdy & 1);
+  }
+}
+
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
@@ -496,14 +506,19 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
 
   __local int blk[6][64];
   __local int tmp[6][64];
-  __local int pr[6][64];
   __local int red[64];
   __local int zz[6][64];
-  __local int last_l[6];
-  __local int delta_l[6];
+  __local int lv[2][6][64];
+  __local int last_l[2][6];
+  __local int delta_l[2][6];
 
+  /* this work-item's sample of each block, its predictions */
+  int own[6], prd[6], prd_mv[6];
   int bx[6], by[6], bc[6], coef[6];
-  int sum, act, intra, dx = 0, dy = 0, q, cost, b, drop = 0;
+  int sum, act, intra, dx = 0, dy = 0, q, cost, b, k, lambda4, rd;
+  int drop = 0, moving = 0, chosen = 0, sad_mv = 0;
+  long energy[2];
+  int2 alt = (int2) (0, 0), pred_v = (int2) (0, 0);
 
   for (b = 0; b < 6; b++) {
     bc[b] = b < 4 ? 0 : b - 3;
@@ -513,10 +528,11 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   for (b = 0; b < 6; b++) {
     uint s = b < 4 ? W : CW;
     blk[b][t] = cur[off[bc[b]] + (by[b] + r) * s + bx[b] + c];
-    pr[b][t] = 0;
+    own[b] = blk[b][t];
+    prd[b] = 0;
   }
   if (t < 6)
-    last_l[t] = 0;
+    last_l[0][t] = 0;
 
   /* activity: sum of |sample - mean| over the luma, in 1/256 steps */
   sum = group_sum (red, blk[0][t] + blk[1][t] + blk[2][t] + blk[3][t], t);
@@ -527,110 +543,132 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   intra = !p_picture;
   cost = act;
   if (p_picture) {
-    int s0 = 0, sv = 0, sp = 0, mv_lambda16 = mv_lambda * qscale;
+    /* the vector choice belongs to the rate-distortion decisions */
+    int s0 = 0, sv = 0, sp = 0;
+    int mv_lambda16 = rd_lambda && !dc_only ? mv_lambda * qscale : 0;
     int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
     int2 pred = mb_predictor (vectors, mb, mbx, mby, W, H);
     int2 pv = clamp_vector (pred, mbx, mby, W, H);
-    dx = v.x;
-    dy = v.y;
     for (b = 0; b < 4; b++) {
       int x = bx[b] + c, y = by[b] + r;
-      s0 += abs (blk[b][t] - (int) ref[y * W + x]);
-      sv += abs (blk[b][t] - predict (ref, W, x, y, dx >> 1, dy >> 1, dx & 1,
-              dy & 1));
+      s0 += abs (own[b] - (int) ref[y * W + x]);
+      sv += abs (own[b] - predict (ref, W, x, y, v.x >> 1, v.y >> 1,
+              v.x & 1, v.y & 1));
       if (mv_lambda16)
-        sp += abs (blk[b][t] - predict (ref, W, x, y, pv.x >> 1, pv.y >> 1,
+        sp += abs (own[b] - predict (ref, W, x, y, pv.x >> 1, pv.y >> 1,
                 pv.x & 1, pv.y & 1));
     }
     s0 = group_sum (red, s0, t);
     sv = group_sum (red, sv, t);
     if (mv_lambda16) {
+      /* zero or the better moving vector: decided on the coded
+       * macroblocks below */
       sp = group_sum (red, sp, t);
-      v = choose_vector (s0, sv, sp, v, pv, pred, qscale, mv_lambda16,
-          rd_bits, &sv);
+      v = choose_moving (sv, sp, v, pv, pred, mv_lambda16, rd_bits, &sv);
+      intra = min (s0, sv) > act + (int) intra_bias;
+      cost = intra ? act : s0;
+      moving = !intra && (v.x || v.y);
+      alt = v;
+      pred_v = pred;
+      sad_mv = sv;
+      v = (int2) (0, 0);
+    } else {
+      v = decide (s0, sv, act, intra_bias, v, &intra, &cost);
     }
-    v = decide (s0, sv, act, intra_bias, v, mv_lambda16, &intra, &cost);
     dx = v.x;
     dy = v.y;
-    if (!intra) {
-      /* chroma: half the vector, truncated towards zero */
-      int cdx = dx / 2, cdy = dy / 2;
-      for (b = 0; b < 6; b++) {
-        int x = bx[b] + c, y = by[b] + r;
-        if (b < 4)
-          pr[b][t] = predict (ref, W, x, y, dx >> 1, dy >> 1, dx & 1, dy & 1);
-        else
-          pr[b][t] = predict (ref + off[bc[b]], CW, x, y, cdx >> 1,
-              cdy >> 1, cdx & 1, cdy & 1);
-      }
-    }
+    if (!intra)
+      predict_samples (ref, W, CW, off, bx, by, bc, r, c, v, prd);
+    if (moving)
+      predict_samples (ref, W, CW, off, bx, by, bc, r, c, alt, prd_mv);
   }
 
   q = mb_quant (qscale, adaptive, act, avg_act);
+  lambda4 = rd_lambda4 (rd_lambda, q);
+  rd = rd_lambda && !dc_only;
 
-  /* residual, forward DCT rows (3 fractional bits kept) */
-  for (b = 0; b < 6; b++)
-    blk[b][t] -= pr[b][t];
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (b = 0; b < 6; b++) {
-    int s = 0;
-    for (int n = 0; n < 8; n++)
-      s += DCT_C[c * 8 + n] * blk[b][r * 8 + n];
-    tmp[b][t] = (s + (1 << 10)) >> 11;
-  }
-  barrier (CLK_LOCAL_MEM_FENCE);
-
-  /* columns */
-  for (b = 0; b < 6; b++) {
-    int s = 0;
-    for (int m = 0; m < 8; m++)
-      s += DCT_C[r * 8 + m] * tmp[b][m * 8 + c];
-    coef[b] = (s + (1 << 16)) >> 17;
-  }
-
-  /* quantisation, dequantisation with mismatch control; the last resort
-   * of the rate control keeps the DC levels only */
-  if (rd_lambda && !dc_only) {
+  /* each candidate prediction (two where a moving one competes with the
+   * zero vector): residual, forward DCT, trellis quantisation */
+  for (k = 0; k < (moving ? 2 : 1); k++) {
     for (b = 0; b < 6; b++)
-      zz[b][ZIGZAG_OF[t]] = coef[b];
+      blk[b][t] = own[b] - (k ? prd_mv[b] : prd[b]);
     barrier (CLK_LOCAL_MEM_FENCE);
-    if (t < 6) {
-      int F[64], L[64], last, delta;
-      ulong coded;
-      for (int i = 0; i < 64; i++) {
-        F[i] = zz[t][i];
-        L[i] = 0;
-      }
-      last = rd_quantise (F, ~0UL, L, &coded, &delta, intra, q,
-          rd_lambda4 (rd_lambda, q), rd_bits);
-      delta_l[t] = delta;
-      if (intra) {
-        L[0] = quantise (F[0], 1, 0, q);
-        last = max (last, L[0] != 0);
-      }
-      for (int i = 0; i < 64; i++)
-        zz[t][i] = L[i];
-      last_l[t] = last;
+    /* rows (3 fractional bits kept) */
+    for (b = 0; b < 6; b++) {
+      int s = 0;
+      for (int n = 0; n < 8; n++)
+        s += DCT_C[c * 8 + n] * blk[b][r * 8 + n];
+      tmp[b][t] = (s + (1 << 10)) >> 11;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
-    if (!intra) {
-      int delta = 0, cbp = 0;
+    /* columns */
+    for (b = 0; b < 6; b++) {
+      int s = 0;
+      for (int m = 0; m < 8; m++)
+        s += DCT_C[r * 8 + m] * tmp[b][m * 8 + c];
+      coef[b] = (s + (1 << 16)) >> 17;
+    }
+    if (rd) {
+      int e = 0;
       for (b = 0; b < 6; b++) {
-        delta += delta_l[b];
-        cbp |= last_l[b] ? 32 >> b : 0;
+        e += coef[b] * coef[b];
+        zz[b][ZIGZAG_OF[t]] = coef[b];
       }
-      drop = !keep_levels (delta, cbp, (int2) (dx, dy),
-          rd_lambda4 (rd_lambda, q), rd_bits);
+      energy[k] = 4 * (long) group_sum (red, e, t);
+      barrier (CLK_LOCAL_MEM_FENCE);
+      if (t < 6) {
+        int F[64], L[64], last, delta;
+        ulong coded;
+        for (int i = 0; i < 64; i++) {
+          F[i] = zz[t][i];
+          L[i] = 0;
+        }
+        last = rd_quantise (F, ~0UL, L, &coded, &delta, intra, q, lambda4,
+            rd_bits);
+        if (intra) {
+          L[0] = quantise (F[0], 1, 0, q);
+          last = max (last, L[0] != 0);
+        }
+        for (int i = 0; i < 64; i++)
+          lv[k][t][i] = L[i];
+        last_l[k][t] = last;
+        delta_l[k][t] = delta;
+      }
+      barrier (CLK_LOCAL_MEM_FENCE);
     }
   }
+  if (rd && !intra) {
+    int keep[2], delta[2] = { 0, 0 }, cbp[2] = { 0, 0 };
+    long j[2];
+    for (k = 0; k < (moving ? 2 : 1); k++) {
+      for (b = 0; b < 6; b++) {
+        delta[k] += delta_l[k][b];
+        cbp[k] |= last_l[k][b] ? 32 >> b : 0;
+      }
+      j[k] = inter_cost (energy[k], delta[k], cbp[k], k ? alt : (int2) (dx,
+              dy), pred_v, lambda4, rd_bits, &keep[k]);
+    }
+    if (moving && j[1] < j[0]) {
+      chosen = 1;
+      dx = alt.x;
+      dy = alt.y;
+      cost = sad_mv;
+      for (b = 0; b < 6; b++)
+        prd[b] = prd_mv[b];
+    }
+    drop = !keep[chosen];
+  }
+
+  /* the levels, dequantisation with mismatch control; the last resort of
+   * the rate control keeps the DC levels only */
   for (b = 0; b < 6; b++) {
     int L;
-    if (rd_lambda && !dc_only) {
-      L = drop ? 0 : zz[b][ZIGZAG_OF[t]];
+    if (rd) {
+      L = drop ? 0 : lv[chosen][b][ZIGZAG_OF[t]];
     } else {
       L = dc_only && t != 0 ? 0 : quantise (coef[b], intra, t, q);
       if (L)
-        atomic_max (&last_l[b], ZIGZAG_OF[t] + 1);
+        atomic_max (&last_l[0][b], ZIGZAG_OF[t] + 1);
     }
     levels[(size_t) mb * 384 + b * 64 + ZIGZAG_OF[t]] = (short) L;
     blk[b][t] = dequantise (L, intra, t, q);
@@ -653,13 +691,13 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     for (int k = 0; k < 8; k++)
       s += DCT_C[k * 8 + r] * tmp[b][k * 8 + c];
     recon[off[bc[b]] + (by[b] + r) * st + bx[b] + c] =
-        (uchar) clamp (pr[b][t] + ((s + (1 << 18)) >> 19), 0, 255);
+        (uchar) clamp (prd[b] + ((s + (1 << 18)) >> 19), 0, 255);
   }
 
   if (t == 0) {
     int last[6];
     for (b = 0; b < 6; b++)
-      last[b] = drop ? 0 : last_l[b];
+      last[b] = drop ? 0 : last_l[chosen][b];
     write_record (&records[mb], last, dx, dy, intra, q, act, cost);
   }
 }
@@ -917,144 +955,22 @@ store_levels (__global short * o, const int16 * L)
 }
 #endif
 
-__kernel void
-mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
-    __global uchar * recon, __global const MotionVector * vectors,
-    __global MbRecord * records, __global short *levels,
-    __global const uchar * rd_bits, uint mbw, uint mbh,
-    uint p_picture, uint qscale, uint adaptive, uint avg_act,
-    uint intra_bias, uint dc_only, uint rd_lambda, uint mv_lambda)
+/* The levels of the macroblock @src predicted by @pred (24 rows: luma,
+ * then Cb | Cr), pair by pair in natural rows into @levels_of (3 x 8);
+ * with trellis quantisation also the blocks' summed cost against none
+ * (*@rd_delta), their coded pattern (*@rd_cbp), and the energy of the
+ * coefficients (*@energy, 4 x squared error of coding none). */
+static void
+quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
+    int m, const int16 * qw, const float16 * rcp, const int16 * mag1,
+    uint rd_lambda, int lambda4, uint dc_only, __global const uchar * rd_bits,
+    int16 * levels_of, int *rd_delta, int *rd_cbp, long *energy)
 {
-  const uint mb = get_global_id (0);
-  const int mbx = mb % mbw, mby = mb / mbw;
-  const int W = mbw * 16, H = mbh * 16, CW = W / 2;
-  /* offsets of the macroblock in the luma and the chroma planes */
-  const int yo = mby * 16 * W + mbx * 16;
-  const int co = W * H + mby * 8 * CW + mbx * 8, cro = CW * (H / 2);
-  /* rows 0-15 luma, 16-23 Cb | Cr */
-  uchar16 src[24], pred[24];
-  int16 qw[8], zz1[8], mag1[8];
-  float16 rcp[8];
-  int last[6];
-  int sum, act, intra, dx = 0, dy = 0, q, cost, m = 0, i, p, lambda4;
-  int16 levels_of[3][8];
-  int rd_delta = 0, rd_cbp = 0;
-  __global short *lev = levels + (size_t) mb * 384;
+  int16 e = 0;
+  int i, p;
 
-  if (mb >= mbw * mbh)
-    return;
-  #pragma unroll
-  for (i = 0; i < 16; i++)
-    src[i] = vload16 (0, cur + yo + i * W);
-  #pragma unroll
-  for (i = 0; i < 8; i++)
-    src[16 + i] = (uchar16) (*(__global const uchar8 *) (cur + co + i * CW),
-        *(__global const uchar8 *) (cur + co + cro + i * CW));
-
-  /* activity: sum of |sample - mean| over the luma, in 1/256 steps */
-  {
-    ushort16 s = 0;
-    int16 a = 0;
-    #pragma unroll
-    for (i = 0; i < 16; i++)
-      s += convert_ushort16 (src[i]);
-    sum = sum16 (convert_int16 (s));
-    #pragma unroll
-    for (i = 0; i < 16; i++) {
-      int16 d = 256 * convert_int16 (src[i]) - sum;
-      a += max (d, -d);
-    }
-    act = sum16 (a) >> 8;
-  }
-
-  intra = !p_picture;
-  cost = act;
-  if (p_picture) {
-    uchar16 pv[16];
-    int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
-    int s0, sv, mv_lambda16 = mv_lambda * qscale;
-    #pragma unroll
-    for (i = 0; i < 16; i++)
-      pred[i] = vload16 (0, ref + yo + i * W);
-    s0 = sad_rows (src, pred);
-    sv = s0;
-    if (v.x || v.y) {
-      predict_rows (ref + yo + (v.y >> 1) * W + (v.x >> 1), W, v.x & 1,
-          v.y & 1, 16, 1, pv);
-      sv = sad_rows (src, pv);
-    }
-    if (mv_lambda16) {
-      /* the predictor's vector as a third candidate */
-      int2 p = mb_predictor (vectors, mb, mbx, mby, W, H);
-      int2 w = clamp_vector (p, mbx, mby, W, H);
-      /* its prediction is made only when it is neither of the others */
-      int own = (w.x || w.y) && (w.x != v.x || w.y != v.y);
-      int sp = w.x || w.y ? sv : s0;
-      uchar16 pw[16];
-      if (own) {
-        predict_rows (ref + yo + (w.y >> 1) * W + (w.x >> 1), W, w.x & 1,
-            w.y & 1, 16, 1, pw);
-        sp = sad_rows (src, pw);
-      }
-      v = choose_vector (s0, sv, sp, v, w, p, qscale, mv_lambda16, rd_bits,
-          &sv);
-      if (own && v.x == w.x && v.y == w.y)
-        #pragma unroll
-        for (i = 0; i < 16; i++)
-          pv[i] = pw[i];
-    }
-    v = decide (s0, sv, act, intra_bias, v, mv_lambda16, &intra, &cost);
-    dx = v.x;
-    dy = v.y;
-    if (!intra) {
-      /* chroma: half the vector, truncated towards zero */
-      int cdx = dx / 2, cdy = dy / 2;
-      int c = co + (cdy >> 1) * CW + (cdx >> 1);
-      uchar16 cb[8], cr[8];
-      if (dx || dy) {
-        #pragma unroll
-        for (i = 0; i < 16; i++)
-          pred[i] = pv[i];
-      }
-      predict_rows (ref + c, CW, cdx & 1, cdy & 1, 8, 0, cb);
-      predict_rows (ref + c + cro, CW, cdx & 1, cdy & 1, 8, 0, cr);
-      #pragma unroll
-      for (i = 0; i < 8; i++)
-        pred[16 + i] = (uchar16) (cb[i].lo, cr[i].lo);
-    }
-  }
-  if (intra)
-    #pragma unroll
-    for (i = 0; i < 24; i++)
-      pred[i] = 0;
-  q = mb_quant (qscale, adaptive, act, avg_act);
-  lambda4 = rd_lambda4 (rd_lambda, q);
-
-  /* quantiser steps: intra q W (and the reciprocal of 8 q W for the
-   * division, see below), inter m = ceil (2^18 / q) */
-  #pragma unroll
-  for (i = 0; i < 8; i++) {
-    int8 z = convert_int8 (vload8 (i, ZIGZAG_OF)) + 1;
-    zz1[i] = (int16) (z, z);
-  }
-  if (intra) {
-    #pragma unroll
-    for (i = 0; i < 8; i++) {
-      int8 w = q * convert_int8 (vload8 (i, INTRA_W));
-      qw[i] = (int16) (w, w);
-      rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
-      /* level_magnitude (1) */
-      mag1[i] = min ((((2 * qw[i]) >> 4) - 1) | 1, 2047);
-    }
-  } else {
-    m = ((1 << 18) + q - 1) / q;
-    #pragma unroll
-    for (i = 0; i < 8; i++)
-      mag1[i] = min ((3 * q - 1) | 1, 2047);
-  }
-
-  /* the levels of the three pairs first: trellis quantisation decides on
-   * the whole macroblock before anything is reconstructed */
+  *rd_delta = 0;
+  *rd_cbp = 0;
   for (p = 0; p < 3; p++) {
     int16 x[8], L[8], A[8];
 
@@ -1066,6 +982,9 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     fdct_cols (x, 11);
     transpose_pair (x);
     fdct_cols (x, 17);
+    #pragma unroll
+    for (i = 0; i < 8; i++)
+      e += x[i] * x[i];
 
     if (rd_lambda && !dc_only) {
       /* rd_quantise on each block of the pair, given the coefficients
@@ -1092,8 +1011,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
           F[z] = nat[(n >> 3) * 16 + 8 * b + (n & 7)];
         }
         rd_quantise (F, zc, Z, &coded, &delta, intra, q, lambda4, rd_bits);
-        rd_delta += delta;
-        rd_cbp |= coded ? 32 >> (2 * p + b) : 0;
+        *rd_delta += delta;
+        *rd_cbp |= coded ? 32 >> (2 * p + b) : 0;
         while (coded) {
           uint z = lowest_bit (coded), n = NATURAL_OF[z];
           coded &= coded - 1;
@@ -1144,14 +1063,208 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     }
     #pragma unroll
     for (i = 0; i < 8; i++)
-      levels_of[p][i] = L[i];
+      levels_of[8 * p + i] = L[i];
   }
-  if (rd_lambda && !dc_only && !intra && !keep_levels (rd_delta, rd_cbp,
-          (int2) (dx, dy), lambda4, rd_bits))
-    for (p = 0; p < 3; p++)
+  *energy = 4 * (long) sum16 (e);
+}
+
+/* Chroma rows 16-23 (Cb | Cr) of the prediction with the luma vector @v
+ * (chroma: half of it, truncated towards zero) */
+static void
+predict_chroma (__global const uchar * ref, int co, int cro, int CW, int2 v,
+    uchar16 * pred)
+{
+  int cdx = v.x / 2, cdy = v.y / 2;
+  int c = co + (cdy >> 1) * CW + (cdx >> 1);
+  uchar16 cb[8], cr[8];
+  predict_rows (ref + c, CW, cdx & 1, cdy & 1, 8, 0, cb);
+  predict_rows (ref + c + cro, CW, cdx & 1, cdy & 1, 8, 0, cr);
+  #pragma unroll
+  for (int i = 0; i < 8; i++)
+    pred[16 + i] = (uchar16) (cb[i].lo, cr[i].lo);
+}
+
+
+__kernel void
+mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
+    __global uchar * recon, __global const MotionVector * vectors,
+    __global MbRecord * records, __global short *levels,
+    __global const uchar * rd_bits, uint mbw, uint mbh,
+    uint p_picture, uint qscale, uint adaptive, uint avg_act,
+    uint intra_bias, uint dc_only, uint rd_lambda, uint mv_lambda)
+{
+  const uint mb = get_global_id (0);
+  const int mbx = mb % mbw, mby = mb / mbw;
+  const int W = mbw * 16, H = mbh * 16, CW = W / 2;
+  /* offsets of the macroblock in the luma and the chroma planes */
+  const int yo = mby * 16 * W + mbx * 16;
+  const int co = W * H + mby * 8 * CW + mbx * 8, cro = CW * (H / 2);
+  /* rows 0-15 luma, 16-23 Cb | Cr */
+  uchar16 src[24], pred[24];
+  int16 qw[8], zz1[8], mag1[8];
+  float16 rcp[8];
+  int last[6];
+  int sum, act, intra, dx = 0, dy = 0, q, cost, m = 0, i, p, lambda4;
+  int16 levels_of[24];
+  int rd_delta = 0, rd_cbp = 0, moving = 0, sad_mv = 0;
+  long energy;
+  int2 alt = (int2) (0, 0), pred_v = (int2) (0, 0);
+  uchar16 pred_mv[24];
+  __global short *lev = levels + (size_t) mb * 384;
+
+  if (mb >= mbw * mbh)
+    return;
+  #pragma unroll
+  for (i = 0; i < 16; i++)
+    src[i] = vload16 (0, cur + yo + i * W);
+  #pragma unroll
+  for (i = 0; i < 8; i++)
+    src[16 + i] = (uchar16) (*(__global const uchar8 *) (cur + co + i * CW),
+        *(__global const uchar8 *) (cur + co + cro + i * CW));
+
+  /* activity: sum of |sample - mean| over the luma, in 1/256 steps */
+  {
+    ushort16 s = 0;
+    int16 a = 0;
+    #pragma unroll
+    for (i = 0; i < 16; i++)
+      s += convert_ushort16 (src[i]);
+    sum = sum16 (convert_int16 (s));
+    #pragma unroll
+    for (i = 0; i < 16; i++) {
+      int16 d = 256 * convert_int16 (src[i]) - sum;
+      a += max (d, -d);
+    }
+    act = sum16 (a) >> 8;
+  }
+
+  q = mb_quant (qscale, adaptive, act, avg_act);
+  lambda4 = rd_lambda4 (rd_lambda, q);
+  intra = !p_picture;
+  cost = act;
+  if (p_picture) {
+    uchar16 pv[16];
+    int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
+    /* the vector choice belongs to the rate-distortion decisions */
+    int s0, sv;
+    int mv_lambda16 = rd_lambda && !dc_only ? mv_lambda * qscale : 0;
+    #pragma unroll
+    for (i = 0; i < 16; i++)
+      pred[i] = vload16 (0, ref + yo + i * W);
+    s0 = sad_rows (src, pred);
+    sv = s0;
+    if (v.x || v.y) {
+      predict_rows (ref + yo + (v.y >> 1) * W + (v.x >> 1), W, v.x & 1,
+          v.y & 1, 16, 1, pv);
+      sv = sad_rows (src, pv);
+    }
+    if (mv_lambda16) {
+      /* the predictor's vector as a candidate too */
+      int2 p = mb_predictor (vectors, mb, mbx, mby, W, H);
+      int2 w = clamp_vector (p, mbx, mby, W, H);
+      /* its prediction is made only when it is neither of the others */
+      int own = (w.x || w.y) && (w.x != v.x || w.y != v.y);
+      int sp = w.x || w.y ? sv : s0;
+      uchar16 pw[16];
+      if (own) {
+        predict_rows (ref + yo + (w.y >> 1) * W + (w.x >> 1), W, w.x & 1,
+            w.y & 1, 16, 1, pw);
+        sp = sad_rows (src, pw);
+      }
+      v = choose_moving (sv, sp, v, w, p, mv_lambda16, rd_bits, &sv);
+      if (own && v.x == w.x && v.y == w.y)
+        #pragma unroll
+        for (i = 0; i < 16; i++)
+          pv[i] = pw[i];
+      intra = min (s0, sv) > act + (int) intra_bias;
+      cost = intra ? act : s0;
+      sad_mv = sv;
+      /* zero or v: decided on the coded macroblocks below */
+      moving = !intra && (v.x || v.y);
+      pred_v = p;
+      if (moving) {
+        #pragma unroll
+        for (i = 0; i < 16; i++)
+          pred_mv[i] = pv[i];
+        predict_chroma (ref, co, cro, CW, v, pred_mv);
+      }
+      dx = dy = 0;
+      alt = v;
+    } else {
+      v = decide (s0, sv, act, intra_bias, v, &intra, &cost);
+      dx = v.x;
+      dy = v.y;
+      if (!intra && (dx || dy))
+        #pragma unroll
+        for (i = 0; i < 16; i++)
+          pred[i] = pv[i];
+    }
+    if (!intra)
+      predict_chroma (ref, co, cro, CW, (int2) (dx, dy), pred);
+  }
+  if (intra)
+    #pragma unroll
+    for (i = 0; i < 24; i++)
+      pred[i] = 0;
+
+  /* quantiser steps: intra q W (and the reciprocal of 8 q W for the
+   * division, see below), inter m = ceil (2^18 / q) */
+  #pragma unroll
+  for (i = 0; i < 8; i++) {
+    int8 z = convert_int8 (vload8 (i, ZIGZAG_OF)) + 1;
+    zz1[i] = (int16) (z, z);
+  }
+  if (intra) {
+    #pragma unroll
+    for (i = 0; i < 8; i++) {
+      int8 w = q * convert_int8 (vload8 (i, INTRA_W));
+      qw[i] = (int16) (w, w);
+      rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
+      /* level_magnitude (1) */
+      mag1[i] = min ((((2 * qw[i]) >> 4) - 1) | 1, 2047);
+    }
+  } else {
+    m = ((1 << 18) + q - 1) / q;
+    #pragma unroll
+    for (i = 0; i < 8; i++)
+      mag1[i] = min ((3 * q - 1) | 1, 2047);
+  }
+
+  /* the levels of the three pairs first: rate-distortion decisions take
+   * the whole macroblock before anything is reconstructed */
+  quantise_pairs (src, pred, intra, q, m, qw, rcp, mag1, rd_lambda, lambda4,
+      dc_only, rd_bits, levels_of, &rd_delta, &rd_cbp, &energy);
+  if (rd_lambda && !dc_only && !intra) {
+    int keep;
+    long j = inter_cost (energy, rd_delta, rd_cbp, (int2) (dx, dy), pred_v,
+        lambda4, rd_bits, &keep);
+    if (moving) {
+      /* the moving candidate against the zero vector */
+      int16 levels_mv[24];
+      int delta_mv, cbp_mv, keep_mv;
+      long energy_mv, j_mv;
+      quantise_pairs (src, pred_mv, 0, q, m, qw, rcp, mag1, rd_lambda,
+          lambda4, dc_only, rd_bits, levels_mv, &delta_mv, &cbp_mv,
+          &energy_mv);
+      j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
+          rd_bits, &keep_mv);
+      if (j_mv < j) {
+        dx = alt.x;
+        dy = alt.y;
+        keep = keep_mv;
+        cost = sad_mv;
+        #pragma unroll
+        for (i = 0; i < 24; i++) {
+          levels_of[i] = levels_mv[i];
+          pred[i] = pred_mv[i];
+        }
+      }
+    }
+    if (!keep)
       #pragma unroll
-      for (i = 0; i < 8; i++)
-        levels_of[p][i] = 0;
+      for (i = 0; i < 24; i++)
+        levels_of[i] = 0;
+  }
 
   for (p = 0; p < 3; p++) {
     int16 x[8], L[8], A[8], lm = 0;
@@ -1160,7 +1273,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     /* (an intra DC lane of A is not used: that coefficient is 8 L) */
     #pragma unroll
     for (i = 0; i < 8; i++) {
-      L[i] = levels_of[p][i];
+      L[i] = levels_of[8 * p + i];
       A[i] = max (L[i], -L[i]);
     }
 

@@ -275,19 +275,126 @@ clamp_vector (gint * dx, gint * dy, guint mbx, guint mby, guint W, guint H)
   *dy = CLAMP (*dy, -32 * (gint) mby, 2 * ((gint) H - 16 - 16 * (gint) mby));
 }
 
+/* The prediction of every block of macroblock (@mbx, @mby) from @ref with
+ * the half-pel vector (@dx, @dy) (chroma: half of it, truncated towards
+ * zero). */
+static void
+predict_mb (const MpegRefPicture * ref, guint mbx, guint mby, gint dx,
+    gint dy, gint pred[6][64])
+{
+  gint cdx = dx / 2, cdy = dy / 2, b, i;
+  for (b = 0; b < 6; b++) {
+    guint comp = b < 4 ? 0 : b - 3, stride;
+    const guint8 *plane = mpegref_plane (ref, comp, &stride);
+    gint x0 = b < 4 ? mbx * 16 + (b & 1) * 8 : mbx * 8;
+    gint y0 = b < 4 ? mby * 16 + (b >> 1) * 8 : mby * 8;
+    for (i = 0; i < 64; i++) {
+      gint x = x0 + i % 8, y = y0 + i / 8;
+      pred[b][i] = b < 4 ?
+          predict (plane, stride, x, y, dx >> 1, dy >> 1, dx & 1, dy & 1) :
+          predict (plane, stride, x, y, cdx >> 1, cdy >> 1, cdx & 1, cdy & 1);
+    }
+  }
+}
+
+/* luma SAD of @src against the prediction with (@dx, @dy) */
+static gint
+luma_sad (const gint src[6][64], const MpegRefPicture * ref, guint mbx,
+    guint mby, gint dx, gint dy)
+{
+  gint pred[6][64], sad = 0, b, i;
+  predict_mb (ref, mbx, mby, dx, dy, pred);
+  for (b = 0; b < 4; b++)
+    for (i = 0; i < 64; i++)
+      sad += ABS (src[b][i] - pred[b][i]);
+  return sad;
+}
+
+/* The levels (zigzag order, block by block) of @src predicted by @pred;
+ * with trellis quantisation also the blocks' summed cost against coding
+ * none (*@delta), their coded pattern (*@cbp) and 4 x the energy of the
+ * coefficients (*@energy). */
+static void
+code_levels (const gint src[6][64], const gint pred[6][64], gboolean intra,
+    gint q, const MpegRefParams * prm, gint16 * levels, gint * delta,
+    gint * cbp, gint64 * energy)
+{
+  gboolean trellis = prm->rd_lambda && !prm->dc_only;
+  gint lambda4 = (prm->rd_lambda * q * q + 2) >> 2;
+  gint coef[64], b, i;
+
+  *delta = *cbp = 0;
+  *energy = 0;
+  for (b = 0; b < 6; b++) {
+    gint16 *zz = levels + b * 64;
+    for (i = 0; i < 64; i++)
+      coef[i] = src[b][i] - pred[b][i];
+    mpegref_fdct (coef);
+    for (i = 0; i < 64; i++)
+      *energy += 4 * coef[i] * coef[i];
+    if (trellis) {
+      gboolean any = FALSE;
+      *delta += trellis_quantise (coef, zz, intra, q, lambda4);
+      for (i = intra ? 1 : 0; i < 64; i++)
+        any |= zz[i] != 0;
+      *cbp |= any ? 32 >> b : 0;
+    }
+    for (i = 0; i < 64; i++) {
+      gint F = coef[i], a = ABS (F), L, z = 0;
+      while (gst_cl_mpeg_zigzag[z] != i)
+        z++;
+      if (intra && i == 0) {
+        L = CLAMP ((F + 4) >> 3, 0, 255);
+      } else if (trellis) {
+        L = zz[z];
+      } else if (intra) {
+        gint qw = q * gst_cl_mpeg_default_intra_matrix[i];
+        L = MIN ((64 * a + 3 * qw) / (8 * qw), 255);
+        L = F < 0 ? -L : L;
+      } else {
+        L = MIN (MAX (2 * a - q, 0) / (4 * q), 255);
+        L = F < 0 ? -L : L;
+      }
+      if (prm->dc_only && i != 0)
+        L = 0;
+      zz[z] = L;
+    }
+  }
+}
+
+/* Cost of an inter macroblock with vector (@dx, @dy), predictor (@px,
+ * @py): 4 x squared error + lambda x bits, lambda 3/4 of the
+ * quantisation's @lambda4. The header: skipped (zero vector) or "no MC,
+ * coded" ("01"); "MC, not coded" ("001", the vector) or "MC, coded" ("1",
+ * the vector); with a coded_block_pattern when coded. *@keep: whether
+ * coding the levels is the cheaper. */
+static gint64
+inter_cost (gint64 energy, gint delta, gint cbp, gint dx, gint dy, gint px,
+    gint py, gint lambda4, gboolean * keep)
+{
+  gint lambda = lambda4 * 3 / 4;
+  gboolean moving = dx || dy;
+  gint64 header = moving ? (gint64) lambda * (vector_bits (dx, dy, px,
+          py) + 3) : 0;
+  gint64 coded = cbp ? delta + (gint64) lambda *
+      (rd_table ()[GST_CL_MPEG_RD_CBP_BITS + cbp] + (moving ? -2 : 2)) : 0;
+  *keep = coded < 0;
+  return energy + header + (*keep ? coded : 0);
+}
+
 static void
 encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const gint16 * vectors, const MpegRefParams * prm, guint mbx, guint mby,
     GstClMpegMbRecord * rec, gint16 * levels, MpegRefPicture * recon)
 {
-  gint src[6][64], pred[6][64], coef[6][64];
+  gint src[6][64], pred[6][64];
   const guint8 *plane[3];
   guint8 *out[3];
   guint stride[3];
   gint bx[6], by[6], bc[6];
   gint sum = 0, act = 0, b, i, q, intra, dx = 0, dy = 0;
-  gint lambda4, rd_delta = 0, rd_cbp = 0;
-  gboolean trellis;
+  gint px = 0, py = 0, mx = 0, my = 0, sad_moving = 0;
+  gboolean rd = prm->rd_lambda && !prm->dc_only, moving = FALSE;
   guint W = cur->mb_width * 16, H = cur->mb_height * 16;
 
   memset (rec, 0, sizeof (*rec));
@@ -314,32 +421,31 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       act += ABS (256 * src[b][i] - sum);
   act >>= 8;
 
+  q = prm->qscale;
+  if (prm->adaptive) {
+    /* TM5: 0.5 .. 2 times the picture's quantiser */
+    guint a = act, avg = MAX (prm->avg_activity, 1);
+    q = (prm->qscale * (2 * a + avg) + (a + 2 * avg) / 2) / (a + 2 * avg);
+  }
+  q = CLAMP (q, 1, 31);
+
   intra = !prm->p_picture;
-  memset (pred, 0, sizeof (pred));
+  rec->cost = act;
   if (prm->p_picture) {
-    const guint8 *rp[3];
-    gint sad0 = 0, sadv = 0, best;
-    for (i = 0; i < 3; i++)
-      rp[i] = mpegref_plane (ref, i, &stride[i]);
+    gint sad0, sadv;
     if (vectors) {
       dx = vectors[2 * (mby * cur->mb_width + mbx)];
       dy = vectors[2 * (mby * cur->mb_width + mbx) + 1];
     }
     /* keep the whole prediction inside the padded picture */
     clamp_vector (&dx, &dy, mbx, mby, W, H);
-    for (b = 0; b < 4; b++)
-      for (i = 0; i < 64; i++) {
-        gint x = bx[b] + i % 8, y = by[b] + i / 8;
-        sad0 += ABS (src[b][i] - rp[0][y * stride[0] + x]);
-        sadv += ABS (src[b][i] - predict (rp[0], stride[0], x, y, dx >> 1,
-                dy >> 1, dx & 1, dy & 1));
-      }
-    if (prm->mv_lambda) {
-      /* least SAD + lambda * bits among the zero vector (its SAD lowered
-       * by 6 q), the searched one and the left neighbour's (which is the
-       * assumed predictor, zero at a row start) */
-      gint px = 0, py = 0, wx, wy, sadw = 0, jz, jv, jw;
-      gint lambda16 = prm->mv_lambda * prm->qscale;
+    sad0 = luma_sad (src, ref, mbx, mby, 0, 0);
+    sadv = luma_sad (src, ref, mbx, mby, dx, dy);
+    if (rd && prm->mv_lambda) {
+      /* the moving candidate: the searched vector or the left
+       * neighbour's (the assumed predictor, zero at a row start), by
+       * SAD + lambda * bits; it competes with the zero vector below */
+      gint lambda16 = prm->mv_lambda * prm->qscale, wx, wy, sadw;
       if (vectors && mbx > 0) {
         px = vectors[2 * (mby * cur->mb_width + mbx - 1)];
         py = vectors[2 * (mby * cur->mb_width + mbx - 1) + 1];
@@ -348,110 +454,75 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       wx = px;
       wy = py;
       clamp_vector (&wx, &wy, mbx, mby, W, H);
-      for (b = 0; b < 4; b++)
-        for (i = 0; i < 64; i++) {
-          gint x = bx[b] + i % 8, y = by[b] + i / 8;
-          sadw += ABS (src[b][i] - predict (rp[0], stride[0], x, y, wx >> 1,
-                  wy >> 1, wx & 1, wy & 1));
-        }
-      jz = 16 * (sad0 - 6 * (gint) prm->qscale);
-      jv = 16 * sadv + lambda16 * vector_bits (dx, dy, px, py);
-      jw = 16 * sadw + lambda16 * vector_bits (wx, wy, px, py);
-      if (jz <= jv && jz <= jw) {
-        dx = dy = 0;
-        sadv = sad0;
-      } else if (jv > jw) {
+      sadw = luma_sad (src, ref, mbx, mby, wx, wy);
+      if (16 * sadw + lambda16 * vector_bits (wx, wy, px, py) <
+          16 * sadv + lambda16 * vector_bits (dx, dy, px, py)) {
         dx = wx;
         dy = wy;
         sadv = sadw;
       }
-    }
-    if (sad0 <= sadv + (prm->mv_lambda ? 0 : ZERO_VECTOR_BIAS)) {
-      dx = dy = 0;
-      best = sad0;
-    } else {
-      best = sadv;
-    }
-    intra = best > act + (gint) prm->intra_bias;
-    rec->cost = intra ? act : best;
-    if (intra) {
+      intra = MIN (sad0, sadv) > act + (gint) prm->intra_bias;
+      rec->cost = intra ? act : sad0;
+      moving = !intra && (dx || dy);
+      mx = dx;
+      my = dy;
+      sad_moving = sadv;
       dx = dy = 0;
     } else {
-      /* chroma: half the vector, truncated towards zero */
-      gint cdx = dx / 2, cdy = dy / 2;
-      for (b = 0; b < 6; b++)
-        for (i = 0; i < 64; i++) {
-          gint x = bx[b] + i % 8, y = by[b] + i / 8;
-          if (b < 4)
-            pred[b][i] = predict (rp[0], stride[0], x, y, dx >> 1, dy >> 1,
-                dx & 1, dy & 1);
-          else
-            pred[b][i] = predict (rp[bc[b]], stride[bc[b]], x, y, cdx >> 1,
-                cdy >> 1, cdx & 1, cdy & 1);
-        }
-    }
-  } else {
-    rec->cost = act;
-  }
-
-  q = prm->qscale;
-  if (prm->adaptive) {
-    /* TM5: 0.5 .. 2 times the picture's quantiser */
-    guint a = act, avg = MAX (prm->avg_activity, 1);
-    q = (prm->qscale * (2 * a + avg) + (a + 2 * avg) / 2) / (a + 2 * avg);
-  }
-  q = CLAMP (q, 1, 31);
-  trellis = prm->rd_lambda && !prm->dc_only;
-  lambda4 = (prm->rd_lambda * q * q + 2) >> 2;
-
-  /* the levels of all blocks */
-  for (b = 0; b < 6; b++) {
-    for (i = 0; i < 64; i++)
-      coef[b][i] = src[b][i] - pred[b][i];
-    mpegref_fdct (coef[b]);
-    if (trellis) {
-      gint d = trellis_quantise (coef[b], levels + b * 64, intra, q,
-          lambda4);
-      gboolean any = FALSE;
-      for (i = intra ? 1 : 0; i < 64; i++)
-        any |= levels[b * 64 + i] != 0;
-      rd_delta += d;
-      rd_cbp |= any ? 32 >> b : 0;
-    }
-    for (i = 0; i < 64; i++) {
-      gint F = coef[b][i], a = ABS (F), L, z = 0;
-      while (gst_cl_mpeg_zigzag[z] != i)
-        z++;
-      if (intra && i == 0) {
-        L = CLAMP ((F + 4) >> 3, 0, 255);
-      } else if (trellis) {
-        L = levels[b * 64 + z];
-      } else if (intra) {
-        gint qw = q * gst_cl_mpeg_default_intra_matrix[i];
-        L = MIN ((64 * a + 3 * qw) / (8 * qw), 255);
-        L = F < 0 ? -L : L;
+      gint best;
+      if (sad0 <= sadv + ZERO_VECTOR_BIAS) {
+        dx = dy = 0;
+        best = sad0;
       } else {
-        L = MIN (MAX (2 * a - q, 0) / (4 * q), 255);
-        L = F < 0 ? -L : L;
+        best = sadv;
       }
-      if (prm->dc_only && i != 0)
-        L = 0;
-      levels[b * 64 + z] = L;
+      intra = best > act + (gint) prm->intra_bias;
+      rec->cost = intra ? act : best;
     }
+    if (intra)
+      dx = dy = 0;
   }
-  /* an inter macroblock's levels must pay for its mb_type and
-   * coded_block_pattern too, against a skipped macroblock (mb_type "01"
-   * then, zero vector) or an "MC, not coded" one ("001" for "1") */
-  if (trellis && !intra && rd_cbp) {
-    gint overhead = rd_table ()[GST_CL_MPEG_RD_CBP_BITS + rd_cbp] +
-        (dx || dy ? -2 : 2);
-    if (rd_delta + lambda4 * overhead >= 0)
-      memset (levels, 0, GST_CL_MPEG_MB_LEVELS * sizeof (gint16));
+  if (intra)
+    memset (pred, 0, sizeof (pred));
+  else
+    predict_mb (ref, mbx, mby, dx, dy, pred);
+
+  {
+    gint delta, cbp;
+    gint64 energy;
+    code_levels (src, pred, intra, q, prm, levels, &delta, &cbp, &energy);
+    if (rd && !intra) {
+      gint lambda4 = (prm->rd_lambda * q * q + 2) >> 2;
+      gboolean keep;
+      gint64 j = inter_cost (energy, delta, cbp, dx, dy, px, py, lambda4,
+          &keep);
+      if (moving) {
+        /* the moving candidate against the zero vector, both coded */
+        gint pred_m[6][64], delta_m, cbp_m;
+        gint16 levels_m[GST_CL_MPEG_MB_LEVELS];
+        gint64 energy_m;
+        gboolean keep_m;
+        predict_mb (ref, mbx, mby, mx, my, pred_m);
+        code_levels (src, pred_m, FALSE, q, prm, levels_m, &delta_m, &cbp_m,
+            &energy_m);
+        if (inter_cost (energy_m, delta_m, cbp_m, mx, my, px, py, lambda4,
+                &keep_m) < j) {
+          dx = mx;
+          dy = my;
+          keep = keep_m;
+          rec->cost = sad_moving;
+          memcpy (pred, pred_m, sizeof (pred));
+          memcpy (levels, levels_m, sizeof (levels_m));
+        }
+      }
+      if (!keep)
+        memset (levels, 0, GST_CL_MPEG_MB_LEVELS * sizeof (gint16));
+    }
   }
 
   /* reconstruction */
   for (b = 0; b < 6; b++) {
-    gint last = 0;
+    gint last = 0, coef[64];
     for (i = 0; i < 64; i++) {
       gint L, z = 0, D;
       while (gst_cl_mpeg_zigzag[z] != i)
@@ -473,15 +544,15 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
           D -= D > 0 ? 1 : -1;
         D = CLAMP (D, -2048, 2047);
       }
-      coef[b][i] = D;
+      coef[i] = D;
     }
     rec->last[b] = last;
     if (last)
       rec->cbp |= 32 >> b;
-    mpegref_idct (coef[b]);
+    mpegref_idct (coef);
     for (i = 0; i < 64; i++)
       out[bc[b]][(by[b] + i / 8) * stride[bc[b]] + bx[b] + i % 8] =
-          CLAMP (pred[b][i] + coef[b][i], 0, 255);
+          CLAMP (pred[b][i] + coef[i], 0, 255);
   }
   rec->dx = dx;
   rec->dy = dy;
