@@ -562,12 +562,13 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     sv = group_sum (red, sv, t);
     if (mv_lambda16) {
       /* zero or the better moving vector: decided on the coded
-       * macroblocks below */
+       * macroblocks below, where the moving one predicts better (else it
+       * could only cost more) */
       sp = group_sum (red, sp, t);
       v = choose_moving (sv, sp, v, pv, pred, mv_lambda16, rd_bits, &sv);
       intra = min (s0, sv) > act + (int) intra_bias;
       cost = intra ? act : s0;
-      moving = !intra && (v.x || v.y);
+      moving = !intra && (v.x || v.y) && sv < s0;
       alt = v;
       pred_v = pred;
       sad_mv = sv;
@@ -1179,8 +1180,9 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       intra = min (s0, sv) > act + (int) intra_bias;
       cost = intra ? act : s0;
       sad_mv = sv;
-      /* zero or v: decided on the coded macroblocks below */
-      moving = !intra && (v.x || v.y);
+      /* zero or v: decided on the coded macroblocks below, where v
+       * predicts better (else it could only cost more) */
+      moving = !intra && (v.x || v.y) && sv < s0;
       pred_v = p;
       if (moving) {
         #pragma unroll

@@ -444,7 +444,8 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     if (rd && prm->mv_lambda) {
       /* the moving candidate: the searched vector or the left
        * neighbour's (the assumed predictor, zero at a row start), by
-       * SAD + lambda * bits; it competes with the zero vector below */
+       * SAD + lambda * bits; it competes with the zero vector below when
+       * its SAD is the lower */
       gint lambda16 = prm->mv_lambda * prm->qscale, wx, wy, sadw;
       if (vectors && mbx > 0) {
         px = vectors[2 * (mby * cur->mb_width + mbx - 1)];
@@ -463,7 +464,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       }
       intra = MIN (sad0, sadv) > act + (gint) prm->intra_bias;
       rec->cost = intra ? act : sad0;
-      moving = !intra && (dx || dy);
+      moving = !intra && (dx || dy) && sadv < sad0;
       mx = dx;
       my = dy;
       sad_moving = sadv;
