@@ -11,8 +11,9 @@
  * prediction from the reconstructed previous picture, which stays on the
  * device, the intra/inter decision, forward DCT, quantisation and the
  * decoder's reconstruction (IEEE 1180 accurate inverse DCT, mismatch
- * control). The host codes the slices (one per macroblock row) in
- * parallel on worker threads while the device works on the next frame.
+ * control). The host codes the slices (by default one per macroblock row,
+ * "slices") in parallel on worker threads while the device works on the
+ * next frame.
  *
  * Motion vectors come from an upstream `clmotionsearch` (its
  * GstClMotionMeta, 16x16 blocks) when the buffer carries them, otherwise
@@ -67,6 +68,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_mpeg_enc_debug);
 #define DEFAULT_SUBPEL TRUE
 #define DEFAULT_MOTION_METHOD GST_CL_MOTION_METHOD_AUTO
 #define DEFAULT_RDO TRUE
+#define DEFAULT_SLICES 0
 
 /* an inter macroblock must predict better than its own activity by this
  * much (SAD units) to beat intra coding */
@@ -94,6 +96,7 @@ enum
   PROP_SUBPEL,
   PROP_MOTION_METHOD,
   PROP_RDO,
+  PROP_SLICES,
   PROP_STATS,
 };
 
@@ -130,6 +133,7 @@ struct _GstClMpegEnc
   gchar *device;
   guint gop_size, quantizer, bitrate, vbv_size, search_range;
   gboolean adaptive, subpel, rdo;
+  guint slices;
   GstClMotionMethod motion_method;
 
   GstClContext *ctx;
@@ -163,7 +167,8 @@ struct _GstClMpegEnc
   GMutex job_lock;
   GCond job_cond;
   guint job_left;
-  gint job_next;                /* the next row to code (atomic) */
+  gint job_next;                /* the next slice to code (atomic) */
+  guint job_rows, job_slices;   /* macroblock rows per slice, slices */
   Slot *job_slot;
   const GstClMpegMbRecord *job_recs;
   guint job_f_code;
@@ -344,30 +349,35 @@ setup_device (GstClMpegEnc * self, GError ** error)
 
 /* ---- entropy coding on worker threads ---- */
 
+/* Codes slice @slice (job_rows macroblock rows) into the writer of its
+ * first row; those of its other rows stay empty. */
 static void
-code_row (GstClMpegEnc * self, guint row)
+code_slice (GstClMpegEnc * self, guint slice)
 {
   Slot *s = self->job_slot;
+  guint row = slice * self->job_rows, i;
+  guint rows = MIN (self->job_rows, self->mb_height - row);
   gsize first = (gsize) row * self->mb_width;
 
-  gst_cl_mpeg_bit_writer_reset (&self->rows[row]);
-  gst_cl_mpeg_write_slice (&self->rows[row], row, self->mb_width,
+  for (i = 0; i < rows; i++)
+    gst_cl_mpeg_bit_writer_reset (&self->rows[row + i]);
+  gst_cl_mpeg_write_slice (&self->rows[row], row, self->mb_width * rows,
       s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
       self->job_f_code, self->job_recs + first,
       s->packed ? s->packed_host : s->lev + first * GST_CL_MPEG_MB_LEVELS,
       s->packed ? s->mb_offsets + first : NULL);
 }
 
-/* Codes rows while there are rows left; returns how many. */
+/* Codes slices while there are slices left; returns how many. */
 static guint
-code_rows (GstClMpegEnc * self)
+code_slices_left (GstClMpegEnc * self)
 {
   guint done = 0;
-  gint row;
+  gint slice;
 
-  while ((row = g_atomic_int_add (&self->job_next, 1)) <
-      (gint) self->mb_height) {
-    code_row (self, row);
+  while ((slice = g_atomic_int_add (&self->job_next, 1)) <
+      (gint) self->job_slices) {
+    code_slice (self, slice);
     done++;
   }
   return done;
@@ -377,9 +387,9 @@ static void
 worker_func (gpointer data G_GNUC_UNUSED, gpointer user_data)
 {
   GstClMpegEnc *self = user_data;
-  guint done = code_rows (self);
+  guint done = code_slices_left (self);
 
-  /* a worker that starts late finds no row left: nothing to report */
+  /* a worker that starts late finds no slice left: nothing to report */
   if (!done)
     return;
   g_mutex_lock (&self->job_lock);
@@ -393,30 +403,39 @@ worker_func (gpointer data G_GNUC_UNUSED, gpointer user_data)
 static void
 code_slices (GstClMpegEnc * self, Slot * s, guint f_code)
 {
-  guint row, i, done;
+  guint slice, i, done, slices;
 
+  GST_OBJECT_LOCK (self);
+  slices = self->slices;
+  GST_OBJECT_UNLOCK (self);
+  /* rows per slice, as even as whole rows allow */
+  if (slices == 0 || slices > self->mb_height)
+    slices = self->mb_height;
+  self->job_rows = (self->mb_height + slices - 1) / slices;
+  self->job_slices = (self->mb_height + self->job_rows - 1) / self->job_rows;
   self->job_slot = s;
   self->job_recs = s->all_skipped ? self->skip_recs : s->rec;
   self->job_f_code = f_code;
-  if (!self->workers || self->mb_height == 1) {
-    for (row = 0; row < self->mb_height; row++)
-      code_row (self, row);
+  if (!self->workers || self->job_slices == 1) {
+    for (slice = 0; slice < self->job_slices; slice++)
+      code_slice (self, slice);
     return;
   }
-  self->job_left = self->mb_height;
+  self->job_left = self->job_slices;
   g_atomic_int_set (&self->job_next, 0);
-  /* the workers and this thread take rows in turn until none is left:
+  /* the workers and this thread take slices in turn until none is left:
    * while the device's threads keep the cores busy, workers may wake up
    * late, and this thread does not wait for them to start */
   for (i = g_thread_pool_get_max_threads (self->workers); i > 0; i--)
     g_thread_pool_push (self->workers, GUINT_TO_POINTER (1), NULL);
-  done = code_rows (self);
+  done = code_slices_left (self);
   g_mutex_lock (&self->job_lock);
   self->job_left -= done;
   while (self->job_left > 0)
     g_cond_wait (&self->job_cond, &self->job_lock);
   g_mutex_unlock (&self->job_lock);
-  /* workers still queued for this job find no row, whatever comes next */
+  /* workers still queued for this job find no slice, whatever comes
+   * next */
   g_atomic_int_set (&self->job_next, G_MAXINT / 2);
 }
 
@@ -1137,6 +1156,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_RDO:
       self->rdo = g_value_get_boolean (value);
       break;
+    case PROP_SLICES:
+      self->slices = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1185,6 +1207,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_RDO:
       g_value_set_boolean (value, self->rdo);
+      break;
+    case PROP_SLICES:
+      g_value_set_uint (value, self->slices);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1270,6 +1295,13 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "vectors chosen by SAD plus lambda times their bits (off: "
           "rounding with a dead zone, a fixed preference for the zero "
           "vector)", DEFAULT_RDO, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_SLICES,
+      g_param_spec_uint ("slices", "Slices",
+          "Slices per picture, of whole macroblock rows (0: one per row). "
+          "Each slice costs a header and restarts the predictors; fewer "
+          "slices save those bits but leave fewer independent parts to "
+          "resynchronise on and to code in parallel", 0, 175,
+          DEFAULT_SLICES, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Frames, bytes, VBV re-encodes and stuffing, device time per "
@@ -1309,6 +1341,7 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
   self->subpel = DEFAULT_SUBPEL;
   self->motion_method = DEFAULT_MOTION_METHOD;
   self->rdo = DEFAULT_RDO;
+  self->slices = DEFAULT_SLICES;
   self->rc.const_quant = DEFAULT_QUANTIZER;
   g_mutex_init (&self->job_lock);
   g_cond_init (&self->job_cond);

@@ -571,7 +571,7 @@ gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
 }
 
 void
-gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint mb_width,
+gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
     guint coding_type, guint f_code, const GstClMpegMbRecord * recs,
     const gint16 * levels, const guint32 * mb_offsets)
 {
@@ -579,15 +579,15 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint mb_width,
   gboolean p_pic = coding_type == GST_CL_MPEG_PICTURE_P;
   gint dc_pred[3] = { 128, 128, 128 };
   gint pred_x = 0, pred_y = 0;
-  guint quant, mbx, b, skipped = 0;
+  guint quant, i, b, skipped = 0;
   Bits bits, *bw = &bits;
 
   /* the slice's quantiser: that of its first macroblock with levels, so
    * that it needs no change */
   quant = recs[0].quant;
-  for (mbx = 0; mbx < mb_width; mbx++)
-    if ((recs[mbx].flags & GST_CL_MPEG_MB_INTRA) || recs[mbx].cbp) {
-      quant = recs[mbx].quant;
+  for (i = 0; i < n_mbs; i++)
+    if ((recs[i].flags & GST_CL_MPEG_MB_INTRA) || recs[i].cbp) {
+      quant = recs[i].quant;
       break;
     }
   quant = CLAMP (quant, 1, 31);
@@ -597,16 +597,16 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint mb_width,
   gst_cl_mpeg_bit_writer_put (w, 0, 1);  /* extra_bit_slice */
   bits_load (bw, w);
 
-  for (mbx = 0; mbx < mb_width; mbx++) {
-    const GstClMpegMbRecord *r = &recs[mbx];
+  for (i = 0; i < n_mbs; i++) {
+    const GstClMpegMbRecord *r = &recs[i];
     /* the current block's levels: every 64 entries, or packed one block
      * after the other */
-    const gint16 *bz = mb_offsets ? levels + mb_offsets[mbx] :
-        levels + (gsize) mbx * GST_CL_MPEG_MB_LEVELS;
+    const gint16 *bz = mb_offsets ? levels + mb_offsets[i] :
+        levels + (gsize) i * GST_CL_MPEG_MB_LEVELS;
     gboolean intra = !p_pic || (r->flags & GST_CL_MPEG_MB_INTRA);
 
-    if (!intra && (r->flags & GST_CL_MPEG_MB_SKIPPABLE) && mbx > 0 &&
-        mbx < mb_width - 1) {
+    if (!intra && (r->flags & GST_CL_MPEG_MB_SKIPPABLE) && i > 0 &&
+        i < n_mbs - 1) {
       /* a skipped macroblock resets both predictors */
       skipped++;
       pred_x = pred_y = 0;

@@ -88,25 +88,25 @@ guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n);
  * gst_cl_mpeg_write_slice:
  * @bw: where the slice goes (byte-aligned at the start and the end)
  * @row: macroblock row; the slice starts at its column 0
- * @mb_width: macroblocks in the row
+ * @n_mbs: macroblocks in the slice: the row's width, or whole rows
  * @coding_type: GST_CL_MPEG_PICTURE_I or _P
  * @f_code: forward_f_code of the picture (P)
- * @recs: the row's @mb_width records
- * @levels: the row's levels (GST_CL_MPEG_MB_LEVELS per macroblock)
+ * @recs: the slice's @n_mbs records
+ * @levels: the slice's levels (GST_CL_MPEG_MB_LEVELS per macroblock)
  *
- * Codes one slice covering the macroblock row: skipped macroblocks (P:
- * skippable ones other than the first and last), macroblock types,
- * quantiser changes, vectors and DC values with their predictors reset as
- * the standard says, coded block patterns and coefficients (escapes
- * beyond the tables).
+ * Codes one slice covering @n_mbs macroblocks from the start of row @row
+ * (MPEG-1 slices may span rows): skipped macroblocks (P: skippable ones
+ * other than the first and last), macroblock types, quantiser changes,
+ * vectors and DC values with their predictors reset as the standard says,
+ * coded block patterns and coefficients (escapes beyond the tables).
  */
-/* Codes the slice of macroblock row @row. Macroblock i's levels start at
+/* Codes the slice starting at macroblock row @row. Macroblock i's levels start at
  * @levels + i * GST_CL_MPEG_MB_LEVELS, 64 per block, when @mb_offsets is
  * NULL; else at @levels + @mb_offsets[i], packed as
  * gst_cl_mpeg_transform_pack() leaves them (@levels readable 64 entries
  * past the last level). */
 void gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row,
-    guint mb_width, guint coding_type, guint f_code,
+    guint n_mbs, guint coding_type, guint f_code,
     const GstClMpegMbRecord * recs, const gint16 * levels,
     const guint32 * mb_offsets);
 
