@@ -4,6 +4,8 @@
 #include "gstclmemory.h"
 #include "gstclbufferpool.h"
 
+#include <string.h>
+
 GST_DEBUG_CATEGORY_STATIC (gst_cl_memory_debug);
 #define GST_CAT_DEFAULT gst_cl_memory_debug
 
@@ -407,6 +409,149 @@ gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
   return ok;
 }
 
+/* ---- staging through pinned host memory (discrete devices) ----
+ *
+ * Uploads from pageable memory run at a fraction of the bus speed, and a
+ * blocking one holds the streaming thread for all of it. On devices with
+ * their own memory the frame is copied by the CPU into page-locked host
+ * memory (a CL_MEM_ALLOC_HOST_PTR buffer, kept mapped) and written from
+ * there without blocking: the bus then runs at full speed while the
+ * thread goes on, and the in-order queue orders the write before the
+ * kernels that read the frame. A few such buffers take turns; each is
+ * reused once its last write has completed. */
+
+#define PINNED_SLOTS 3
+
+typedef struct
+{
+  GstClContext *ctx;
+  gsize size;
+  cl_mem host[PINNED_SLOTS];
+  guint8 *ptr[PINNED_SLOTS];
+  cl_event written[PINNED_SLOTS];
+  guint next;
+} PinnedRing;
+
+static GQuark
+pinned_ring_quark (void)
+{
+  static GQuark q;
+  if (!q)
+    q = g_quark_from_static_string ("gst-cl-pinned-ring");
+  return q;
+}
+
+static void
+pinned_ring_free (gpointer data)
+{
+  PinnedRing *ring = data;
+  guint i;
+
+  for (i = 0; i < PINNED_SLOTS; i++) {
+    if (ring->written[i]) {
+      clWaitForEvents (1, &ring->written[i]);
+      clReleaseEvent (ring->written[i]);
+    }
+    if (ring->ptr[i])
+      clEnqueueUnmapMemObject (ring->ctx->queue, ring->host[i], ring->ptr[i],
+          0, NULL, NULL);
+    if (ring->host[i])
+      clReleaseMemObject (ring->host[i]);
+  }
+  clFinish (ring->ctx->queue);
+  gst_object_unref (ring->ctx);
+  g_free (ring);
+}
+
+/* The ring of @pool for frames of @size bytes, made on first use. */
+static PinnedRing *
+pinned_ring_get (GstClContext * ctx, GstBufferPool * pool, gsize size,
+    GError ** error)
+{
+  PinnedRing *ring = g_object_get_qdata (G_OBJECT (pool),
+      pinned_ring_quark ());
+  guint i;
+  cl_int ret;
+
+  if (ring && ring->size == size)
+    return ring;
+  ring = g_new0 (PinnedRing, 1);
+  ring->ctx = gst_object_ref (ctx);
+  ring->size = size;
+  for (i = 0; i < PINNED_SLOTS; i++) {
+    ring->host[i] = clCreateBuffer (ctx->context, CL_MEM_READ_ONLY |
+        CL_MEM_ALLOC_HOST_PTR, size, NULL, &ret);
+    if (!gst_cl_check (ret, "clCreateBuffer", error))
+      break;
+    ring->ptr[i] = clEnqueueMapBuffer (ctx->queue, ring->host[i], CL_TRUE,
+        CL_MAP_WRITE_INVALIDATE_REGION, 0, size, 0, NULL, NULL, &ret);
+    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error)) {
+      ring->ptr[i] = NULL;
+      break;
+    }
+  }
+  if (i < PINNED_SLOTS) {
+    g_prefix_error (error, "Cannot allocate %" G_GSIZE_FORMAT " bytes of "
+        "page-locked host memory for uploads: ", size);
+    pinned_ring_free (ring);
+    return NULL;
+  }
+  /* replaces (and frees) a ring of another size */
+  g_object_set_qdata_full (G_OBJECT (pool), pinned_ring_quark (), ring,
+      pinned_ring_free);
+  return ring;
+}
+
+/* Uploads @src (an @info frame) into @dst through the pinned @ring. */
+static gboolean
+pinned_upload (GstClContext * ctx, PinnedRing * ring, GstClFrame * dst,
+    const GstVideoInfo * info, GstBuffer * src, GError ** error)
+{
+  guint slot = ring->next, p;
+  GstVideoFrame vf;
+  cl_int ret;
+
+  ring->next = (ring->next + 1) % PINNED_SLOTS;
+  if (ring->written[slot]) {
+    ret = clWaitForEvents (1, &ring->written[slot]);
+    clReleaseEvent (ring->written[slot]);
+    ring->written[slot] = NULL;
+    if (!gst_cl_check (ret, "clWaitForEvents", error))
+      return FALSE;
+  }
+  if (!gst_video_frame_map (&vf, info, src, GST_MAP_READ)) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Cannot map the input buffer (%" G_GSIZE_FORMAT " bytes) as a %dx%d "
+        "%s frame", gst_buffer_get_size (src), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info));
+    return FALSE;
+  }
+  /* into the device frame's own layout */
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
+    gsize row_bytes, rows, r;
+    const guint8 *in = GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
+    gint in_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+    guint8 *out = ring->ptr[slot] + dst->info.offset[p];
+
+    plane_extent (&dst->info, p, &row_bytes, &rows);
+    if (in_stride == dst->info.stride[p] && (gsize) in_stride == row_bytes)
+      memcpy (out, in, row_bytes * rows);
+    else
+      for (r = 0; r < rows; r++)
+        memcpy (out + r * dst->info.stride[p], in + r * in_stride,
+            row_bytes);
+  }
+  gst_video_frame_unmap (&vf);
+  ret = clEnqueueWriteBuffer (ctx->queue, dst->mem, CL_FALSE, 0,
+      MIN (ring->size, dst->info.size), ring->ptr[slot], 0, NULL,
+      &ring->written[slot]);
+  if (!gst_cl_check (ret, "clEnqueueWriteBuffer", error))
+    return FALSE;
+  GST_CL_COUNT_UPLOAD (ctx);
+  gst_cl_memory_mark_written (gst_buffer_peek_memory (dst->buffer, 0));
+  return TRUE;
+}
+
 gboolean
 gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
     const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer ** staged,
@@ -430,9 +575,20 @@ gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
     return FALSE;
   }
   gst_cl_frame_init (frame, info, *staged);
-  if (!gst_cl_frame_upload_buffer (ctx, frame, info, inbuf, error)) {
-    gst_clear_buffer (staged);
-    return FALSE;
+  if (ctx->cpu_layout) {
+    /* CPU devices: host memory is device memory, a plain copy (the GPU
+     * layout forced on a CPU device takes the pinned path, which tests it
+     * there) */
+    if (!gst_cl_frame_upload_buffer (ctx, frame, info, inbuf, error)) {
+      gst_clear_buffer (staged);
+      return FALSE;
+    }
+  } else {
+    PinnedRing *ring = pinned_ring_get (ctx, *pool, frame->info.size, error);
+    if (!ring || !pinned_upload (ctx, ring, frame, info, inbuf, error)) {
+      gst_clear_buffer (staged);
+      return FALSE;
+    }
   }
   return TRUE;
 }
