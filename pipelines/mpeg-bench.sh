@@ -18,7 +18,11 @@
 #                           VBV buffer MPEG-1 can signal), which caps its
 #                           low quantisers on large frames
 #   MPEG_BENCH_GOP          GOP length, I and P pictures only [12]
-#   MPEG_BENCH_ENCODERS     which to run [clmpegenc ffmpeg ffmpeg-rd mpeg2enc]
+#   MPEG_BENCH_ENCODERS     which to run [clmpegenc clmpegenc-2slices ffmpeg
+#                           ffmpeg-rd mpeg2enc]; clmpegenc-2slices is
+#                           clmpegenc with slices=2, the slice count of
+#                           ffmpeg -threads 2 (clmpegenc's default is one
+#                           slice per macroblock row)
 #   MPEG_BENCH_CLMPEGENC    extra clmpegenc properties, e.g. "device=0" []
 #   MPEG_BENCH_STAGE_DEBUG  GST_DEBUG for the run that collects clmpegenc's
 #                           per-stage times [clmpegenc:4]
@@ -41,7 +45,7 @@ frames="${MPEG_BENCH_FRAMES:-12}"
 quants="${MPEG_BENCH_QUANTS:-3 5 8 12 20}"
 m2quants="${MPEG_BENCH_MPEG2ENC_QUANTS:-10 14 20 31}"
 gop="${MPEG_BENCH_GOP:-12}"
-encoders="${MPEG_BENCH_ENCODERS:-clmpegenc ffmpeg ffmpeg-rd mpeg2enc}"
+encoders="${MPEG_BENCH_ENCODERS:-clmpegenc clmpegenc-2slices ffmpeg ffmpeg-rd mpeg2enc}"
 clprops="${MPEG_BENCH_CLMPEGENC:-}"
 stage_debug="${MPEG_BENCH_STAGE_DEBUG:-clmpegenc:4}"
 psnr="$build/tests/psnr"
@@ -62,7 +66,7 @@ export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 run_list=""
 for enc in $encoders; do
   case "$enc" in
-    clmpegenc)
+    clmpegenc | clmpegenc-2slices)
       if ! gst-inspect-1.0 clmpegenc >/dev/null 2>&1; then
         echo "mpeg-bench: clmpegenc is not in $build/gst: left out" >&2
         continue
@@ -99,10 +103,12 @@ now() { date +%s.%N; }
 encode() {
   local enc="$1" q="$2" out="$3"
   case "$enc" in
-    clmpegenc)
+    clmpegenc | clmpegenc-2slices)
+      local slices=0
+      [ "$enc" = clmpegenc ] || slices=2
       # shellcheck disable=SC2086
       gst-launch-1.0 -q filesrc location="$src" ! y4mdec ! \
-        clmpegenc quantizer="$q" gop-size="$gop" $clprops ! \
+        clmpegenc quantizer="$q" gop-size="$gop" slices="$slices" $clprops ! \
         filesink location="$out" ;;
     ffmpeg)
       ffmpeg -nostdin -v error -i "$src" -c:v mpeg1video -threads 2 -bf 0 \
@@ -241,6 +247,19 @@ case " $run_list " in
     echo ;;
 esac
 python3 "$root/pipelines/bdrate.py" "$results" --test "$test_enc"
+case " $run_list " in
+  *" clmpegenc-2slices "*)
+    anchors=""
+    for enc in $run_list; do
+      case "$enc" in clmpegenc*) ;; *) anchors="$anchors --anchor $enc" ;; esac
+    done
+    if [ -n "$anchors" ]; then
+      echo
+      # shellcheck disable=SC2086
+      python3 "$root/pipelines/bdrate.py" "$results" \
+        --test clmpegenc-2slices $anchors
+    fi ;;
+esac
 
 # clmpegenc's per-stage times, from one more run at the middle quantiser
 case " $run_list " in
