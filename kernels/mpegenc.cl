@@ -511,6 +511,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   __local int lv[2][6][64];
   __local int last_l[2][6];
   __local int delta_l[2][6];
+  __local uint cand[6][2];
 
   /* this work-item's sample of each block, its predictions */
   int own[6], prd[6], prd_mv[6];
@@ -591,8 +592,12 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   /* each candidate prediction (two where a moving one competes with the
    * zero vector): residual, forward DCT, trellis quantisation */
   for (k = 0; k < (moving ? 2 : 1); k++) {
-    for (b = 0; b < 6; b++)
+    for (b = 0; b < 6; b++) {
       blk[b][t] = own[b] - (k ? prd_mv[b] : prd[b]);
+      lv[k][b][t] = 0;
+    }
+    if (t < 12)
+      cand[t >> 1][t & 1] = 0;
     barrier (CLK_LOCAL_MEM_FENCE);
     /* rows (3 fractional bits kept) */
     for (b = 0; b < 6; b++) {
@@ -610,28 +615,38 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       coef[b] = (s + (1 << 16)) >> 17;
     }
     if (rd) {
+      /* each work-item marks which of its coefficients can take a level
+       * (twice them above the first reconstruction): the trellis walks
+       * those only */
+      const int mag1 = level_magnitude (1, intra, t, q);
+      const uint z = ZIGZAG_OF[t];
       int e = 0;
       for (b = 0; b < 6; b++) {
         e += coef[b] * coef[b];
-        zz[b][ZIGZAG_OF[t]] = coef[b];
+        zz[b][z] = coef[b];
+        if (2 * abs (coef[b]) > mag1)
+          atomic_or (&cand[b][z >> 5], 1u << (z & 31));
       }
       energy[k] = 4 * (long) group_sum (red, e, t);
       barrier (CLK_LOCAL_MEM_FENCE);
       if (t < 6) {
         int F[64], L[64], last, delta;
-        ulong coded;
-        for (int i = 0; i < 64; i++) {
+        ulong coded, c = cand[t][0] | ((ulong) cand[t][1] << 32), m;
+        for (m = c; m; m &= m - 1) {
+          uint i = lowest_bit (m);
           F[i] = zz[t][i];
-          L[i] = 0;
         }
-        last = rd_quantise (F, ~0UL, L, &coded, &delta, intra, q, lambda4,
+        last = rd_quantise (F, c, L, &coded, &delta, intra, q, lambda4,
             rd_bits);
-        if (intra) {
-          L[0] = quantise (F[0], 1, 0, q);
-          last = max (last, L[0] != 0);
-        }
-        for (int i = 0; i < 64; i++)
+        for (m = coded; m; m &= m - 1) {
+          uint i = lowest_bit (m);
           lv[k][t][i] = L[i];
+        }
+        if (intra) {
+          int dc = quantise (zz[t][0], 1, 0, q);
+          lv[k][t][0] = dc;
+          last = max (last, dc != 0);
+        }
         last_l[k][t] = last;
         delta_l[k][t] = delta;
       }
