@@ -214,6 +214,10 @@ gst_cl_mpeg_rd_bits (guint8 bits[GST_CL_MPEG_RD_BITS_SIZE])
         t->mv[0].len;
   for (d = 0; d < 64; d++)
     bits[GST_CL_MPEG_RD_CBP_BITS + d] = t->cbp[d].len;
+  for (d = 0; d <= 8; d++) {
+    bits[GST_CL_MPEG_RD_DC_BITS + d] = t->dc_luma[d].len;
+    bits[GST_CL_MPEG_RD_DC_BITS + 9 + d] = t->dc_chroma[d].len;
+  }
 }
 
 /* ---- sequence level ---- */

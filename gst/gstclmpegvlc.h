@@ -130,7 +130,9 @@ extern const guint8 gst_cl_mpeg_zigzag[64];
  * - from GST_CL_MPEG_RD_MV_BITS: a motion vector component whose
  *   difference from its predictor is d, entry |d| (0..32 half-pels), with
  *   forward_f_code 2 (the one of the default search range);
- * - from GST_CL_MPEG_RD_CBP_BITS: coded_block_pattern 0..63 (0: 0). */
+ * - from GST_CL_MPEG_RD_CBP_BITS: coded_block_pattern 0..63 (0: 0);
+ * - from GST_CL_MPEG_RD_DC_BITS: dct_dc_size_luma 0..8, then
+ *   dct_dc_size_chroma 0..8 (the size's code, not the differential). */
 #define GST_CL_MPEG_COEFF_BITS_RUNS 32
 #define GST_CL_MPEG_COEFF_BITS_LEVELS 41
 #define GST_CL_MPEG_RD_MV_BITS \
@@ -138,7 +140,8 @@ extern const guint8 gst_cl_mpeg_zigzag[64];
 #define GST_CL_MPEG_RD_MV_MAX 32
 #define GST_CL_MPEG_RD_CBP_BITS \
   (GST_CL_MPEG_RD_MV_BITS + GST_CL_MPEG_RD_MV_MAX + 1)
-#define GST_CL_MPEG_RD_BITS_SIZE (GST_CL_MPEG_RD_CBP_BITS + 64)
+#define GST_CL_MPEG_RD_DC_BITS (GST_CL_MPEG_RD_CBP_BITS + 64)
+#define GST_CL_MPEG_RD_BITS_SIZE (GST_CL_MPEG_RD_DC_BITS + 18)
 void gst_cl_mpeg_rd_bits (guint8 bits[GST_CL_MPEG_RD_BITS_SIZE]);
 
 G_END_DECLS

@@ -132,6 +132,8 @@ dequantise (int L, int intra, uint pos, int q)
 #define RD_MV_MAX 32
 /* then coded_block_pattern lengths, 0..63 */
 #define RD_CBP_BITS (RD_MV_BITS + RD_MV_MAX + 1)
+/* then dct_dc_size_luma, dct_dc_size_chroma code lengths, 0..8 each */
+#define RD_DC_BITS (RD_CBP_BITS + 64)
 #define RD_EOB_BITS 2
 
 /* Bits of (run, @level > 0) with its sign; @first: the opening code of a
@@ -338,6 +340,26 @@ inter_cost (long energy, int delta, int cbp, int2 v, int2 pred, int lambda4,
   return energy + header + (*keep ? coded : 0);
 }
 
+/* Cost of an intra macroblock in a P picture: @energy (4 x squared error
+ * of its DC levels and of no AC level) lowered by @delta of its AC levels
+ * (see rd_quantise), and mb_type "00011" and the DC differentials @dc
+ * (Y0..Y3, Cb, Cr) with the predictors at their reset value, as after a
+ * non-intra macroblock; bits weighed as in inter_cost. */
+static long
+intra_cost (long energy, int delta, const int *dc, int lambda4,
+    __global const uchar * bits)
+{
+  int n = 5, prev = 128;
+  for (int b = 0; b < 6; b++) {
+    int d = dc[b] - (b < 4 ? prev : 128);
+    int size = d ? 32 - (int) clz ((uint) abs (d)) : 0;
+    n += bits[RD_DC_BITS + (b < 4 ? 0 : 9) + size] + size;
+    if (b < 4)
+      prev = dc[b];
+  }
+  return energy + delta + (long) (lambda4 * 3 / 4) * n;
+}
+
 /* Of the searched vector @v (SAD @sv) and the predictor's own vector @p
  * (@sp), the one with the least SAD + @mv_lambda16 / 16 * its bits from
  * @pred (v on ties); its SAD in *@sad. Whether the macroblock moves at
@@ -508,17 +530,17 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   __local int tmp[6][64];
   __local int red[64];
   __local int zz[6][64];
-  __local int lv[2][6][64];
-  __local int last_l[2][6];
-  __local int delta_l[2][6];
+  __local int lv[3][6][64];
+  __local int last_l[3][6];
+  __local int delta_l[3][6];
   __local uint cand[6][2];
 
   /* this work-item's sample of each block, its predictions */
   int own[6], prd[6], prd_mv[6];
   int bx[6], by[6], bc[6], coef[6];
   int sum, act, intra, dx = 0, dy = 0, q, cost, b, k, lambda4, rd;
-  int drop = 0, moving = 0, chosen = 0, sad_mv = 0;
-  long energy[2];
+  int drop = 0, moving = 0, chosen = 0, sad_mv = 0, intra_cand = 0;
+  long energy[3];
   int2 alt = (int2) (0, 0), pred_v = (int2) (0, 0);
 
   for (b = 0; b < 6; b++) {
@@ -567,8 +589,9 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
        * could only cost more) */
       sp = group_sum (red, sp, t);
       v = choose_moving (sv, sp, v, pv, pred, mv_lambda16, rd_bits, &sv);
-      intra = min (s0, sv) > act + (int) intra_bias;
-      cost = intra ? act : s0;
+      /* intra competes too where it is plausible at all */
+      intra_cand = min (s0, sv) > act / 2;
+      cost = s0;
       moving = !intra && (v.x || v.y) && sv < s0;
       alt = v;
       pred_v = pred;
@@ -591,9 +614,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
 
   /* each candidate prediction (two where a moving one competes with the
    * zero vector): residual, forward DCT, trellis quantisation */
-  for (k = 0; k < (moving ? 2 : 1); k++) {
+  for (k = 0; k < 3; k++) {
+    /* 0: the prediction chosen so far (intra in I pictures), 1: the
+     * moving one, 2: intra */
+    const int ci = k == 2 || intra;
+    if ((k == 1 && !moving) || (k == 2 && !intra_cand))
+      continue;
     for (b = 0; b < 6; b++) {
-      blk[b][t] = own[b] - (k ? prd_mv[b] : prd[b]);
+      blk[b][t] = own[b] - (k == 1 ? prd_mv[b] : k == 2 ? 0 : prd[b]);
       lv[k][b][t] = 0;
     }
     if (t < 12)
@@ -618,11 +646,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       /* each work-item marks which of its coefficients can take a level
        * (twice them above the first reconstruction): the trellis walks
        * those only */
-      const int mag1 = level_magnitude (1, intra, t, q);
+      const int mag1 = level_magnitude (1, ci, t, q);
       const uint z = ZIGZAG_OF[t];
       int e = 0;
       for (b = 0; b < 6; b++) {
-        e += coef[b] * coef[b];
+        /* intra DC: its quantisation error */
+        int err = ci && t == 0 ? coef[b] - 8 * quantise (coef[b], 1, 0, q) :
+            coef[b];
+        e += err * err;
         zz[b][z] = coef[b];
         if (2 * abs (coef[b]) > mag1)
           atomic_or (&cand[b][z >> 5], 1u << (z & 31));
@@ -636,13 +667,13 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
           uint i = lowest_bit (m);
           F[i] = zz[t][i];
         }
-        last = rd_quantise (F, c, L, &coded, &delta, intra, q, lambda4,
+        last = rd_quantise (F, c, L, &coded, &delta, ci, q, lambda4,
             rd_bits);
         for (m = coded; m; m &= m - 1) {
           uint i = lowest_bit (m);
           lv[k][t][i] = L[i];
         }
-        if (intra) {
+        if (ci) {
           int dc = quantise (zz[t][0], 1, 0, q);
           lv[k][t][0] = dc;
           last = max (last, dc != 0);
@@ -654,13 +685,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     }
   }
   if (rd && !intra) {
-    int keep[2], delta[2] = { 0, 0 }, cbp[2] = { 0, 0 };
-    long j[2];
-    for (k = 0; k < (moving ? 2 : 1); k++) {
-      for (b = 0; b < 6; b++) {
+    int keep[2], delta[3] = { 0, 0, 0 }, cbp[2] = { 0, 0 }, dc[6];
+    long j[3];
+    for (k = 0; k < 3; k++)
+      for (b = 0; b < 6; b++)
         delta[k] += delta_l[k][b];
+    for (k = 0; k < (moving ? 2 : 1); k++) {
+      for (b = 0; b < 6; b++)
         cbp[k] |= last_l[k][b] ? 32 >> b : 0;
-      }
       j[k] = inter_cost (energy[k], delta[k], cbp[k], k ? alt : (int2) (dx,
               dy), pred_v, lambda4, rd_bits, &keep[k]);
     }
@@ -673,6 +705,20 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         prd[b] = prd_mv[b];
     }
     drop = !keep[chosen];
+    if (intra_cand) {
+      for (b = 0; b < 6; b++)
+        dc[b] = lv[2][b][0];
+      j[2] = intra_cost (energy[2], delta[2], dc, lambda4, rd_bits);
+      if (j[2] < j[chosen]) {
+        chosen = 2;
+        intra = 1;
+        drop = 0;
+        dx = dy = 0;
+        cost = act;
+        for (b = 0; b < 6; b++)
+          prd[b] = 0;
+      }
+    }
   }
 
   /* the levels, dequantisation with mismatch control; the last resort of
@@ -1001,6 +1047,11 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     #pragma unroll
     for (i = 0; i < 8; i++)
       e += x[i] * x[i];
+    if (intra) {
+      /* the DC coefficient's error instead of itself */
+      int16 dc = min (max ((x[0] + 4) >> 3, 0), 255), err = x[0] - 8 * dc;
+      e += select ((int16) 0, err * err - x[0] * x[0], DC_LANES);
+    }
 
     if (rd_lambda && !dc_only) {
       /* rd_quantise on each block of the pair, given the coefficients
@@ -1084,6 +1135,20 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
   *energy = 4 * (long) sum16 (e);
 }
 
+/* Intra quantiser steps of @q for the pairs: q W, the reciprocal of
+ * 16 q W for the division in quantise_pairs, level_magnitude (1) */
+static void
+intra_steps (int q, int16 * qw, float16 * rcp, int16 * mag1)
+{
+  #pragma unroll
+  for (int i = 0; i < 8; i++) {
+    int8 w = q * convert_int8 (vload8 (i, INTRA_W));
+    qw[i] = (int16) (w, w);
+    rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
+    mag1[i] = min ((((2 * qw[i]) >> 4) - 1) | 1, 2047);
+  }
+}
+
 /* Chroma rows 16-23 (Cb | Cr) of the prediction with the luma vector @v
  * (chroma: half of it, truncated towards zero) */
 static void
@@ -1124,6 +1189,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   int16 levels_of[24];
   int rd_delta = 0, rd_cbp = 0, moving = 0, sad_mv = 0;
   long energy;
+  int intra_cand = 0;
   int2 alt = (int2) (0, 0), pred_v = (int2) (0, 0);
   uchar16 pred_mv[24];
   __global short *lev = levels + (size_t) mb * 384;
@@ -1192,8 +1258,9 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         #pragma unroll
         for (i = 0; i < 16; i++)
           pv[i] = pw[i];
-      intra = min (s0, sv) > act + (int) intra_bias;
-      cost = intra ? act : s0;
+      /* intra competes too where it is plausible at all */
+      intra_cand = min (s0, sv) > act / 2;
+      cost = s0;
       sad_mv = sv;
       /* zero or v: decided on the coded macroblocks below, where v
        * predicts better (else it could only cost more) */
@@ -1231,17 +1298,10 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     int8 z = convert_int8 (vload8 (i, ZIGZAG_OF)) + 1;
     zz1[i] = (int16) (z, z);
   }
+  m = ((1 << 18) + q - 1) / q;
   if (intra) {
-    #pragma unroll
-    for (i = 0; i < 8; i++) {
-      int8 w = q * convert_int8 (vload8 (i, INTRA_W));
-      qw[i] = (int16) (w, w);
-      rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
-      /* level_magnitude (1) */
-      mag1[i] = min ((((2 * qw[i]) >> 4) - 1) | 1, 2047);
-    }
+    intra_steps (q, qw, rcp, mag1);
   } else {
-    m = ((1 << 18) + q - 1) / q;
     #pragma unroll
     for (i = 0; i < 8; i++)
       mag1[i] = min ((3 * q - 1) | 1, 2047);
@@ -1266,6 +1326,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
           rd_bits, &keep_mv);
       if (j_mv < j) {
+        j = j_mv;
         dx = alt.x;
         dy = alt.y;
         keep = keep_mv;
@@ -1281,6 +1342,37 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       #pragma unroll
       for (i = 0; i < 24; i++)
         levels_of[i] = 0;
+    if (intra_cand) {
+      int16 qw_in[8], mag1_in[8], levels_in[24];
+      float16 rcp_in[8];
+      uchar16 none[24];
+      int delta_in, cbp_in, dc[6];
+      long energy_in;
+      intra_steps (q, qw_in, rcp_in, mag1_in);
+      #pragma unroll
+      for (i = 0; i < 24; i++)
+        none[i] = 0;
+      quantise_pairs (src, none, 1, q, m, qw_in, rcp_in, mag1_in, rd_lambda,
+          lambda4, dc_only, rd_bits, levels_in, &delta_in, &cbp_in,
+          &energy_in);
+      for (p = 0; p < 3; p++) {
+        dc[2 * p] = levels_in[8 * p].s0;
+        dc[2 * p + 1] = levels_in[8 * p].s8;
+      }
+      if (intra_cost (energy_in, delta_in, dc, lambda4, rd_bits) < j) {
+        intra = 1;
+        dx = dy = 0;
+        cost = act;
+        #pragma unroll
+        for (i = 0; i < 24; i++) {
+          levels_of[i] = levels_in[i];
+          pred[i] = 0;
+        }
+        #pragma unroll
+        for (i = 0; i < 8; i++)
+          qw[i] = qw_in[i];
+      }
+    }
   }
 
   for (p = 0; p < 3; p++) {

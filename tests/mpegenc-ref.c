@@ -330,8 +330,12 @@ code_levels (const gint src[6][64], const gint pred[6][64], gboolean intra,
     for (i = 0; i < 64; i++)
       coef[i] = src[b][i] - pred[b][i];
     mpegref_fdct (coef);
-    for (i = 0; i < 64; i++)
-      *energy += 4 * coef[i] * coef[i];
+    for (i = 0; i < 64; i++) {
+      /* an intra DC coefficient: its quantisation error */
+      gint err = intra && i == 0 ? coef[0] - 8 * CLAMP ((coef[0] + 4) >> 3,
+          0, 255) : coef[i];
+      *energy += 4 * err * err;
+    }
     if (trellis) {
       gboolean any = FALSE;
       *delta += trellis_quantise (coef, zz, intra, q, lambda4);
@@ -382,6 +386,25 @@ inter_cost (gint64 energy, gint delta, gint cbp, gint dx, gint dy, gint px,
   return energy + header + (*keep ? coded : 0);
 }
 
+/* Cost of an intra macroblock in a P picture (see inter_cost): its
+ * @energy (DC errors, AC coefficients) lowered by @delta of its AC levels,
+ * mb_type "00011" and the DC differentials of @levels, the predictors
+ * reset (128) as after a non-intra macroblock. */
+static gint64
+intra_cost (gint64 energy, gint delta, const gint16 * levels, gint lambda4)
+{
+  const guint8 *t = rd_table () + GST_CL_MPEG_RD_DC_BITS;
+  gint bits = 5, prev = 128, b;
+  for (b = 0; b < 6; b++) {
+    gint d = levels[b * 64] - (b < 4 ? prev : 128);
+    gint size = d ? g_bit_storage (ABS (d)) : 0;
+    bits += t[(b < 4 ? 0 : 9) + size] + size;
+    if (b < 4)
+      prev = levels[b * 64];
+  }
+  return energy + delta + (gint64) (lambda4 * 3 / 4) * bits;
+}
+
 static void
 encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const gint16 * vectors, const MpegRefParams * prm, guint mbx, guint mby,
@@ -395,6 +418,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   gint sum = 0, act = 0, b, i, q, intra, dx = 0, dy = 0;
   gint px = 0, py = 0, mx = 0, my = 0, sad_moving = 0;
   gboolean rd = prm->rd_lambda && !prm->dc_only, moving = FALSE;
+  gboolean intra_cand = FALSE;
   guint W = cur->mb_width * 16, H = cur->mb_height * 16;
 
   memset (rec, 0, sizeof (*rec));
@@ -462,8 +486,9 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         dy = wy;
         sadv = sadw;
       }
-      intra = MIN (sad0, sadv) > act + (gint) prm->intra_bias;
-      rec->cost = intra ? act : sad0;
+      /* intra competes too where it is plausible at all */
+      intra_cand = MIN (sad0, sadv) > act / 2;
+      rec->cost = sad0;
       moving = !intra && (dx || dy) && sadv < sad0;
       mx = dx;
       my = dy;
@@ -506,8 +531,10 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         predict_mb (ref, mbx, mby, mx, my, pred_m);
         code_levels (src, pred_m, FALSE, q, prm, levels_m, &delta_m, &cbp_m,
             &energy_m);
-        if (inter_cost (energy_m, delta_m, cbp_m, mx, my, px, py, lambda4,
-                &keep_m) < j) {
+        gint64 j_m = inter_cost (energy_m, delta_m, cbp_m, mx, my, px, py,
+            lambda4, &keep_m);
+        if (j_m < j) {
+          j = j_m;
           dx = mx;
           dy = my;
           keep = keep_m;
@@ -518,6 +545,21 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       }
       if (!keep)
         memset (levels, 0, GST_CL_MPEG_MB_LEVELS * sizeof (gint16));
+      if (intra_cand) {
+        gint16 levels_i[GST_CL_MPEG_MB_LEVELS];
+        gint delta_i, cbp_i, none[6][64];
+        gint64 energy_i;
+        memset (none, 0, sizeof (none));
+        code_levels (src, none, TRUE, q, prm, levels_i, &delta_i, &cbp_i,
+            &energy_i);
+        if (intra_cost (energy_i, delta_i, levels_i, lambda4) < j) {
+          intra = TRUE;
+          dx = dy = 0;
+          rec->cost = act;
+          memset (pred, 0, sizeof (pred));
+          memcpy (levels, levels_i, sizeof (levels_i));
+        }
+      }
     }
   }
 
