@@ -590,7 +590,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       sp = group_sum (red, sp, t);
       v = choose_moving (sv, sp, v, pv, pred, mv_lambda16, rd_bits, &sv);
       /* intra competes too where it is plausible at all */
-      intra_cand = min (s0, sv) > act / 2;
+      intra_cand = min (s0, sv) > act / 4;
       cost = s0;
       moving = !intra && (v.x || v.y) && sv < s0;
       alt = v;
@@ -1259,7 +1259,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         for (i = 0; i < 16; i++)
           pv[i] = pw[i];
       /* intra competes too where it is plausible at all */
-      intra_cand = min (s0, sv) > act / 2;
+      intra_cand = min (s0, sv) > act / 4;
       cost = s0;
       sad_mv = sv;
       /* zero or v: decided on the coded macroblocks below, where v

@@ -487,7 +487,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         sadv = sadw;
       }
       /* intra competes too where it is plausible at all */
-      intra_cand = MIN (sad0, sadv) > act / 2;
+      intra_cand = MIN (sad0, sadv) > act / 4;
       rec->cost = sad0;
       moving = !intra && (dx || dy) && sadv < sad0;
       mx = dx;
