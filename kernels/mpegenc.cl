@@ -1021,20 +1021,27 @@ store_levels (__global short * o, const int16 * L)
  * then Cb | Cr), pair by pair in natural rows into @levels_of (3 x 8);
  * with trellis quantisation also the blocks' summed cost against none
  * (*@rd_delta), their coded pattern (*@rd_cbp), and the energy of the
- * coefficients (*@energy, 4 x squared error of coding none). */
-static void
+ * coefficients (*@energy, 4 x squared error of coding none; intra: of the
+ * DC levels and no AC level). Returns 0, with no levels, when the
+ * candidate's cost cannot fall below @skip_at, @header included. */
+static int
 quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     int m, const int16 * qw, const float16 * rcp, const int16 * mag1,
     uint rd_lambda, int lambda4, uint dc_only, __global const uchar * rd_bits,
-    int16 * levels_of, int *rd_delta, int *rd_cbp, long *energy)
+    long header, long skip_at, int16 * levels_of, int *rd_delta, int *rd_cbp,
+    long *energy)
 {
-  int16 e = 0;
+  int16 e = 0, xs[24], floor_sum = 0;
   int i, p;
 
   *rd_delta = 0;
   *rd_cbp = 0;
+  /* the transforms first: a candidate whose least possible cost (each
+   * coefficient left out, or coded for at least two bits; every intra
+   * block's end_of_block) reaches @skip_at cannot win, and is not
+   * quantised */
   for (p = 0; p < 3; p++) {
-    int16 x[8], L[8], A[8];
+    int16 x[8];
 
     #pragma unroll
     for (i = 0; i < 8; i++)
@@ -1045,13 +1052,29 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     transpose_pair (x);
     fdct_cols (x, 17);
     #pragma unroll
-    for (i = 0; i < 8; i++)
+    for (i = 0; i < 8; i++) {
       e += x[i] * x[i];
+      floor_sum += min (4 * x[i] * x[i], (int16) (2 * lambda4));
+      xs[8 * p + i] = x[i];
+    }
     if (intra) {
       /* the DC coefficient's error instead of itself */
       int16 dc = min (max ((x[0] + 4) >> 3, 0), 255), err = x[0] - 8 * dc;
       e += select ((int16) 0, err * err - x[0] * x[0], DC_LANES);
+      floor_sum += select ((int16) 0, 4 * err * err + 2 * lambda4 -
+          min (4 * x[0] * x[0], (int16) (2 * lambda4)), DC_LANES);
     }
+  }
+  *energy = 4 * (long) sum16 (e);
+  if (skip_at != LONG_MAX && header + sum16 (floor_sum) >= skip_at)
+    return 0;
+
+  for (p = 0; p < 3; p++) {
+    int16 x[8], L[8], A[8];
+
+    #pragma unroll
+    for (i = 0; i < 8; i++)
+      x[i] = xs[8 * p + i];
 
     if (rd_lambda && !dc_only) {
       /* rd_quantise on each block of the pair, given the coefficients
@@ -1132,7 +1155,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     for (i = 0; i < 8; i++)
       levels_of[8 * p + i] = L[i];
   }
-  *energy = 4 * (long) sum16 (e);
+  return 1;
 }
 
 /* Intra quantiser steps of @q for the pairs: q W, the reciprocal of
@@ -1310,7 +1333,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   /* the levels of the three pairs first: rate-distortion decisions take
    * the whole macroblock before anything is reconstructed */
   quantise_pairs (src, pred, intra, q, m, qw, rcp, mag1, rd_lambda, lambda4,
-      dc_only, rd_bits, levels_of, &rd_delta, &rd_cbp, &energy);
+      dc_only, rd_bits, 0, LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy);
   if (rd_lambda && !dc_only && !intra) {
     int keep;
     long j = inter_cost (energy, rd_delta, rd_cbp, (int2) (dx, dy), pred_v,
@@ -1320,11 +1343,14 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       int16 levels_mv[24];
       int delta_mv, cbp_mv, keep_mv;
       long energy_mv, j_mv;
-      quantise_pairs (src, pred_mv, 0, q, m, qw, rcp, mag1, rd_lambda,
-          lambda4, dc_only, rd_bits, levels_mv, &delta_mv, &cbp_mv,
-          &energy_mv);
-      j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
-          rd_bits, &keep_mv);
+      long header = (long) (lambda4 * 3 / 4) * (vector_bits (rd_bits,
+              alt - pred_v) + 3);
+      j_mv = j;
+      if (quantise_pairs (src, pred_mv, 0, q, m, qw, rcp, mag1, rd_lambda,
+              lambda4, dc_only, rd_bits, header, j, levels_mv, &delta_mv,
+              &cbp_mv, &energy_mv))
+        j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
+            rd_bits, &keep_mv);
       if (j_mv < j) {
         j = j_mv;
         dx = alt.x;
@@ -1346,20 +1372,23 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       int16 qw_in[8], mag1_in[8], levels_in[24];
       float16 rcp_in[8];
       uchar16 none[24];
-      int delta_in, cbp_in, dc[6];
+      int delta_in, cbp_in, dc[6], take = 0;
       long energy_in;
       intra_steps (q, qw_in, rcp_in, mag1_in);
       #pragma unroll
       for (i = 0; i < 24; i++)
         none[i] = 0;
-      quantise_pairs (src, none, 1, q, m, qw_in, rcp_in, mag1_in, rd_lambda,
-          lambda4, dc_only, rd_bits, levels_in, &delta_in, &cbp_in,
-          &energy_in);
-      for (p = 0; p < 3; p++) {
-        dc[2 * p] = levels_in[8 * p].s0;
-        dc[2 * p + 1] = levels_in[8 * p].s8;
+      if (quantise_pairs (src, none, 1, q, m, qw_in, rcp_in, mag1_in,
+              rd_lambda, lambda4, dc_only, rd_bits,
+              (long) (lambda4 * 3 / 4) * 5, j, levels_in, &delta_in, &cbp_in,
+              &energy_in)) {
+        for (p = 0; p < 3; p++) {
+          dc[2 * p] = levels_in[8 * p].s0;
+          dc[2 * p + 1] = levels_in[8 * p].s8;
+        }
+        take = intra_cost (energy_in, delta_in, dc, lambda4, rd_bits) < j;
       }
-      if (intra_cost (energy_in, delta_in, dc, lambda4, rd_bits) < j) {
+      if (take) {
         intra = 1;
         dx = dy = 0;
         cost = act;
