@@ -502,6 +502,92 @@ pinned_ring_get (GstClContext * ctx, GstBufferPool * pool, gsize size,
   return ring;
 }
 
+/* The CPU copy into pinned memory is split into bands that a few threads
+ * take in turn: one thread alone moves a 1080p RGB frame in about as long
+ * as the device needs for all of its stages. */
+#define COPY_BANDS 8
+#define COPY_HELPERS 3
+
+typedef struct
+{
+  guint n_planes;
+  guint8 *dst[GST_VIDEO_MAX_PLANES];
+  const guint8 *src[GST_VIDEO_MAX_PLANES];
+  gsize dst_stride[GST_VIDEO_MAX_PLANES], src_stride[GST_VIDEO_MAX_PLANES];
+  gsize row_bytes[GST_VIDEO_MAX_PLANES], rows[GST_VIDEO_MAX_PLANES];
+  gint next;                    /* the next band (atomic) */
+  guint pending;                /* helper tasks not finished */
+  GMutex lock;
+  GCond cond;
+} FrameCopy;
+
+static void
+copy_bands (FrameCopy * c)
+{
+  gint band;
+  guint p;
+
+  while ((band = g_atomic_int_add (&c->next, 1)) < COPY_BANDS)
+    for (p = 0; p < c->n_planes; p++) {
+      gsize r0 = c->rows[p] * band / COPY_BANDS;
+      gsize r1 = c->rows[p] * (band + 1) / COPY_BANDS, r;
+      if (c->dst_stride[p] == c->src_stride[p] &&
+          c->src_stride[p] == c->row_bytes[p])
+        memcpy (c->dst[p] + r0 * c->row_bytes[p],
+            c->src[p] + r0 * c->row_bytes[p], (r1 - r0) * c->row_bytes[p]);
+      else
+        for (r = r0; r < r1; r++)
+          memcpy (c->dst[p] + r * c->dst_stride[p],
+              c->src[p] + r * c->src_stride[p], c->row_bytes[p]);
+    }
+}
+
+static void
+copy_helper (gpointer data, gpointer user_data G_GNUC_UNUSED)
+{
+  FrameCopy *c = data;
+
+  copy_bands (c);
+  g_mutex_lock (&c->lock);
+  if (--c->pending == 0)
+    g_cond_signal (&c->cond);
+  g_mutex_unlock (&c->lock);
+}
+
+/* Runs @c on this thread and the shared helpers; returns when every band
+ * is copied and every helper is done with @c. */
+static void
+frame_copy_run (FrameCopy * c)
+{
+  static GThreadPool *helpers;
+  static gsize init = 0;
+  guint i, n = 0;
+
+  if (g_once_init_enter (&init)) {
+    helpers = g_thread_pool_new (copy_helper, NULL, COPY_HELPERS, FALSE,
+        NULL);
+    g_once_init_leave (&init, 1);
+  }
+  g_mutex_init (&c->lock);
+  g_cond_init (&c->cond);
+  c->next = 0;
+  c->pending = 0;
+  if (helpers && g_get_num_processors () > 1)
+    n = MIN (COPY_HELPERS, g_get_num_processors () - 1);
+  g_mutex_lock (&c->lock);
+  for (i = 0; i < n; i++)
+    if (g_thread_pool_push (helpers, c, NULL))
+      c->pending++;
+  g_mutex_unlock (&c->lock);
+  copy_bands (c);
+  g_mutex_lock (&c->lock);
+  while (c->pending > 0)
+    g_cond_wait (&c->cond, &c->lock);
+  g_mutex_unlock (&c->lock);
+  g_mutex_clear (&c->lock);
+  g_cond_clear (&c->cond);
+}
+
 /* Uploads @src (an @info frame) into @dst through the pinned @ring. */
 static gboolean
 pinned_upload (GstClContext * ctx, PinnedRing * ring, GstClFrame * dst,
@@ -527,19 +613,17 @@ pinned_upload (GstClContext * ctx, PinnedRing * ring, GstClFrame * dst,
     return FALSE;
   }
   /* into the device frame's own layout */
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
-    gsize row_bytes, rows, r;
-    const guint8 *in = GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
-    gint in_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
-    guint8 *out = ring->ptr[slot] + dst->info.offset[p];
-
-    plane_extent (&dst->info, p, &row_bytes, &rows);
-    if (in_stride == dst->info.stride[p] && (gsize) in_stride == row_bytes)
-      memcpy (out, in, row_bytes * rows);
-    else
-      for (r = 0; r < rows; r++)
-        memcpy (out + r * dst->info.stride[p], in + r * in_stride,
-            row_bytes);
+  {
+    FrameCopy c;
+    c.n_planes = GST_VIDEO_FRAME_N_PLANES (&vf);
+    for (p = 0; p < c.n_planes; p++) {
+      c.src[p] = GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
+      c.src_stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+      c.dst[p] = ring->ptr[slot] + dst->info.offset[p];
+      c.dst_stride[p] = dst->info.stride[p];
+      plane_extent (&dst->info, p, &c.row_bytes[p], &c.rows[p]);
+    }
+    frame_copy_run (&c);
   }
   gst_video_frame_unmap (&vf);
   ret = clEnqueueWriteBuffer (ctx->queue, dst->mem, CL_FALSE, 0,
