@@ -390,6 +390,21 @@ transfer_frame (GstClContext * ctx, GstClFrame * clf, GstVideoFrame * vf,
   return TRUE;
 }
 
+/* Maps @src as an @info frame for reading; a clear error when it is not
+ * one. */
+static gboolean
+map_input_frame (GstVideoFrame * frame, const GstVideoInfo * info,
+    GstBuffer * src, GError ** error)
+{
+  if (gst_video_frame_map (frame, info, src, GST_MAP_READ))
+    return TRUE;
+  g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+      "Cannot map the input buffer (%" G_GSIZE_FORMAT " bytes) as a %dx%d "
+      "%s frame", gst_buffer_get_size (src), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info));
+  return FALSE;
+}
+
 gboolean
 gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
     const GstVideoInfo * info, GstBuffer * src, GError ** error)
@@ -397,13 +412,8 @@ gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
   GstVideoFrame frame;
   gboolean ok;
 
-  if (!gst_video_frame_map (&frame, info, src, GST_MAP_READ)) {
-    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
-        "Cannot map the input buffer (%" G_GSIZE_FORMAT " bytes) as a %dx%d "
-        "%s frame", gst_buffer_get_size (src), GST_VIDEO_INFO_WIDTH (info),
-        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info));
+  if (!map_input_frame (&frame, info, src, error))
     return FALSE;
-  }
   ok = transfer_frame (ctx, dst, &frame, TRUE, error);
   gst_video_frame_unmap (&frame);
   return ok;
@@ -605,13 +615,8 @@ pinned_upload (GstClContext * ctx, PinnedRing * ring, GstClFrame * dst,
     if (!gst_cl_check (ret, "clWaitForEvents", error))
       return FALSE;
   }
-  if (!gst_video_frame_map (&vf, info, src, GST_MAP_READ)) {
-    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
-        "Cannot map the input buffer (%" G_GSIZE_FORMAT " bytes) as a %dx%d "
-        "%s frame", gst_buffer_get_size (src), GST_VIDEO_INFO_WIDTH (info),
-        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info));
+  if (!map_input_frame (&vf, info, src, error))
     return FALSE;
-  }
   /* into the device frame's own layout */
   {
     FrameCopy c;
