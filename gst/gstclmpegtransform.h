@@ -22,13 +22,19 @@ typedef struct {
   guint intra_bias;             /* inter SAD must beat activity + this */
   gboolean dc_only;             /* keep DC levels only (rate control's last
                                  * resort) */
-  guint rd_lambda;              /* rate-distortion optimised quantisation:
-                                 * lambda, in 1/16 q^2 per bit of squared
-                                 * error; 0: plain rounding with a dead zone */
-  guint mv_lambda;              /* vector choice (zero, searched, the left
-                                 * neighbour's): least SAD + mv_lambda / 16 q
-                                 * per bit; 0: zero unless the searched one
-                                 * is clearly better */
+  guint rd_lambda;              /* rate-distortion optimisation: trellis
+                                 * quantisation and the keeping of a
+                                 * macroblock's levels, lambda in 1/16 q^2
+                                 * per bit of squared error; 0: rounding with
+                                 * a dead zone */
+  guint mv_lambda;              /* with rd_lambda, the macroblock decisions:
+                                 * the moving candidate (searched vector or
+                                 * the left neighbour's) by SAD + mv_lambda /
+                                 * 16 q per vector bit, then zero vector,
+                                 * moving and intra coded and compared; 0:
+                                 * SAD rules (zero vector unless the searched
+                                 * one is clearly better, intra unless the
+                                 * prediction beats the activity) */
 } GstClMpegEncodeParams;
 
 /**
