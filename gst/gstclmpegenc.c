@@ -1290,11 +1290,12 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_RDO,
       g_param_spec_boolean ("rdo", "Rate-distortion optimisation",
           "Trellis quantisation (each block's levels chosen for the least "
-          "squared error plus lambda times bits of its run-level codes), a "
-          "macroblock's levels kept only where they pay for its header, "
-          "vectors chosen by SAD plus lambda times their bits (off: "
-          "rounding with a dead zone, a fixed preference for the zero "
-          "vector)", DEFAULT_RDO, rw | GST_PARAM_MUTABLE_PLAYING));
+          "squared error plus lambda times bits of its run-level codes), and "
+          "in P pictures the zero vector, the best moving vector and intra "
+          "coded and compared the same way, levels kept only where they pay "
+          "for the macroblock's header (off: rounding with a dead zone, SAD "
+          "rules for the vector and intra)", DEFAULT_RDO,
+          rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_SLICES,
       g_param_spec_uint ("slices", "Slices",
           "Slices per picture, of whole macroblock rows (0: one per row). "
