@@ -320,21 +320,28 @@ vector_bits (__global const uchar * bits, int2 d)
       bits[RD_MV_BITS + min (abs (d.y), (uint) RD_MV_MAX)];
 }
 
+/* The lambda of the macroblock decisions (header, vector, mode bits):
+ * 3/4 of the quantisation's @lambda4, the better trade-off measured. */
+static long
+mode_lambda (int lambda4)
+{
+  return lambda4 * 3 / 4;
+}
+
 /* Cost (4 x squared error + lambda x bits) of an inter macroblock with
  * the vector @v: the coefficients' @energy, lowered by @delta when its
  * levels (@cbp) are coded; the header as a skipped macroblock (zero
  * vector: nothing), "no MC, coded" ("01"), "MC, not coded" ("001" and the
- * vector) or "MC, coded" ("1", the vector); the levels dropped when that
- * is cheaper (*@keep cleared). These macroblock decisions weigh bits by
- * 3/4 of the quantisation's @lambda4 (the better trade-off measured). */
+ * vector) or "MC, coded" ("1", the vector), weighed by mode_lambda; the
+ * levels dropped when that is cheaper (*@keep cleared). */
 static long
 inter_cost (long energy, int delta, int cbp, int2 v, int2 pred, int lambda4,
     __global const uchar * bits, int *keep)
 {
-  lambda4 = lambda4 * 3 / 4;
+  long lambda = mode_lambda (lambda4);
   int moving = v.x || v.y;
-  long header = moving ? lambda4 * (vector_bits (bits, v - pred) + 3) : 0;
-  long coded = cbp ? delta + lambda4 * (bits[RD_CBP_BITS + cbp] +
+  long header = moving ? lambda * (vector_bits (bits, v - pred) + 3) : 0;
+  long coded = cbp ? delta + lambda * (bits[RD_CBP_BITS + cbp] +
       (moving ? -2 : 2)) : 0;
   *keep = coded < 0;
   return energy + header + (*keep ? coded : 0);
@@ -357,7 +364,7 @@ intra_cost (long energy, int delta, const int *dc, int lambda4,
     if (b < 4)
       prev = dc[b];
   }
-  return energy + delta + (long) (lambda4 * 3 / 4) * n;
+  return energy + delta + mode_lambda (lambda4) * n;
 }
 
 /* Of the searched vector @v (SAD @sv) and the predictor's own vector @p
@@ -687,12 +694,11 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   if (rd && !intra) {
     int keep[2], delta[3] = { 0, 0, 0 }, cbp[2] = { 0, 0 }, dc[6];
     long j[3];
-    for (k = 0; k < 3; k++)
-      for (b = 0; b < 6; b++)
-        delta[k] += delta_l[k][b];
     for (k = 0; k < (moving ? 2 : 1); k++) {
-      for (b = 0; b < 6; b++)
+      for (b = 0; b < 6; b++) {
+        delta[k] += delta_l[k][b];
         cbp[k] |= last_l[k][b] ? 32 >> b : 0;
+      }
       j[k] = inter_cost (energy[k], delta[k], cbp[k], k ? alt : (int2) (dx,
               dy), pred_v, lambda4, rd_bits, &keep[k]);
     }
@@ -706,8 +712,10 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     }
     drop = !keep[chosen];
     if (intra_cand) {
-      for (b = 0; b < 6; b++)
+      for (b = 0; b < 6; b++) {
+        delta[2] += delta_l[2][b];
         dc[b] = lv[2][b][0];
+      }
       j[2] = intra_cost (energy[2], delta[2], dc, lambda4, rd_bits);
       if (j[2] < j[chosen]) {
         chosen = 2;
@@ -1017,6 +1025,13 @@ store_levels (__global short * o, const int16 * L)
 }
 #endif
 
+/* Intra DC levels of the pair's first row @x0, in the DC lanes */
+static int16
+intra_dc_levels (int16 x0)
+{
+  return min (max ((x0 + 4) >> 3, 0), 255);
+}
+
 /* The levels of the macroblock @src predicted by @pred (24 rows: luma,
  * then Cb | Cr), pair by pair in natural rows into @levels_of (3 x 8);
  * with trellis quantisation also the blocks' summed cost against none
@@ -1059,7 +1074,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     }
     if (intra) {
       /* the DC coefficient's error instead of itself */
-      int16 dc = min (max ((x[0] + 4) >> 3, 0), 255), err = x[0] - 8 * dc;
+      int16 err = x[0] - 8 * intra_dc_levels (x[0]);
       e += select ((int16) 0, err * err - x[0] * x[0], DC_LANES);
       floor_sum += select ((int16) 0, 4 * err * err + 2 * lambda4 -
           min (4 * x[0] * x[0], (int16) (2 * lambda4)), DC_LANES);
@@ -1114,8 +1129,6 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
         L[i] = vload16 (i, lev_nat);
         A[i] = max (L[i], -L[i]);
       }
-      if (intra)
-        L[0] = select (L[0], min (max ((x[0] + 4) >> 3, 0), 255), DC_LANES);
     } else {
       #pragma unroll
       for (i = 0; i < 8; i++) {
@@ -1141,9 +1154,9 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
         A[i] = intra ? min (l, 255) : l;
         L[i] = select (A[i], -A[i], x[i] < 0);
       }
-      if (intra)
-        L[0] = select (L[0], min (max ((x[0] + 4) >> 3, 0), 255), DC_LANES);
     }
+    if (intra)
+      L[0] = select (L[0], intra_dc_levels (x[0]), DC_LANES);
     if (dc_only) {
       /* last resort of the rate control: DC only */
       L[0] &= DC_LANES;
@@ -1343,7 +1356,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       int16 levels_mv[24];
       int delta_mv, cbp_mv, keep_mv;
       long energy_mv, j_mv;
-      long header = (long) (lambda4 * 3 / 4) * (vector_bits (rd_bits,
+      long header = mode_lambda (lambda4) * (vector_bits (rd_bits,
               alt - pred_v) + 3);
       j_mv = j;
       if (quantise_pairs (src, pred_mv, 0, q, m, qw, rcp, mag1, rd_lambda,
@@ -1380,7 +1393,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         none[i] = 0;
       if (quantise_pairs (src, none, 1, q, m, qw_in, rcp_in, mag1_in,
               rd_lambda, lambda4, dc_only, rd_bits,
-              (long) (lambda4 * 3 / 4) * 5, j, levels_in, &delta_in, &cbp_in,
+              mode_lambda (lambda4) * 5, j, levels_in, &delta_in, &cbp_in,
               &energy_in)) {
         for (p = 0; p < 3; p++) {
           dc[2 * p] = levels_in[8 * p].s0;

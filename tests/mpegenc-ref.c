@@ -366,6 +366,13 @@ code_levels (const gint src[6][64], const gint pred[6][64], gboolean intra,
   }
 }
 
+/* the lambda of the macroblock decisions: 3/4 of the quantisation's */
+static gint64
+mode_lambda (gint lambda4)
+{
+  return lambda4 * 3 / 4;
+}
+
 /* Cost of an inter macroblock with vector (@dx, @dy), predictor (@px,
  * @py): 4 x squared error + lambda x bits, lambda 3/4 of the
  * quantisation's @lambda4. The header: skipped (zero vector) or "no MC,
@@ -376,11 +383,10 @@ static gint64
 inter_cost (gint64 energy, gint delta, gint cbp, gint dx, gint dy, gint px,
     gint py, gint lambda4, gboolean * keep)
 {
-  gint lambda = lambda4 * 3 / 4;
+  gint64 lambda = mode_lambda (lambda4);
   gboolean moving = dx || dy;
-  gint64 header = moving ? (gint64) lambda * (vector_bits (dx, dy, px,
-          py) + 3) : 0;
-  gint64 coded = cbp ? delta + (gint64) lambda *
+  gint64 header = moving ? lambda * (vector_bits (dx, dy, px, py) + 3) : 0;
+  gint64 coded = cbp ? delta + lambda *
       (rd_table ()[GST_CL_MPEG_RD_CBP_BITS + cbp] + (moving ? -2 : 2)) : 0;
   *keep = coded < 0;
   return energy + header + (*keep ? coded : 0);
@@ -402,7 +408,7 @@ intra_cost (gint64 energy, gint delta, const gint16 * levels, gint lambda4)
     if (b < 4)
       prev = levels[b * 64];
   }
-  return energy + delta + (gint64) (lambda4 * 3 / 4) * bits;
+  return energy + delta + mode_lambda (lambda4) * bits;
 }
 
 static void
