@@ -442,14 +442,7 @@ typedef struct
   guint next;
 } PinnedRing;
 
-static GQuark
-pinned_ring_quark (void)
-{
-  static GQuark q;
-  if (!q)
-    q = g_quark_from_static_string ("gst-cl-pinned-ring");
-  return q;
-}
+static G_DEFINE_QUARK (gst-cl-pinned-ring, pinned_ring);
 
 static void
 pinned_ring_free (gpointer data)
