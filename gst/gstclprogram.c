@@ -4,10 +4,13 @@
 #include "gstclprogram.h"
 #include "gstclerror.h"
 
+#include <string.h>
+
 extern const GstClKernelSource gst_cl_embedded_kernels[];
 
-gchar *
-gst_cl_kernel_source_lookup (const gchar * name, GError ** error)
+/* the text of kernels/NAME.cl, as it is */
+static gchar *
+read_source (const gchar * name, GError ** error)
 {
   const gchar *dir = g_getenv (GST_CL_KERNEL_DIR_ENV);
   guint i;
@@ -37,4 +40,72 @@ gst_cl_kernel_source_lookup (const gchar * name, GError ** error)
   g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_KERNEL_SOURCE,
       "No OpenCL kernel source named '%s'", name);
   return NULL;
+}
+
+/* deepest nesting of includes: deeper is taken for a cycle */
+#define MAX_INCLUDE_DEPTH 8
+
+/* @text with every line '#include "OTHER.cl"' replaced by the source of
+ * OTHER, looked up as @text was: helpers shared by several programs live
+ * in one file and every compiler still gets one self-contained string.
+ * #line directives keep the build log's line numbers those of the files.
+ * Takes @text. */
+static gchar *
+expand_includes (const gchar * name, gchar * text, guint depth,
+    GError ** error)
+{
+  GString *out;
+  gchar **lines;
+  guint i;
+
+  if (!strstr (text, "#include"))
+    return text;
+  if (depth >= MAX_INCLUDE_DEPTH) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_KERNEL_SOURCE,
+        "Kernel source %s.cl: includes nested deeper than %d (a cycle?)",
+        name, MAX_INCLUDE_DEPTH);
+    g_free (text);
+    return NULL;
+  }
+  out = g_string_sized_new (strlen (text));
+  lines = g_strsplit (text, "\n", -1);
+  g_free (text);
+  for (i = 0; lines[i]; i++) {
+    const gchar *l = lines[i], *end;
+    gchar *other, *included;
+
+    while (*l == ' ' || *l == '\t')
+      l++;
+    if (!g_str_has_prefix (l, "#include \"") ||
+        !(end = strstr (l + 10, ".cl\""))) {
+      g_string_append (out, lines[i]);
+      if (lines[i + 1])
+        g_string_append_c (out, '\n');
+      continue;
+    }
+    other = g_strndup (l + 10, end - (l + 10));
+    included = read_source (other, error);
+    if (included)
+      included = expand_includes (other, included, depth + 1, error);
+    if (!included) {
+      g_free (other);
+      g_strfreev (lines);
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+    g_string_append_printf (out, "#line 1 \"%s.cl\"\n%s\n#line %u \"%s.cl\"\n",
+        other, included, i + 2, name);
+    g_free (included);
+    g_free (other);
+  }
+  g_strfreev (lines);
+  return g_string_free (out, FALSE);
+}
+
+gchar *
+gst_cl_kernel_source_lookup (const gchar * name, GError ** error)
+{
+  gchar *text = read_source (name, error);
+
+  return text ? expand_includes (name, text, 0, error) : NULL;
 }

@@ -17,7 +17,9 @@ typedef struct {
 #define GST_CL_KERNEL_DIR_ENV "GST_CL_KERNEL_DIR"
 
 /* Returns the source of kernel file @name (newly allocated), read from
- * $GST_CL_KERNEL_DIR when set and holding NAME.cl, else the embedded copy. */
+ * $GST_CL_KERNEL_DIR when set and holding NAME.cl, else the embedded copy,
+ * with each line '#include "OTHER.cl"' replaced by OTHER's source, looked
+ * up the same way. */
 gchar *gst_cl_kernel_source_lookup (const gchar * name, GError ** error);
 
 G_END_DECLS

@@ -21,8 +21,8 @@
  * - motion_search_blocks (CPU devices, and every partial block): one
  *   work-item per block. A whole block keeps its rows in vector
  *   registers and runs over the candidates row by row with uchar16 /
- *   uchar8 loads, which CPU compilers turn into SIMD absolute differences
- *   and widening adds.
+ *   uchar8 loads, each row's sum of absolute differences one SIMD
+ *   instruction where the CPU has one (sad.cl).
  * - motion_search_tiles (GPUs, whole blocks): one work-group of NT
  *   work-items per block. The search area (the window plus the block) is
  *   staged in local memory as four copies of 32-bit words, copy s holding
@@ -89,9 +89,8 @@ typedef struct
 
 #define SPAN (2 * RANGE)
 
-/* |a - b| of unsigned vectors; POCL's abs_diff on uchar16 is scalarised
- * for some CPU targets (10x slower on AVX-512), max - min is not */
-#define ABS_DIFF_U(a, b) (max ((a), (b)) - min ((a), (b)))
+#include "sad.cl"
+
 
 /* ranking key of a full-pel candidate in the window of @range */
 #define KEY_IN(cost, dx, dy, range)                                         \
@@ -114,19 +113,22 @@ typedef struct
 #endif
 #if LBS == 16
 #define LVEC uchar16
-#define LWVEC ushort16
 #define LROWS 16
-#define LCONV convert_ushort16
+#define LCONV_U8 convert_uchar16
+#define LCONV_U16 convert_ushort16
+#define SAD_ADD sad_add16
 #elif LBS == 8
 #define LVEC uchar8
-#define LWVEC ushort8
 #define LROWS 8
-#define LCONV convert_ushort8
+#define LCONV_U8 convert_uchar8
+#define LCONV_U16 convert_ushort8
+#define SAD_ADD sad_add8
 #else
 #define LVEC uchar16
-#define LWVEC ushort16
 #define LROWS 1
-#define LCONV convert_ushort16
+#define LCONV_U8 convert_uchar16
+#define LCONV_U16 convert_ushort16
+#define SAD_ADD sad_add16
 #endif
 
 /* row y of a whole block at p (for 4 x 4 blocks: all of it) */
@@ -143,28 +145,14 @@ load_row (global const uchar * p, int stride, int y)
 #endif
 }
 
-/* the sum of the lanes */
-static inline uint
-hsum (LWVEC acc)
-{
-#if LROWS == 8
-  ushort8 a8 = acc;
-#else
-  ushort8 a8 = acc.lo + acc.hi;
-#endif
-  ushort4 a4 = a8.lo + a8.hi;
-  ushort2 a2 = a4.lo + a4.hi;
-  return (uint) a2.x + a2.y;
-}
-
 /* SAD of the whole block held in @rows against the one at r */
 static inline uint
 sad_rows (const LVEC * rows, global const uchar * r, int rs)
 {
-  LWVEC acc = (LWVEC) (0);
+  sad_acc_t acc = SAD_ZERO;
   for (int y = 0; y < LROWS; y++)
-    acc += LCONV (ABS_DIFF_U (rows[y], load_row (r, rs, y)));
-  return hsum (acc);
+    acc = SAD_ADD (acc, rows[y], load_row (r, rs, y));
+  return sad_total (acc);
 }
 
 /* SAD of the whole block at c against the half-pel prediction at integer
@@ -177,14 +165,15 @@ sad_half_rows (global const uchar * c, int cs, global const uchar * r,
     int rs, int hx, int hy)
 {
   global const uchar *r1 = r + hy * rs;
-  LWVEC acc = (LWVEC) (0);
+  sad_acc_t acc = SAD_ZERO;
   for (int y = 0; y < LROWS; y++) {
-    LWVEC p = (LCONV (load_row (r, rs, y)) + LCONV (load_row (r + hx, rs,
-                y)) + LCONV (load_row (r1, rs, y)) + LCONV (load_row (r1 +
-                hx, rs, y)) + (ushort) 2) >> (ushort) 2;
-    acc += ABS_DIFF_U (LCONV (load_row (c, cs, y)), p);
+    LVEC p = LCONV_U8 ((LCONV_U16 (load_row (r, rs, y)) +
+            LCONV_U16 (load_row (r + hx, rs, y)) +
+            LCONV_U16 (load_row (r1, rs, y)) +
+            LCONV_U16 (load_row (r1 + hx, rs, y)) + (ushort) 2) >> (ushort) 2);
+    acc = SAD_ADD (acc, load_row (c, cs, y), p);
   }
-  return hsum (acc);
+  return sad_total (acc);
 }
 
 /* SAD of a bw x bh block, any size */

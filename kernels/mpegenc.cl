@@ -32,6 +32,8 @@ typedef struct {
   uint activity, cost;
 } MbRecord;
 
+#include "sad.cl"
+
 #define MB_INTRA 1
 #define MB_SKIPPABLE 2
 #define ZERO_VECTOR_BIAS 64
@@ -900,11 +902,11 @@ max8 (int8 v)
 static int
 sad_rows (const uchar16 * a, const uchar16 * b)
 {
-  ushort16 s = 0;
+  sad_acc_t s = SAD_ZERO;
   #pragma unroll
   for (int i = 0; i < 16; i++)
-    s += convert_ushort16 (max (a[i], b[i]) - min (a[i], b[i]));
-  return sum16 (convert_int16 (s));
+    s = sad_add16 (s, a[i], b[i]);
+  return (int) sad_total (s);
 }
 
 /* POCL moves vloadn / vstoren data piecewise; plain vector accesses are

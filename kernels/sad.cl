@@ -1,0 +1,73 @@
+/* gst-clvideo: sums of absolute differences of byte rows, shared by the
+ * motion search and the encoder (#include "sad.cl")
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * sad_acc_t accumulates |a - b| over the lanes of uchar16 (or uchar8)
+ * rows: sad_acc_t s = SAD_ZERO; s = sad_add16 (s, a, b); ...;
+ * sad_total (s). Up to 256 rows fit.
+ *
+ * On x86 CPUs (POCL) the sum of a row is one psadbw: the portable form,
+ * a vector |a - b| (max - min: POCL turns abs_diff on wide vectors into
+ * scalar code) widened to 16 bits and added, takes about three times as
+ * long there. GPUs and other compilers take the portable form. */
+
+#ifndef GST_CL_SAD_CL
+#define GST_CL_SAD_CL
+
+#if GST_CL_CPU_LAYOUT && defined(__clang__) && defined(__x86_64__) && \
+    defined(__has_builtin)
+#if __has_builtin(__builtin_ia32_psadbw128)
+#define SAD_PSADBW 1
+#endif
+#endif
+
+#ifdef SAD_PSADBW
+
+typedef char sad_bytes_t __attribute__ ((vector_size (16)));
+/* the two 64-bit halves' sums */
+typedef long sad_acc_t __attribute__ ((vector_size (16)));
+#define SAD_ZERO ((sad_acc_t) { 0, 0 })
+
+static inline sad_acc_t
+sad_add16 (sad_acc_t acc, uchar16 a, uchar16 b)
+{
+  return acc + __builtin_ia32_psadbw128 ((sad_bytes_t) a, (sad_bytes_t) b);
+}
+
+static inline uint
+sad_total (sad_acc_t acc)
+{
+  return (uint) (acc[0] + acc[1]);
+}
+
+#else
+
+typedef ushort16 sad_acc_t;
+#define SAD_ZERO ((ushort16) (0))
+
+static inline sad_acc_t
+sad_add16 (sad_acc_t acc, uchar16 a, uchar16 b)
+{
+  return acc + convert_ushort16 (max (a, b) - min (a, b));
+}
+
+static inline uint
+sad_total (sad_acc_t acc)
+{
+  ushort8 a8 = acc.lo + acc.hi;
+  ushort4 a4 = a8.lo + a8.hi;
+  ushort2 a2 = a4.lo + a4.hi;
+  return (uint) a2.x + a2.y;
+}
+
+#endif
+
+/* an 8-byte row */
+static inline sad_acc_t
+sad_add8 (sad_acc_t acc, uchar8 a, uchar8 b)
+{
+  return sad_add16 (acc, (uchar16) (a, (uchar8) (0)), (uchar16) (b,
+          (uchar8) (0)));
+}
+
+#endif /* GST_CL_SAD_CL */
