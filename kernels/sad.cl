@@ -1,5 +1,5 @@
 /* gst-clvideo: sums of absolute differences of byte rows, shared by the
- * motion search and the encoder (#include "sad.cl")
+ * motion search and the encoder, whose sources include this file
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * sad_acc_t accumulates |a - b| over the lanes of uchar16 (or uchar8)

@@ -23,5 +23,5 @@ fi
 cd "$CLVIDEO_ROOT"
 status=0
 meson test -C "$CLVIDEO_BUILD" --no-rebuild --print-errorlogs \
-  --num-processes 1 "$@" || status=$?
+  --num-processes 2 "$@" || status=$?
 exit "$status"

@@ -322,6 +322,75 @@ GST_START_TEST (test_kernel_build_failure)
 
 GST_END_TEST;
 
+/* ---- includes between kernel sources ---- */
+
+static gchar *
+write_kernel (const gchar * dir, const gchar * name, const gchar * text)
+{
+  gchar *file = g_strconcat (dir, G_DIR_SEPARATOR_S, name, ".cl", NULL);
+  fail_unless (g_file_set_contents (file, text, -1, NULL));
+  return file;
+}
+
+GST_START_TEST (test_kernel_includes)
+{
+  gchar *dir = g_dir_make_tmp ("clvideo-kernels-XXXXXX", NULL);
+  gchar *files[5], *text;
+  GError *error = NULL;
+  guint i;
+
+  files[0] = write_kernel (dir, "outer", "first\n#include \"inner.cl\"\n"
+      "last\n");
+  files[1] = write_kernel (dir, "inner", "middle");
+  files[2] = write_kernel (dir, "cycle", "  #include \"cycle.cl\"\n");
+  files[3] = write_kernel (dir, "missing", "#include \"no-such-file.cl\"\n");
+  files[4] = write_kernel (dir, "sad", "overridden_sad_helpers");
+
+  /* the embedded sources include theirs */
+  text = gst_cl_kernel_source_lookup ("motionsearch", &error);
+  fail_unless (text != NULL, "%s", error ? error->message : "");
+  fail_unless (strstr (text, "sad_total (sad_acc_t acc)") != NULL);
+  fail_unless (strstr (text, "#include \"sad.cl\"") == NULL);
+  g_free (text);
+
+  g_setenv (GST_CL_KERNEL_DIR_ENV, dir, TRUE);
+  /* the included text in place, line numbers those of each file */
+  text = gst_cl_kernel_source_lookup ("outer", &error);
+  fail_unless (text != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_string (text, "first\n#line 1 \"inner.cl\"\nmiddle\n"
+      "#line 3 \"outer.cl\"\nlast\n");
+  g_free (text);
+  /* an embedded source includes the directory's copy */
+  text = gst_cl_kernel_source_lookup ("mpegenc", &error);
+  fail_unless (text != NULL, "%s", error ? error->message : "");
+  fail_unless (strstr (text, "overridden_sad_helpers") != NULL);
+  fail_unless (strstr (text, "sad_total (sad_acc_t acc)") == NULL);
+  g_free (text);
+  /* a cycle and a missing file are errors, not hangs or crashes */
+  fail_unless (gst_cl_kernel_source_lookup ("cycle", &error) == NULL);
+  fail_unless (g_error_matches (error, GST_CL_ERROR,
+          GST_CL_ERROR_KERNEL_SOURCE));
+  fail_unless (strstr (error->message, "nested") != NULL, "%s",
+      error->message);
+  g_clear_error (&error);
+  fail_unless (gst_cl_kernel_source_lookup ("missing", &error) == NULL);
+  fail_unless (g_error_matches (error, GST_CL_ERROR,
+          GST_CL_ERROR_KERNEL_SOURCE));
+  fail_unless (strstr (error->message, "no-such-file") != NULL, "%s",
+      error->message);
+  g_clear_error (&error);
+  g_unsetenv (GST_CL_KERNEL_DIR_ENV);
+
+  for (i = 0; i < G_N_ELEMENTS (files); i++) {
+    g_unlink (files[i]);
+    g_free (files[i]);
+  }
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* ---- too small buffers ---- */
 
 typedef struct
@@ -806,6 +875,7 @@ errors_suite (void)
   tcase_add_test (tc, test_no_platform);
   tcase_add_test (tc, test_no_platform_in_process);
   tcase_add_test (tc, test_kernel_build_failure);
+  tcase_add_test (tc, test_kernel_includes);
   tcase_add_loop_test (tc, test_too_small_buffer, 0,
       G_N_ELEMENTS (small_cases));
   tcase_add_loop_test (tc, test_video_meta_layout, 0,
