@@ -74,30 +74,15 @@ candidate_key (uint cost, int c)
 
 #if GST_CL_CPU_LAYOUT
 
-/* a block row as one vector; lanes stay below 16 * 255, sums below 2^16 */
+#include "sad.cl"
+
+/* a block row as one vector */
 #if B == 16
-#define VSUM ushort16
-#define VROW uchar16
 #define vload_row vload16
-#define convert_vsum convert_ushort16
-inline uint
-hsum (ushort16 v)
-{
-  const ushort8 a = v.lo + v.hi;
-  const ushort4 b = a.lo + a.hi;
-  return (uint) b.x + b.y + b.z + b.w;
-}
+#define sad_add_row sad_add16
 #else
-#define VSUM ushort8
-#define VROW uchar8
 #define vload_row vload8
-#define convert_vsum convert_ushort8
-inline uint
-hsum (ushort8 v)
-{
-  const ushort4 b = v.lo + v.hi;
-  return (uint) b.x + b.y + b.z + b.w;
-}
+#define sad_add_row sad_add8
 #endif
 
 inline uint
@@ -107,14 +92,11 @@ block_sad (__global const uchar * c, uint cs, __global const uchar * p,
   uint sad = 0;
   if (bw == B) {
     /* whole rows: unit-stride vectors */
-    VSUM acc = 0;
-    for (int r = 0; r < bh; r++) {
-      /* max - min: POCL scalarises abs_diff on wide vectors for some CPU
-       * targets */
-      VROW a = vload_row (0, c + r * cs), b = vload_row (0, p + r * ps);
-      acc += convert_vsum (max (a, b) - min (a, b));
-    }
-    sad = hsum (acc);
+    sad_acc_t acc = SAD_ZERO;
+    for (int r = 0; r < bh; r++)
+      acc = sad_add_row (acc, vload_row (0, c + r * cs),
+          vload_row (0, p + r * ps));
+    sad = sad_total (acc);
   } else {
     for (int r = 0; r < bh; r++)
       for (int x = 0; x < bw; x++)

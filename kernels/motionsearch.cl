@@ -91,7 +91,6 @@ typedef struct
 
 #include "sad.cl"
 
-
 /* ranking key of a full-pel candidate in the window of @range */
 #define KEY_IN(cost, dx, dy, range)                                         \
   (((ulong) (cost) << 32) | ((ulong) (abs (dx) + abs (dy)) << 16) |         \

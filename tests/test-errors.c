@@ -332,6 +332,19 @@ write_kernel (const gchar * dir, const gchar * name, const gchar * text)
   return file;
 }
 
+/* looking up kernel source @name fails with a message holding @words */
+static void
+expect_source_error (const gchar * name, const gchar * words)
+{
+  GError *error = NULL;
+
+  fail_unless (gst_cl_kernel_source_lookup (name, &error) == NULL);
+  fail_unless (g_error_matches (error, GST_CL_ERROR,
+          GST_CL_ERROR_KERNEL_SOURCE));
+  fail_unless (strstr (error->message, words) != NULL, "%s", error->message);
+  g_error_free (error);
+}
+
 GST_START_TEST (test_kernel_includes)
 {
   gchar *dir = g_dir_make_tmp ("clvideo-kernels-XXXXXX", NULL);
@@ -367,18 +380,8 @@ GST_START_TEST (test_kernel_includes)
   fail_unless (strstr (text, "sad_total (sad_acc_t acc)") == NULL);
   g_free (text);
   /* a cycle and a missing file are errors, not hangs or crashes */
-  fail_unless (gst_cl_kernel_source_lookup ("cycle", &error) == NULL);
-  fail_unless (g_error_matches (error, GST_CL_ERROR,
-          GST_CL_ERROR_KERNEL_SOURCE));
-  fail_unless (strstr (error->message, "nested") != NULL, "%s",
-      error->message);
-  g_clear_error (&error);
-  fail_unless (gst_cl_kernel_source_lookup ("missing", &error) == NULL);
-  fail_unless (g_error_matches (error, GST_CL_ERROR,
-          GST_CL_ERROR_KERNEL_SOURCE));
-  fail_unless (strstr (error->message, "no-such-file") != NULL, "%s",
-      error->message);
-  g_clear_error (&error);
+  expect_source_error ("cycle", "nested");
+  expect_source_error ("missing", "no-such-file");
   g_unsetenv (GST_CL_KERNEL_DIR_ENV);
 
   for (i = 0; i < G_N_ELEMENTS (files); i++) {
