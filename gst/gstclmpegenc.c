@@ -26,6 +26,8 @@
  * target bit rate under a VBV buffer model that neither underflows (a
  * picture too large is coded again, coarser) nor overflows (zero
  * stuffing); with "bitrate" 0 the quantiser is constant ("quantizer").
+ * Either way I pictures are coded finer than P pictures, by "ip-factor":
+ * every P picture of the GOP predicts from them.
  *
  * MPEG-1 knows only the frame rates 23.976, 24, 25, 29.97, 30, 50, 59.94
  * and 60: others are refused (put `videorate` in front); an unknown rate
@@ -61,6 +63,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_mpeg_enc_debug);
 
 #define DEFAULT_GOP_SIZE 12
 #define DEFAULT_QUANTIZER 4
+#define DEFAULT_IP_FACTOR 1.4
 #define DEFAULT_BITRATE 0
 #define DEFAULT_VBV_SIZE 0
 #define DEFAULT_ADAPTIVE_QUANT FALSE
@@ -89,6 +92,7 @@ enum
   PROP_DEVICE,
   PROP_GOP_SIZE,
   PROP_QUANTIZER,
+  PROP_IP_FACTOR,
   PROP_BITRATE,
   PROP_VBV_BUFFER_SIZE,
   PROP_ADAPTIVE_QUANT,
@@ -132,6 +136,7 @@ struct _GstClMpegEnc
   /* properties */
   gchar *device;
   guint gop_size, quantizer, bitrate, vbv_size, search_range;
+  gdouble ip_factor;
   gboolean adaptive, subpel, rdo;
   guint slices;
   GstClMotionMethod motion_method;
@@ -837,7 +842,7 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   self->seq.vbv_size_code = CLAMP (vbv, 1, 1023);
   gst_cl_mpeg_rate_control_init (&self->rc, bitrate * 1000ULL,
       self->seq.vbv_size_code * 16384ULL, (gdouble) self->fps_n / self->fps_d,
-      self->gop_size, self->quantizer);
+      self->gop_size, self->quantizer, self->ip_factor);
   self->seq_frames = 0;
   self->gop_pos = 0;
   self->need_sequence = TRUE;
@@ -1135,6 +1140,10 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
       self->quantizer = g_value_get_uint (value);
       self->rc.const_quant = self->quantizer;
       break;
+    case PROP_IP_FACTOR:
+      self->ip_factor = g_value_get_double (value);
+      self->rc.ip_factor = self->ip_factor;
+      break;
     case PROP_BITRATE:
       self->bitrate = g_value_get_uint (value);
       break;
@@ -1186,6 +1195,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_QUANTIZER:
       g_value_set_uint (value, self->quantizer);
+      break;
+    case PROP_IP_FACTOR:
+      g_value_set_double (value, self->ip_factor);
       break;
     case PROP_BITRATE:
       g_value_set_uint (value, self->bitrate);
@@ -1253,8 +1265,15 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           1, 1000, DEFAULT_GOP_SIZE, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_QUANTIZER,
       g_param_spec_uint ("quantizer", "Quantizer",
-          "quantiser_scale when bitrate is 0 (1 finest .. 31 coarsest)",
+          "quantiser_scale of P pictures when bitrate is 0 (1 finest .. 31 "
+          "coarsest; I pictures: this / ip-factor)",
           1, 31, DEFAULT_QUANTIZER, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_IP_FACTOR,
+      g_param_spec_double ("ip-factor", "I/P quantiser factor",
+          "Quantiser of P pictures over that of I pictures (I pictures, "
+          "which the GOP's P pictures predict from, are coded finer; with "
+          "a bit rate too)", 1.0, 4.0, DEFAULT_IP_FACTOR,
+          rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_BITRATE,
       g_param_spec_uint ("bitrate", "Bit rate",
           "Target bit rate in kbit/s under the VBV buffer model "
@@ -1344,6 +1363,8 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
   self->rdo = DEFAULT_RDO;
   self->slices = DEFAULT_SLICES;
   self->rc.const_quant = DEFAULT_QUANTIZER;
+  self->ip_factor = DEFAULT_IP_FACTOR;
+  self->rc.ip_factor = DEFAULT_IP_FACTOR;
   g_mutex_init (&self->job_lock);
   g_cond_init (&self->job_cond);
 }

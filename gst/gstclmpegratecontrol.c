@@ -12,13 +12,15 @@
 
 void
 gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
-    guint64 buffer_bits, gdouble frame_rate, guint gop_size, guint quant)
+    guint64 buffer_bits, gdouble frame_rate, guint gop_size, guint quant,
+    gdouble ip_factor)
 {
   rc->bit_rate = bit_rate;
   rc->buffer_size = buffer_bits;
   rc->frame_rate = frame_rate > 0 ? frame_rate : 25.0;
   rc->gop_size = MAX (gop_size, 1);
   rc->const_quant = CLAMP (quant, 1, 31);
+  rc->ip_factor = MAX (ip_factor, 1.0);
   rc->pictures = rc->bits = rc->stuffing_bits = rc->reencodes = 0;
   gst_cl_mpeg_rate_control_restart (rc);
 }
@@ -45,22 +47,23 @@ guint
 gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc, gboolean intra,
     gboolean gop_start)
 {
-  gdouble per_picture, target, ref, q;
+  gdouble per_picture, target, ref, q, xi, share;
 
-  if (rc->bit_rate <= 0)
-    return rc->const_quant;
+  if (rc->bit_rate <= 0) {
+    q = intra ? rc->const_quant / rc->ip_factor : rc->const_quant;
+    return (guint) CLAMP (lround (q), 1, 31);
+  }
   per_picture = rc->bit_rate / rc->frame_rate;
   if (gop_start) {
     rc->gop_bits += per_picture * rc->gop_size;
     rc->gop_left_i = 1;
     rc->gop_left_p = rc->gop_size - 1;
   }
-  if (intra)
-    target = rc->gop_bits / (rc->gop_left_i + rc->gop_left_p * rc->xp /
-        rc->xi);
-  else
-    target = rc->gop_bits / (rc->gop_left_p + rc->gop_left_i * rc->xi /
-        rc->xp);
+  /* with P pictures at quantiser q and I pictures at q / ip_factor the
+   * GOP's bits are (left_i xi ip_factor + left_p xp) / q */
+  xi = rc->xi * rc->ip_factor;
+  share = rc->gop_left_i * xi + rc->gop_left_p * rc->xp;
+  target = rc->gop_bits * (intra ? xi : rc->xp) / MAX (share, 1.0);
   /* the decoder's buffer: spend more when it runs full, less when low */
   ref = rc->max_fullness * 0.6;
   target *= CLAMP (rc->fullness / ref, 0.5, 1.5);

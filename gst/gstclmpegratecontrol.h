@@ -13,7 +13,10 @@ G_BEGIN_DECLS
  * Picks each picture's quantiser: the constant one, or (with a bit rate)
  * one from a target per picture after TM5 step 1 (GOP budget shared by
  * I and P pictures in proportion to their complexities, bits x quantiser)
- * corrected by the fullness of the decoder's buffer. Runs the VBV model
+ * corrected by the fullness of the decoder's buffer. Either way an I
+ * picture takes the P pictures' quantiser divided by @ip_factor: every
+ * P picture of its GOP predicts from it, so its quality pays more than
+ * once. Runs the VBV model
  * of 11172-2 annex C (constant rate: the buffer fills at the bit rate,
  * each picture leaves it at once at its decoding time): a picture larger
  * than what the buffer holds at its decoding time must be coded again
@@ -29,6 +32,7 @@ typedef struct {
   gdouble frame_rate;
   guint gop_size;
   guint const_quant;
+  gdouble ip_factor;            /* P quantiser / I quantiser, >= 1 */
   /* model */
   gboolean started;
   gdouble fullness;             /* bits in the buffer before the next removal */
@@ -41,10 +45,10 @@ typedef struct {
   guint64 pictures, bits, stuffing_bits, reencodes;
 } GstClMpegRateControl;
 
-/* @bit_rate 0: constant @quant. */
+/* @bit_rate 0: constant @quant (of P pictures). */
 void gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc,
     guint64 bit_rate, guint64 buffer_bits, gdouble frame_rate,
-    guint gop_size, guint quant);
+    guint gop_size, guint quant, gdouble ip_factor);
 /* A new sequence starts: the decoder's buffer starts empty. */
 void gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc);
 
