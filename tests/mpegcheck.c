@@ -456,6 +456,9 @@ parse_slice (Parser * p, guint code, guint64 offset, Bits * b)
   pic->n_slices++;
   p->r->n_slices++;
   quant = bits_get (b, 5);
+  pic->slice_quant_min = pic->n_slices == 1 ? quant :
+      MIN (pic->slice_quant_min, quant);
+  pic->slice_quant_max = MAX (pic->slice_quant_max, quant);
   while (bits_get (b, 1) && !b->overrun)
     bits_get (b, 8);            /* extra_information_slice */
   if (quant == 0)

@@ -77,6 +77,7 @@ typedef struct
   guint forward_f_code, backward_f_code;        /* 0 when absent */
   gboolean full_pel_forward, full_pel_backward;
   guint n_slices;
+  guint slice_quant_min, slice_quant_max;       /* slices' quantizer_scale */
   guint64 offset;               /* of the picture start code */
   guint64 au_start, au_end;     /* bytes removed from the VBV with it */
   guint64 bits;                 /* (au_end - au_start) * 8 */

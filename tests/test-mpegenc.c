@@ -1407,6 +1407,57 @@ GST_START_TEST (test_slices)
 
 GST_END_TEST;
 
+/* "ip-factor": I pictures take the quantiser divided by it, rounded, P
+ * pictures the quantiser itself; the I pictures' finer levels cost
+ * bits. */
+GST_START_TEST (test_ip_factor)
+{
+  static const struct {
+    const gchar *factor;
+    guint i_quant;
+  } cases[] = { {"1.0", 8}, {NULL, 6}, {"2.0", 4}, {"4.0", 2} };
+  const guint w = 64, h = 48, n = 5, q = 8;
+  guint c, k, prev_bits = 0;
+  gdouble def;
+  GstElement *enc = gst_element_factory_make ("clmpegenc", NULL);
+
+  fail_unless (enc != NULL);
+  g_object_get (enc, "ip-factor", &def, NULL);
+  fail_unless (def == 1.4, "default ip-factor %g", def);
+  gst_object_unref (enc);
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    gchar *props = g_strdup_printf ("quantizer=%u gop-size=3%s%s", q,
+        cases[c].factor ? " ip-factor=" : "",
+        cases[c].factor ? cases[c].factor : "");
+    MpegCheckResult *r;
+    guint i_bits = 0;
+    Encoded e;
+
+    encode_clip (props, w, h, n, TRUE, NULL, &e);
+    r = check_stream (e.stream, n, w, h);
+    for (k = 0; k < r->pictures->len; k++) {
+      MpegCheckPicture *pic = &g_array_index (r->pictures, MpegCheckPicture,
+          k);
+      guint want = pic->coding_type == 1 ? cases[c].i_quant : q;
+      fail_unless (pic->slice_quant_min == want &&
+          pic->slice_quant_max == want, "%s: picture %u (type %u) has "
+          "quantiser %u..%u, not %u", props, k, pic->coding_type,
+          pic->slice_quant_min, pic->slice_quant_max, want);
+      if (pic->coding_type == 1)
+        i_bits += pic->bits;
+    }
+    fail_unless_equals_int (r->n_type[1], 2);
+    fail_unless (i_bits > prev_bits, "%s: I pictures of %u bits, not "
+        "more than %u at a coarser quantiser", props, i_bits, prev_bits);
+    prev_bits = i_bits;
+    mpegcheck_result_free (r);
+    encoded_free (&e);
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_rate)
 {
   GstHarness *h = harness_new (NULL);
@@ -1542,6 +1593,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_upstream_vectors);
   tcase_add_test (tc, test_motion_method);
   tcase_add_test (tc, test_slices);
+  tcase_add_test (tc, test_ip_factor);
   tcase_add_test (tc, test_bad_rate);
   tcase_add_test (tc, test_bitrate);
   tcase_add_test (tc, test_bitrate_too_low);
