@@ -149,28 +149,45 @@ static inline uint
 sad_rows (const LVEC * rows, global const uchar * r, int rs)
 {
   sad_acc_t acc = SAD_ZERO;
+  #pragma unroll
   for (int y = 0; y < LROWS; y++)
     acc = SAD_ADD (acc, rows[y], load_row (r, rs, y));
   return sad_total (acc);
 }
 
+#if LBS == 8
+#define LAVG2(a, b) half_avg2 ((uchar16) (a, (uchar8) 0),                  \
+      (uchar16) (b, (uchar8) 0)).lo
+#define LAVG4(a, b, c, d) half_avg4 ((uchar16) (a, (uchar8) 0),            \
+      (uchar16) (b, (uchar8) 0), (uchar16) (c, (uchar8) 0),                 \
+      (uchar16) (d, (uchar8) 0)).lo
+#else
+#define LAVG2 half_avg2
+#define LAVG4 half_avg4
+#endif
+
 /* SAD of the whole block at c against the half-pel prediction at integer
- * part r, fractions hx, hy (0 | 1): (a + b + c + d + 2) >> 2 over the
- * samples at r, r + hx, r + hy rows, r + hx + hy rows is the MPEG-1
- * rounding in all four cases (two samples counted twice give (a + b +
- * 1) >> 1, one four times a itself) */
+ * part r, fractions hx, hy (0 | 1), with the MPEG-1 rounding: between
+ * four samples where both are set, else between r and its neighbour (r
+ * itself where neither is) */
 static inline uint
 sad_half_rows (global const uchar * c, int cs, global const uchar * r,
     int rs, int hx, int hy)
 {
-  global const uchar *r1 = r + hy * rs;
   sad_acc_t acc = SAD_ZERO;
-  for (int y = 0; y < LROWS; y++) {
-    LVEC p = LCONV_U8 ((LCONV_U16 (load_row (r, rs, y)) +
-            LCONV_U16 (load_row (r + hx, rs, y)) +
-            LCONV_U16 (load_row (r1, rs, y)) +
-            LCONV_U16 (load_row (r1 + hx, rs, y)) + (ushort) 2) >> (ushort) 2);
-    acc = SAD_ADD (acc, load_row (c, cs, y), p);
+  if (hx && hy) {
+    global const uchar *r1 = r + rs;
+    #pragma unroll
+    for (int y = 0; y < LROWS; y++)
+      acc = SAD_ADD (acc, load_row (c, cs, y), LAVG4 (load_row (r, rs, y),
+              load_row (r + 1, rs, y), load_row (r1, rs, y),
+              load_row (r1 + 1, rs, y)));
+  } else {
+    global const uchar *o = r + hx + hy * rs;
+    #pragma unroll
+    for (int y = 0; y < LROWS; y++)
+      acc = SAD_ADD (acc, load_row (c, cs, y), LAVG2 (load_row (r, rs, y),
+              load_row (o, rs, y)));
   }
   return sad_total (acc);
 }

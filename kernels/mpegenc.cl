@@ -921,32 +921,35 @@ typedef uchar8 uchar8_packed __attribute__ ((aligned (1)));
 #define LOAD8(p) vload8 (0, p)
 #endif
 
+/* row @i of 16 (@wide) or 8 samples at @s, the 8 in the low half */
+#define PRED_ROW(s, i, stride, wide) ((wide) ? vload16 (0, (s) + (i) *      \
+        (stride)) : (uchar16) (LOAD8 ((s) + (i) * (stride)), (uchar8) 0))
+
 /* @n rows of 16 (@wide) or 8 samples of the prediction at @s: the
- * MPEG-1 half-pel averages */
+ * MPEG-1 half-pel averages: between four samples where @hx and @hy are
+ * both set, between two where one is, the samples themselves where
+ * neither is */
 static void
 predict_rows (__global const uchar * s, int stride, int hx, int hy, int n,
     int wide, uchar16 * out)
 {
-  #pragma unroll
-  for (int i = 0; i < n; i++, s += stride) {
-    ushort16 a, b, c, d;
-    if (wide) {
-      a = convert_ushort16 (vload16 (0, s));
-      b = hx ? convert_ushort16 (vload16 (0, s + 1)) : a;
-      c = hy ? convert_ushort16 (vload16 (0, s + stride)) : a;
-      d = hx && hy ? convert_ushort16 (vload16 (0, s + stride + 1)) :
-          hx ? b : c;
-    } else {
-      a = convert_ushort16 ((uchar16) (LOAD8 (s), (uchar8) 0));
-      b = hx ? convert_ushort16 ((uchar16) (LOAD8 (s + 1), (uchar8) 0)) : a;
-      c = hy ? convert_ushort16 ((uchar16) (LOAD8 (s + stride),
-              (uchar8) 0)) : a;
-      d = hx && hy ? convert_ushort16 ((uchar16) (LOAD8 (s + stride + 1),
-              (uchar8) 0)) : hx ? b : c;
-    }
-    /* (a + b + 1) / 2, (a + c + 1) / 2 and a are all (a + b + c + d + 2)
-     * / 4 with the missing neighbours repeated */
-    out[i] = convert_uchar16 ((a + b + c + d + (ushort) 2) >> 2);
+  if (hx && hy) {
+    #pragma unroll
+    for (int i = 0; i < n; i++)
+      out[i] = half_avg4 (PRED_ROW (s, i, stride, wide),
+          PRED_ROW (s + 1, i, stride, wide),
+          PRED_ROW (s + stride, i, stride, wide),
+          PRED_ROW (s + stride + 1, i, stride, wide));
+  } else if (hx || hy) {
+    __global const uchar *o = s + hx + hy * stride;
+    #pragma unroll
+    for (int i = 0; i < n; i++)
+      out[i] = half_avg2 (PRED_ROW (s, i, stride, wide),
+          PRED_ROW (o, i, stride, wide));
+  } else {
+    #pragma unroll
+    for (int i = 0; i < n; i++)
+      out[i] = PRED_ROW (s, i, stride, wide);
   }
 }
 
@@ -1103,13 +1106,25 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       for (i = 0; i < 8; i++) {
         int16 a2 = 2 * max (x[i], -x[i]);
         int16 c = select ((int16) 0, ROW_BITS, a2 > mag1[i]);
-        vstore16 (x[i], i, nat);
-        vstore16 ((int16) 0, i, lev_nat);
         cand[0] |= (ulong) sum8 (c.lo) << (8 * i);
         cand[1] |= (ulong) sum8 (c.hi) << (8 * i);
       }
+      /* a block without candidates takes no level: left out (non-intra)
+       * or its end_of_block alone (intra) */
+      if (intra)
+        *rd_delta += RD_EOB_BITS * lambda4 * ((cand[0] == 0) +
+            (cand[1] == 0));
+      if (cand[0] | cand[1]) {
+        #pragma unroll
+        for (i = 0; i < 8; i++) {
+          vstore16 (x[i], i, nat);
+          vstore16 ((int16) 0, i, lev_nat);
+        }
+      }
       for (int b = 0; b < 2; b++) {
         ulong zc = 0, m = cand[b], coded;
+        if (!m)
+          continue;
         /* natural -> zigzag, reading the coefficients on the way */
         while (m) {
           uint n = lowest_bit (m), z = ZIGZAG_OF[n];
@@ -1128,7 +1143,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       }
       #pragma unroll
       for (i = 0; i < 8; i++) {
-        L[i] = vload16 (i, lev_nat);
+        L[i] = cand[0] | cand[1] ? vload16 (i, lev_nat) : 0;
         A[i] = max (L[i], -L[i]);
       }
     } else {

@@ -1,5 +1,6 @@
-/* gst-clvideo: sums of absolute differences of byte rows, shared by the
- * motion search and the encoder, whose sources include this file
+/* gst-clvideo: sums of absolute differences of byte rows, and the MPEG
+ * half-pel averages of rows, shared by the motion search and the encoder,
+ * whose sources include this file
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * sad_acc_t accumulates |a - b| over the lanes of uchar16 (or uchar8)
@@ -68,6 +69,24 @@ sad_add8 (sad_acc_t acc, uchar8 a, uchar8 b)
 {
   return sad_add16 (acc, (uchar16) (a, (uchar8) (0)), (uchar16) (b,
           (uchar8) (0)));
+}
+
+/* MPEG half-pel prediction rows: (a + b + 1) >> 1 for a sample between
+ * two, (a + b + c + d + 2) >> 2 between four. Written as the widened sums
+ * that compilers for x86 turn into pavgb for the first. */
+static inline uchar16
+half_avg2 (uchar16 a, uchar16 b)
+{
+  return convert_uchar16 ((convert_ushort16 (a) + convert_ushort16 (b) +
+          (ushort) 1) >> (ushort) 1);
+}
+
+static inline uchar16
+half_avg4 (uchar16 a, uchar16 b, uchar16 c, uchar16 d)
+{
+  return convert_uchar16 ((convert_ushort16 (a) + convert_ushort16 (b) +
+          convert_ushort16 (c) + convert_ushort16 (d) + (ushort) 2) >>
+      (ushort) 2);
 }
 
 #endif /* GST_CL_SAD_CL */
