@@ -41,6 +41,7 @@ gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
   rc->gop_bits = 0;
   rc->gop_left_i = rc->gop_left_p = 0;
   rc->last_quant = rc->const_quant;
+  rc->last_p_quant = 0;
 }
 
 guint
@@ -71,6 +72,14 @@ gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc, gboolean intra,
   /* leave room: a picture must fit what the buffer holds */
   target = MIN (target, rc->fullness * 0.8);
   q = (intra ? rc->xi : rc->xp) / MAX (target, 1.0);
+  if (rc->last_p_quant > 0) {
+    /* bits grow faster than 1 / quantiser as the quantiser falls: a drop
+     * of more than a third below the last P picture's (I pictures: over
+     * ip_factor) overshoots the target and swings back to coarse, and a
+     * rise of more than half starves a picture to make up for one */
+    gdouble ref_q = rc->last_p_quant / (intra ? rc->ip_factor : 1.0);
+    q = CLAMP (q, ref_q * 2.0 / 3.0, ref_q * 1.5);
+  }
   rc->last_quant = (guint) CLAMP (lround (q), 1, 31);
   return rc->last_quant;
 }
@@ -129,6 +138,7 @@ gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc, gboolean intra,
     rc->gop_left_i = MAX (rc->gop_left_i - 1, 0);
   } else {
     rc->xp = bits * quant;
+    rc->last_p_quant = quant;
     rc->gop_left_p = MAX (rc->gop_left_p - 1, 0);
   }
   rc->gop_bits -= bits;

@@ -41,6 +41,7 @@ typedef struct {
   gdouble gop_bits;             /* budget left in the GOP */
   gint gop_left_i, gop_left_p;
   guint last_quant;
+  gdouble last_p_quant;         /* mean quantiser of the last P picture */
   /* totals */
   guint64 pictures, bits, stuffing_bits, reencodes;
 } GstClMpegRateControl;

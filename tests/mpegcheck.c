@@ -932,15 +932,16 @@ mpegcheck_report (const MpegCheckResult * r, gboolean trace)
     g_string_append_printf (s, "error: %s\n", (gchar *) r->errors->pdata[i]);
   if (trace && r->pictures->len) {
     g_string_append (s, "picture type tref vbv_delay    bits  decode_s  "
-        "before_bits  after_bits  model_delay\n");
+        "before_bits  after_bits  model_delay  quant\n");
     for (i = 0; i < r->pictures->len; i++) {
       const MpegCheckPicture *pic =
           &g_array_index (r->pictures, MpegCheckPicture, i);
       g_string_append_printf (s, "%7u    %c %4u %9u %7" G_GUINT64_FORMAT
-          " %9.4f %12.0f %11.0f %12.1f\n", pic->index,
+          " %9.4f %12.0f %11.0f %12.1f  %2u..%-2u\n", pic->index,
           type_names[MIN (pic->coding_type, 4)], pic->temporal_reference,
           pic->vbv_delay, pic->bits, pic->decode_time, pic->fullness_before,
-          pic->fullness_after, pic->model_vbv_delay);
+          pic->fullness_after, pic->model_vbv_delay, pic->slice_quant_min,
+          pic->slice_quant_max);
     }
   }
   g_string_append_printf (s, "result: %s\n", r->errors->len ? "FAIL" :

@@ -1479,6 +1479,30 @@ GST_END_TEST;
 
 /* Constant bit rate: within 10% of the target, no VBV violation, every
  * vbv_delay as the model gives it. */
+/* With a bit rate and no adaptive quantisation, no P picture's quantiser
+ * falls below two thirds of the last P picture's, nor rises above one and
+ * a half times it: a model that swings (a fine quantiser overshooting,
+ * then the coarsest one to make up) costs quality at the same rate. */
+static void
+check_steady_quant (const MpegCheckResult * r)
+{
+  guint k, prev = 0;
+
+  for (k = 0; k < r->pictures->len; k++) {
+    const MpegCheckPicture *pic = &g_array_index (r->pictures,
+        MpegCheckPicture, k);
+    guint q = pic->slice_quant_min;
+
+    fail_unless_equals_int (pic->slice_quant_max, q);
+    if (pic->coding_type != 2)
+      continue;
+    if (prev)
+      fail_unless (3 * q >= 2 * prev - 1 && 2 * q <= 3 * prev + 1,
+          "picture %u: quantiser %u after a P picture at %u", k, q, prev);
+    prev = q;
+  }
+}
+
 GST_START_TEST (test_bitrate)
 {
   static const guint rates[] = { 300, 1200 };
@@ -1504,6 +1528,8 @@ GST_START_TEST (test_bitrate)
         rate, r->vbv_min_fullness, r->vbv_max_fullness);
     fail_unless (fabs (rate / rates[c] - 1) < 0.10, "target %u kbit/s, got "
         "%.1f kbit/s", rates[c], rate);
+    if (c == 0)
+      check_steady_quant (r);
     decode_check (path, n, w, h);
     mpegcheck_result_free (r);
     encoded_free (&e);
