@@ -3,6 +3,7 @@
  */
 #include "gstclcontext.h"
 #include "gstclprogram.h"
+#include "gstclbinarycache.h"
 
 #include <string.h>
 
@@ -31,6 +32,7 @@ struct _GstClContextPrivate
   gboolean profiling;
   gboolean owns_context;
   gsize counts[3];               /* GstClTransferKind -> count */
+  guint programs_from_cache;    /* built from the binary cache */
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstClContext, gst_cl_context, GST_TYPE_OBJECT,
@@ -505,7 +507,7 @@ get_program (GstClContext * self, const gchar * name, const gchar * options,
 {
   gchar *key = g_strconcat (name, "\n", options ? options : "", NULL);
   cl_program program = g_hash_table_lookup (self->priv->programs, key);
-  gchar *source, *full_options;
+  gchar *source, *full_options, *cache_path;
   const gchar *src_ptr;
   cl_int ret;
 
@@ -519,16 +521,22 @@ get_program (GstClContext * self, const gchar * name, const gchar * options,
     g_free (key);
     return NULL;
   }
-  src_ptr = source;
-  program = clCreateProgramWithSource (self->context, 1, &src_ptr, NULL, &ret);
-  g_free (source);
-  if (!gst_cl_check (ret, "clCreateProgramWithSource", error)) {
-    g_free (key);
-    return NULL;
-  }
-
   full_options = g_strdup_printf ("-cl-std=CL1.2 -DGST_CL_CPU_LAYOUT=%d %s",
       self->cpu_layout ? 1 : 0, options ? options : "");
+  cache_path = gst_cl_binary_cache_path (self->device, source, full_options);
+  program = cache_path ? gst_cl_binary_cache_load (self->context,
+      self->device, cache_path, full_options) : NULL;
+  if (program) {
+    self->priv->programs_from_cache++;
+    goto done;
+  }
+
+  src_ptr = source;
+  program = clCreateProgramWithSource (self->context, 1, &src_ptr, NULL, &ret);
+  if (!gst_cl_check (ret, "clCreateProgramWithSource", error)) {
+    program = NULL;
+    goto done;
+  }
   ret = clBuildProgram (program, 1, &self->device, full_options, NULL, NULL);
   if (ret != CL_SUCCESS) {
     gchar *log = get_build_log (self, program);
@@ -537,9 +545,19 @@ get_program (GstClContext * self, const gchar * name, const gchar * options,
         "build log:\n%s", name, gst_cl_error_name (ret), ret, full_options,
         log);
     g_free (log);
+    clReleaseProgram (program);
+    program = NULL;
+    goto done;
+  }
+  if (cache_path)
+    gst_cl_binary_cache_store (program, cache_path);
+
+done:
+  g_free (source);
+  g_free (cache_path);
+  if (!program) {
     g_free (full_options);
     g_free (key);
-    clReleaseProgram (program);
     return NULL;
   }
   GST_DEBUG_OBJECT (self, "built kernels/%s.cl with %s", name, full_options);
@@ -690,6 +708,16 @@ gst_cl_context_get_transfer_counts (GstClContext * ctx,
       ctx->priv->counts[GST_CL_TRANSFER_UPLOAD]);
   counts->downloads = g_atomic_pointer_get (&
       ctx->priv->counts[GST_CL_TRANSFER_DOWNLOAD]);
+}
+
+guint
+gst_cl_context_get_programs_from_cache (GstClContext * ctx)
+{
+  guint n;
+  g_mutex_lock (&ctx->priv->lock);
+  n = ctx->priv->programs_from_cache;
+  g_mutex_unlock (&ctx->priv->lock);
+  return n;
 }
 
 /* ---- GstContext sharing ---- */

@@ -97,6 +97,10 @@ gboolean gst_cl_context_get_kernel_stats (GstClContext * ctx,
     guint64 * min_ns);
 void gst_cl_context_reset_stats (GstClContext * ctx);
 
+/* Programs this context built from the on-disk binary cache
+ * (gstclbinarycache.h) instead of from source. */
+guint gst_cl_context_get_programs_from_cache (GstClContext * ctx);
+
 void gst_cl_context_get_transfer_counts (GstClContext * ctx,
     GstClTransferCounts * counts);
 typedef enum {

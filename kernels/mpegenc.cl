@@ -16,6 +16,9 @@
  *
  * mpeg_encode_mb_cpu (CPU layout) does the same for one macroblock per
  * work-item, in vectors (see below).
+ *
+ * A build holds the kernels of its layout only (GST_CL_CPU_LAYOUT): a
+ * driver asked for the program's binary compiles every kernel in it.
  */
 
 typedef struct {
@@ -402,6 +405,7 @@ decide (int s0, int sv, int act, uint intra_bias, int2 v, int *intra,
   return *intra ? (int2) (0, 0) : v;
 }
 
+#if !GST_CL_CPU_LAYOUT
 __kernel void
 mpeg_load (__global const uchar * src, uint y_off, uint y_stride,
     uint u_off, uint u_stride, uint v_off, uint v_stride, uint c_ps,
@@ -424,7 +428,9 @@ mpeg_load (__global const uchar * src, uint y_off, uint y_stride,
   dst[W * H + CW * (H / 2) + cy * CW + cx] =
       src[v_off + sy * v_stride + sx * c_ps];
 }
+#endif
 
+#if GST_CL_CPU_LAYOUT
 /* CPU layout: one work-item per chroma row, the two luma rows over it and
  * that chroma row of both planes, in long runs the compiler vectorises. */
 __kernel void
@@ -469,6 +475,7 @@ mpeg_load_rows (__global const uchar * src, uint y_off, uint y_stride,
     dv[x] = sv[(cw - 1) * c_ps];
   }
 }
+#endif
 
 /* Sum of @v over the work-group (64 items); every item gets it. */
 static int
@@ -519,6 +526,7 @@ predict_samples (__global const uchar * ref, uint W, uint CW,
   }
 }
 
+#if !GST_CL_CPU_LAYOUT
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
@@ -773,6 +781,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     write_record (&records[mb], last, dx, dy, intra, q, act, cost);
   }
 }
+#endif
 
 /* ---- CPU layout: one work-item per macroblock, in vectors ----
  *
@@ -1219,6 +1228,7 @@ predict_chroma (__global const uchar * ref, int co, int cro, int CW, int2 v,
 }
 
 
+#if GST_CL_CPU_LAYOUT
 __kernel void
 mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     __global uchar * recon, __global const MotionVector * vectors,
@@ -1500,7 +1510,9 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   }
   write_record (&records[mb], last, dx, dy, intra, q, act, cost);
 }
+#endif
 
+#if !GST_CL_CPU_LAYOUT
 /* ---- packed levels for the read-back (GPU layout) ----
  *
  * A discrete device sends its results over the bus: instead of every
@@ -1571,3 +1583,5 @@ mpeg_pack_levels (__global const MbRecord * records,
     at += c;
   }
 }
+
+#endif /* !GST_CL_CPU_LAYOUT */
