@@ -183,6 +183,12 @@ rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
   uchar from[65], level[65], live[65];
   int n_live = 1, s, k, end, end_cost;
 
+  /* m = ceil (2^32 / 2q) = (2^32 + e) / 2q, 0 <= e < 2q: t m / 2^32 =
+   * t / 2q + t e / (2q 2^32) lies below the next integer while t e < 2^32,
+   * true for every t = a + q - 1 < 2^16 here, so (t m) >> 32 is t / 2q,
+   * without a division per coefficient */
+  const ulong m2q = ((1UL << 32) + 2 * q - 1) / (2 * q);
+
   cost[start] = 0;
   live[0] = start;
   if (intra)
@@ -198,7 +204,8 @@ rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
     if (2 * a <= level_magnitude (1, intra, pos, q))
       continue;
     /* the lowest level whose reconstruction reaches a */
-    hi = intra ? (8 * a + qw - 1) / qw : max ((a + q - 1) / (2 * q), 1);
+    hi = intra ? (8 * a + qw - 1) / qw :
+        max ((int) (((ulong) (a + q - 1) * m2q) >> 32), 1);
     hi = min (hi, 255);
     for (int l = hi; l >= max (hi - 1, 1); l--) {
       int e = a - level_magnitude (l, intra, pos, q);
