@@ -517,7 +517,9 @@ ensure_pyramid (GstClMotionSearch * ms, guint width, guint height,
   if (ms->pyramid && ms->pyr_width == width && ms->pyr_height == height)
     return TRUE;
   gst_cl_motion_search_grid (ms, width, height, &bx, &by);
-  sizes[0] = 2 * (l1 + l2);
+  /* and 16 bytes after the last plane: the CPU search at level 2 reads
+   * whole 16-byte rows past a block's last allowed displacement */
+  sizes[0] = 2 * (l1 + l2) + 16;
   /* the blocks' grid is the finer one (8x8 blocks) or the same */
   sizes[1] = sizes[2] = (gsize) bx * by * sizeof (GstClMotionVector);
   for (i = 0; i < 3; i++) {

@@ -667,6 +667,29 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
                 b.cy0 + t / nx)));
   best = group_min (best, keys, lid, HNT);
 #else
+#if defined (SAD_MPSADBW) && LBS == 4
+  if (b.whole) {
+    /* eight displacements along a row at once: each row of the 4 x 4
+     * block against 16 reference bytes, one mpsadbw (the reads past the
+     * last allowed displacement stay inside the pyramid's buffer, which
+     * has room for them) */
+    uchar16 c[4];
+    for (int y = 0; y < 4; y++)
+      c[y] = (uchar16) (vload4 (0, b.c + y * cs), (uchar4) 0, (uchar8) 0);
+    for (int cy = b.cy0; cy <= b.cy1; cy++) {
+      global const uchar *r = b.r + cy * rs;
+      for (int cx = b.cx0; cx <= b.cx1; cx += 8) {
+        ushort8 s = (ushort8) 0;
+        ushort sads[8];
+        for (int y = 0; y < 4; y++)
+          s += sad4_at8 (vload16 (0, r + cx + y * rs), c[y]);
+        vstore8 (s, 0, sads);
+        for (int j = 0; j < min (8, b.cx1 - cx + 1); j++)
+          best = min (best, KEY_IN ((uint) sads[j], cx + j, cy, b.range));
+      }
+    }
+  } else
+#endif
   /* no division per candidate on CPUs */
   for (int cy = b.cy0; cy <= b.cy1; cy++)
     for (int cx = b.cx0; cx <= b.cx1; cx++)

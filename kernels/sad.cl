@@ -63,6 +63,25 @@ sad_total (sad_acc_t acc)
 
 #endif
 
+/* x86 with SSE4.1: the SADs of a 4-byte row against eight consecutive
+ * offsets in one mpsadbw */
+#if defined(SAD_PSADBW) && defined(__SSE4_1__)
+#if __has_builtin(__builtin_ia32_mpsadbw128)
+#define SAD_MPSADBW 1
+
+typedef short sad_shorts_t __attribute__ ((vector_size (16)));
+
+/* lane j: sum over k < 4 of |a[j + k] - b[k]|, j = 0 .. 7 */
+static inline ushort8
+sad4_at8 (uchar16 a, uchar16 b)
+{
+  sad_shorts_t s = (sad_shorts_t)
+      __builtin_ia32_mpsadbw128 ((sad_bytes_t) a, (sad_bytes_t) b, 0);
+  return (ushort8) (s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]);
+}
+#endif
+#endif
+
 /* an 8-byte row */
 static inline sad_acc_t
 sad_add8 (sad_acc_t acc, uchar8 a, uchar8 b)
