@@ -28,6 +28,16 @@ init_debug (void)
   }
 }
 
+/* clGetPlatformInfo of @platform, or clGetDeviceInfo of @device when
+ * @platform is NULL */
+static cl_int
+get_info (cl_platform_id platform, cl_device_id device, cl_uint param,
+    size_t size, void *value, size_t * size_ret)
+{
+  return platform ? clGetPlatformInfo (platform, param, size, value,
+      size_ret) : clGetDeviceInfo (device, param, size, value, size_ret);
+}
+
 /* a string property of the device (@platform: of its platform), "" when
  * it cannot be read */
 static gchar *
@@ -36,27 +46,19 @@ device_string (cl_device_id device, cl_uint param, gboolean platform)
   cl_platform_id p = NULL;
   size_t size = 0;
   gchar *text;
-  cl_int ret;
+  cl_int ret = CL_SUCCESS;
 
-  if (platform) {
+  if (platform)
     ret = clGetDeviceInfo (device, CL_DEVICE_PLATFORM, sizeof (p), &p, NULL);
-    if (ret != CL_SUCCESS) {
-      GST_WARNING ("clGetDeviceInfo (CL_DEVICE_PLATFORM): %s",
-          gst_cl_error_name (ret));
-      return g_strdup ("");
-    }
-    ret = clGetPlatformInfo (p, param, 0, NULL, &size);
-  } else {
-    ret = clGetDeviceInfo (device, param, 0, NULL, &size);
-  }
   if (ret != CL_SUCCESS) {
-    GST_WARNING ("%s (0x%x): %s", platform ? "clGetPlatformInfo" :
-        "clGetDeviceInfo", param, gst_cl_error_name (ret));
+    GST_WARNING ("clGetDeviceInfo (CL_DEVICE_PLATFORM): %s",
+        gst_cl_error_name (ret));
     return g_strdup ("");
   }
+  ret = get_info (p, device, param, 0, NULL, &size);
   text = g_malloc0 (size + 1);
-  ret = platform ? clGetPlatformInfo (p, param, size, text, NULL) :
-      clGetDeviceInfo (device, param, size, text, NULL);
+  if (ret == CL_SUCCESS)
+    ret = get_info (p, device, param, size, text, NULL);
   if (ret != CL_SUCCESS) {
     GST_WARNING ("%s (0x%x): %s", platform ? "clGetPlatformInfo" :
         "clGetDeviceInfo", param, gst_cl_error_name (ret));

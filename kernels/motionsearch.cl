@@ -113,20 +113,14 @@ typedef struct
 #if LBS == 16
 #define LVEC uchar16
 #define LROWS 16
-#define LCONV_U8 convert_uchar16
-#define LCONV_U16 convert_ushort16
 #define SAD_ADD sad_add16
 #elif LBS == 8
 #define LVEC uchar8
 #define LROWS 8
-#define LCONV_U8 convert_uchar8
-#define LCONV_U16 convert_ushort8
 #define SAD_ADD sad_add8
 #else
 #define LVEC uchar16
 #define LROWS 1
-#define LCONV_U8 convert_uchar16
-#define LCONV_U16 convert_ushort16
 #define SAD_ADD sad_add16
 #endif
 

@@ -969,9 +969,9 @@ predict_rows (__global const uchar * s, int stride, int hx, int hy, int n,
   }
 }
 
-/* only where the CPU layout is used: GPU compilers need not take vectors
- * of 64 */
-#if GST_CL_CPU_LAYOUT && defined(__clang__) && defined(__has_builtin)
+/* only where the CPU layout is used (sad.cl): GPU compilers need not take
+ * vectors of 64 */
+#ifdef CPU_CLANG_BUILTINS
 #if __has_builtin(__builtin_shufflevector)
 #define HAVE_SHUFFLEVECTOR 1
 #endif

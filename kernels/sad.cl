@@ -15,8 +15,13 @@
 #ifndef GST_CL_SAD_CL
 #define GST_CL_SAD_CL
 
-#if GST_CL_CPU_LAYOUT && defined(__clang__) && defined(__x86_64__) && \
-    defined(__has_builtin)
+/* Clang building for the CPU layout: its builtins may be asked for
+ * (__has_builtin) and used; GPU compilers are left the portable forms */
+#if GST_CL_CPU_LAYOUT && defined(__clang__) && defined(__has_builtin)
+#define CPU_CLANG_BUILTINS 1
+#endif
+
+#if defined(CPU_CLANG_BUILTINS) && defined(__x86_64__)
 #if __has_builtin(__builtin_ia32_psadbw128)
 #define SAD_PSADBW 1
 #endif
