@@ -53,6 +53,25 @@ __constant int DCT_C[64] = {
   1598, -4551, 6811, -8035, 8035, -6811, 4551, -1598,
 };
 
+/* The forward DCT in 16-bit fixed point, the same integers in every
+ * layout (and in the tests' reference): each 1-D pass splits the cosine
+ * sums into even and odd halves and takes every product as the top half
+ * of a 16 x 16-bit one, (a c) >> 16, with c the cosine below in 2^16
+ * steps; x86 does eight or sixteen of those in one instruction. Rows see
+ * the residual times 16, columns the rows' outputs halved (rounded), and
+ * the result is divided by 8 (rounded): within 0.94 of the exact DCT,
+ * and no sum leaves 16 bits for any residual in [-255, 255]. The columns'
+ * DC and 4th coefficients take the products of e0 and e1 apart, whose
+ * sum could exceed 16 bits there. */
+#define FDCT_C1 32138           /* round (65536 cos (k pi / 16) / 2) */
+#define FDCT_C2 30274
+#define FDCT_C3 27246
+#define FDCT_C4 23170
+#define FDCT_C5 18205
+#define FDCT_C6 12540
+#define FDCT_C7 6393
+#define FDCT_MUL(a, c) (((a) * (c)) >> 16)
+
 /* natural position -> zigzag index */
 __constant uchar ZIGZAG_OF[64] = {
   0, 1, 5, 6, 14, 15, 27, 28, 2, 4, 7, 13, 16, 26, 29, 42,
@@ -534,6 +553,42 @@ predict_samples (__global const uchar * ref, uint W, uint CW,
 }
 
 #if !GST_CL_CPU_LAYOUT
+/* Coefficient @k of the 1-D forward DCT of @v, as the CPU layout's
+ * vectors compute it (see FDCT_C1), the DC and 4th split when @split_dc */
+static int
+fdct_coeff (const int *v, int k, int split_dc)
+{
+  const int s0 = v[0] + v[7], s1 = v[1] + v[6], s2 = v[2] + v[5];
+  const int s3 = v[3] + v[4], d0 = v[0] - v[7], d1 = v[1] - v[6];
+  const int d2 = v[2] - v[5], d3 = v[3] - v[4];
+  const int e0 = s0 + s3, e1 = s1 + s2, e2 = s0 - s3, e3 = s1 - s2;
+
+  switch (k) {
+    case 0:
+      return split_dc ? FDCT_MUL (e0, FDCT_C4) + FDCT_MUL (e1, FDCT_C4) :
+          FDCT_MUL (e0 + e1, FDCT_C4);
+    case 4:
+      return split_dc ? FDCT_MUL (e0, FDCT_C4) - FDCT_MUL (e1, FDCT_C4) :
+          FDCT_MUL (e0 - e1, FDCT_C4);
+    case 2:
+      return FDCT_MUL (e2, FDCT_C2) + FDCT_MUL (e3, FDCT_C6);
+    case 6:
+      return FDCT_MUL (e2, FDCT_C6) - FDCT_MUL (e3, FDCT_C2);
+    case 1:
+      return FDCT_MUL (d0, FDCT_C1) + FDCT_MUL (d1, FDCT_C3) +
+          FDCT_MUL (d2, FDCT_C5) + FDCT_MUL (d3, FDCT_C7);
+    case 3:
+      return FDCT_MUL (d0, FDCT_C3) - FDCT_MUL (d1, FDCT_C7) -
+          FDCT_MUL (d2, FDCT_C1) - FDCT_MUL (d3, FDCT_C5);
+    case 5:
+      return FDCT_MUL (d0, FDCT_C5) - FDCT_MUL (d1, FDCT_C1) +
+          FDCT_MUL (d2, FDCT_C7) + FDCT_MUL (d3, FDCT_C3);
+    default:
+      return FDCT_MUL (d0, FDCT_C7) - FDCT_MUL (d1, FDCT_C5) +
+          FDCT_MUL (d2, FDCT_C3) - FDCT_MUL (d3, FDCT_C1);
+  }
+}
+
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
@@ -651,20 +706,19 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     if (t < 12)
       cand[t >> 1][t & 1] = 0;
     barrier (CLK_LOCAL_MEM_FENCE);
-    /* rows (3 fractional bits kept) */
+    /* rows of the residual times 16, halved, then columns */
     for (b = 0; b < 6; b++) {
-      int s = 0;
+      int v[8];
       for (int n = 0; n < 8; n++)
-        s += DCT_C[c * 8 + n] * blk[b][r * 8 + n];
-      tmp[b][t] = (s + (1 << 10)) >> 11;
+        v[n] = 16 * blk[b][r * 8 + n];
+      tmp[b][t] = (fdct_coeff (v, c, 0) + 1) >> 1;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
-    /* columns */
     for (b = 0; b < 6; b++) {
-      int s = 0;
+      int v[8];
       for (int m = 0; m < 8; m++)
-        s += DCT_C[r * 8 + m] * tmp[b][m * 8 + c];
-      coef[b] = (s + (1 << 16)) >> 17;
+        v[m] = tmp[b][m * 8 + c];
+      coef[b] = (fdct_coeff (v, r, 1) + 4) >> 3;
     }
     if (rd) {
       /* each work-item marks which of its coefficients can take a level
@@ -793,13 +847,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
 /* ---- CPU layout: one work-item per macroblock, in vectors ----
  *
  * The same arithmetic as mpeg_encode_mb, with the six blocks taken in
- * pairs side by side, an int16 per row (lanes 0-7 the left block's row,
- * 8-15 the right one's): Y0|Y1, Y2|Y3 and Cb|Cr. A 1-D transform down
- * the columns is then plain vector arithmetic on eight rows, and one
- * along the rows is the same on the pair transposed (each half on its
- * own). The transforms split the sums of the cosine matrix into their
- * even and odd halves (its rows are symmetric or antisymmetric), which
- * gives the very same integers with a third of the multiplications.
+ * pairs side by side, an int16 (short16 in the forward DCT) per row
+ * (lanes 0-7 the left block's row, 8-15 the right one's): Y0|Y1, Y2|Y3
+ * and Cb|Cr. A 1-D transform down the columns is then plain vector
+ * arithmetic on eight rows, and one along the rows is the same on the
+ * pair transposed (each half on its own). The inverse transform splits
+ * the sums of the cosine matrix into their even and odd halves (its rows
+ * are symmetric or antisymmetric), which gives the very same integers
+ * with a third of the multiplications.
  * POCL scalarises abs_diff on wide vectors (AVX-512): absolute values
  * and differences are spelt with max, min and select here. */
 
@@ -808,52 +863,76 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
 #define DC_LANES (int16) (-1, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0)
 
 /* the first (ZIP_LO) or last (ZIP_HI) four elements of each half of x
- * interleaved with those of y */
-#define ZIP_LO(x, y) (int16) ((x).s0, (y).s0, (x).s1, (y).s1, (x).s2, \
+ * interleaved with those of y, as a T (int16 or short16) */
+#define ZIP_LO(T, x, y) (T) ((x).s0, (y).s0, (x).s1, (y).s1, (x).s2, \
       (y).s2, (x).s3, (y).s3, (x).s8, (y).s8, (x).s9, (y).s9, (x).sa, \
       (y).sa, (x).sb, (y).sb)
-#define ZIP_HI(x, y) (int16) ((x).s4, (y).s4, (x).s5, (y).s5, (x).s6, \
+#define ZIP_HI(T, x, y) (T) ((x).s4, (y).s4, (x).s5, (y).s5, (x).s6, \
       (y).s6, (x).s7, (y).s7, (x).sc, (y).sc, (x).sd, (y).sd, (x).se, \
       (y).se, (x).sf, (y).sf)
 
-/* Transposes both 8x8 halves: three rounds of interleaving rows i and
- * i + 4 into rows 2i and 2i + 1 move every element's row bits into its
- * column bits. */
+/* Transposes both 8x8 halves of the T rows @v: three rounds of
+ * interleaving rows i and i + 4 into rows 2i and 2i + 1 move every
+ * element's row bits into its column bits. On short16, each interleave
+ * is one AVX2 unpack. */
+#define TRANSPOSE_PAIR(T, v) do { \
+    T t_[8]; \
+    _Pragma ("unroll") \
+    for (int round_ = 0; round_ < 3; round_++) { \
+      _Pragma ("unroll") \
+      for (int i_ = 0; i_ < 4; i_++) { \
+        t_[2 * i_] = ZIP_LO (T, (v)[i_], (v)[i_ + 4]); \
+        t_[2 * i_ + 1] = ZIP_HI (T, (v)[i_], (v)[i_ + 4]); \
+      } \
+      _Pragma ("unroll") \
+      for (int i_ = 0; i_ < 8; i_++) \
+        (v)[i_] = t_[i_]; \
+    } \
+  } while (0)
+
 static void
 transpose_pair (int16 * v)
 {
-  int16 t[8];
-  #pragma unroll
-  for (int round = 0; round < 3; round++) {
-    #pragma unroll
-    for (int i = 0; i < 4; i++) {
-      t[2 * i] = ZIP_LO (v[i], v[i + 4]);
-      t[2 * i + 1] = ZIP_HI (v[i], v[i + 4]);
-    }
-    #pragma unroll
-    for (int i = 0; i < 8; i++)
-      v[i] = t[i];
-  }
+  TRANSPOSE_PAIR (int16, v);
 }
 
-/* v[k] = (sum_n DCT_C[k][n] v[n] + round) >> shift, down the columns */
 static void
-fdct_cols (int16 * v, int shift)
+transpose_pair_short (short16 * v)
 {
-  const int r = 1 << (shift - 1);
-  int16 s0 = v[0] + v[7], s1 = v[1] + v[6], s2 = v[2] + v[5];
-  int16 s3 = v[3] + v[4], d0 = v[0] - v[7], d1 = v[1] - v[6];
-  int16 d2 = v[2] - v[5], d3 = v[3] - v[4];
-  int16 e0 = s0 + s3, e1 = s1 + s2, e2 = s0 - s3, e3 = s1 - s2;
+  TRANSPOSE_PAIR (short16, v);
+}
 
-  v[0] = (5793 * (e0 + e1) + r) >> shift;
-  v[4] = (5793 * (e0 - e1) + r) >> shift;
-  v[2] = (7568 * e2 + 3135 * e3 + r) >> shift;
-  v[6] = (3135 * e2 - 7568 * e3 + r) >> shift;
-  v[1] = (8035 * d0 + 6811 * d1 + 4551 * d2 + 1598 * d3 + r) >> shift;
-  v[3] = (6811 * d0 - 1598 * d1 - 8035 * d2 - 4551 * d3 + r) >> shift;
-  v[5] = (4551 * d0 - 8035 * d1 + 1598 * d2 + 6811 * d3 + r) >> shift;
-  v[7] = (1598 * d0 - 4551 * d1 + 6811 * d2 - 8035 * d3 + r) >> shift;
+/* FDCT_MUL on 16-bit lanes, spelt so that x86 makes it one pmulhw */
+#define FDCT_MUL16(a, c) convert_short16 (FDCT_MUL (convert_int16 (a), (c)))
+
+/* the 1-D forward DCT down the columns (see FDCT_C1), the DC and 4th
+ * coefficients split when @split_dc */
+static void
+fdct_cols (short16 * v, int split_dc)
+{
+  short16 s0 = v[0] + v[7], s1 = v[1] + v[6], s2 = v[2] + v[5];
+  short16 s3 = v[3] + v[4], d0 = v[0] - v[7], d1 = v[1] - v[6];
+  short16 d2 = v[2] - v[5], d3 = v[3] - v[4];
+  short16 e0 = s0 + s3, e1 = s1 + s2, e2 = s0 - s3, e3 = s1 - s2;
+
+  if (split_dc) {
+    short16 a = FDCT_MUL16 (e0, FDCT_C4), b = FDCT_MUL16 (e1, FDCT_C4);
+    v[0] = a + b;
+    v[4] = a - b;
+  } else {
+    v[0] = FDCT_MUL16 (e0 + e1, FDCT_C4);
+    v[4] = FDCT_MUL16 (e0 - e1, FDCT_C4);
+  }
+  v[2] = FDCT_MUL16 (e2, FDCT_C2) + FDCT_MUL16 (e3, FDCT_C6);
+  v[6] = FDCT_MUL16 (e2, FDCT_C6) - FDCT_MUL16 (e3, FDCT_C2);
+  v[1] = FDCT_MUL16 (d0, FDCT_C1) + FDCT_MUL16 (d1, FDCT_C3) +
+      FDCT_MUL16 (d2, FDCT_C5) + FDCT_MUL16 (d3, FDCT_C7);
+  v[3] = FDCT_MUL16 (d0, FDCT_C3) - FDCT_MUL16 (d1, FDCT_C7) -
+      FDCT_MUL16 (d2, FDCT_C1) - FDCT_MUL16 (d3, FDCT_C5);
+  v[5] = FDCT_MUL16 (d0, FDCT_C5) - FDCT_MUL16 (d1, FDCT_C1) +
+      FDCT_MUL16 (d2, FDCT_C7) + FDCT_MUL16 (d3, FDCT_C3);
+  v[7] = FDCT_MUL16 (d0, FDCT_C7) - FDCT_MUL16 (d1, FDCT_C5) +
+      FDCT_MUL16 (d2, FDCT_C3) - FDCT_MUL16 (d3, FDCT_C1);
 }
 
 /* v[n] = (sum_k DCT_C[k][n] v[k] + round) >> shift, down the columns,
@@ -1078,15 +1157,23 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
    * quantised */
   for (p = 0; p < 3; p++) {
     int16 x[8];
+    short16 h[8];
 
+    /* rows of the residual times 16, halved, then columns */
     #pragma unroll
     for (i = 0; i < 8; i++)
-      x[i] = convert_int16 (src[8 * p + i]) - convert_int16 (pred[8 * p + i]);
-    /* rows (3 fractional bits kept), then columns */
-    transpose_pair (x);
-    fdct_cols (x, 11);
-    transpose_pair (x);
-    fdct_cols (x, 17);
+      h[i] = (short) 16 * (convert_short16 (src[8 * p + i]) -
+          convert_short16 (pred[8 * p + i]));
+    transpose_pair_short (h);
+    fdct_cols (h, 0);
+    #pragma unroll
+    for (i = 0; i < 8; i++)
+      h[i] = (h[i] + (short) 1) >> (short) 1;
+    transpose_pair_short (h);
+    fdct_cols (h, 1);
+    #pragma unroll
+    for (i = 0; i < 8; i++)
+      x[i] = (convert_int16 (h[i]) + 4) >> 3;
     #pragma unroll
     for (i = 0; i < 8; i++) {
       e += x[i] * x[i];

@@ -31,28 +31,76 @@ init_cosines (void)
   }
 }
 
+/* |cos ((2j + 1) k pi / 16) / 2| in 2^16 steps, and its sign */
+static gint
+fdct_cosine (gint k, gint j, gint * sign)
+{
+  gdouble c = cos ((2 * j + 1) * k * G_PI / 16.0) / 2.0;
+  *sign = c < 0 ? -1 : 1;
+  return (gint) floor (65536.0 * fabs (c) + 0.5);
+}
+
+/* the top half of a 16 x 16-bit product (arithmetic shift) */
+static gint
+mul_top (gint a, gint c)
+{
+  g_assert (a >= -32768 && a <= 32767);
+  return (a * c) >> 16;
+}
+
+/* Coefficient k of the 1-D DCT of @v (8 samples @stride apart), as the
+ * encoder computes it in 16-bit lanes: even and odd halves, each product
+ * the top half of a 16-bit one; the DC and 4th coefficients from e0 and
+ * e1 apart when @split_dc. Every intermediate must fit in 16 bits. */
+static gint
+fdct_1d (const gint * v, gint stride, gint k, gboolean split_dc)
+{
+  gint s[4], d[4], e[4], j, sign, c, out = 0;
+
+  for (j = 0; j < 4; j++) {
+    s[j] = v[j * stride] + v[(7 - j) * stride];
+    d[j] = v[j * stride] - v[(7 - j) * stride];
+    g_assert (ABS (s[j]) <= 32767 && ABS (d[j]) <= 32767);
+  }
+  e[0] = s[0] + s[3];
+  e[1] = s[1] + s[2];
+  e[2] = s[0] - s[3];
+  e[3] = s[1] - s[2];
+  if (k % 2) {
+    for (j = 0; j < 4; j++) {
+      c = fdct_cosine (k, j, &sign);
+      out += sign * mul_top (d[j], c);
+    }
+  } else if (k == 2 || k == 6) {
+    for (j = 0; j < 2; j++) {
+      c = fdct_cosine (k, j, &sign);
+      out += sign * mul_top (e[2 + j], c);
+    }
+  } else {
+    gint m = k == 0 ? 1 : -1;
+    c = fdct_cosine (4, 0, &sign);
+    out = split_dc ? mul_top (e[0], c) + m * mul_top (e[1], c) :
+        mul_top (e[0] + m * e[1], c);
+  }
+  g_assert (ABS (out) <= 32767);
+  return out;
+}
+
+/* rows of the residual times 16, halved (rounded), then columns, divided
+ * by 8 (rounded) */
 void
 mpegref_fdct (gint block[64])
 {
-  gint tmp[64], i, j, k;
+  gint tmp[64], in[64], i, k;
 
-  init_cosines ();
-  /* rows: 3 fractional bits kept */
+  for (i = 0; i < 64; i++)
+    in[i] = 16 * block[i];
   for (i = 0; i < 8; i++)
-    for (k = 0; k < 8; k++) {
-      gint s = 0;
-      for (j = 0; j < 8; j++)
-        s += dct_c[k][j] * block[i * 8 + j];
-      tmp[i * 8 + k] = (s + (1 << 10)) >> 11;
-    }
-  /* columns */
+    for (k = 0; k < 8; k++)
+      tmp[i * 8 + k] = (fdct_1d (in + i * 8, 1, k, FALSE) + 1) >> 1;
   for (k = 0; k < 8; k++)
-    for (j = 0; j < 8; j++) {
-      gint s = 0;
-      for (i = 0; i < 8; i++)
-        s += dct_c[k][i] * tmp[i * 8 + j];
-      block[k * 8 + j] = (s + (1 << 16)) >> 17;
-    }
+    for (i = 0; i < 8; i++)
+      block[k * 8 + i] = (fdct_1d (tmp + i, 8, k, TRUE) + 4) >> 3;
 }
 
 void

@@ -724,6 +724,79 @@ GST_START_TEST (test_idct_ieee1180)
 
 GST_END_TEST;
 
+/* The encoder's forward DCT (16-bit fixed point, the reference's integers)
+ * against the DCT in double: within 1 everywhere, unbiased, no 16-bit
+ * overflow (the reference asserts that) for residuals and intra blocks of
+ * any content, the extremes included. */
+GST_START_TEST (test_fdct_accuracy)
+{
+  gdouble cosv[8][8], err_sum = 0, sq_sum = 0, peak = 0;
+  guint32 rng = 1180;
+  gint k, n, it, i, j, u, v, count = 0;
+
+  for (k = 0; k < 8; k++)
+    for (n = 0; n < 8; n++)
+      cosv[k][n] = (k ? 1.0 : G_SQRT2 / 2) / 2 *
+          cos ((2 * n + 1) * k * G_PI / 16);
+
+  for (it = 0; it < 4000; it++) {
+    gint blk[64];
+    gdouble t[64];
+    for (i = 0; i < 64; i++) {
+      guint32 r = test_rng_next (&rng);
+      switch (it % 6) {
+        case 0:                /* any residual */
+          blk[i] = (gint) (r % 511) - 255;
+          break;
+        case 1:                /* small residual */
+          blk[i] = (gint) (r % 41) - 20;
+          break;
+        case 2:                /* intra samples */
+          blk[i] = r % 256;
+          break;
+        case 3:                /* extremes: +-255 anywhere */
+          blk[i] = r & 1 ? 255 : -255;
+          break;
+        case 4:                /* flat extremes and checkerboards */
+          blk[i] = (it / 6) % 4 == 0 ? 255 : (it / 6) % 4 == 1 ? -255 :
+              (((i >> 3) + i) & 1) ? 255 : -255;
+          break;
+        default:               /* a smooth ramp */
+          blk[i] = ((i & 7) * 32 + (i >> 3) * 3 + (gint) (r % 9)) % 256;
+          break;
+      }
+    }
+    for (u = 0; u < 8; u++)
+      for (j = 0; j < 8; j++) {
+        gdouble s = 0;
+        for (i = 0; i < 8; i++)
+          s += cosv[u][i] * blk[i * 8 + j];
+        t[u * 8 + j] = s;
+      }
+    mpegref_fdct (blk);
+    for (u = 0; u < 8; u++)
+      for (v = 0; v < 8; v++) {
+        gdouble s = 0, e;
+        for (j = 0; j < 8; j++)
+          s += cosv[v][j] * t[u * 8 + j];
+        e = blk[u * 8 + v] - s;
+        err_sum += e;
+        sq_sum += e * e;
+        peak = MAX (peak, fabs (e));
+        count++;
+      }
+  }
+  GST_INFO ("forward DCT: peak error %.3f, mean %.5f, mean square %.4f",
+      peak, err_sum / count, sq_sum / count);
+  fail_unless (peak < 1.0, "peak error %f", peak);
+  fail_unless (fabs (err_sum / count) < 0.01, "mean error %f",
+      err_sum / count);
+  fail_unless (sq_sum / count < 0.15, "mean square error %f",
+      sq_sum / count);
+}
+
+GST_END_TEST;
+
 /* ---- streams ---- */
 
 static gdouble
@@ -1608,6 +1681,7 @@ mpegenc_suite (void)
   tcase_set_timeout (tc, 600);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_idct_ieee1180);
+  tcase_add_test (tc, test_fdct_accuracy);
   tcase_add_test (tc, test_device_load);
   tcase_add_test (tc, test_device_stages);
   tcase_add_test (tc, test_no_drift);
