@@ -159,18 +159,8 @@ dequantise (int L, int intra, uint pos, int q)
 /* then dct_dc_size_luma, dct_dc_size_chroma code lengths, 0..8 each */
 #define RD_DC_BITS (RD_CBP_BITS + 64)
 #define RD_EOB_BITS 2
-
-/* Bits of (run, @level > 0) with its sign; @first: the opening code of a
- * non-intra block, where (0, 1) is "1s". */
-static int
-coeff_bits (__global const uchar * bits, int run, int level, int first)
-{
-  int n = run < RD_RUNS && level < RD_LEVELS ? bits[run * RD_LEVELS + level] :
-      0;
-  if (first && run == 0 && level == 1)
-    return 2;
-  return n ? n : level <= 127 ? 20 : 28;
-}
+/* (0, 1) opening a non-intra block: "1s" */
+#define RD_OPENING_BITS 2
 
 /* |dequantise (level)| for @level > 0 */
 static int
@@ -188,12 +178,14 @@ lowest_bit (ulong m)
 }
 
 /* The levels @L (zigzag order) of the coefficients @F (zigzag order),
- * looking only at the indices set in @cand (the others are left out; an
- * intra block's DC, index 0, is never looked at). Writes the non-zero
- * levels only, sets their bits in *@coded, their cost against leaving
- * the block out in *@delta (non-intra: 0 or below) and returns the index
- * of the last plus one (0: none). */
-static int
+ * looking only at the indices set in @cand, those whose level 1 lies
+ * nearer than zero (the others are left out; an intra block's DC, index
+ * 0, is never looked at). Writes the non-zero levels only, sets their
+ * bits in *@coded, their cost against leaving the block out in *@delta
+ * (non-intra: 0 or below) and returns the index of the last plus one (0:
+ * none). Not inlined: its scalar loop then has the registers to itself
+ * (inlined in the CPU layout's vector code, a third of it was spills). */
+__attribute__ ((noinline)) static int
 rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
     int intra, int q, int lambda4, __global const uchar * bits)
 {
@@ -216,29 +208,39 @@ rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
     const int i = lowest_bit (cand);
     const uint pos = NATURAL_OF[i];
     const int a = abs (F[i]);
-    const int qw = intra ? q * INTRA_W[pos] : 0;
+    /* the opening (0, 1) of a non-intra block: only the first
+     * coefficient has it, from the only state there is then */
+    const int opening = !intra && i == 0;
     int hi, best = INT_MAX, best_k = 0, best_l = 0;
 
     cand &= cand - 1;
-    if (2 * a <= level_magnitude (1, intra, pos, q))
-      continue;
     /* the lowest level whose reconstruction reaches a */
-    hi = intra ? (8 * a + qw - 1) / qw :
-        max ((int) (((ulong) (a + q - 1) * m2q) >> 32), 1);
+    if (intra) {
+      const int qw = q * INTRA_W[pos];
+      hi = (8 * a + qw - 1) / qw;
+    } else {
+      hi = max ((int) (((ulong) (a + q - 1) * m2q) >> 32), 1);
+    }
     hi = min (hi, 255);
     for (int l = hi; l >= max (hi - 1, 1); l--) {
-      int e = a - level_magnitude (l, intra, pos, q);
-      int gain = 4 * (a * a - e * e);
+      const int e = a - level_magnitude (l, intra, pos, q);
+      const int gain = 4 * (a * a - e * e);
+      /* the code lengths of level l, one run after another (0: none,
+       * an escape) */
+      __global const uchar *col = bits + min (l, RD_LEVELS - 1);
+      const int in_table = l < RD_LEVELS;
+      const int escape = lambda4 * (l <= 127 ? 20 : 28) - gain;
+      const int opening_cost = RD_OPENING_BITS * lambda4 - gain;
       if (gain <= RD_EOB_BITS * lambda4)
         continue;
       for (s = 0; s < n_live; s++) {
-        int c;
-        k = live[s];
-        c = cost[k] + lambda4 * coeff_bits (bits, i - k, l, !intra &&
-            k == start) - gain;
+        const int run = i - live[s];
+        const int n = in_table && run < RD_RUNS ? col[run * RD_LEVELS] : 0;
+        const int c = cost[live[s]] + (opening && l == 1 ? opening_cost :
+            n ? lambda4 * n - gain : escape);
         if (c < best) {
           best = c;
-          best_k = k;
+          best_k = live[s];
           best_l = l;
         }
       }
