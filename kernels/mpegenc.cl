@@ -400,6 +400,20 @@ intra_cost (long energy, int delta, const int *dc, int lambda4,
   return energy + delta + mode_lambda (lambda4) * n;
 }
 
+/* The fewest bits of an intra macroblock's header in a P picture: its
+ * mb_type and six DC differentials of the shortest sizes (see
+ * intra_cost) */
+static int
+intra_min_bits (__global const uchar * bits)
+{
+  int luma = INT_MAX, chroma = INT_MAX;
+  for (int size = 0; size <= 8; size++) {
+    luma = min (luma, bits[RD_DC_BITS + size] + size);
+    chroma = min (chroma, bits[RD_DC_BITS + 9 + size] + size);
+  }
+  return 5 + 4 * luma + 2 * chroma;
+}
+
 /* Of the searched vector @v (SAD @sv) and the predictor's own vector @p
  * (@sp), the one with the least SAD + @mv_lambda16 / 16 * its bits from
  * @pred (v on ties); its SAD in *@sad. Whether the macroblock moves at
@@ -1148,15 +1162,18 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     long header, long skip_at, int16 * levels_of, int *rd_delta, int *rd_cbp,
     long *energy)
 {
-  int16 e = 0, xs[24], floor_sum = 0;
+  int16 e = 0, xs[24], floor2 = 0, floor3 = 0;
+  const int16 cap2 = 2 * lambda4, cap3 = 3 * lambda4;
+  long floor_cost;
   int i, p;
 
   *rd_delta = 0;
   *rd_cbp = 0;
-  /* the transforms first: a candidate whose least possible cost (each
-   * coefficient left out, or coded for at least two bits; every intra
-   * block's end_of_block) reaches @skip_at cannot win, and is not
-   * quantised */
+  /* the transforms first: a candidate whose least possible cost reaches
+   * @skip_at cannot win, and is not quantised. Each coefficient is left
+   * out, or coded for at least three bits ("11s"), or two for the first
+   * of a non-intra block ("1s"); every intra block has its
+   * end_of_block. */
   for (p = 0; p < 3; p++) {
     int16 x[8];
     short16 h[8];
@@ -1179,19 +1196,24 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     #pragma unroll
     for (i = 0; i < 8; i++) {
       e += x[i] * x[i];
-      floor_sum += min (4 * x[i] * x[i], (int16) (2 * lambda4));
+      floor2 += min (4 * x[i] * x[i], cap2);
+      floor3 += min (4 * x[i] * x[i], cap3);
       xs[8 * p + i] = x[i];
     }
     if (intra) {
       /* the DC coefficient's error instead of itself */
       int16 err = x[0] - 8 * intra_dc_levels (x[0]);
       e += select ((int16) 0, err * err - x[0] * x[0], DC_LANES);
-      floor_sum += select ((int16) 0, 4 * err * err + 2 * lambda4 -
-          min (4 * x[0] * x[0], (int16) (2 * lambda4)), DC_LANES);
+      floor3 += select ((int16) 0, 4 * err * err + RD_EOB_BITS * lambda4 -
+          min (4 * x[0] * x[0], cap3), DC_LANES);
     }
   }
   *energy = 4 * (long) sum16 (e);
-  if (skip_at != LONG_MAX && header + sum16 (floor_sum) >= skip_at)
+  /* non-intra: three bits each, one less for each block's first; or two
+   * bits each, whichever bound is higher */
+  floor_cost = intra ? sum16 (floor3) : max (sum16 (floor2),
+      sum16 (floor3) - 6 * lambda4);
+  if (skip_at != LONG_MAX && header + floor_cost >= skip_at)
     return 0;
 
   for (p = 0; p < 3; p++) {
@@ -1516,8 +1538,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         none[i] = 0;
       if (quantise_pairs (src, none, 1, q, m, qw_in, rcp_in, mag1_in,
               rd_lambda, lambda4, dc_only, rd_bits,
-              mode_lambda (lambda4) * 5, j, levels_in, &delta_in, &cbp_in,
-              &energy_in)) {
+              mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
+              &delta_in, &cbp_in, &energy_in)) {
         for (p = 0; p < 3; p++) {
           dc[2 * p] = levels_in[8 * p].s0;
           dc[2 * p + 1] = levels_in[8 * p].s8;
