@@ -569,40 +569,60 @@ predict_samples (__global const uchar * ref, uint W, uint CW,
 }
 
 #if !GST_CL_CPU_LAYOUT
+/* The signed cosines that coefficient k of the 1-D forward DCT takes
+ * (see FDCT_C1), applied to d0..d3 (k odd), to e2, e3 (k = 2, 6) or to
+ * e0 + e1 or e0 - e1 (k = 0, 4), or with [1], split, to e0 and e1 */
+__constant short FDCT_TERMS[2][8][4] = {
+  {
+        {FDCT_C4, 0, 0, 0},
+        {FDCT_C1, FDCT_C3, FDCT_C5, FDCT_C7},
+        {FDCT_C2, FDCT_C6, 0, 0},
+        {FDCT_C3, -FDCT_C7, -FDCT_C1, -FDCT_C5},
+        {FDCT_C4, 0, 0, 0},
+        {FDCT_C5, -FDCT_C1, FDCT_C7, FDCT_C3},
+        {FDCT_C6, -FDCT_C2, 0, 0},
+        {FDCT_C7, -FDCT_C5, FDCT_C3, -FDCT_C1},
+      }, {
+        {FDCT_C4, FDCT_C4, 0, 0},
+        {FDCT_C1, FDCT_C3, FDCT_C5, FDCT_C7},
+        {FDCT_C2, FDCT_C6, 0, 0},
+        {FDCT_C3, -FDCT_C7, -FDCT_C1, -FDCT_C5},
+        {FDCT_C4, -FDCT_C4, 0, 0},
+        {FDCT_C5, -FDCT_C1, FDCT_C7, FDCT_C3},
+        {FDCT_C6, -FDCT_C2, 0, 0},
+        {FDCT_C7, -FDCT_C5, FDCT_C3, -FDCT_C1},
+      }
+};
+
+/* The magnitudes of FDCT_TERMS[@split_dc][@k] in *@mag, their signs in
+ * *@neg (-1: negative, else 0): what fdct_coeff takes */
+static void
+fdct_terms (int k, int split_dc, int4 * mag, int4 * neg)
+{
+  int4 c = convert_int4 (vload4 (0, FDCT_TERMS[split_dc][k]));
+  *mag = convert_int4 (abs (c));
+  *neg = c >> 31;
+}
+
 /* Coefficient @k of the 1-D forward DCT of @v, as the CPU layout's
- * vectors compute it (see FDCT_C1), the DC and 4th split when @split_dc */
+ * vectors compute it (a product by a negative cosine is that by its
+ * magnitude, negated), the DC and 4th split when @split_dc; @mag and @neg
+ * from fdct_terms. The same instructions for every k: the work-items of
+ * a row differ in k. */
 static int
-fdct_coeff (const int *v, int k, int split_dc)
+fdct_coeff (const int *v, int k, int split_dc, int4 mag, int4 neg)
 {
   const int s0 = v[0] + v[7], s1 = v[1] + v[6], s2 = v[2] + v[5];
   const int s3 = v[3] + v[4], d0 = v[0] - v[7], d1 = v[1] - v[6];
   const int d2 = v[2] - v[5], d3 = v[3] - v[4];
   const int e0 = s0 + s3, e1 = s1 + s2, e2 = s0 - s3, e3 = s1 - s2;
+  const int odd = k & 1, mid = (k & 3) == 2;
+  const int4 a = (int4) (odd ? d0 : mid ? e2 : split_dc ? e0 : k ? e0 - e1 :
+      e0 + e1, odd ? d1 : mid ? e3 : split_dc ? e1 : 0, odd ? d2 : 0,
+      odd ? d3 : 0);
+  const int4 p = (FDCT_MUL (a, mag) ^ neg) - neg;
 
-  switch (k) {
-    case 0:
-      return split_dc ? FDCT_MUL (e0, FDCT_C4) + FDCT_MUL (e1, FDCT_C4) :
-          FDCT_MUL (e0 + e1, FDCT_C4);
-    case 4:
-      return split_dc ? FDCT_MUL (e0, FDCT_C4) - FDCT_MUL (e1, FDCT_C4) :
-          FDCT_MUL (e0 - e1, FDCT_C4);
-    case 2:
-      return FDCT_MUL (e2, FDCT_C2) + FDCT_MUL (e3, FDCT_C6);
-    case 6:
-      return FDCT_MUL (e2, FDCT_C6) - FDCT_MUL (e3, FDCT_C2);
-    case 1:
-      return FDCT_MUL (d0, FDCT_C1) + FDCT_MUL (d1, FDCT_C3) +
-          FDCT_MUL (d2, FDCT_C5) + FDCT_MUL (d3, FDCT_C7);
-    case 3:
-      return FDCT_MUL (d0, FDCT_C3) - FDCT_MUL (d1, FDCT_C7) -
-          FDCT_MUL (d2, FDCT_C1) - FDCT_MUL (d3, FDCT_C5);
-    case 5:
-      return FDCT_MUL (d0, FDCT_C5) - FDCT_MUL (d1, FDCT_C1) +
-          FDCT_MUL (d2, FDCT_C7) + FDCT_MUL (d3, FDCT_C3);
-    default:
-      return FDCT_MUL (d0, FDCT_C7) - FDCT_MUL (d1, FDCT_C5) +
-          FDCT_MUL (d2, FDCT_C3) - FDCT_MUL (d3, FDCT_C1);
-  }
+  return p.x + p.y + p.z + p.w;
 }
 
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
@@ -629,6 +649,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   __local int last_l[3][6];
   __local int delta_l[3][6];
   __local uint cand[6][2];
+  int4 row_mag, row_neg, col_mag, col_neg;
 
   /* this work-item's sample of each block, its predictions */
   int own[6], prd[6], prd_mv[6];
@@ -706,6 +727,9 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   q = mb_quant (qscale, adaptive, act, avg_act);
   lambda4 = rd_lambda4 (rd_lambda, q);
   rd = rd_lambda && !dc_only;
+  /* this work-item's cosines: coefficient c of its row, r of its column */
+  fdct_terms (c, 0, &row_mag, &row_neg);
+  fdct_terms (r, 1, &col_mag, &col_neg);
 
   /* each candidate prediction (two where a moving one competes with the
    * zero vector): residual, forward DCT, trellis quantisation */
@@ -727,14 +751,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       int v[8];
       for (int n = 0; n < 8; n++)
         v[n] = 16 * blk[b][r * 8 + n];
-      tmp[b][t] = (fdct_coeff (v, c, 0) + 1) >> 1;
+      tmp[b][t] = (fdct_coeff (v, c, 0, row_mag, row_neg) + 1) >> 1;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
     for (b = 0; b < 6; b++) {
       int v[8];
       for (int m = 0; m < 8; m++)
         v[m] = tmp[b][m * 8 + c];
-      coef[b] = (fdct_coeff (v, r, 1) + 4) >> 3;
+      coef[b] = (fdct_coeff (v, r, 1, col_mag, col_neg) + 4) >> 3;
     }
     if (rd) {
       /* each work-item marks which of its coefficients can take a level
