@@ -236,6 +236,15 @@ sad_half (global const uchar * c, int cs, global const uchar * r, int rs,
   return s;
 }
 
+/* The ranking key of half-pel position @h (see half_key), vector (@vx,
+ * @vy), SAD @s: the SAD, then the shorter vector, then the position */
+static ulong
+half_rank (uint s, int vx, int vy, int h)
+{
+  return ((ulong) s << 32) | ((ulong) (abs (vx) + abs (vy)) << 16) |
+      (ulong) h;
+}
+
 /* Ranking key of half-pel position h (0..8: (hy + 1) * 3 + hx + 1) around
  * the full-pel vector (fx, fy) of the block at (x0, y0) whose SAD there is
  * full_sad; ULONG_MAX where the prediction reads outside the plane. */
@@ -258,8 +267,7 @@ half_key (global const uchar * cur, int cs, global const uchar * ref,
     s = bw == LBS && bh == LBS ? sad_half_rows (c, cs, r, rs, fxh, fyh) :
         sad_half (c, cs, r, rs, bw, bh, fxh, fyh);
   }
-  return ((ulong) s << 32) | ((ulong) (abs (vx) + abs (vy)) << 16) |
-      (ulong) h;
+  return half_rank (s, vx, vy, h);
 }
 
 /* the vector of the best half_key around (fx, fy) */
@@ -274,6 +282,72 @@ half_result (int fx, int fy, ulong best)
   return mv;
 }
 
+#if LBS == 16
+/* The SADs of the 16 x 16 block at @c against its eight half-pel
+ * neighbours of the full-pel position @r (all inside the plane) into
+ * @sad, in half_key's order without the centre: one pass over the rows,
+ * each reference row loaded once and its sums of horizontal pairs
+ * formed once, which the diagonal positions share. The same sums as
+ * sad_half_rows, position by position. */
+static void
+sad_half_ring (global const uchar * c, int cs, global const uchar * r,
+    int rs, uint * sad)
+{
+  sad_acc_t acc[8];
+  /* rows y - 1, y, y + 1 of the reference at x - 1, x, x + 1; the
+   * sums of the pairs left of x and right of it */
+  uchar16 a0, b0, c0, a1, b1, c1;
+  ushort16 l0, r0, l1, r1;
+
+  for (int h = 0; h < 8; h++)
+    acc[h] = SAD_ZERO;
+  r -= rs;
+  a0 = vload16 (0, r - 1);
+  b0 = vload16 (0, r);
+  c0 = vload16 (0, r + 1);
+  r += rs;
+  a1 = vload16 (0, r - 1);
+  b1 = vload16 (0, r);
+  c1 = vload16 (0, r + 1);
+  l0 = convert_ushort16 (a0) + convert_ushort16 (b0);
+  r0 = convert_ushort16 (b0) + convert_ushort16 (c0);
+  l1 = convert_ushort16 (a1) + convert_ushort16 (b1);
+  r1 = convert_ushort16 (b1) + convert_ushort16 (c1);
+  for (int y = 0; y < 16; y++) {
+    global const uchar *n = r + (y + 1) * rs;
+    uchar16 a2 = vload16 (0, n - 1), b2 = vload16 (0, n);
+    uchar16 c2 = vload16 (0, n + 1), o = vload16 (0, c + y * cs);
+    ushort16 l2 = convert_ushort16 (a2) + convert_ushort16 (b2);
+    ushort16 r2 = convert_ushort16 (b2) + convert_ushort16 (c2);
+
+    /* (-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1),
+     * (1, 1) */
+    acc[0] = sad_add16 (acc[0], o, convert_uchar16 ((l0 + l1 + (ushort) 2) >>
+            (ushort) 2));
+    acc[1] = sad_add16 (acc[1], o, half_avg2 (b0, b1));
+    acc[2] = sad_add16 (acc[2], o, convert_uchar16 ((r0 + r1 + (ushort) 2) >>
+            (ushort) 2));
+    acc[3] = sad_add16 (acc[3], o, half_avg2 (a1, b1));
+    acc[4] = sad_add16 (acc[4], o, half_avg2 (b1, c1));
+    acc[5] = sad_add16 (acc[5], o, convert_uchar16 ((l1 + l2 + (ushort) 2) >>
+            (ushort) 2));
+    acc[6] = sad_add16 (acc[6], o, half_avg2 (b1, b2));
+    acc[7] = sad_add16 (acc[7], o, convert_uchar16 ((r1 + r2 + (ushort) 2) >>
+            (ushort) 2));
+    b0 = b1;
+    a1 = a2;
+    b1 = b2;
+    c1 = c2;
+    l0 = l1;
+    r0 = r1;
+    l1 = l2;
+    r1 = r2;
+  }
+  for (int h = 0; h < 8; h++)
+    sad[h] = sad_total (acc[h]);
+}
+#endif
+
 /* Half-pel refinement around the full-pel vector (fx, fy) of the block at
  * (x0, y0); returns the vector in half-pel units and its SAD. */
 static mv_t
@@ -282,6 +356,20 @@ refine_half (global const uchar * cur, int cs, global const uchar * ref,
     int fy, uint full_sad)
 {
   ulong best = ULONG_MAX;
+#if LBS == 16
+  if (bw == 16 && bh == 16 && x0 + fx >= 1 && y0 + fy >= 1 &&
+      x0 + fx + 17 <= width && y0 + fy + 17 <= height) {
+    uint sad[8];
+    sad_half_ring (cur + y0 * cs + x0, cs, ref + (y0 + fy) * rs + x0 + fx,
+        rs, sad);
+    for (int h = 0; h < 9; h++) {
+      int vx = 2 * fx + h % 3 - 1, vy = 2 * fy + h / 3 - 1;
+      best = min (best, half_rank (h == 4 ? full_sad : sad[h - (h > 4)], vx,
+              vy, h));
+    }
+    return half_result (fx, fy, best);
+  }
+#endif
   for (int h = 0; h < 9; h++)
     best = min (best, half_key (cur, cs, ref, rs, width, height, x0, y0, bw,
             bh, fx, fy, full_sad, h));
