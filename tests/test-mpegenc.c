@@ -633,61 +633,74 @@ ieee_rand (glong * state, glong lo, glong hi)
   return j - lo;
 }
 
-GST_START_TEST (test_idct_ieee1180)
+/* the orthonormal DCT's cosines, [k][n] */
+static void
+dct_cosines (gdouble cosv[8][8])
 {
-  static const glong ranges[3][2] = { {256, 255}, {5, 5}, {300, 300} };
-  gdouble cosv[8][8];
-  guint rr, k, n;
-  gint sign;
-
+  guint k, n;
   for (k = 0; k < 8; k++)
     for (n = 0; n < 8; n++)
       cosv[k][n] = (k ? 1.0 : G_SQRT2 / 2) / 2 *
           cos ((2 * n + 1) * k * G_PI / 16);
+}
 
+/* The 8x8 DCT of @in in double into @out: forward, or with @inverse
+ * the inverse (the transposed cosines) */
+static void
+dct_double (gdouble cosv[8][8], const gdouble * in, gdouble * out,
+    gboolean inverse)
+{
+  gdouble t[64];
+  gint r, c, m;
+
+#define DCT_W(k, n) (inverse ? cosv[n][k] : cosv[k][n])
+  for (r = 0; r < 8; r++)
+    for (c = 0; c < 8; c++) {
+      gdouble s = 0;
+      for (m = 0; m < 8; m++)
+        s += DCT_W (r, m) * in[m * 8 + c];
+      t[r * 8 + c] = s;
+    }
+  for (r = 0; r < 8; r++)
+    for (c = 0; c < 8; c++) {
+      gdouble s = 0;
+      for (m = 0; m < 8; m++)
+        s += DCT_W (c, m) * t[r * 8 + m];
+      out[r * 8 + c] = s;
+    }
+#undef DCT_W
+}
+
+GST_START_TEST (test_idct_ieee1180)
+{
+  static const glong ranges[3][2] = { {256, 255}, {5, 5}, {300, 300} };
+  gdouble cosv[8][8];
+  guint rr;
+  gint sign;
+
+  dct_cosines (cosv);
   for (sign = 1; sign >= -1; sign -= 2)
     for (rr = 0; rr < 3; rr++) {
       glong state = 1;
       gdouble err_sum[64] = { 0 }, sq_sum[64] = { 0 };
       gdouble pmse = 0, omse = 0, pme = 0, ome = 0;
-      gint peak = 0, it, i, j, u, v;
+      gint peak = 0, it, i;
 
       for (it = 0; it < 10000; it++) {
-        gdouble f[64], F[64], t[64], ref[64];
+        gdouble f[64], F[64], ref[64];
         gint blk[64];
         for (i = 0; i < 64; i++)
           f[i] = sign * ieee_rand (&state, ranges[rr][0], ranges[rr][1]);
         /* forward DCT in double, rounded and clipped to 12 bits */
-        for (u = 0; u < 8; u++)
-          for (j = 0; j < 8; j++) {
-            gdouble s = 0;
-            for (i = 0; i < 8; i++)
-              s += cosv[u][i] * f[i * 8 + j];
-            t[u * 8 + j] = s;
-          }
-        for (u = 0; u < 8; u++)
-          for (v = 0; v < 8; v++) {
-            gdouble s = 0;
-            for (j = 0; j < 8; j++)
-              s += cosv[v][j] * t[u * 8 + j];
-            F[u * 8 + v] = CLAMP (floor (s + 0.5), -2048, 2047);
-            blk[u * 8 + v] = (gint) F[u * 8 + v];
-          }
+        dct_double (cosv, f, F, FALSE);
+        for (i = 0; i < 64; i++) {
+          F[i] = CLAMP (floor (F[i] + 0.5), -2048, 2047);
+          blk[i] = (gint) F[i];
+        }
         /* reference inverse in double, rounded, clipped to 9 bits */
-        for (i = 0; i < 8; i++)
-          for (v = 0; v < 8; v++) {
-            gdouble s = 0;
-            for (u = 0; u < 8; u++)
-              s += cosv[u][i] * F[u * 8 + v];
-            t[i * 8 + v] = s;
-          }
-        for (i = 0; i < 8; i++)
-          for (j = 0; j < 8; j++) {
-            gdouble s = 0;
-            for (v = 0; v < 8; v++)
-              s += cosv[v][j] * t[i * 8 + v];
-            ref[i * 8 + j] = CLAMP (floor (s + 0.5), -256, 255);
-          }
+        dct_double (cosv, F, ref, TRUE);
+        for (i = 0; i < 64; i++)
+          ref[i] = CLAMP (floor (ref[i] + 0.5), -256, 255);
         mpegref_idct (blk);
         for (i = 0; i < 64; i++) {
           gint e = CLAMP (blk[i], -256, 255) - (gint) ref[i];
@@ -732,16 +745,12 @@ GST_START_TEST (test_fdct_accuracy)
 {
   gdouble cosv[8][8], err_sum = 0, sq_sum = 0, peak = 0;
   guint32 rng = 1180;
-  gint k, n, it, i, j, u, v, count = 0;
+  gint it, i, count = 0;
 
-  for (k = 0; k < 8; k++)
-    for (n = 0; n < 8; n++)
-      cosv[k][n] = (k ? 1.0 : G_SQRT2 / 2) / 2 *
-          cos ((2 * n + 1) * k * G_PI / 16);
-
+  dct_cosines (cosv);
   for (it = 0; it < 4000; it++) {
     gint blk[64];
-    gdouble t[64];
+    gdouble f[64], F[64];
     for (i = 0; i < 64; i++) {
       guint32 r = test_rng_next (&rng);
       switch (it % 6) {
@@ -766,25 +775,17 @@ GST_START_TEST (test_fdct_accuracy)
           break;
       }
     }
-    for (u = 0; u < 8; u++)
-      for (j = 0; j < 8; j++) {
-        gdouble s = 0;
-        for (i = 0; i < 8; i++)
-          s += cosv[u][i] * blk[i * 8 + j];
-        t[u * 8 + j] = s;
-      }
+    for (i = 0; i < 64; i++)
+      f[i] = blk[i];
+    dct_double (cosv, f, F, FALSE);
     mpegref_fdct (blk);
-    for (u = 0; u < 8; u++)
-      for (v = 0; v < 8; v++) {
-        gdouble s = 0, e;
-        for (j = 0; j < 8; j++)
-          s += cosv[v][j] * t[u * 8 + j];
-        e = blk[u * 8 + v] - s;
-        err_sum += e;
-        sq_sum += e * e;
-        peak = MAX (peak, fabs (e));
-        count++;
-      }
+    for (i = 0; i < 64; i++) {
+      gdouble e = blk[i] - F[i];
+      err_sum += e;
+      sq_sum += e * e;
+      peak = MAX (peak, fabs (e));
+      count++;
+    }
   }
   GST_INFO ("forward DCT: peak error %.3f, mean %.5f, mean square %.4f",
       peak, err_sum / count, sq_sum / count);
