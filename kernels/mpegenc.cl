@@ -1189,6 +1189,8 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
   int16 e = 0, xs[24], floor2 = 0, floor3 = 0;
   const int16 cap2 = 2 * lambda4, cap3 = 3 * lambda4;
   long floor_cost;
+  /* intra: the least that each pair's levels can change the cost by */
+  int slack[3];
   int i, p;
 
   *rd_delta = 0;
@@ -1199,7 +1201,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
    * of a non-intra block ("1s"); every intra block has its
    * end_of_block. */
   for (p = 0; p < 3; p++) {
-    int16 x[8];
+    int16 x[8], e_before = e, floor3_before = floor3;
     short16 h[8];
 
     /* rows of the residual times 16, halved, then columns */
@@ -1230,6 +1232,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       e += select ((int16) 0, err * err - x[0] * x[0], DC_LANES);
       floor3 += select ((int16) 0, 4 * err * err + RD_EOB_BITS * lambda4 -
           min (4 * x[0] * x[0], cap3), DC_LANES);
+      slack[p] = sum16 ((floor3 - floor3_before) - 4 * (e - e_before));
     }
   }
   *energy = 4 * (long) sum16 (e);
@@ -1335,6 +1338,11 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     #pragma unroll
     for (i = 0; i < 8; i++)
       levels_of[8 * p + i] = L[i];
+    /* an intra candidate stops as soon as the levels found so far and
+     * the least cost of the pairs left reach @skip_at */
+    if (intra && skip_at != LONG_MAX && p < 2 && header + *energy +
+        *rd_delta + slack[p + 1] + (p ? 0 : slack[2]) >= skip_at)
+      return 0;
   }
   return 1;
 }
