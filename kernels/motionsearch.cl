@@ -129,9 +129,9 @@ static inline LVEC
 load_row (global const uchar * p, int stride, int y)
 {
 #if LBS == 16
-  return vload16 (0, p + y * stride);
+  return LOAD16_ANY (p + y * stride);
 #elif LBS == 8
-  return vload8 (0, p + y * stride);
+  return LOAD8_ANY (p + y * stride);
 #else
   return (uchar16) (vload4 (0, p), vload4 (0, p + stride),
       vload4 (0, p + 2 * stride), vload4 (0, p + 3 * stride));
@@ -302,21 +302,21 @@ sad_half_ring (global const uchar * c, int cs, global const uchar * r,
   for (int h = 0; h < 8; h++)
     acc[h] = SAD_ZERO;
   r -= rs;
-  a0 = vload16 (0, r - 1);
-  b0 = vload16 (0, r);
-  c0 = vload16 (0, r + 1);
+  a0 = LOAD16_ANY (r - 1);
+  b0 = LOAD16_ANY (r);
+  c0 = LOAD16_ANY (r + 1);
   r += rs;
-  a1 = vload16 (0, r - 1);
-  b1 = vload16 (0, r);
-  c1 = vload16 (0, r + 1);
+  a1 = LOAD16_ANY (r - 1);
+  b1 = LOAD16_ANY (r);
+  c1 = LOAD16_ANY (r + 1);
   l0 = convert_ushort16 (a0) + convert_ushort16 (b0);
   r0 = convert_ushort16 (b0) + convert_ushort16 (c0);
   l1 = convert_ushort16 (a1) + convert_ushort16 (b1);
   r1 = convert_ushort16 (b1) + convert_ushort16 (c1);
   for (int y = 0; y < 16; y++) {
     global const uchar *n = r + (y + 1) * rs;
-    uchar16 a2 = vload16 (0, n - 1), b2 = vload16 (0, n);
-    uchar16 c2 = vload16 (0, n + 1), o = vload16 (0, c + y * cs);
+    uchar16 a2 = LOAD16_ANY (n - 1), b2 = LOAD16_ANY (n);
+    uchar16 c2 = LOAD16_ANY (n + 1), o = LOAD16_ANY (c + y * cs);
     ushort16 l2 = convert_ushort16 (a2) + convert_ushort16 (b2);
     ushort16 r2 = convert_ushort16 (b2) + convert_ushort16 (c2);
 
@@ -647,6 +647,34 @@ level_key (const level_block_t * b, const LVEC * rows, int2 v)
   return KEY_IN (s, v.x, v.y, b->range);
 }
 
+#if LBS == 16 && !HNT
+/* The best key of the square of displacements p + (-RADIUS .. RADIUS)^2,
+ * every one allowed, of a whole block: for each row of the square its
+ * SIDE displacements together, each row of the block taken once for
+ * them, with no call and no window test per displacement. */
+static ulong
+square_best (const level_block_t * b, const LVEC * rows, int2 p)
+{
+  ulong best = ULONG_MAX;
+  for (int dy = -RADIUS; dy <= RADIUS; dy++) {
+    global const uchar *r = b->r + (p.y + dy) * b->rs + p.x - RADIUS;
+    sad_acc_t acc[SIDE];
+    #pragma unroll
+    for (int i = 0; i < SIDE; i++)
+      acc[i] = SAD_ZERO;
+    #pragma unroll
+    for (int y = 0; y < LROWS; y++)
+      #pragma unroll
+      for (int i = 0; i < SIDE; i++)
+        acc[i] = SAD_ADD (acc[i], rows[y], LOAD16_ANY (r + i + y * b->rs));
+    for (int i = 0; i < SIDE; i++)
+      best = min (best, KEY_IN (sad_total (acc[i]), p.x - RADIUS + i,
+              p.y + dy, b->range));
+  }
+  return best;
+}
+#endif
+
 /* the displacement of a key */
 static int2
 key_vector (ulong key, int range)
@@ -764,7 +792,7 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
         ushort8 s = (ushort8) 0;
         ushort sads[8];
         for (int y = 0; y < 4; y++)
-          s += sad4_at8 (vload16 (0, r + cx + y * rs), c[y]);
+          s += sad4_at8 (LOAD16_ANY (r + cx + y * rs), c[y]);
         vstore8 (s, 0, sads);
         for (int j = 0; j < min (8, b.cx1 - cx + 1); j++)
           best = min (best, KEY_IN ((uint) sads[j], cx + j, cy, b.range));
@@ -789,10 +817,18 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
             p + (int2) (t % SIDE - RADIUS, t / SIDE - RADIUS)));
   best = group_min (best, keys, lid, HNT);
 #else
-  for (int dy = -RADIUS; dy <= RADIUS; dy++)
-    for (int dx = -RADIUS; dx <= RADIUS; dx++)
-      if (dx | dy)
-        best = min (best, level_key (&b, rows, p + (int2) (dx, dy)));
+#if LBS == 16
+  /* (the centre's key is the best so far: taking it again changes
+   * nothing) */
+  if (b.whole && p.x - RADIUS >= b.cx0 && p.x + RADIUS <= b.cx1 &&
+      p.y - RADIUS >= b.cy0 && p.y + RADIUS <= b.cy1)
+    best = min (best, square_best (&b, rows, p));
+  else
+#endif
+    for (int dy = -RADIUS; dy <= RADIUS; dy++)
+      for (int dx = -RADIUS; dx <= RADIUS; dx++)
+        if (dx | dy)
+          best = min (best, level_key (&b, rows, p + (int2) (dx, dy)));
 #endif
 #else
   /* the block's own vector, then its neighbours' */

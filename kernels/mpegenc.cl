@@ -1047,18 +1047,12 @@ sad_rows (const uchar16 * a, const uchar16 * b)
 /* POCL moves vloadn / vstoren data piecewise; plain vector accesses are
  * single instructions. Those below are aligned: buffers start on 128
  * bytes, luma rows of a macroblock on 16, chroma rows on 8 and each pair's
- * levels on 256. Only the chroma prediction reads 8 bytes anywhere, which
- * clang can do through a type of alignment 1. */
-#if GST_CL_CPU_LAYOUT && defined(__clang__)
-typedef uchar8 uchar8_packed __attribute__ ((aligned (1)));
-#define LOAD8(p) (*(__global const uchar8_packed *) (p))
-#else
-#define LOAD8(p) vload8 (0, p)
-#endif
+ * levels on 256. Only the chroma prediction reads 8 bytes anywhere
+ * (LOAD8_ANY). */
 
 /* row @i of 16 (@wide) or 8 samples at @s, the 8 in the low half */
 #define PRED_ROW(s, i, stride, wide) ((wide) ? vload16 (0, (s) + (i) *      \
-        (stride)) : (uchar16) (LOAD8 ((s) + (i) * (stride)), (uchar8) 0))
+        (stride)) : (uchar16) (LOAD8_ANY ((s) + (i) * (stride)), (uchar8) 0))
 
 /* @n rows of 16 (@wide) or 8 samples of the prediction at @s: the
  * MPEG-1 half-pel averages: between four samples where @hx and @hy are

@@ -21,6 +21,19 @@
 #define CPU_CLANG_BUILTINS 1
 #endif
 
+/* 16 or 8 bytes at any address. POCL moves vloadn data piecewise where
+ * it cannot prove the address aligned; clang loads a vector type of
+ * alignment 1 in one instruction. */
+#if GST_CL_CPU_LAYOUT && defined(__clang__)
+typedef uchar16 uchar16_any __attribute__ ((aligned (1)));
+typedef uchar8 uchar8_any __attribute__ ((aligned (1)));
+#define LOAD16_ANY(p) (*(__global const uchar16_any *) (p))
+#define LOAD8_ANY(p) (*(__global const uchar8_any *) (p))
+#else
+#define LOAD16_ANY(p) vload16 (0, (p))
+#define LOAD8_ANY(p) vload8 (0, (p))
+#endif
+
 #if defined(CPU_CLANG_BUILTINS) && defined(__x86_64__)
 #if __has_builtin(__builtin_ia32_psadbw128)
 #define SAD_PSADBW 1
