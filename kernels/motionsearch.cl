@@ -114,10 +114,12 @@ typedef struct
 #define LVEC uchar16
 #define LROWS 16
 #define SAD_ADD sad_add16
+#define LOAD_ROW_ANY LOAD16_ANY
 #elif LBS == 8
 #define LVEC uchar8
 #define LROWS 8
 #define SAD_ADD sad_add8
+#define LOAD_ROW_ANY LOAD8_ANY
 #else
 #define LVEC uchar16
 #define LROWS 1
@@ -128,10 +130,8 @@ typedef struct
 static inline LVEC
 load_row (global const uchar * p, int stride, int y)
 {
-#if LBS == 16
-  return LOAD16_ANY (p + y * stride);
-#elif LBS == 8
-  return LOAD8_ANY (p + y * stride);
+#if LBS == 16 || LBS == 8
+  return LOAD_ROW_ANY (p + y * stride);
 #else
   return (uchar16) (vload4 (0, p), vload4 (0, p + stride),
       vload4 (0, p + 2 * stride), vload4 (0, p + 3 * stride));
@@ -647,7 +647,7 @@ level_key (const level_block_t * b, const LVEC * rows, int2 v)
   return KEY_IN (s, v.x, v.y, b->range);
 }
 
-#if LBS == 16 && !HNT
+#if (LBS == 16 || LBS == 8) && !HNT
 /* The best key of the square of displacements p + (-RADIUS .. RADIUS)^2,
  * every one allowed, of a whole block: for each row of the square its
  * SIDE displacements together, each row of the block taken once for
@@ -666,7 +666,7 @@ square_best (const level_block_t * b, const LVEC * rows, int2 p)
     for (int y = 0; y < LROWS; y++)
       #pragma unroll
       for (int i = 0; i < SIDE; i++)
-        acc[i] = SAD_ADD (acc[i], rows[y], LOAD16_ANY (r + i + y * b->rs));
+        acc[i] = SAD_ADD (acc[i], rows[y], LOAD_ROW_ANY (r + i + y * b->rs));
     for (int i = 0; i < SIDE; i++)
       best = min (best, KEY_IN (sad_total (acc[i]), p.x - RADIUS + i,
               p.y + dy, b->range));
@@ -817,7 +817,7 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
             p + (int2) (t % SIDE - RADIUS, t / SIDE - RADIUS)));
   best = group_min (best, keys, lid, HNT);
 #else
-#if LBS == 16
+#if LBS == 16 || LBS == 8
   /* (the centre's key is the best so far: taking it again changes
    * nothing) */
   if (b.whole && p.x - RADIUS >= b.cx0 && p.x + RADIUS <= b.cx1 &&
