@@ -322,18 +322,14 @@ sad_half_ring (global const uchar * c, int cs, global const uchar * r,
 
     /* (-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1),
      * (1, 1) */
-    acc[0] = sad_add16 (acc[0], o, convert_uchar16 ((l0 + l1 + (ushort) 2) >>
-            (ushort) 2));
+    acc[0] = sad_add16 (acc[0], o, half_avg_sums (l0, l1));
     acc[1] = sad_add16 (acc[1], o, half_avg2 (b0, b1));
-    acc[2] = sad_add16 (acc[2], o, convert_uchar16 ((r0 + r1 + (ushort) 2) >>
-            (ushort) 2));
+    acc[2] = sad_add16 (acc[2], o, half_avg_sums (r0, r1));
     acc[3] = sad_add16 (acc[3], o, half_avg2 (a1, b1));
     acc[4] = sad_add16 (acc[4], o, half_avg2 (b1, c1));
-    acc[5] = sad_add16 (acc[5], o, convert_uchar16 ((l1 + l2 + (ushort) 2) >>
-            (ushort) 2));
+    acc[5] = sad_add16 (acc[5], o, half_avg_sums (l1, l2));
     acc[6] = sad_add16 (acc[6], o, half_avg2 (b1, b2));
-    acc[7] = sad_add16 (acc[7], o, convert_uchar16 ((r1 + r2 + (ushort) 2) >>
-            (ushort) 2));
+    acc[7] = sad_add16 (acc[7], o, half_avg_sums (r1, r2));
     b0 = b1;
     a1 = a2;
     b1 = b2;
