@@ -1183,8 +1183,10 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
   int16 e = 0, xs[24], floor2 = 0, floor3 = 0;
   const int16 cap2 = 2 * lambda4, cap3 = 3 * lambda4;
   long floor_cost;
-  /* intra: the least that each pair's levels can change the cost by */
-  int slack[3];
+  /* an intra candidate that may lose: the least that each pair's levels
+   * can change its cost by, and that of the pairs not yet quantised */
+  const int stop_early = intra && skip_at != LONG_MAX;
+  long slack[3], slack_left;
   int i, p;
 
   *rd_delta = 0;
@@ -1226,7 +1228,8 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       e += select ((int16) 0, err * err - x[0] * x[0], DC_LANES);
       floor3 += select ((int16) 0, 4 * err * err + RD_EOB_BITS * lambda4 -
           min (4 * x[0] * x[0], cap3), DC_LANES);
-      slack[p] = sum16 ((floor3 - floor3_before) - 4 * (e - e_before));
+      if (stop_early)
+        slack[p] = sum16 ((floor3 - floor3_before) - 4 * (e - e_before));
     }
   }
   *energy = 4 * (long) sum16 (e);
@@ -1236,6 +1239,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       sum16 (floor3) - 6 * lambda4);
   if (skip_at != LONG_MAX && header + floor_cost >= skip_at)
     return 0;
+  slack_left = stop_early ? slack[0] + slack[1] + slack[2] : 0;
 
   for (p = 0; p < 3; p++) {
     int16 x[8], L[8], A[8];
@@ -1334,9 +1338,11 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       levels_of[8 * p + i] = L[i];
     /* an intra candidate stops as soon as the levels found so far and
      * the least cost of the pairs left reach @skip_at */
-    if (intra && skip_at != LONG_MAX && p < 2 && header + *energy +
-        *rd_delta + slack[p + 1] + (p ? 0 : slack[2]) >= skip_at)
-      return 0;
+    if (stop_early) {
+      slack_left -= slack[p];
+      if (p < 2 && header + *energy + *rd_delta + slack_left >= skip_at)
+        return 0;
+    }
   }
   return 1;
 }
