@@ -1044,11 +1044,12 @@ sad_rows (const uchar16 * a, const uchar16 * b)
   return (int) sad_total (s);
 }
 
-/* POCL moves vloadn / vstoren data piecewise; plain vector accesses are
- * single instructions. Those below are aligned: buffers start on 128
- * bytes, luma rows of a macroblock on 16, chroma rows on 8 and each pair's
- * levels on 256. Only the chroma prediction reads 8 bytes anywhere
- * (LOAD8_ANY). */
+/* POCL moves vloadn / vstoren data piecewise where it cannot prove them
+ * aligned; plain vector accesses are single instructions. The macroblock's
+ * own rows are aligned (buffers start on 128 bytes, luma rows of a
+ * macroblock on 16, chroma rows on 8, each pair's levels on 256). The
+ * prediction reads rows anywhere: its 16-byte rows POCL loads whole here
+ * (vmovdqu), its 8-byte chroma rows go through LOAD8_ANY. */
 
 /* row @i of 16 (@wide) or 8 samples at @s, the 8 in the low half */
 #define PRED_ROW(s, i, stride, wide) ((wide) ? vload16 (0, (s) + (i) *      \
