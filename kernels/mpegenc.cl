@@ -1232,14 +1232,17 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       if (stop_early)
         slack[p] = sum16 ((floor3 - floor3_before) - 4 * (e - e_before));
     }
+    /* non-intra: three bits each, one less for each block's first; or
+     * two bits each, whichever bound is higher. Every pair adds to it:
+     * the pairs so far may suffice. */
+    if (skip_at != LONG_MAX) {
+      floor_cost = intra ? sum16 (floor3) : max (sum16 (floor2),
+          sum16 (floor3) - 2 * (p + 1) * lambda4);
+      if (header + floor_cost >= skip_at)
+        return 0;
+    }
   }
   *energy = 4 * (long) sum16 (e);
-  /* non-intra: three bits each, one less for each block's first; or two
-   * bits each, whichever bound is higher */
-  floor_cost = intra ? sum16 (floor3) : max (sum16 (floor2),
-      sum16 (floor3) - 6 * lambda4);
-  if (skip_at != LONG_MAX && header + floor_cost >= skip_at)
-    return 0;
   slack_left = stop_early ? slack[0] + slack[1] + slack[2] : 0;
 
   for (p = 0; p < 3; p++) {
