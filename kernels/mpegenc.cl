@@ -773,7 +773,10 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
             coef[b];
         e += err * err;
         zz[b][z] = coef[b];
-        if (2 * abs (coef[b]) > mag1)
+        /* (level 1 only where its gain beats the end_of_block it moves:
+         * see level1_min) */
+        if (abs (coef[b]) > mag1 || 4 * mag1 * (2 * abs (coef[b]) - mag1) >
+            RD_EOB_BITS * lambda4)
           atomic_or (&cand[b][z >> 5], 1u << (z & 31));
       }
       energy[k] = 4 * (long) group_sum (red, e, t);
@@ -1177,6 +1180,7 @@ intra_dc_levels (int16 x0)
 static int
 quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     int m, const int16 * qw, const float16 * rcp, const int16 * mag1,
+    const int16 * cand_min,
     uint rd_lambda, int lambda4, uint dc_only, __global const uchar * rd_bits,
     long header, long skip_at, int16 * levels_of, int *rd_delta, int *rd_cbp,
     long *energy)
@@ -1260,8 +1264,9 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       ulong cand[2] = { 0, 0 };
       #pragma unroll
       for (i = 0; i < 8; i++) {
-        int16 a2 = 2 * max (x[i], -x[i]);
-        int16 c = select ((int16) 0, ROW_BITS, a2 > mag1[i]);
+        int16 a = max (x[i], -x[i]);
+        int16 c = select ((int16) 0, ROW_BITS, a > mag1[i] ||
+            2 * a > cand_min[i]);
         cand[0] |= (ulong) sum8 (c.lo) << (8 * i);
         cand[1] |= (ulong) sum8 (c.hi) << (8 * i);
       }
@@ -1351,10 +1356,26 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
   return 1;
 }
 
+/* The least 2 a of a coefficient of magnitude a <= @mag1 that the
+ * trellis may give level 1: its gain 4 (a^2 - (a - mag1)^2) = 4 mag1
+ * (2 a - mag1) must exceed the end_of_block it moves, so 2 a - mag1 >
+ * floor (eob / 4 mag1). The floor is taken in floats, one less: never
+ * above the exact one, so no coefficient the trellis could code is left
+ * out. */
+static int16
+level1_min (int16 mag1, int eob)
+{
+  int16 k = convert_int16 (convert_float16 ((int16) eob) /
+      convert_float16 (4 * mag1)) - 1;
+  return mag1 + max (k, 0);
+}
+
 /* Intra quantiser steps of @q for the pairs: q W, the reciprocal of
- * 16 q W for the division in quantise_pairs, level_magnitude (1) */
+ * 16 q W for the division in quantise_pairs, level_magnitude (1), and
+ * level1_min for @lambda4 */
 static void
-intra_steps (int q, int16 * qw, float16 * rcp, int16 * mag1)
+intra_steps (int q, int lambda4, int16 * qw, float16 * rcp, int16 * mag1,
+    int16 * cand_min)
 {
   #pragma unroll
   for (int i = 0; i < 8; i++) {
@@ -1362,6 +1383,7 @@ intra_steps (int q, int16 * qw, float16 * rcp, int16 * mag1)
     qw[i] = (int16) (w, w);
     rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
     mag1[i] = min ((((2 * qw[i]) >> 4) - 1) | 1, 2047);
+    cand_min[i] = level1_min (mag1[i], RD_EOB_BITS * lambda4);
   }
 }
 
@@ -1399,7 +1421,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   const int co = W * H + mby * 8 * CW + mbx * 8, cro = CW * (H / 2);
   /* rows 0-15 luma, 16-23 Cb | Cr */
   uchar16 src[24], pred[24];
-  int16 qw[8], zz1[8], mag1[8];
+  int16 qw[8], zz1[8], mag1[8], cand_min[8];
   float16 rcp[8];
   int last[6];
   int sum, act, intra, dx = 0, dy = 0, q, cost, m = 0, i, p, lambda4;
@@ -1517,16 +1539,20 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   }
   m = ((1 << 18) + q - 1) / q;
   if (intra) {
-    intra_steps (q, qw, rcp, mag1);
+    intra_steps (q, lambda4, qw, rcp, mag1, cand_min);
   } else {
     #pragma unroll
     for (i = 0; i < 8; i++)
       mag1[i] = min ((3 * q - 1) | 1, 2047);
+    cand_min[0] = level1_min (mag1[0], RD_EOB_BITS * lambda4);
+    #pragma unroll
+    for (i = 1; i < 8; i++)
+      cand_min[i] = cand_min[0];
   }
 
   /* the levels of the three pairs first: rate-distortion decisions take
    * the whole macroblock before anything is reconstructed */
-  quantise_pairs (src, pred, intra, q, m, qw, rcp, mag1, rd_lambda, lambda4,
+  quantise_pairs (src, pred, intra, q, m, qw, rcp, mag1, cand_min, rd_lambda, lambda4,
       dc_only, rd_bits, 0, LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy);
   if (rd_lambda && !dc_only && !intra) {
     int keep;
@@ -1540,7 +1566,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       long header = mode_lambda (lambda4) * (vector_bits (rd_bits,
               alt - pred_v) + 3);
       j_mv = j;
-      if (quantise_pairs (src, pred_mv, 0, q, m, qw, rcp, mag1, rd_lambda,
+      if (quantise_pairs (src, pred_mv, 0, q, m, qw, rcp, mag1, cand_min, rd_lambda,
               lambda4, dc_only, rd_bits, header, j, levels_mv, &delta_mv,
               &cbp_mv, &energy_mv))
         j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
@@ -1563,16 +1589,16 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       for (i = 0; i < 24; i++)
         levels_of[i] = 0;
     if (intra_cand) {
-      int16 qw_in[8], mag1_in[8], levels_in[24];
+      int16 qw_in[8], mag1_in[8], cand_min_in[8], levels_in[24];
       float16 rcp_in[8];
       uchar16 none[24];
       int delta_in, cbp_in, dc[6], take = 0;
       long energy_in;
-      intra_steps (q, qw_in, rcp_in, mag1_in);
+      intra_steps (q, lambda4, qw_in, rcp_in, mag1_in, cand_min_in);
       #pragma unroll
       for (i = 0; i < 24; i++)
         none[i] = 0;
-      if (quantise_pairs (src, none, 1, q, m, qw_in, rcp_in, mag1_in,
+      if (quantise_pairs (src, none, 1, q, m, qw_in, rcp_in, mag1_in, cand_min_in,
               rd_lambda, lambda4, dc_only, rd_bits,
               mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
               &delta_in, &cbp_in, &energy_in)) {
