@@ -1626,6 +1626,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
 
   for (p = 0; p < 3; p++) {
     int16 x[8], L[8], A[8], lm = 0;
+    uchar16 o[8];
     int ll, lr;
 
     /* (an intra DC lane of A is not used: that coefficient is 8 L) */
@@ -1649,42 +1650,51 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         ((__global short16 *) (lev + 128 * p))[i] = 0;
     }
 
-    /* the decoder's coefficients (dequantisation, mismatch control) */
-    #pragma unroll
-    for (i = 0; i < 8; i++) {
-      int16 d = intra ? (A[i] * qw[i]) >> 3 : (2 * A[i] + 1) * q;
-      /* mismatch control: even values one nearer zero, (d - 1) | 1 */
-      d = select ((d - 1) | 1, (int16) 0, A[i] == 0);
-      x[i] = select (min (d, 2047), -min (d, 2048), L[i] < 0);
-    }
-    if (intra)
-      x[0] = select (x[0], 8 * L[0], DC_LANES);
-
-    if (ll <= 1 && lr <= 1) {
-      /* at most the DC coefficients: each half is flat */
-      int16 f = min (max ((5793 * x[0] + (1 << 8)) >> 9, -32768), 32767);
-      f = (5793 * f + (1 << 18)) >> 19;
-      f = (int16) (f.s0, f.s0, f.s0, f.s0, f.s0, f.s0, f.s0, f.s0,
-          f.s8, f.s8, f.s8, f.s8, f.s8, f.s8, f.s8, f.s8);
+    if (!intra && !ll && !lr) {
+      /* no level in the pair: the prediction itself */
       #pragma unroll
       for (i = 0; i < 8; i++)
-        x[i] = f;
+        o[i] = pred[8 * p + i];
     } else {
-      /* rows (5 fractional bits kept, clamped to 16 bits), columns */
-      transpose_pair (x);
-      idct_cols (x, 9, 1);
-      transpose_pair (x);
-      idct_cols (x, 19, 0);
+      /* the decoder's coefficients (dequantisation, mismatch control) */
+      #pragma unroll
+      for (i = 0; i < 8; i++) {
+        int16 d = intra ? (A[i] * qw[i]) >> 3 : (2 * A[i] + 1) * q;
+        /* mismatch control: even values one nearer zero, (d - 1) | 1 */
+        d = select ((d - 1) | 1, (int16) 0, A[i] == 0);
+        x[i] = select (min (d, 2047), -min (d, 2048), L[i] < 0);
+      }
+      if (intra)
+        x[0] = select (x[0], 8 * L[0], DC_LANES);
+
+      if (ll <= 1 && lr <= 1) {
+        /* at most the DC coefficients: each half is flat */
+        int16 f = min (max ((5793 * x[0] + (1 << 8)) >> 9, -32768), 32767);
+        f = (5793 * f + (1 << 18)) >> 19;
+        f = (int16) (f.s0, f.s0, f.s0, f.s0, f.s0, f.s0, f.s0, f.s0,
+            f.s8, f.s8, f.s8, f.s8, f.s8, f.s8, f.s8, f.s8);
+        #pragma unroll
+        for (i = 0; i < 8; i++)
+          x[i] = f;
+      } else {
+        /* rows (5 fractional bits kept, clamped to 16 bits), columns */
+        transpose_pair (x);
+        idct_cols (x, 9, 1);
+        transpose_pair (x);
+        idct_cols (x, 19, 0);
+      }
+      #pragma unroll
+      for (i = 0; i < 8; i++)
+        o[i] = convert_uchar16 (min (max (x[i] +
+                    convert_int16 (pred[8 * p + i]), 0), 255));
     }
     #pragma unroll
     for (i = 0; i < 8; i++) {
-      uchar16 o = convert_uchar16 (min (max (x[i] +
-                  convert_int16 (pred[8 * p + i]), 0), 255));
       if (p < 2) {
-        *(__global uchar16 *) (recon + yo + (8 * p + i) * W) = o;
+        *(__global uchar16 *) (recon + yo + (8 * p + i) * W) = o[i];
       } else {
-        *(__global uchar8 *) (recon + co + i * CW) = o.lo;
-        *(__global uchar8 *) (recon + co + cro + i * CW) = o.hi;
+        *(__global uchar8 *) (recon + co + i * CW) = o[i].lo;
+        *(__global uchar8 *) (recon + co + cro + i * CW) = o[i].hi;
       }
     }
   }
