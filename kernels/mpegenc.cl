@@ -773,10 +773,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
             coef[b];
         e += err * err;
         zz[b][z] = coef[b];
-        /* (level 1 only where its gain beats the end_of_block it moves:
-         * see level1_min) */
-        if (abs (coef[b]) > mag1 || 4 * mag1 * (2 * abs (coef[b]) - mag1) >
-            RD_EOB_BITS * lambda4)
+        if (2 * abs (coef[b]) > mag1)
           atomic_or (&cand[b][z >> 5], 1u << (z & 31));
       }
       energy[k] = 4 * (long) group_sum (red, e, t);
