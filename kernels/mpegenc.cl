@@ -1549,36 +1549,38 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
 
   /* the levels of the three pairs first: rate-distortion decisions take
    * the whole macroblock before anything is reconstructed */
-  quantise_pairs (src, pred, intra, q, m, qw, rcp, mag1, cand_min, rd_lambda, lambda4,
-      dc_only, rd_bits, 0, LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy);
   if (rd_lambda && !dc_only && !intra) {
-    int keep;
-    long j = inter_cost (energy, rd_delta, rd_cbp, (int2) (dx, dy), pred_v,
-        lambda4, rd_bits, &keep);
+    int keep = 0, keep_mv = 0, delta_mv, cbp_mv;
+    long j = LONG_MAX, j_mv = LONG_MAX, energy_mv;
+    int16 levels_mv[24];
+
+    /* the moving candidate first, where there is one: its cost bounds
+     * the zero vector's, which wins ties and so is left out only where
+     * its least possible cost lies above */
     if (moving) {
-      /* the moving candidate against the zero vector */
-      int16 levels_mv[24];
-      int delta_mv, cbp_mv, keep_mv;
-      long energy_mv, j_mv;
       long header = mode_lambda (lambda4) * (vector_bits (rd_bits,
               alt - pred_v) + 3);
-      j_mv = j;
-      if (quantise_pairs (src, pred_mv, 0, q, m, qw, rcp, mag1, cand_min, rd_lambda,
-              lambda4, dc_only, rd_bits, header, j, levels_mv, &delta_mv,
-              &cbp_mv, &energy_mv))
-        j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
-            rd_bits, &keep_mv);
-      if (j_mv < j) {
-        j = j_mv;
-        dx = alt.x;
-        dy = alt.y;
-        keep = keep_mv;
-        cost = sad_mv;
-        #pragma unroll
-        for (i = 0; i < 24; i++) {
-          levels_of[i] = levels_mv[i];
-          pred[i] = pred_mv[i];
-        }
+      quantise_pairs (src, pred_mv, 0, q, m, qw, rcp, mag1, cand_min,
+          rd_lambda, lambda4, dc_only, rd_bits, header, LONG_MAX, levels_mv,
+          &delta_mv, &cbp_mv, &energy_mv);
+      j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
+          rd_bits, &keep_mv);
+    }
+    if (quantise_pairs (src, pred, 0, q, m, qw, rcp, mag1, cand_min,
+            rd_lambda, lambda4, dc_only, rd_bits, 0, moving ? j_mv + 1 :
+            LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy))
+      j = inter_cost (energy, rd_delta, rd_cbp, (int2) (0, 0), pred_v,
+          lambda4, rd_bits, &keep);
+    if (j_mv < j) {
+      j = j_mv;
+      dx = alt.x;
+      dy = alt.y;
+      keep = keep_mv;
+      cost = sad_mv;
+      #pragma unroll
+      for (i = 0; i < 24; i++) {
+        levels_of[i] = levels_mv[i];
+        pred[i] = pred_mv[i];
       }
     }
     if (!keep)
@@ -1595,8 +1597,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       #pragma unroll
       for (i = 0; i < 24; i++)
         none[i] = 0;
-      if (quantise_pairs (src, none, 1, q, m, qw_in, rcp_in, mag1_in, cand_min_in,
-              rd_lambda, lambda4, dc_only, rd_bits,
+      if (quantise_pairs (src, none, 1, q, m, qw_in, rcp_in, mag1_in,
+              cand_min_in, rd_lambda, lambda4, dc_only, rd_bits,
               mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
               &delta_in, &cbp_in, &energy_in)) {
         for (p = 0; p < 3; p++) {
@@ -1619,6 +1621,10 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
           qw[i] = qw_in[i];
       }
     }
+  } else {
+    quantise_pairs (src, pred, intra, q, m, qw, rcp, mag1, cand_min,
+        rd_lambda, lambda4, dc_only, rd_bits, 0, LONG_MAX, levels_of,
+        &rd_delta, &rd_cbp, &energy);
   }
 
   for (p = 0; p < 3; p++) {
