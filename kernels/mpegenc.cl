@@ -1177,17 +1177,17 @@ intra_dc_levels (int16 x0)
 static int
 quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     int m, const int16 * qw, const float16 * rcp, const int16 * mag1,
-    const int16 * cand_min,
-    uint rd_lambda, int lambda4, uint dc_only, __global const uchar * rd_bits,
+    const int16 * cand_min, uint rd_lambda, int lambda4, uint dc_only,
+    __global const uchar * rd_bits,
     long header, long skip_at, int16 * levels_of, int *rd_delta, int *rd_cbp,
     long *energy)
 {
   int16 e = 0, xs[24], floor2 = 0, floor3 = 0;
   const int16 cap2 = 2 * lambda4, cap3 = 3 * lambda4;
   long floor_cost;
-  /* an intra candidate that may lose: the least that each pair's levels
-   * can change its cost by, and that of the pairs not yet quantised */
-  const int stop_early = intra && skip_at != LONG_MAX;
+  /* a candidate that may lose: the least that each pair's levels can
+   * change its cost by, and that of the pairs not yet quantised */
+  const int stop_early = skip_at != LONG_MAX;
   long slack[3], slack_left;
   int i, p;
 
@@ -1199,7 +1199,8 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
    * of a non-intra block ("1s"); every intra block has its
    * end_of_block. */
   for (p = 0; p < 3; p++) {
-    int16 x[8], e_before = e, floor3_before = floor3;
+    int16 x[8], e_before = e, floor2_before = floor2;
+    int16 floor3_before = floor3;
     short16 h[8];
 
     /* rows of the residual times 16, halved, then columns */
@@ -1230,8 +1231,13 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       e += select ((int16) 0, err * err - x[0] * x[0], DC_LANES);
       floor3 += select ((int16) 0, 4 * err * err + RD_EOB_BITS * lambda4 -
           min (4 * x[0] * x[0], cap3), DC_LANES);
-      if (stop_early)
-        slack[p] = sum16 ((floor3 - floor3_before) - 4 * (e - e_before));
+    }
+    if (stop_early) {
+      int pair_floor = sum16 (floor3 - floor3_before);
+      if (!intra)
+        pair_floor = max (sum16 (floor2 - floor2_before), pair_floor -
+            2 * lambda4);
+      slack[p] = pair_floor - 4 * sum16 (e - e_before);
     }
     /* non-intra: three bits each, one less for each block's first; or
      * two bits each, whichever bound is higher. Every pair adds to it:
@@ -1342,11 +1348,15 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     #pragma unroll
     for (i = 0; i < 8; i++)
       levels_of[8 * p + i] = L[i];
-    /* an intra candidate stops as soon as the levels found so far and
-     * the least cost of the pairs left reach @skip_at */
+    /* a candidate stops as soon as the levels found so far and the least
+     * change of the pairs left make it reach @skip_at (a non-intra one
+     * can still drop its levels: its energy is the most it costs) */
     if (stop_early) {
+      long change;
       slack_left -= slack[p];
-      if (p < 2 && header + *energy + *rd_delta + slack_left >= skip_at)
+      change = *rd_delta + slack_left;
+      if (p < 2 && header + *energy + (intra ? change : min (change, 0L)) >=
+          skip_at)
         return 0;
     }
   }
