@@ -1366,15 +1366,12 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
 /* The least 2 a of a coefficient of magnitude a <= @mag1 that the
  * trellis may give level 1: its gain 4 (a^2 - (a - mag1)^2) = 4 mag1
  * (2 a - mag1) must exceed the end_of_block it moves, so 2 a - mag1 >
- * floor (eob / 4 mag1). The floor is taken in floats, one less: never
- * above the exact one, so no coefficient the trellis could code is left
- * out. */
+ * floor (eob / 4 mag1). @k_low is a lower bound of that floor: below
+ * it, no coefficient the trellis could code is left out. */
 static int16
-level1_min (int16 mag1, int eob)
+level1_min (int16 mag1, int16 k_low)
 {
-  int16 k = convert_int16 (convert_float16 ((int16) eob) /
-      convert_float16 (4 * mag1)) - 1;
-  return mag1 + max (k, 0);
+  return mag1 + max (k_low, 0);
 }
 
 /* Intra quantiser steps of @q for the pairs: q W, the reciprocal of
@@ -1390,7 +1387,10 @@ intra_steps (int q, int lambda4, int16 * qw, float16 * rcp, int16 * mag1,
     qw[i] = (int16) (w, w);
     rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
     mag1[i] = min ((((2 * qw[i]) >> 4) - 1) | 1, 2047);
-    cand_min[i] = level1_min (mag1[i], RD_EOB_BITS * lambda4);
+    /* the floor in floats, one less (at most one off) */
+    cand_min[i] = level1_min (mag1[i], convert_int16 (convert_float16
+            ((int16) (RD_EOB_BITS * lambda4)) / convert_float16 (4 *
+                mag1[i])) - 1);
   }
 }
 
@@ -1551,7 +1551,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     #pragma unroll
     for (i = 0; i < 8; i++)
       mag1[i] = min ((3 * q - 1) | 1, 2047);
-    cand_min[0] = level1_min (mag1[0], RD_EOB_BITS * lambda4);
+    cand_min[0] = level1_min (mag1[0], (int16) (RD_EOB_BITS * lambda4 /
+            (4 * mag1[0].s0)));
     #pragma unroll
     for (i = 1; i < 8; i++)
       cand_min[i] = cand_min[0];
