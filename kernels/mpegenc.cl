@@ -1182,13 +1182,14 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     long header, long skip_at, int16 * levels_of, int *rd_delta, int *rd_cbp,
     long *energy)
 {
-  int16 e = 0, xs[24], floor2 = 0, floor3 = 0;
+  int16 e = 0, xs[24];
   const int16 cap2 = 2 * lambda4, cap3 = 3 * lambda4;
-  long floor_cost;
-  /* a candidate that may lose: the least that each pair's levels can
-   * change its cost by, and that of the pairs not yet quantised */
+  /* a candidate that may lose: the least cost of the pairs so far, at
+   * two or three bits per coded coefficient; the least that each pair's
+   * levels can change its cost by, and that of the pairs not yet
+   * quantised */
   const int stop_early = skip_at != LONG_MAX;
-  long slack[3], slack_left;
+  long floor2_sum = 0, floor3_sum = 0, slack[3], slack_left;
   int i, p;
 
   *rd_delta = 0;
@@ -1199,8 +1200,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
    * of a non-intra block ("1s"); every intra block has its
    * end_of_block. */
   for (p = 0; p < 3; p++) {
-    int16 x[8], e_before = e, floor2_before = floor2;
-    int16 floor3_before = floor3;
+    int16 x[8], e_pair = 0, floor2 = 0, floor3 = 0;
     short16 h[8];
 
     /* rows of the residual times 16, halved, then columns */
@@ -1220,7 +1220,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       x[i] = (convert_int16 (h[i]) + 4) >> 3;
     #pragma unroll
     for (i = 0; i < 8; i++) {
-      e += x[i] * x[i];
+      e_pair += x[i] * x[i];
       floor2 += min (4 * x[i] * x[i], cap2);
       floor3 += min (4 * x[i] * x[i], cap3);
       xs[8 * p + i] = x[i];
@@ -1228,24 +1228,22 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     if (intra) {
       /* the DC coefficient's error instead of itself */
       int16 err = x[0] - 8 * intra_dc_levels (x[0]);
-      e += select ((int16) 0, err * err - x[0] * x[0], DC_LANES);
+      e_pair += select ((int16) 0, err * err - x[0] * x[0], DC_LANES);
       floor3 += select ((int16) 0, 4 * err * err + RD_EOB_BITS * lambda4 -
           min (4 * x[0] * x[0], cap3), DC_LANES);
     }
-    if (stop_early) {
-      int pair_floor = sum16 (floor3 - floor3_before);
-      if (!intra)
-        pair_floor = max (sum16 (floor2 - floor2_before), pair_floor -
-            2 * lambda4);
-      slack[p] = pair_floor - 4 * sum16 (e - e_before);
-    }
+    e += e_pair;
     /* non-intra: three bits each, one less for each block's first; or
      * two bits each, whichever bound is higher. Every pair adds to it:
      * the pairs so far may suffice. */
-    if (skip_at != LONG_MAX) {
-      floor_cost = intra ? sum16 (floor3) : max (sum16 (floor2),
-          sum16 (floor3) - 2 * (p + 1) * lambda4);
-      if (header + floor_cost >= skip_at)
+    if (stop_early) {
+      const int f2 = sum16 (floor2), f3 = sum16 (floor3);
+      floor2_sum += f2;
+      floor3_sum += f3;
+      slack[p] = (intra ? f3 : max (f2, f3 - 2 * lambda4)) -
+          4 * sum16 (e_pair);
+      if (header + (intra ? floor3_sum : max (floor2_sum, floor3_sum -
+                  2 * (p + 1) * lambda4)) >= skip_at)
         return 0;
     }
   }
@@ -1548,14 +1546,14 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   if (intra) {
     intra_steps (q, lambda4, qw, rcp, mag1, cand_min);
   } else {
+    /* one step for all: the level-1 threshold exactly */
+    const int step1 = min ((3 * q - 1) | 1, 2047);
+    const int16 k = (int16) (RD_EOB_BITS * lambda4 / (4 * step1));
     #pragma unroll
-    for (i = 0; i < 8; i++)
-      mag1[i] = min ((3 * q - 1) | 1, 2047);
-    cand_min[0] = level1_min (mag1[0], (int16) (RD_EOB_BITS * lambda4 /
-            (4 * mag1[0].s0)));
-    #pragma unroll
-    for (i = 1; i < 8; i++)
-      cand_min[i] = cand_min[0];
+    for (i = 0; i < 8; i++) {
+      mag1[i] = step1;
+      cand_min[i] = level1_min (mag1[i], k);
+    }
   }
 
   /* the levels of the three pairs first: rate-distortion decisions take
