@@ -1174,10 +1174,34 @@ intra_dc_levels (int16 x0)
  * coefficients (*@energy, 4 x squared error of coding none; intra: of the
  * DC levels and no AC level). Returns 0, with no levels, when the
  * candidate's cost cannot fall below @skip_at, @header included. */
+/* The least 2 a of a coefficient of magnitude a <= @mag1 that the
+ * trellis may give level 1: its gain 4 (a^2 - (a - mag1)^2) = 4 mag1
+ * (2 a - mag1) must exceed the end_of_block it moves, so 2 a - mag1 >
+ * floor (eob / 4 mag1). Non-intra blocks have one step, and the floor is
+ * found exactly; the intra matrix's are found in floats, one less (at
+ * most one off), so that no coefficient the trellis could code is left
+ * out. */
+static void
+level1_min (int intra, int lambda4, const int16 * mag1, int16 * cand_min)
+{
+  const int eob = RD_EOB_BITS * lambda4;
+  if (intra) {
+    #pragma unroll
+    for (int i = 0; i < 8; i++)
+      cand_min[i] = mag1[i] + max (convert_int16 (convert_float16 ((int16)
+                  eob) / convert_float16 (4 * mag1[i])) - 1, 0);
+  } else {
+    const int16 k = (int16) (mag1[0].s0 + eob / (4 * mag1[0].s0));
+    #pragma unroll
+    for (int i = 0; i < 8; i++)
+      cand_min[i] = k;
+  }
+}
+
 static int
 quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     int m, const int16 * qw, const float16 * rcp, const int16 * mag1,
-    const int16 * cand_min, uint rd_lambda, int lambda4, uint dc_only,
+    uint rd_lambda, int lambda4, uint dc_only,
     __global const uchar * rd_bits,
     long header, long skip_at, int16 * levels_of, int *rd_delta, int *rd_cbp,
     long *energy)
@@ -1190,6 +1214,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
    * quantised */
   const int stop_early = skip_at != LONG_MAX;
   long floor2_sum = 0, floor3_sum = 0, slack[3], slack_left;
+  int16 cand_min[8];
   int i, p;
 
   *rd_delta = 0;
@@ -1249,6 +1274,9 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
   }
   *energy = 4 * (long) sum16 (e);
   slack_left = stop_early ? slack[0] + slack[1] + slack[2] : 0;
+  /* (only for candidates that got this far) */
+  if (rd_lambda && !dc_only)
+    level1_min (intra, lambda4, mag1, cand_min);
 
   for (p = 0; p < 3; p++) {
     int16 x[8], L[8], A[8];
@@ -1361,34 +1389,19 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
   return 1;
 }
 
-/* The least 2 a of a coefficient of magnitude a <= @mag1 that the
- * trellis may give level 1: its gain 4 (a^2 - (a - mag1)^2) = 4 mag1
- * (2 a - mag1) must exceed the end_of_block it moves, so 2 a - mag1 >
- * floor (eob / 4 mag1). @k_low is a lower bound of that floor: below
- * it, no coefficient the trellis could code is left out. */
-static int16
-level1_min (int16 mag1, int16 k_low)
-{
-  return mag1 + max (k_low, 0);
-}
-
-/* Intra quantiser steps of @q for the pairs: q W, the reciprocal of
- * 16 q W for the division in quantise_pairs, level_magnitude (1), and
- * level1_min for @lambda4 */
+/* Intra quantiser steps of @q for the pairs: q W and level_magnitude
+ * (1), and without rate-distortion quantisation the reciprocal of 16 q W
+ * for the division in quantise_pairs */
 static void
-intra_steps (int q, int lambda4, int16 * qw, float16 * rcp, int16 * mag1,
-    int16 * cand_min)
+intra_steps (int q, int rd, int16 * qw, float16 * rcp, int16 * mag1)
 {
   #pragma unroll
   for (int i = 0; i < 8; i++) {
     int8 w = q * convert_int8 (vload8 (i, INTRA_W));
     qw[i] = (int16) (w, w);
-    rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
+    if (!rd)
+      rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
     mag1[i] = min ((((2 * qw[i]) >> 4) - 1) | 1, 2047);
-    /* the floor in floats, one less (at most one off) */
-    cand_min[i] = level1_min (mag1[i], convert_int16 (convert_float16
-            ((int16) (RD_EOB_BITS * lambda4)) / convert_float16 (4 *
-                mag1[i])) - 1);
   }
 }
 
@@ -1426,12 +1439,12 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   const int co = W * H + mby * 8 * CW + mbx * 8, cro = CW * (H / 2);
   /* rows 0-15 luma, 16-23 Cb | Cr */
   uchar16 src[24], pred[24];
-  int16 qw[8], zz1[8], mag1[8], cand_min[8];
+  int16 qw[8], zz1[8], mag1[8];
   float16 rcp[8];
   int last[6];
   int sum, act, intra, dx = 0, dy = 0, q, cost, m = 0, i, p, lambda4;
   int16 levels_of[24];
-  int rd_delta = 0, rd_cbp = 0, moving = 0, sad_mv = 0;
+  int rd_delta = 0, rd_cbp = 0, moving = 0, sad_mv = 0, sad_zero = 0;
   long energy;
   int intra_cand = 0;
   int2 alt = (int2) (0, 0), pred_v = (int2) (0, 0);
@@ -1505,6 +1518,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       /* intra competes too where it is plausible at all */
       intra_cand = min (s0, sv) > act / 4;
       cost = s0;
+      sad_zero = s0;
       sad_mv = sv;
       /* zero or v: decided on the coded macroblocks below, where v
        * predicts better (else it could only cost more) */
@@ -1544,16 +1558,12 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   }
   m = ((1 << 18) + q - 1) / q;
   if (intra) {
-    intra_steps (q, lambda4, qw, rcp, mag1, cand_min);
+    intra_steps (q, rd_lambda && !dc_only, qw, rcp, mag1);
   } else {
-    /* one step for all: the level-1 threshold exactly */
-    const int step1 = min ((3 * q - 1) | 1, 2047);
-    const int16 k = (int16) (RD_EOB_BITS * lambda4 / (4 * step1));
+    /* one step for all */
     #pragma unroll
-    for (i = 0; i < 8; i++) {
-      mag1[i] = step1;
-      cand_min[i] = level1_min (mag1[i], k);
-    }
+    for (i = 0; i < 8; i++)
+      mag1[i] = min ((3 * q - 1) | 1, 2047);
   }
 
   /* the levels of the three pairs first: rate-distortion decisions take
@@ -1563,23 +1573,30 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     long j = LONG_MAX, j_mv = LONG_MAX, energy_mv;
     int16 levels_mv[24];
 
-    /* the moving candidate first, where there is one: its cost bounds
-     * the zero vector's, which wins ties and so is left out only where
-     * its least possible cost lies above */
-    if (moving) {
-      long header = mode_lambda (lambda4) * (vector_bits (rd_bits,
-              alt - pred_v) + 3);
-      quantise_pairs (src, pred_mv, 0, q, m, qw, rcp, mag1, cand_min,
-          rd_lambda, lambda4, dc_only, rd_bits, header, LONG_MAX, levels_mv,
-          &delta_mv, &cbp_mv, &energy_mv);
+    /* the zero vector and the moving candidate: the one coded first
+     * bounds the other. The moving one goes first where it predicts
+     * much better than the zero vector (it then mostly wins), else
+     * second. The zero vector wins ties: it is left out only where its
+     * least possible cost lies above the moving one's, which must cost
+     * strictly less than the zero vector's to win. */
+    const int moving_first = moving && sad_zero - sad_mv > 8 * q;
+    const long header_mv = moving ? mode_lambda (lambda4) *
+        (vector_bits (rd_bits, alt - pred_v) + 3) : 0;
+    if (moving_first && quantise_pairs (src, pred_mv, 0, q, m, qw, rcp,
+            mag1, rd_lambda, lambda4, dc_only, rd_bits, header_mv, LONG_MAX,
+            levels_mv, &delta_mv, &cbp_mv, &energy_mv))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
           rd_bits, &keep_mv);
-    }
-    if (quantise_pairs (src, pred, 0, q, m, qw, rcp, mag1, cand_min,
-            rd_lambda, lambda4, dc_only, rd_bits, 0, moving ? j_mv + 1 :
+    if (quantise_pairs (src, pred, 0, q, m, qw, rcp, mag1, rd_lambda,
+            lambda4, dc_only, rd_bits, 0, moving_first ? j_mv + 1 :
             LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy))
       j = inter_cost (energy, rd_delta, rd_cbp, (int2) (0, 0), pred_v,
           lambda4, rd_bits, &keep);
+    if (moving && !moving_first && quantise_pairs (src, pred_mv, 0, q, m,
+            qw, rcp, mag1, rd_lambda, lambda4, dc_only, rd_bits, header_mv,
+            j, levels_mv, &delta_mv, &cbp_mv, &energy_mv))
+      j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
+          rd_bits, &keep_mv);
     if (j_mv < j) {
       j = j_mv;
       dx = alt.x;
@@ -1597,17 +1614,17 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       for (i = 0; i < 24; i++)
         levels_of[i] = 0;
     if (intra_cand) {
-      int16 qw_in[8], mag1_in[8], cand_min_in[8], levels_in[24];
+      int16 qw_in[8], mag1_in[8], levels_in[24];
       float16 rcp_in[8];
       uchar16 none[24];
       int delta_in, cbp_in, dc[6], take = 0;
       long energy_in;
-      intra_steps (q, lambda4, qw_in, rcp_in, mag1_in, cand_min_in);
+      intra_steps (q, 1, qw_in, rcp_in, mag1_in);
       #pragma unroll
       for (i = 0; i < 24; i++)
         none[i] = 0;
       if (quantise_pairs (src, none, 1, q, m, qw_in, rcp_in, mag1_in,
-              cand_min_in, rd_lambda, lambda4, dc_only, rd_bits,
+              rd_lambda, lambda4, dc_only, rd_bits,
               mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
               &delta_in, &cbp_in, &energy_in)) {
         for (p = 0; p < 3; p++) {
@@ -1631,7 +1648,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       }
     }
   } else {
-    quantise_pairs (src, pred, intra, q, m, qw, rcp, mag1, cand_min,
+    quantise_pairs (src, pred, intra, q, m, qw, rcp, mag1,
         rd_lambda, lambda4, dc_only, rd_bits, 0, LONG_MAX, levels_of,
         &rd_delta, &rd_cbp, &energy);
   }
