@@ -613,8 +613,12 @@ motion_decimate (global const uchar * src, uint src_off, uint src_stride,
  * neighbours there, all doubled, and at full resolution the zero
  * vector), then look around it within RADIUS: one sample at level 1,
  * where the decimation leaves the match within about a sample of the
- * doubled vector, two at full resolution. */
-#define RADIUS (LEVEL ? 1 : 2)
+ * doubled vector. At full resolution the square is taken again around
+ * its best until that is its centre, SQUARE_STEPS squares at most: as
+ * good as one 5 x 5 square, with fewer displacements where the best lies
+ * near the predictor, as it mostly does. */
+#define RADIUS 1
+#define SQUARE_STEPS (LEVEL ? 1 : 3)
 #define SIDE (2 * RADIUS + 1)
 #define NSQUARE (SIDE * SIDE)
 #define NPRED (LEVEL ? 5 : 6)
@@ -806,30 +810,57 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   int cgx = (width + CBS - 1) / CBS, cgy = (height + CBS - 1) / CBS;
   BEST_OF (best, NPRED, predictor (coarse, x0 / CBS, y0 / CBS, cgx, cgy, t));
   int2 p = key_vector (best, range);
+  for (int step = 0; step < SQUARE_STEPS; step++) {
+    /* (best is the same across the group) */
+    if (step) {
+      int2 moved = key_vector (best, range);
+      if (all (moved == p))
+        break;
+      p = moved;
+    }
 #if HNT
-  /* the centre is in already */
-  for (int t = lid; t < NSQUARE; t += HNT)
-    best = min (best, level_key (&b, rows, t == NSQUARE / 2 ? NO_CAND :
-            p + (int2) (t % SIDE - RADIUS, t / SIDE - RADIUS)));
-  best = group_min (best, keys, lid, HNT);
+    /* the centre is in already */
+    for (int t = lid; t < NSQUARE; t += HNT)
+      best = min (best, level_key (&b, rows, t == NSQUARE / 2 ? NO_CAND :
+              p + (int2) (t % SIDE - RADIUS, t / SIDE - RADIUS)));
+    best = group_min (best, keys, lid, HNT);
 #else
 #if LBS == 16 || LBS == 8
-  /* (the centre's key is the best so far: taking it again changes
-   * nothing) */
-  if (b.whole && p.x - RADIUS >= b.cx0 && p.x + RADIUS <= b.cx1 &&
-      p.y - RADIUS >= b.cy0 && p.y + RADIUS <= b.cy1)
-    best = min (best, square_best (&b, rows, p));
-  else
+    /* (the centre's key is the best so far: taking it again changes
+     * nothing) */
+    if (b.whole && p.x - RADIUS >= b.cx0 && p.x + RADIUS <= b.cx1 &&
+        p.y - RADIUS >= b.cy0 && p.y + RADIUS <= b.cy1)
+      best = min (best, square_best (&b, rows, p));
+    else
 #endif
-    for (int dy = -RADIUS; dy <= RADIUS; dy++)
-      for (int dx = -RADIUS; dx <= RADIUS; dx++)
-        if (dx | dy)
-          best = min (best, level_key (&b, rows, p + (int2) (dx, dy)));
+      for (int dy = -RADIUS; dy <= RADIUS; dy++)
+        for (int dx = -RADIUS; dx <= RADIUS; dx++)
+          if (dx | dy)
+            best = min (best, level_key (&b, rows, p + (int2) (dx, dy)));
 #endif
-#else
+  }
+#elif HNT
   /* the block's own vector, then its neighbours' */
   BEST_OF (best, 5, (t ? neighbour (coarse, bx, by, gx, gy, t - 1, 1) :
           (int2) (coarse[by * gx + bx].dx, coarse[by * gx + bx].dy)));
+#else
+  /* the block's own vector, whose SAD pass 1 found, then its neighbours'
+   * (each tried once) */
+  {
+    mv_t own = coarse[by * gx + bx];
+    int2 tried[5];
+    tried[0] = (int2) (own.dx, own.dy);
+    best = KEY_IN (own.sad, own.dx, own.dy, range);
+    for (int t = 1; t < 5; t++) {
+      int2 v = neighbour (coarse, bx, by, gx, gy, t - 1, 1);
+      int seen = 0;
+      for (int i = 0; i < t; i++)
+        seen |= all (tried[i] == v);
+      tried[t] = v;
+      if (!seen)
+        best = min (best, level_key (&b, rows, v));
+    }
+  }
 #endif
 
   int2 f = key_vector (best, range);

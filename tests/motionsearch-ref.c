@@ -286,20 +286,25 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
         /* the best predictor: the vector of the 16x16 area (holding the
          * block) at the level above, those of its neighbours there, all
          * doubled, and at full resolution zero ... */
-        gint px = bx * bs / 16, py = by * bs / 16, r = level ? 1 : 2, cx, cy;
+        gint px = bx * bs / 16, py = by * bs / 16, step, cx, cy;
 
         try_field (&b, &k, prev, px, py, 2);
         for (i = 0; i < 4; i++)
           try_field (&b, &k, prev, px + nb[i][0], py + nb[i][1], 2);
         if (level == 0)
           try_vector (&b, &k, 0, 0);
-        /* ... then the square around it: 3x3 at level 1, 5x5 at full
-         * resolution */
-        cx = b.dx;
-        cy = b.dy;
-        for (dy = -r; dy <= r; dy++)
-          for (dx = -r; dx <= r; dx++)
-            try_vector (&b, &k, cx + dx, cy + dy);
+        /* ... then the 3x3 square around it, and at full resolution
+         * again around the square's best until that is its centre, three
+         * squares at most */
+        for (step = 0; step < (level ? 1 : 3); step++) {
+          if (step && b.dx == cx && b.dy == cy)
+            break;
+          cx = b.dx;
+          cy = b.dy;
+          for (dy = -1; dy <= 1; dy++)
+            for (dx = -1; dx <= 1; dx++)
+              try_vector (&b, &k, cx + dx, cy + dy);
+        }
       } else {
         /* propagation: the block's vector of pass 1 unless one of its
          * neighbours' is better */
