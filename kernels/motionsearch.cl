@@ -786,18 +786,25 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
     uchar16 c[4];
     for (int y = 0; y < 4; y++)
       c[y] = (uchar16) (vload4 (0, b.c + y * cs), (uchar4) 0, (uchar8) 0);
+    ulong8 best8 = (ulong8) ULONG_MAX;
     for (int cy = b.cy0; cy <= b.cy1; cy++) {
       global const uchar *r = b.r + cy * rs;
       for (int cx = b.cx0; cx <= b.cx1; cx += 8) {
         ushort8 s = (ushort8) 0;
-        ushort sads[8];
         for (int y = 0; y < 4; y++)
           s += sad4_at8 (LOAD16_ANY (r + cx + y * rs), c[y]);
-        vstore8 (s, 0, sads);
-        for (int j = 0; j < min (8, b.cx1 - cx + 1); j++)
-          best = min (best, KEY_IN ((uint) sads[j], cx + j, cy, b.range));
+        /* the eight keys side by side, those past cx1 none */
+        int8 dx = cx + (int8) (0, 1, 2, 3, 4, 5, 6, 7);
+        uint8 mag = abs (dx) + abs (cy);
+        int8 idx = (cy + b.range) * 2 * b.range + dx + b.range;
+        ulong8 k = (convert_ulong8 (s) << 32) | (convert_ulong8 (mag) << 16) |
+            convert_ulong8 (as_uint8 (idx));
+        best8 = min (best8, select (k, (ulong8) ULONG_MAX,
+                convert_long8 (dx > b.cx1)));
       }
     }
+    best = min (min (min (best8.s0, best8.s1), min (best8.s2, best8.s3)),
+        min (min (best8.s4, best8.s5), min (best8.s6, best8.s7)));
   } else
 #endif
   /* no division per candidate on CPUs */
