@@ -25,7 +25,8 @@
  *   the resolution for every 16x16 area, then at half resolution the best
  *   of the area's vector and its four neighbours' (doubled) refined by a
  *   sample, at full resolution the best of those vectors (doubled) and
- *   zero refined by two samples per block, and a last pass in which a
+ *   zero refined by one sample per block, again around the best while it
+ *   moves (three times at most), and a last pass in which a
  *   block takes a neighbour's vector where that one is better. Luma only
  *   (`chroma-weight` does not apply). It finds the full search's vector
  *   for most blocks of natural content and a slightly larger SAD for the
