@@ -696,24 +696,25 @@ neighbour (global const mv_t * v, int bx, int by, int gx, int gy, int n,
   return (int2) (scale * m.dx, scale * m.dy);
 }
 
-/* best becomes the best of itself and the few candidates CAND (t), t = 0
- * to n - 1, across the group with HNT */
+/* best becomes the best of itself and the few candidates CAND (t), t =
+ * known to n - 1, across the group with HNT; candidates 0 to known - 1
+ * are in best already */
 #if HNT
-#define BEST_OF(best, n, CAND)                                              \
+#define BEST_OF(best, known, n, CAND)                                       \
   do {                                                                      \
-    for (int t = lid; t < (n); t += HNT)                                    \
+    for (int t = (known) + lid; t < (n); t += HNT)                          \
       best = min (best, level_key (&b, rows, CAND));                        \
     best = group_min (best, keys, lid, HNT);                                \
   } while (0)
 #else
 /* (n at most 8) vector fields are smooth, the predictors often the same:
  * each is tried once */
-#define BEST_OF(best, n, CAND)                                              \
+#define BEST_OF(best, known, n, CAND)                                       \
   do {                                                                      \
     int2 tried[8];                                                          \
     for (int t = 0; t < (n); t++) {                                         \
       int2 v = CAND;                                                        \
-      int seen = 0;                                                         \
+      int seen = t < (known);                                               \
       for (int i = 0; i < t; i++)                                           \
         seen |= all (tried[i] == v);                                        \
       tried[t] = v;                                                         \
@@ -815,7 +816,8 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 #elif PASS == 1
   /* the coarser level's area: this one, or the one holding the block */
   int cgx = (width + CBS - 1) / CBS, cgy = (height + CBS - 1) / CBS;
-  BEST_OF (best, NPRED, predictor (coarse, x0 / CBS, y0 / CBS, cgx, cgy, t));
+  BEST_OF (best, 0, NPRED, predictor (coarse, x0 / CBS, y0 / CBS, cgx, cgy,
+          t));
   int2 p = key_vector (best, range);
   for (int step = 0; step < SQUARE_STEPS; step++) {
     /* (best is the same across the group) */
@@ -846,28 +848,12 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
             best = min (best, level_key (&b, rows, p + (int2) (dx, dy)));
 #endif
   }
-#elif HNT
-  /* the block's own vector, then its neighbours' */
-  BEST_OF (best, 5, (t ? neighbour (coarse, bx, by, gx, gy, t - 1, 1) :
-          (int2) (coarse[by * gx + bx].dx, coarse[by * gx + bx].dy)));
 #else
-  /* the block's own vector, whose SAD pass 1 found, then its neighbours'
-   * (each tried once) */
-  {
-    mv_t own = coarse[by * gx + bx];
-    int2 tried[5];
-    tried[0] = (int2) (own.dx, own.dy);
-    best = KEY_IN (own.sad, own.dx, own.dy, range);
-    for (int t = 1; t < 5; t++) {
-      int2 v = neighbour (coarse, bx, by, gx, gy, t - 1, 1);
-      int seen = 0;
-      for (int i = 0; i < t; i++)
-        seen |= all (tried[i] == v);
-      tried[t] = v;
-      if (!seen)
-        best = min (best, level_key (&b, rows, v));
-    }
-  }
+  /* the block's own vector, whose SAD pass 1 found, then its neighbours' */
+  mv_t own = coarse[by * gx + bx];
+  best = KEY_IN (own.sad, own.dx, own.dy, range);
+  BEST_OF (best, 1, 5, (t ? neighbour (coarse, bx, by, gx, gy, t - 1, 1) :
+          (int2) (own.dx, own.dy)));
 #endif
 
   int2 f = key_vector (best, range);

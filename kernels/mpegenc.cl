@@ -1167,13 +1167,6 @@ intra_dc_levels (int16 x0)
   return min (max ((x0 + 4) >> 3, 0), 255);
 }
 
-/* The levels of the macroblock @src predicted by @pred (24 rows: luma,
- * then Cb | Cr), pair by pair in natural rows into @levels_of (3 x 8);
- * with trellis quantisation also the blocks' summed cost against none
- * (*@rd_delta), their coded pattern (*@rd_cbp), and the energy of the
- * coefficients (*@energy, 4 x squared error of coding none; intra: of the
- * DC levels and no AC level). Returns 0, with no levels, when the
- * candidate's cost cannot fall below @skip_at, @header included. */
 /* The least 2 a of a coefficient of magnitude a <= @mag1 that the
  * trellis may give level 1: its gain 4 (a^2 - (a - mag1)^2) = 4 mag1
  * (2 a - mag1) must exceed the end_of_block it moves, so 2 a - mag1 >
@@ -1198,11 +1191,17 @@ level1_min (int intra, int lambda4, const int16 * mag1, int16 * cand_min)
   }
 }
 
+/* The levels of the macroblock @src predicted by @pred (24 rows: luma,
+ * then Cb | Cr), pair by pair in natural rows into @levels_of (3 x 8);
+ * with trellis quantisation also the blocks' summed cost against none
+ * (*@rd_delta), their coded pattern (*@rd_cbp), and the energy of the
+ * coefficients (*@energy, 4 x squared error of coding none; intra: of the
+ * DC levels and no AC level). Returns 0, with no levels, when the
+ * candidate's cost cannot fall below @skip_at, @header included. */
 static int
 quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     int m, const int16 * qw, const float16 * rcp, const int16 * mag1,
-    uint rd_lambda, int lambda4, uint dc_only,
-    __global const uchar * rd_bits,
+    uint rd_lambda, int lambda4, uint dc_only, __global const uchar * rd_bits,
     long header, long skip_at, int16 * levels_of, int *rd_delta, int *rd_cbp,
     long *energy)
 {
