@@ -675,6 +675,85 @@ gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
   return TRUE;
 }
 
+/* ---- borrowing host frames (devices that share host memory) ---- */
+
+typedef struct
+{
+  GstBuffer *buffer;
+  GstMapInfo map;
+} BorrowedFrame;
+
+/* the device has done with the samples: the mapping may go */
+static void CL_CALLBACK
+borrowed_frame_release (cl_mem mem G_GNUC_UNUSED, void *user_data)
+{
+  BorrowedFrame *b = user_data;
+
+  gst_buffer_unmap (b->buffer, &b->map);
+  gst_buffer_unref (b->buffer);
+  g_free (b);
+}
+
+gboolean
+gst_cl_frame_borrow (GstClContext * ctx, const GstVideoInfo * info,
+    GstBuffer * inbuf, GstClFrame * frame)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (inbuf);
+  BorrowedFrame *b;
+  cl_mem mem;
+  cl_int ret;
+  guint p;
+
+  if (!ctx->host_unified || !ctx->cpu_layout ||
+      gst_buffer_n_memory (inbuf) != 1 ||
+      gst_is_cl_memory (gst_buffer_peek_memory (inbuf, 0)) ||
+      (meta && (meta->format != GST_VIDEO_INFO_FORMAT (info) ||
+              meta->n_planes != GST_VIDEO_INFO_N_PLANES (info))))
+    return FALSE;
+  b = g_new0 (BorrowedFrame, 1);
+  if (!gst_buffer_map (inbuf, &b->map, GST_MAP_READ) || !b->map.size) {
+    g_free (b);
+    return FALSE;
+  }
+  frame->buffer = NULL;
+  frame->info = *info;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize row_bytes, rows, offset = meta ? meta->offset[p] : info->offset[p];
+    gint stride = meta ? meta->stride[p] : info->stride[p];
+
+    /* every row a kernel may read lies inside the mapping */
+    plane_extent (info, p, &row_bytes, &rows);
+    if (stride <= 0 || (gsize) stride < row_bytes || offset > b->map.size ||
+        (rows - 1) * stride + row_bytes > b->map.size - offset)
+      goto unusable;
+    frame->info.offset[p] = offset;
+    frame->info.stride[p] = stride;
+  }
+  mem = clCreateBuffer (ctx->context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
+      b->map.size, b->map.data, &ret);
+  if (ret != CL_SUCCESS) {
+    GST_DEBUG ("clCreateBuffer over host samples failed: %s (%d)",
+        gst_cl_error_name (ret), ret);
+    goto unusable;
+  }
+  b->buffer = gst_buffer_ref (inbuf);
+  ret = clSetMemObjectDestructorCallback (mem, borrowed_frame_release, b);
+  if (ret != CL_SUCCESS) {
+    GST_DEBUG ("clSetMemObjectDestructorCallback failed: %s (%d)",
+        gst_cl_error_name (ret), ret);
+    clReleaseMemObject (mem);
+    gst_buffer_unref (b->buffer);
+    goto unusable;
+  }
+  frame->mem = mem;
+  return TRUE;
+
+unusable:
+  gst_buffer_unmap (inbuf, &b->map);
+  g_free (b);
+  return FALSE;
+}
+
 gboolean
 gst_cl_frame_download (GstClContext * ctx, GstVideoFrame * dst,
     GstClFrame * src, GError ** error)

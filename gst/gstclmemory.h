@@ -110,6 +110,15 @@ gboolean gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
     const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer ** staged,
     GstClFrame * frame, GError ** error);
 
+/* On a CPU device, @frame over the samples of the system-memory @inbuf
+ * (an @info frame, one memory) with no copy: @frame->mem is a new cl
+ * buffer on its mapping, to release once its readers are enqueued; the
+ * mapping lasts until the device has done with it. Kernels must read
+ * only the frame's planes. FALSE where this cannot be (another device,
+ * several memories, planes outside the buffer): stage it instead. */
+gboolean gst_cl_frame_borrow (GstClContext * ctx, const GstVideoInfo * info,
+    GstBuffer * inbuf, GstClFrame * frame);
+
 /* Enqueues a device-side copy of every plane of @src into @dst (same
  * format and size, any layouts); not a host transfer. */
 gboolean gst_cl_frame_copy (GstClContext * ctx, GstClFrame * dst,

@@ -447,12 +447,14 @@ code_slices (GstClMpegEnc * self, Slot * s, guint f_code)
 /* ---- device stages ---- */
 
 /* Device copy of the input frame: the buffer itself when it is OpenCL
- * memory of our context, else a staged upload (*@staged, to unref). */
+ * memory of our context, its samples borrowed on a CPU device
+ * (*@borrowed, to release), else a staged upload (*@staged, to unref). */
 static gboolean
 device_frame (GstClMpegEnc * self, GstBuffer * in, GstClFrame * clf,
-    GstBuffer ** staged, GError ** error)
+    GstBuffer ** staged, cl_mem * borrowed, GError ** error)
 {
   *staged = NULL;
+  *borrowed = NULL;
   if (gst_buffer_is_cl (in, self->ctx)) {
     if (!gst_cl_frame_init (clf, &self->info, in)) {
       g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
@@ -463,6 +465,10 @@ device_frame (GstClMpegEnc * self, GstBuffer * in, GstClFrame * clf,
           GST_VIDEO_INFO_NAME (&self->info));
       return FALSE;
     }
+    return TRUE;
+  }
+  if (gst_cl_frame_borrow (self->ctx, &self->info, in, clf)) {
+    *borrowed = clf->mem;
     return TRUE;
   }
   return gst_cl_stage_frame (self->ctx, &self->staging, &self->info, in,
@@ -494,16 +500,19 @@ static gboolean
 submit_input (GstClMpegEnc * self, Slot * s, GError ** error)
 {
   GstBuffer *in = s->frame->input_buffer, *staged = NULL;
+  cl_mem borrowed;
   GstClFrame clf;
   gboolean ok;
 
-  if (!device_frame (self, in, &clf, &staged, error))
+  if (!device_frame (self, in, &clf, &staged, &borrowed, error))
     return FALSE;
   ok = gst_cl_mpeg_transform_load (self->tr, &clf, s->cur, error);
   /* the in-order queue has read the staging buffer before any later
-   * upload into it */
+   * upload into it; a borrowed frame stays mapped until it is read */
   if (staged)
     gst_buffer_unref (staged);
+  if (borrowed)
+    clReleaseMemObject (borrowed);
   if (!ok || s->intra)
     return ok;
   if (upstream_vectors (self, in, s, error))

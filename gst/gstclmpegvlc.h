@@ -37,7 +37,9 @@ G_BEGIN_DECLS
  * raster order; the layout is also that of kernels/mpegenc.cl. The levels
  * of a macroblock are GST_CL_MPEG_MB_LEVELS gint16, block by block, each
  * block's 64 in zigzag order; an intra block's first is its DC level
- * (the DC coefficient / 8, 0..255), the others are -255..255.
+ * (the DC coefficient / 8, 0..255), the others are -255..255. Levels at
+ * or past a block's @last are zero or not written at all: only those
+ * before it are read.
  */
 typedef struct {
   gint16 dx, dy;

@@ -1671,12 +1671,10 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     lr = max8 (lm.hi);
     last[2 * p] = ll;
     last[2 * p + 1] = lr;
-    if (ll || lr) {
+    /* the entropy coder reads a block's levels up to its last only: a
+     * pair without any is not written */
+    if (ll || lr)
       store_levels (lev + 128 * p, L);
-    } else {
-      for (i = 0; i < 8; i++)
-        ((__global short16 *) (lev + 128 * p))[i] = 0;
-    }
 
     if (!intra && !ll && !lr) {
       /* no level in the pair: the prediction itself */

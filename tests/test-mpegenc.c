@@ -472,9 +472,12 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
         "activity %u cost %u", desc, i, r[i].dx, r[i].dy, r[i].flags,
         r[i].cbp, r[i].quant, r[i].activity, r[i].cost, dr[i].dx, dr[i].dy,
         dr[i].flags, dr[i].cbp, dr[i].quant, dr[i].activity, dr[i].cost);
+  /* (the records are equal: past a block's last the device may leave
+   * its levels unwritten, the entropy coder does not read them) */
   for (i = 0; i < n * 384; i++)
-    fail_unless (lev[i] == dl[i], "%s: level %u of macroblock %u: %d, "
-        "device %d", desc, i % 384, i / 384, lev[i], dl[i]);
+    fail_unless (i % 64 >= r[i / 384].last[i % 384 / 64] || lev[i] == dl[i],
+        "%s: level %u of macroblock %u: %d, device %d", desc, i % 384,
+        i / 384, lev[i], dl[i]);
   for (i = 0; i < ps; i++)
     fail_unless (rec.data[i] == out[i], "%s: reconstruction byte %u: %u, "
         "device %u", desc, i, rec.data[i], out[i]);
