@@ -40,6 +40,11 @@ typedef struct {
 #define MB_INTRA 1
 #define MB_SKIPPABLE 2
 #define ZERO_VECTOR_BIAS 64
+/* With rate-distortion decisions a moving candidate is coded only where
+ * its SAD undercuts the zero vector's by more than this many quantiser
+ * steps: a smaller gain does not pay for its vector and header, and
+ * coding it to find that out is a third of the work of a P macroblock */
+#define MOVING_MARGIN 4
 
 /* round (16384 * c(k) / 2 * cos ((2n + 1) k pi / 16)), [k][n] */
 __constant int DCT_C[64] = {
@@ -701,14 +706,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     sv = group_sum (red, sv, t);
     if (mv_lambda16) {
       /* zero or the better moving vector: decided on the coded
-       * macroblocks below, where the moving one predicts better (else it
-       * could only cost more) */
+       * macroblocks below, where the moving one predicts clearly better
+       * (else it could only cost more) */
       sp = group_sum (red, sp, t);
       v = choose_moving (sv, sp, v, pv, pred, mv_lambda16, rd_bits, &sv);
       /* intra competes too where it is plausible at all */
       intra_cand = min (s0, sv) > act / 4;
       cost = s0;
-      moving = !intra && (v.x || v.y) && sv < s0;
+      moving = !intra && (v.x || v.y) && sv + MOVING_MARGIN * q < s0;
       alt = v;
       pred_v = pred;
       sad_mv = sv;
@@ -1025,6 +1030,21 @@ sum8 (int8 v)
 #define ROW_BITS (int16) (1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, \
     64, 128)
 
+/* The lanes of @t (-1 or 0) as bits: bit k for lane k */
+static uint
+lane_mask (int16 t)
+{
+#if defined(CPU_CLANG_BUILTINS) && defined(__x86_64__) && \
+    __has_builtin(__builtin_ia32_pmovmskb128)
+  /* one pmovmskb of the lanes narrowed to bytes */
+  typedef char lane_bytes_t __attribute__ ((vector_size (16)));
+  return (uint) __builtin_ia32_pmovmskb128 ((lane_bytes_t) convert_char16 (t));
+#else
+  int16 c = select ((int16) 0, ROW_BITS, t);
+  return (uint) sum8 (c.lo) | (uint) sum8 (c.hi) << 8;
+#endif
+}
+
 static int
 max8 (int8 v)
 {
@@ -1245,8 +1265,6 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     #pragma unroll
     for (i = 0; i < 8; i++) {
       e_pair += x[i] * x[i];
-      floor2 += min (4 * x[i] * x[i], cap2);
-      floor3 += min (4 * x[i] * x[i], cap3);
       xs[8 * p + i] = x[i];
     }
     if (intra) {
@@ -1259,8 +1277,14 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     e += e_pair;
     /* non-intra: three bits each, one less for each block's first; or
      * two bits each, whichever bound is higher. Every pair adds to it:
-     * the pairs so far may suffice. */
+     * the pairs so far may suffice. (A candidate without a bound skips
+     * this.) */
     if (stop_early) {
+      #pragma unroll
+      for (i = 0; i < 8; i++) {
+        floor2 += min (4 * x[i] * x[i], cap2);
+        floor3 += min (4 * x[i] * x[i], cap3);
+      }
       const int f2 = sum16 (floor2), f3 = sum16 (floor3);
       floor2_sum += f2;
       floor3_sum += f3;
@@ -1293,10 +1317,9 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       #pragma unroll
       for (i = 0; i < 8; i++) {
         int16 a = max (x[i], -x[i]);
-        int16 c = select ((int16) 0, ROW_BITS, a > mag1[i] ||
-            2 * a > cand_min[i]);
-        cand[0] |= (ulong) sum8 (c.lo) << (8 * i);
-        cand[1] |= (ulong) sum8 (c.hi) << (8 * i);
+        uint c = lane_mask (a > mag1[i] || 2 * a > cand_min[i]);
+        cand[0] |= (ulong) (c & 0xff) << (8 * i);
+        cand[1] |= (ulong) (c >> 8) << (8 * i);
       }
       /* a block without candidates takes no level: left out (non-intra)
        * or its end_of_block alone (intra) */
@@ -1520,8 +1543,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       sad_zero = s0;
       sad_mv = sv;
       /* zero or v: decided on the coded macroblocks below, where v
-       * predicts better (else it could only cost more) */
-      moving = !intra && (v.x || v.y) && sv < s0;
+       * predicts clearly better (else it could only cost more) */
+      moving = !intra && (v.x || v.y) && sv + MOVING_MARGIN * q < s0;
       pred_v = p;
       if (moving) {
         #pragma unroll

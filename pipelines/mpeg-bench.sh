@@ -26,6 +26,7 @@
 #   MPEG_BENCH_CLMPEGENC    extra clmpegenc properties, e.g. "device=0" []
 #   MPEG_BENCH_STAGE_DEBUG  GST_DEBUG for the run that collects clmpegenc's
 #                           per-stage times [clmpegenc:4]
+#   MPEG_BENCH_ROUNDS       rounds of the timing once started [5]
 #   MPEG_BENCH_WORK         work directory, kept when given [a temporary one]
 #
 # Every encoder reads the same y4m file (from the page cache after the first
@@ -37,7 +38,12 @@
 # (structure, and the VBV model when the stream has a bit rate). Each
 # encoder also codes the clip played four times at the middle quantiser:
 # the three extra plays over the extra time give its rate once started,
-# without the start-up that weighs on short clips.
+# without the start-up that weighs on short clips. That is timed in
+# rounds, each encoder's clip and long clip one after the other in every
+# round, the encoders in turn: a machine whose speed drifts (a shared
+# virtual one) then weighs on every encoder of a round alike. Reported:
+# the median over the rounds of each encoder's rate, and of its ratio to
+# FFmpeg's default in the same round, with the least and the most.
 # The per-stage lines are clmpegenc's own: every debug line of the element
 # that contains "stage" is printed as it is.
 set -euo pipefail
@@ -50,6 +56,7 @@ frames="${MPEG_BENCH_FRAMES:-12}"
 quants="${MPEG_BENCH_QUANTS:-3 5 8 12 20}"
 m2quants="${MPEG_BENCH_MPEG2ENC_QUANTS:-10 14 20 31}"
 gop="${MPEG_BENCH_GOP:-12}"
+rounds="${MPEG_BENCH_ROUNDS:-5}"
 encoders="${MPEG_BENCH_ENCODERS:-clmpegenc clmpegenc-2slices ffmpeg ffmpeg-rd mpeg2enc}"
 clprops="${MPEG_BENCH_CLMPEGENC:-}"
 stage_debug="${MPEG_BENCH_STAGE_DEBUG:-clmpegenc:4}"
@@ -97,8 +104,8 @@ else
 fi
 results="$work/results.tsv"
 printf 'size encoder q frames seconds fps bits psnr_y psnr_u psnr_v check\n' >"$results"
-longruns="$work/longruns.tsv"
-: >"$longruns"
+steadyruns="$work/steadyruns.tsv"
+: >"$steadyruns"
 set -- $quants
 mid="$(eval echo "\${$((($# + 1) / 2))}")"
 
@@ -158,15 +165,6 @@ for size in $sizes; do
     esac
     sweep="$quants"
     [ "$enc" != mpeg2enc ] || sweep="$m2quants"
-    # the long clip at the sweep's middle quantiser: what it takes more
-    # than the clip itself is the time of the extra frames alone
-    set -- $sweep
-    q="$(eval echo "\${$((($# + 1) / 2))}")"
-    t0="$(now)"
-    src="$long_clip" encode "$enc" "$q" "$work/long.m1v" ||
-      die "$enc failed on the long $size clip"
-    t1="$(now)"
-    echo "$size $enc $q $t0 $t1" >>"$longruns"
     for q in $sweep; do
       out="$work/$enc-$size-q$q.m1v"
       t0="$(now)"
@@ -193,20 +191,43 @@ print(size, enc, q, frames, "%.3f" % secs, "%.2f" % (int(frames) / secs),
 EOF
     done
   done
+  # the rate once started, at each sweep's middle quantiser: what the long
+  # clip takes more than the clip is the time of the extra frames alone
+  for round in $(seq "$rounds"); do
+    for enc in $run_list; do
+      sweep="$quants"
+      [ "$enc" != mpeg2enc ] || sweep="$m2quants"
+      set -- $sweep
+      q="$(eval echo "\${$((($# + 1) / 2))}")"
+      t0="$(now)"
+      encode "$enc" "$q" "$work/short.m1v" || die "$enc failed on $size"
+      t1="$(now)"
+      src="$long_clip" encode "$enc" "$q" "$work/long.m1v" ||
+        die "$enc failed on the long $size clip"
+      t2="$(now)"
+      echo "$size $enc $q $round $t0 $t1 $t2" >>"$steadyruns"
+    done
+  done
 done
 
 # the tables
 device="$(clinfo -l 2>/dev/null | sed -n 's/.*Device #0: *//p' | head -n 1)"
 echo "### MPEG-1 encoders: $frames frames per clip, GOP $gop (I and P), $(nproc) CPU threads${device:+, OpenCL device: $device}"
 echo
-python3 - "$results" "$longruns" "$mid" <<'EOF'
+python3 - "$results" "$steadyruns" "$frames" <<'EOF'
+import statistics
 import sys
 rows = [l.split() for l in open(sys.argv[1])][1:]
-long_runs = {}
+frames = int(sys.argv[3])
+# per size and round, each encoder's rate once started: the three extra
+# plays over the extra time
+rates, steady_q = {}, {}
 for line in open(sys.argv[2]):
-    size, enc, q, t0, t1 = line.split()
-    long_runs[(size, enc)] = (q, float(t1) - float(t0))
-mid = sys.argv[3]
+    size, enc, q, rnd, t0, t1, t2 = line.split()
+    extra = (float(t2) - float(t1)) - (float(t1) - float(t0))
+    steady_q[(size, enc)] = q
+    rates.setdefault((size, rnd), {})[enc] = (
+        3 * frames / extra if extra > 0 else None)
 print("| size | encoder | q | fps | kbit/picture | PSNR-Y dB | PSNR-U/V dB | mpegcheck |")
 print("|---|---|---|---|---|---|---|---|")
 for size, enc, q, frames, secs, fps, bits, y, u, v, check in rows:
@@ -220,24 +241,32 @@ for size, enc, q, frames, secs, fps, *_ in rows:
     s = speed.setdefault((size, enc), [0, 0.0])
     s[0] += int(frames)
     s[1] += float(secs)
-# the rate once started, at the middle quantiser of each sweep: the
-# three extra plays of the clip over the time the long run takes beyond
-# the sweep's run (start-up, and the clip's first play, taken out)
-steady = {}
-for size, enc, q, frames, secs, *_ in rows:
-    if (size, enc) in long_runs and q == long_runs[(size, enc)][0]:
-        extra = long_runs[(size, enc)][1] - float(secs)
-        if extra > 0:
-            steady[(size, enc)] = 3 * int(frames) / extra
+# medians over the rounds: of the rate, and of the ratio to FFmpeg's
+# default in the same round (with the least and the most)
+steady, ratio = {}, {}
+for (size, rnd), by_enc in rates.items():
+    ref = by_enc.get("ffmpeg")
+    for enc, r in by_enc.items():
+        if r is None:
+            continue
+        steady.setdefault((size, enc), []).append(r)
+        if ref:
+            ratio.setdefault((size, enc), []).append(r / ref)
 print("| size | encoder | fps, whole runs | fps once started (q) | "
-      "once started / ffmpeg default |")
+      "once started / ffmpeg default (least - most) |")
 print("|---|---|---|---|---|")
 for (size, enc), (n, secs) in sorted(speed.items()):
-    st, ref = steady.get((size, enc)), steady.get((size, "ffmpeg"))
+    st, rt = steady.get((size, enc)), ratio.get((size, enc))
     print("| %s | %s | %.2f | %s | %s |" % (
         size, enc, n / secs,
-        "%.2f (%s)" % (st, long_runs[(size, enc)][0]) if st else "n/a",
-        "%.2f" % (st / ref) if st and ref else "n/a"))
+        "%.2f (%s)" % (statistics.median(st), steady_q[(size, enc)])
+        if st else "n/a",
+        "%.2f (%.2f - %.2f)" % (statistics.median(rt), min(rt), max(rt))
+        if rt else "n/a"))
+print()
+print("(once started: medians over %d rounds, in each the clip and the clip "
+      "played four times by every encoder in turn)" % len(
+          {rnd for (_, rnd) in rates}))
 EOF
 # what mpegcheck found, first error of each encoder and size
 for size in $sizes; do

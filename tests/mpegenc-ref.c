@@ -182,6 +182,9 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
 
 /* a zero vector is taken unless the searched one is this much better */
 #define ZERO_VECTOR_BIAS 64
+/* a moving candidate needs a SAD this many quantiser steps below the
+ * zero vector's */
+#define MOVING_MARGIN 4
 
 /* Sample (x, y) of a plane displaced by the half-pel vector (hx, hy)
  * split into full-pel (fx, fy) and half flags: the MPEG-1 averages. */
@@ -523,7 +526,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       /* the moving candidate: the searched vector or the left
        * neighbour's (the assumed predictor, zero at a row start), by
        * SAD + lambda * bits; it competes with the zero vector below when
-       * its SAD is the lower */
+       * its SAD is lower by more than MOVING_MARGIN q */
       gint lambda16 = prm->mv_lambda * prm->qscale, wx, wy, sadw;
       if (vectors && mbx > 0) {
         px = vectors[2 * (mby * cur->mb_width + mbx - 1)];
@@ -543,7 +546,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       /* intra competes too where it is plausible at all */
       intra_cand = MIN (sad0, sadv) > act / 4;
       rec->cost = sad0;
-      moving = !intra && (dx || dy) && sadv < sad0;
+      moving = !intra && (dx || dy) && sadv + MOVING_MARGIN * q < sad0;
       mx = dx;
       my = dy;
       sad_moving = sadv;
