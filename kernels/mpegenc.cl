@@ -1676,22 +1676,29 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   }
 
   for (p = 0; p < 3; p++) {
-    int16 x[8], L[8], A[8], lm = 0;
+    int16 x[8], L[8], A[8], lm = 0, nonzero = 0;
     uchar16 o[8];
-    int ll, lr;
+    int ll = 0, lr = 0;
 
-    /* (an intra DC lane of A is not used: that coefficient is 8 L) */
     #pragma unroll
     for (i = 0; i < 8; i++) {
       L[i] = levels_of[8 * p + i];
-      A[i] = max (L[i], -L[i]);
+      nonzero |= L[i];
     }
-
-    #pragma unroll
-    for (i = 0; i < 8; i++)
-      lm = max (lm, select ((int16) 0, zz1[i], L[i] != 0));
-    ll = max8 (lm.lo);
-    lr = max8 (lm.hi);
+    /* (most pairs of a P picture have no level: one test for them) */
+    int8 n8 = nonzero.lo | nonzero.hi;
+    int4 n4 = n8.lo | n8.hi;
+    int2 n2 = n4.lo | n4.hi;
+    if (intra || (n2.x | n2.y)) {
+      /* (an intra DC lane of A is not used: that coefficient is 8 L) */
+      #pragma unroll
+      for (i = 0; i < 8; i++) {
+        A[i] = max (L[i], -L[i]);
+        lm = max (lm, select ((int16) 0, zz1[i], L[i] != 0));
+      }
+      ll = max8 (lm.lo);
+      lr = max8 (lm.hi);
+    }
     last[2 * p] = ll;
     last[2 * p + 1] = lr;
     /* the entropy coder reads a block's levels up to its last only: a
