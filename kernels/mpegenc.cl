@@ -827,7 +827,9 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         prd[b] = prd_mv[b];
     }
     drop = !keep[chosen];
-    if (intra_cand) {
+    /* intra only against a prediction whose levels are worth coding (see
+     * mpeg_encode_mb_cpu) */
+    if (intra_cand && !drop) {
       for (b = 0; b < 6; b++) {
         delta[2] += delta_l[2][b];
         dc[b] = lv[2][b][0];
@@ -1635,7 +1637,11 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       #pragma unroll
       for (i = 0; i < 24; i++)
         levels_of[i] = 0;
-    if (intra_cand) {
+    /* intra only against a prediction whose levels are worth coding:
+     * where the best prediction leaves nothing to code, intra, which must
+     * code every DC level, hardly ever wins, and finding that out is the
+     * most work of a P macroblock */
+    if (intra_cand && keep) {
       int16 qw_in[8], mag1_in[8], levels_in[24];
       float16 rcp_in[8];
       uchar16 none[24];

@@ -602,7 +602,8 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       }
       if (!keep)
         memset (levels, 0, GST_CL_MPEG_MB_LEVELS * sizeof (gint16));
-      if (intra_cand) {
+      /* intra only against a prediction whose levels are worth coding */
+      if (intra_cand && keep) {
         gint16 levels_i[GST_CL_MPEG_MB_LEVELS];
         gint delta_i, cbp_i, none[6][64];
         gint64 energy_i;
