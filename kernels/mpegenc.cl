@@ -683,6 +683,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   act = group_sum (red, abs (256 * blk[0][t] - sum) +
       abs (256 * blk[1][t] - sum) + abs (256 * blk[2][t] - sum) +
       abs (256 * blk[3][t] - sum), t) >> 8;
+  /* (the decisions below weigh SADs against it) */
+  q = mb_quant (qscale, adaptive, act, avg_act);
 
   intra = !p_picture;
   cost = act;
@@ -729,7 +731,6 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       predict_samples (ref, W, CW, off, bx, by, bc, r, c, alt, prd_mv);
   }
 
-  q = mb_quant (qscale, adaptive, act, avg_act);
   lambda4 = rd_lambda4 (rd_lambda, q);
   rd = rd_lambda && !dc_only;
   /* this work-item's cosines: coefficient c of its row, r of its column */

@@ -1419,6 +1419,55 @@ GST_START_TEST (test_motion_method)
 
 GST_END_TEST;
 
+/* The two kernel layouts take the same decisions: with the hierarchical
+ * search, which both run alike, a clip coded in each (two processes, the
+ * layout chosen by GST_CL_LAYOUT) gives the same stream. */
+GST_START_TEST (test_layouts_agree)
+{
+  static const gchar *layouts[] = { "cpu", "gpu" };
+  gchar *dir = g_dir_make_tmp ("clmpegenc-layouts-XXXXXX", NULL);
+  gchar *data[2];
+  gsize len[2];
+  guint i;
+
+  fail_unless (dir != NULL);
+  for (i = 0; i < 2; i++) {
+    gchar *path = g_build_filename (dir, layouts[i], NULL);
+    gchar *location = g_strdup_printf ("location=%s", path);
+    const gchar *argv[] = { "gst-launch-1.0", "-q", "videotestsrc",
+      "pattern=ball", "num-buffers=24", "!",
+      "video/x-raw,format=I420,width=320,height=240,framerate=25/1", "!",
+      "clmpegenc", "motion-method=hierarchical", "!", "filesink", location,
+      NULL
+    };
+    gchar **env = g_environ_setenv (g_get_environ (), "GST_CL_LAYOUT",
+        layouts[i], TRUE);
+    gchar *err = NULL;
+    gint status = 0;
+
+    fail_unless (g_spawn_sync (NULL, (gchar **) argv, env,
+            G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, &err, &status, NULL));
+    fail_unless (g_spawn_check_wait_status (status, NULL),
+        "gst-launch-1.0 failed with the %s layout: %s", layouts[i], err);
+    fail_unless (g_file_get_contents (path, &data[i], &len[i], NULL));
+    g_unlink (path);
+    g_strfreev (env);
+    g_free (err);
+    g_free (location);
+    g_free (path);
+  }
+  fail_unless (len[0] > 1000);
+  fail_unless (len[0] == len[1] && memcmp (data[0], data[1], len[0]) == 0,
+      "the CPU and the GPU layouts coded the clip differently (%"
+      G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT " bytes)", len[0], len[1]);
+  for (i = 0; i < 2; i++)
+    g_free (data[i]);
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* A frame rate MPEG-1 cannot carry is refused with a clear message. */
 /* slice_start_codes in @stream (00 00 01 01 .. 00 00 01 AF) */
 static guint
@@ -1696,6 +1745,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_eos_and_flush);
   tcase_add_test (tc, test_upstream_vectors);
   tcase_add_test (tc, test_motion_method);
+  tcase_add_test (tc, test_layouts_agree);
   tcase_add_test (tc, test_slices);
   tcase_add_test (tc, test_ip_factor);
   tcase_add_test (tc, test_bad_rate);
