@@ -42,8 +42,8 @@ typedef struct {
 #define ZERO_VECTOR_BIAS 64
 /* With rate-distortion decisions a moving candidate is coded only where
  * its SAD undercuts the zero vector's by more than this many quantiser
- * steps: a smaller gain does not pay for its vector and header, and
- * coding it to find that out is a third of the work of a P macroblock */
+ * steps: a smaller gain hardly ever pays for its vector and header, and
+ * coding the candidate to find that out costs more than it brings */
 #define MOVING_MARGIN 4
 
 /* round (16384 * c(k) / 2 * cos ((2n + 1) k pi / 16)), [k][n] */
@@ -1640,8 +1640,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         levels_of[i] = 0;
     /* intra only against a prediction whose levels are worth coding:
      * where the best prediction leaves nothing to code, intra, which must
-     * code every DC level, hardly ever wins, and finding that out is the
-     * most work of a P macroblock */
+     * code every DC level, hardly ever wins, and transforming the source
+     * to find that out was a fifth of the kernel's work */
     if (intra_cand && keep) {
       int16 qw_in[8], mag1_in[8], levels_in[24];
       float16 rcp_in[8];
