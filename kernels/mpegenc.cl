@@ -1270,12 +1270,11 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       e_pair += x[i] * x[i];
       xs[8 * p + i] = x[i];
     }
+    /* intra: the DC coefficient's error instead of itself */
+    int16 dc_err = 0;
     if (intra) {
-      /* the DC coefficient's error instead of itself */
-      int16 err = x[0] - 8 * intra_dc_levels (x[0]);
-      e_pair += select ((int16) 0, err * err - x[0] * x[0], DC_LANES);
-      floor3 += select ((int16) 0, 4 * err * err + RD_EOB_BITS * lambda4 -
-          min (4 * x[0] * x[0], cap3), DC_LANES);
+      dc_err = x[0] - 8 * intra_dc_levels (x[0]);
+      e_pair += select ((int16) 0, dc_err * dc_err - x[0] * x[0], DC_LANES);
     }
     e += e_pair;
     /* non-intra: three bits each, one less for each block's first; or
@@ -1288,6 +1287,9 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
         floor2 += min (4 * x[i] * x[i], cap2);
         floor3 += min (4 * x[i] * x[i], cap3);
       }
+      if (intra)
+        floor3 += select ((int16) 0, 4 * dc_err * dc_err + RD_EOB_BITS *
+            lambda4 - min (4 * x[0] * x[0], cap3), DC_LANES);
       const int f2 = sum16 (floor2), f3 = sum16 (floor3);
       floor2_sum += f2;
       floor3_sum += f3;
