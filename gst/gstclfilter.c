@@ -485,24 +485,9 @@ frame_fits (GstBuffer * buf, const GstVideoInfo * info)
       meta->width < (guint) GST_VIDEO_INFO_WIDTH (info) ||
       meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info))
     return FALSE;
-  for (p = 0; p < meta->n_planes; p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gsize row_bytes = 0, rows = 0;
-    guint i;
-
-    /* the extent that gstclmemory.c's transfers read: widest component */
-    gst_video_format_info_component (info->finfo, p, comp);
-    for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++) {
-      row_bytes = MAX (row_bytes,
-          (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[i]) *
-          GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[i]));
-      rows = MAX (rows, (gsize) GST_VIDEO_INFO_COMP_HEIGHT (info, comp[i]));
-    }
-    if (meta->stride[p] <= 0 || (gsize) meta->stride[p] < row_bytes ||
-        meta->offset[p] > size ||
-        (rows - 1) * meta->stride[p] + row_bytes > size - meta->offset[p])
+  for (p = 0; p < meta->n_planes; p++)
+    if (!gst_cl_plane_fits (info, p, meta->offset[p], meta->stride[p], size))
       return FALSE;
-  }
   return TRUE;
 }
 

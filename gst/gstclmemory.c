@@ -350,6 +350,17 @@ plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
   }
 }
 
+gboolean
+gst_cl_plane_fits (const GstVideoInfo * info, guint plane, gsize offset,
+    gint stride, gsize size)
+{
+  gsize row_bytes, rows;
+
+  plane_extent (info, plane, &row_bytes, &rows);
+  return stride > 0 && (gsize) stride >= row_bytes && offset <= size &&
+      (rows - 1) * stride + row_bytes <= size - offset;
+}
+
 static gboolean
 transfer_frame (GstClContext * ctx, GstClFrame * clf, GstVideoFrame * vf,
     gboolean upload, GError ** error)
@@ -718,13 +729,11 @@ gst_cl_frame_borrow (GstClContext * ctx, const GstVideoInfo * info,
   frame->buffer = NULL;
   frame->info = *info;
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gsize row_bytes, rows, offset = meta ? meta->offset[p] : info->offset[p];
+    gsize offset = meta ? meta->offset[p] : info->offset[p];
     gint stride = meta ? meta->stride[p] : info->stride[p];
 
     /* every row a kernel may read lies inside the mapping */
-    plane_extent (info, p, &row_bytes, &rows);
-    if (stride <= 0 || (gsize) stride < row_bytes || offset > b->map.size ||
-        (rows - 1) * stride + row_bytes > b->map.size - offset)
+    if (!gst_cl_plane_fits (info, p, offset, stride, b->map.size))
       goto unusable;
     frame->info.offset[p] = offset;
     frame->info.stride[p] = stride;

@@ -110,6 +110,12 @@ gboolean gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
     const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer ** staged,
     GstClFrame * frame, GError ** error);
 
+/* TRUE when every row of plane @plane of an @info frame, @offset bytes
+ * into a buffer of @size bytes at @stride, lies inside it (the extent
+ * the transfers and kernels read: rows of the widest component). */
+gboolean gst_cl_plane_fits (const GstVideoInfo * info, guint plane,
+    gsize offset, gint stride, gsize size);
+
 /* On a CPU device, @frame over the samples of the system-memory @inbuf
  * (an @info frame, one memory) with no copy: @frame->mem is a new cl
  * buffer on its mapping, to release once its readers are enqueued; the
