@@ -106,8 +106,16 @@ results="$work/results.tsv"
 printf 'size encoder q frames seconds fps bits psnr_y psnr_u psnr_v check\n' >"$results"
 steadyruns="$work/steadyruns.tsv"
 : >"$steadyruns"
-set -- $quants
-mid="$(eval echo "\${$((($# + 1) / 2))}")"
+# the quantisers encoder $1 sweeps, and the middle one of a list
+sweep_of() {
+  if [ "$1" = mpeg2enc ]; then echo "$m2quants"; else echo "$quants"; fi
+}
+middle_of() {
+  # shellcheck disable=SC2086
+  set -- $1
+  eval echo "\${$((($# + 1) / 2))}"
+}
+mid="$(middle_of "$quants")"
 
 now() { date +%s.%N; }
 
@@ -163,9 +171,7 @@ for size in $sizes; do
       clmpegenc*) encode "$enc" "$mid" "$work/warm-up.m1v" >/dev/null 2>&1 ||
         die "$enc failed on the $size clip" ;;
     esac
-    sweep="$quants"
-    [ "$enc" != mpeg2enc ] || sweep="$m2quants"
-    for q in $sweep; do
+    for q in $(sweep_of "$enc"); do
       out="$work/$enc-$size-q$q.m1v"
       t0="$(now)"
       encode "$enc" "$q" "$out" || die "$enc failed at q=$q on $size"
@@ -195,10 +201,7 @@ EOF
   # clip takes more than the clip is the time of the extra frames alone
   for round in $(seq "$rounds"); do
     for enc in $run_list; do
-      sweep="$quants"
-      [ "$enc" != mpeg2enc ] || sweep="$m2quants"
-      set -- $sweep
-      q="$(eval echo "\${$((($# + 1) / 2))}")"
+      q="$(middle_of "$(sweep_of "$enc")")"
       t0="$(now)"
       encode "$enc" "$q" "$work/short.m1v" || die "$enc failed on $size"
       t1="$(now)"
