@@ -1048,6 +1048,60 @@ lane_mask (int16 t)
 #endif
 }
 
+/* The lanes of the rows @t (-1 or 0) of a pair as the bits of each
+ * block: bit 8 r + c of *@left is lane c of row r, of *@right lane 8 + c */
+static void
+pair_masks (const short16 * t, ulong * left, ulong * right)
+{
+#if defined(CPU_CLANG_BUILTINS) && defined(__AVX2__) && \
+    __has_builtin(__builtin_ia32_packsswb256) && \
+    __has_builtin(__builtin_ia32_pmovmskb256)
+  /* two rows narrowed to bytes at once: per 128-bit half, row 2k then
+   * row 2k + 1, so that one pmovmskb gives the left block's 16 bits of
+   * the two rows, then the right block's */
+  typedef short words_t __attribute__ ((vector_size (32)));
+  typedef char bytes_t __attribute__ ((vector_size (32)));
+  ulong l = 0, r = 0;
+  #pragma unroll
+  for (int k = 0; k < 4; k++) {
+    uint m = (uint) __builtin_ia32_pmovmskb256 (__builtin_ia32_packsswb256 (
+            (words_t) t[2 * k], (words_t) t[2 * k + 1]));
+    l |= (ulong) (m & 0xffff) << (16 * k);
+    r |= (ulong) (m >> 16) << (16 * k);
+  }
+  *left = l;
+  *right = r;
+#else
+  ulong l = 0, r = 0;
+  #pragma unroll
+  for (int i = 0; i < 8; i++) {
+    uint c = lane_mask (convert_int16 (t[i]));
+    l |= (ulong) (c & 0xff) << (8 * i);
+    r |= (ulong) (c >> 8) << (8 * i);
+  }
+  *left = l;
+  *right = r;
+#endif
+}
+
+/* Squares of the lanes of @x (|x| <= 2^14), added in eights: the sum of
+ * the result is that of the squares */
+static int8
+square_sums (short16 x)
+{
+#if defined(CPU_CLANG_BUILTINS) && defined(__AVX2__) && \
+    __has_builtin(__builtin_ia32_pmaddwd256)
+  /* one pmaddwd: the squares of neighbouring lanes added */
+  typedef short words_t __attribute__ ((vector_size (32)));
+  typedef int dwords_t __attribute__ ((vector_size (32)));
+  dwords_t p = __builtin_ia32_pmaddwd256 ((words_t) x, (words_t) x);
+  return (int8) (p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+#else
+  int16 w = convert_int16 (x);
+  return w.lo * w.lo + w.hi * w.hi;
+#endif
+}
+
 static int
 max8 (int8 v)
 {
@@ -1228,7 +1282,10 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     long header, long skip_at, int16 * levels_of, int *rd_delta, int *rd_cbp,
     long *energy)
 {
-  int16 e = 0, xs[24];
+  /* the coefficients in 16-bit lanes (|x| <= 4096), half the work of
+   * 32-bit ones on a CPU */
+  short16 xs[24];
+  int e = 0;
   const int16 cap2 = 2 * lambda4, cap3 = 3 * lambda4;
   /* a candidate that may lose: the least cost of the pairs so far, at
    * two or three bits per coded coefficient; the least that each pair's
@@ -1237,6 +1294,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
   const int stop_early = skip_at != LONG_MAX;
   long floor2_sum = 0, floor3_sum = 0, slack[3], slack_left;
   int16 cand_min[8];
+  short16 cand_above[8];
   int i, p;
 
   *rd_delta = 0;
@@ -1247,8 +1305,10 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
    * of a non-intra block ("1s"); every intra block has its
    * end_of_block. */
   for (p = 0; p < 3; p++) {
-    int16 x[8], e_pair = 0, floor2 = 0, floor3 = 0;
-    short16 h[8];
+    int16 floor2 = 0, floor3 = 0;
+    int8 squares = 0;
+    short16 h[8], x[8];
+    int e_pair;
 
     /* rows of the residual times 16, halved, then columns */
     #pragma unroll
@@ -1262,19 +1322,22 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       h[i] = (h[i] + (short) 1) >> (short) 1;
     transpose_pair_short (h);
     fdct_cols (h, 1);
+    /* (h + 4) >> 3, as ((h >> 2) + 1) >> 1 in 16 bits */
     #pragma unroll
     for (i = 0; i < 8; i++)
-      x[i] = (convert_int16 (h[i]) + 4) >> 3;
+      x[i] = ((h[i] >> (short) 2) + (short) 1) >> (short) 1;
     #pragma unroll
     for (i = 0; i < 8; i++) {
-      e_pair += x[i] * x[i];
+      squares += square_sums (x[i]);
       xs[8 * p + i] = x[i];
     }
+    e_pair = sum8 (squares);
     /* intra: the DC coefficient's error instead of itself */
-    int16 dc_err = 0;
+    int16 x0 = convert_int16 (x[0]), dc_err = 0;
     if (intra) {
-      dc_err = x[0] - 8 * intra_dc_levels (x[0]);
-      e_pair += select ((int16) 0, dc_err * dc_err - x[0] * x[0], DC_LANES);
+      dc_err = x0 - 8 * intra_dc_levels (x0);
+      e_pair += dc_err.s0 * dc_err.s0 - x0.s0 * x0.s0 +
+          dc_err.s8 * dc_err.s8 - x0.s8 * x0.s8;
     }
     e += e_pair;
     /* non-intra: three bits each, one less for each block's first; or
@@ -1284,30 +1347,37 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     if (stop_early) {
       #pragma unroll
       for (i = 0; i < 8; i++) {
-        floor2 += min (4 * x[i] * x[i], cap2);
-        floor3 += min (4 * x[i] * x[i], cap3);
+        int16 w = convert_int16 (x[i]);
+        floor2 += min (4 * w * w, cap2);
+        floor3 += min (4 * w * w, cap3);
       }
       if (intra)
         floor3 += select ((int16) 0, 4 * dc_err * dc_err + RD_EOB_BITS *
-            lambda4 - min (4 * x[0] * x[0], cap3), DC_LANES);
+            lambda4 - min (4 * x0 * x0, cap3), DC_LANES);
       const int f2 = sum16 (floor2), f3 = sum16 (floor3);
       floor2_sum += f2;
       floor3_sum += f3;
-      slack[p] = (intra ? f3 : max (f2, f3 - 2 * lambda4)) -
-          4 * sum16 (e_pair);
+      slack[p] = (intra ? f3 : max (f2, f3 - 2 * lambda4)) - 4 * e_pair;
       if (header + (intra ? floor3_sum : max (floor2_sum, floor3_sum -
                   2 * (p + 1) * lambda4)) >= skip_at)
         return 0;
     }
   }
-  *energy = 4 * (long) sum16 (e);
+  *energy = 4 * (long) e;
   slack_left = stop_early ? slack[0] + slack[1] + slack[2] : 0;
   /* (only for candidates that got this far) */
-  if (rd_lambda && !dc_only)
+  /* a coefficient of magnitude a is a candidate where a > mag1 or 2 a >
+   * cand_min, that is a > min (mag1, cand_min / 2) */
+  if (rd_lambda && !dc_only) {
     level1_min (intra, lambda4, mag1, cand_min);
+    #pragma unroll
+    for (i = 0; i < 8; i++)
+      cand_above[i] = convert_short16 (min (mag1[i], cand_min[i] >> 1));
+  }
 
   for (p = 0; p < 3; p++) {
-    int16 x[8], L[8], A[8];
+    int16 L[8], A[8];
+    short16 x[8];
 
     #pragma unroll
     for (i = 0; i < 8; i++)
@@ -1317,15 +1387,17 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       /* rd_quantise on each block of the pair, given the coefficients
        * that can take a level (twice them above the first
        * reconstruction), found in vectors; most blocks have few */
-      int nat[128], lev_nat[128], F[64], Z[64], delta;
-      ulong cand[2] = { 0, 0 };
+      /* (whole vectors: POCL's vstore16 and vload16 on private arrays
+       * move a lane at a time) */
+      short16 nat[8];
+      int16 lev_nat[8];
+      int F[64], Z[64], delta;
+      ulong cand[2];
+      short16 t[8];
       #pragma unroll
-      for (i = 0; i < 8; i++) {
-        int16 a = max (x[i], -x[i]);
-        uint c = lane_mask (a > mag1[i] || 2 * a > cand_min[i]);
-        cand[0] |= (ulong) (c & 0xff) << (8 * i);
-        cand[1] |= (ulong) (c >> 8) << (8 * i);
-      }
+      for (i = 0; i < 8; i++)
+        t[i] = max (x[i], -x[i]) > cand_above[i];
+      pair_masks (t, &cand[0], &cand[1]);
       /* a block without candidates takes no level: left out (non-intra)
        * or its end_of_block alone (intra) */
       if (intra)
@@ -1334,8 +1406,8 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
       if (cand[0] | cand[1]) {
         #pragma unroll
         for (i = 0; i < 8; i++) {
-          vstore16 (x[i], i, nat);
-          vstore16 ((int16) 0, i, lev_nat);
+          nat[i] = x[i];
+          lev_nat[i] = 0;
         }
       }
       for (int b = 0; b < 2; b++) {
@@ -1347,7 +1419,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
           uint n = lowest_bit (m), z = ZIGZAG_OF[n];
           m &= m - 1;
           zc |= 1UL << z;
-          F[z] = nat[(n >> 3) * 16 + 8 * b + (n & 7)];
+          F[z] = ((const short *) nat)[(n >> 3) * 16 + 8 * b + (n & 7)];
         }
         rd_quantise (F, zc, Z, &coded, &delta, intra, q, lambda4, rd_bits);
         *rd_delta += delta;
@@ -1355,18 +1427,18 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
         while (coded) {
           uint z = lowest_bit (coded), n = NATURAL_OF[z];
           coded &= coded - 1;
-          lev_nat[(n >> 3) * 16 + 8 * b + (n & 7)] = Z[z];
+          ((int *) lev_nat)[(n >> 3) * 16 + 8 * b + (n & 7)] = Z[z];
         }
       }
       #pragma unroll
       for (i = 0; i < 8; i++) {
-        L[i] = cand[0] | cand[1] ? vload16 (i, lev_nat) : 0;
+        L[i] = cand[0] | cand[1] ? lev_nat[i] : 0;
         A[i] = max (L[i], -L[i]);
       }
     } else {
       #pragma unroll
       for (i = 0; i < 8; i++) {
-        int16 a = max (x[i], -x[i]), l;
+        int16 a = convert_int16 (max (x[i], -x[i])), l;
         if (intra) {
           /* floor (n / d) for n = 64 a + 3 q W, d = 8 q W, as the
            * truncation of (2n + 1) / 2d, which lies 1 / 2d or more away
@@ -1386,11 +1458,11 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
           l = (t * m) >> 18;
         }
         A[i] = intra ? min (l, 255) : l;
-        L[i] = select (A[i], -A[i], x[i] < 0);
+        L[i] = select (A[i], -A[i], convert_int16 (x[i]) < 0);
       }
     }
     if (intra)
-      L[0] = select (L[0], intra_dc_levels (x[0]), DC_LANES);
+      L[0] = select (L[0], intra_dc_levels (convert_int16 (x[0])), DC_LANES);
     if (dc_only) {
       /* last resort of the rate control: DC only */
       L[0] &= DC_LANES;
