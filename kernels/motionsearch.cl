@@ -527,13 +527,28 @@ decimate_one (global const uchar * p, int stride, int w, int h, int x2,
 }
 
 #if !HNT
-/* the sums of the byte pairs of 32 samples */
+/* the sums of the byte pairs of the 32 samples at @q */
+#if defined(CPU_CLANG_BUILTINS) && defined(__AVX2__) && \
+    __has_builtin(__builtin_ia32_pmaddubsw256)
+typedef uchar uchar32_t __attribute__ ((ext_vector_type (32)));
+typedef uchar32_t uchar32_any __attribute__ ((aligned (1)));
 static inline ushort16
-pair_sums (uchar16 a, uchar16 b)
+pair_sums (global const uchar * q)
 {
+  /* one pmaddubsw: each pair times one, added */
+  typedef char bytes_t __attribute__ ((vector_size (32)));
+  return as_ushort16 (__builtin_ia32_pmaddubsw256 ((bytes_t) *
+          (global const uchar32_any *) q, (bytes_t) (uchar32_t) (1)));
+}
+#else
+static inline ushort16
+pair_sums (global const uchar * q)
+{
+  uchar16 a = LOAD16_ANY (q), b = LOAD16_ANY (q + 16);
   return convert_ushort16 ((uchar16) (a.even, b.even)) +
       convert_ushort16 ((uchar16) (a.odd, b.odd));
 }
+#endif
 
 /* sums of 2^shift samples to their rounded means */
 static inline uchar16
@@ -571,19 +586,19 @@ motion_decimate (global const uchar * src, uint src_off, uint src_stride,
     ushort16 hs[4][2];
     for (int j = 0; j < 4; j++) {
       global const uchar *q = r + j * stride;
-      hs[j][0] = pair_sums (vload16 (0, q), vload16 (1, q));
-      hs[j][1] = pair_sums (vload16 (2, q), vload16 (3, q));
+      hs[j][0] = pair_sums (q);
+      hs[j][1] = pair_sums (q + 32);
     }
     ushort16 t0 = hs[0][0] + hs[1][0], t1 = hs[0][1] + hs[1][1];
     ushort16 b0 = hs[2][0] + hs[3][0], b1 = hs[2][1] + hs[3][1];
     global uchar *o1 = l1 + 2 * y2 * w1 + 32 * run;
-    vstore16 (rounded_mean (t0, 2), 0, o1);
-    vstore16 (rounded_mean (t1, 2), 1, o1);
-    vstore16 (rounded_mean (b0, 2), 0, o1 + w1);
-    vstore16 (rounded_mean (b1, 2), 1, o1 + w1);
+    STORE16_ANY (rounded_mean (t0, 2), o1);
+    STORE16_ANY (rounded_mean (t1, 2), o1 + 16);
+    STORE16_ANY (rounded_mean (b0, 2), o1 + w1);
+    STORE16_ANY (rounded_mean (b1, 2), o1 + w1 + 16);
     ushort16 q0 = t0 + b0, q1 = t1 + b1;
-    vstore16 (rounded_mean ((ushort16) (q0.even, q1.even) +
-            (ushort16) (q0.odd, q1.odd), 4), 0, l2 + y2 * w2 + 16 * run);
+    STORE16_ANY (rounded_mean ((ushort16) (q0.even, q1.even) +
+            (ushort16) (q0.odd, q1.odd), 4), l2 + y2 * w2 + 16 * run);
   } else {
     for (int x2 = 16 * run; x2 < min (w2, 16 * run + 16); x2++)
       decimate_one (p, stride, w, h, x2, y2, l1, l2);

@@ -1093,9 +1093,7 @@ square_sums (short16 x)
     __has_builtin(__builtin_ia32_pmaddwd256)
   /* one pmaddwd: the squares of neighbouring lanes added */
   typedef short words_t __attribute__ ((vector_size (32)));
-  typedef int dwords_t __attribute__ ((vector_size (32)));
-  dwords_t p = __builtin_ia32_pmaddwd256 ((words_t) x, (words_t) x);
-  return (int8) (p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+  return as_int8 (__builtin_ia32_pmaddwd256 ((words_t) x, (words_t) x));
 #else
   int16 w = convert_int16 (x);
   return w.lo * w.lo + w.hi * w.hi;
