@@ -1202,12 +1202,9 @@ store_zigzag (__global short * o, short64_t z)
 /* The levels of the pair @L (natural rows) to @o, each block's 64 in
  * zigzag order. */
 static void
-store_levels (__global short * o, const int16 * L)
+store_levels (__global short * o, const short16 * r)
 {
-  short16 r[8];
   short64_t top, bottom;
-  for (int i = 0; i < 8; i++)
-    r[i] = convert_short16 (L[i]);
   top = __builtin_shufflevector (
       __builtin_shufflevector (r[0], r[1], IOTA32),
       __builtin_shufflevector (r[2], r[3], IOTA32), IOTA64);
@@ -1222,11 +1219,12 @@ store_levels (__global short * o, const int16 * L)
 /* The levels of the pair @L (natural rows) to @o, each block's 64 in
  * zigzag order. */
 static void
-store_levels (__global short * o, const int16 * L)
+store_levels (__global short * o, const short16 * L)
 {
-  short nat[128];
+  short16 rows[8];
+  const short *nat = (const short *) rows;
   for (int i = 0; i < 8; i++)
-    vstore16 (convert_short16 (L[i]), i, nat);
+    rows[i] = L[i];
   for (int b = 0; b < 2; b++)
     for (int z = 0; z < 64; z++) {
       uint n = NATURAL_OF[z];
@@ -1277,7 +1275,8 @@ static int
 quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     int m, const int16 * qw, const float16 * rcp, const int16 * mag1,
     uint rd_lambda, int lambda4, uint dc_only, __global const uchar * rd_bits,
-    long header, long skip_at, int16 * levels_of, int *rd_delta, int *rd_cbp,
+    long header, long skip_at, short16 * levels_of, int *rd_delta,
+    int *rd_cbp,
     long *energy)
 {
   /* the coefficients in 16-bit lanes (|x| <= 4096), half the work of
@@ -1470,7 +1469,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
     }
     #pragma unroll
     for (i = 0; i < 8; i++)
-      levels_of[8 * p + i] = L[i];
+      levels_of[8 * p + i] = convert_short16 (L[i]);
     /* a candidate stops as soon as the levels found so far and the least
      * change of the pairs left make it reach @skip_at (a non-intra one
      * can still drop its levels: its energy is the most it costs) */
@@ -1540,7 +1539,9 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   float16 rcp[8];
   int last[6];
   int sum, act, intra, dx = 0, dy = 0, q, cost, m = 0, i, p, lambda4;
-  int16 levels_of[24];
+  /* the levels in 16-bit lanes, and those kept (none: nothing coded) */
+  short16 levels_of[24];
+  const short16 *kept = levels_of;
   int rd_delta = 0, rd_cbp = 0, moving = 0, sad_mv = 0, sad_zero = 0;
   long energy;
   int intra_cand = 0;
@@ -1668,7 +1669,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   if (rd_lambda && !dc_only && !intra) {
     int keep = 0, keep_mv = 0, delta_mv, cbp_mv;
     long j = LONG_MAX, j_mv = LONG_MAX, energy_mv;
-    int16 levels_mv[24];
+    short16 levels_mv[24];
 
     /* the zero vector and the moving candidate: the one coded first
      * bounds the other. The moving one goes first where it predicts
@@ -1700,22 +1701,19 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       dy = alt.y;
       keep = keep_mv;
       cost = sad_mv;
-      #pragma unroll
-      for (i = 0; i < 24; i++) {
-        levels_of[i] = levels_mv[i];
-        pred[i] = pred_mv[i];
-      }
-    }
-    if (!keep)
+      kept = levels_mv;
       #pragma unroll
       for (i = 0; i < 24; i++)
-        levels_of[i] = 0;
+        pred[i] = pred_mv[i];
+    }
+    if (!keep)
+      kept = 0;
     /* intra only against a prediction whose levels are worth coding:
      * where the best prediction leaves nothing to code, intra, which must
      * code every DC level, hardly ever wins, and transforming the source
      * to find that out was a fifth of the kernel's work */
     if (intra_cand && keep) {
-      int16 qw_in[8], mag1_in[8], levels_in[24];
+      int16 qw_in[8], mag1_in[8];
       float16 rcp_in[8];
       uchar16 none[24];
       int delta_in, cbp_in, dc[6], take = 0;
@@ -1724,6 +1722,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       #pragma unroll
       for (i = 0; i < 24; i++)
         none[i] = 0;
+      /* (into levels_of: the zero vector's are not needed past here) */
+      short16 *levels_in = kept == levels_of ? levels_mv : levels_of;
       if (quantise_pairs (src, none, 1, q, m, qw_in, rcp_in, mag1_in,
               rd_lambda, lambda4, dc_only, rd_bits,
               mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
@@ -1738,11 +1738,10 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         intra = 1;
         dx = dy = 0;
         cost = act;
+        kept = levels_in;
         #pragma unroll
-        for (i = 0; i < 24; i++) {
-          levels_of[i] = levels_in[i];
+        for (i = 0; i < 24; i++)
           pred[i] = 0;
-        }
         #pragma unroll
         for (i = 0; i < 8; i++)
           qw[i] = qw_in[i];
@@ -1755,20 +1754,22 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   }
 
   for (p = 0; p < 3; p++) {
-    int16 x[8], L[8], A[8], lm = 0, nonzero = 0;
+    int16 x[8], L[8], A[8], lm = 0;
+    short16 nonzero = 0;
     uchar16 o[8];
     int ll = 0, lr = 0;
 
-    #pragma unroll
-    for (i = 0; i < 8; i++) {
-      L[i] = levels_of[8 * p + i];
-      nonzero |= L[i];
-    }
+    if (kept)
+      #pragma unroll
+      for (i = 0; i < 8; i++)
+        nonzero |= kept[8 * p + i];
     /* (most pairs of a P picture have no level: one test for them) */
-    int8 n8 = nonzero.lo | nonzero.hi;
-    int4 n4 = n8.lo | n8.hi;
-    int2 n2 = n4.lo | n4.hi;
+    long4 n4 = as_long4 (nonzero);
+    long2 n2 = n4.lo | n4.hi;
     if (intra || (n2.x | n2.y)) {
+      #pragma unroll
+      for (i = 0; i < 8; i++)
+        L[i] = convert_int16 (kept[8 * p + i]);
       /* (an intra DC lane of A is not used: that coefficient is 8 L) */
       #pragma unroll
       for (i = 0; i < 8; i++) {
@@ -1783,7 +1784,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     /* the entropy coder reads a block's levels up to its last only: a
      * pair without any is not written */
     if (ll || lr)
-      store_levels (lev + 128 * p, L);
+      store_levels (lev + 128 * p, kept + 8 * p);
 
     if (!intra && !ll && !lr) {
       /* no level in the pair: the prediction itself */
