@@ -283,61 +283,81 @@ half_result (int fx, int fy, ulong best)
 }
 
 #if LBS == 16
+/* Between four samples from the means of their pairs: with h = (a + b +
+ * 1) >> 1 and x = a ^ b for the pair above, h', x' for the pair below,
+ * (a + b + c + d + 2) >> 2 = ((h + h' + 1) >> 1) - ((x | x') & (h ^ h') &
+ * 1): the pairs' means round up only where their sums are odd (bit 0 of
+ * x), and the mean of the means then lies one above just where h + h' is
+ * odd as well. Bytes throughout: pavgb and a few logical operations on
+ * x86. */
+static inline uchar16
+half_avg_means (uchar16 h, uchar16 x, uchar16 h1, uchar16 x1)
+{
+  return half_avg2 (h, h1) - ((x | x1) & (h ^ h1) & (uchar) 1);
+}
+
 /* The SADs of the 16 x 16 block at @c against its eight half-pel
  * neighbours of the full-pel position @r (all inside the plane) into
- * @sad, in half_key's order without the centre: one pass over the rows,
- * each reference row loaded once and its sums of horizontal pairs
- * formed once, which the diagonal positions share. The same sums as
- * sad_half_rows, position by position. */
+ * @sad, in half_key's order without the centre: one pass over the rows.
+ * Each reference row is loaded once and the means of its horizontal
+ * pairs formed once; the prediction between two rows serves the row
+ * above (displaced down) and the row below (displaced up). The same
+ * predictions as sad_half_rows, position by position. */
 static void
 sad_half_ring (global const uchar * c, int cs, global const uchar * r,
     int rs, uint * sad)
 {
   sad_acc_t acc[8];
-  /* rows y - 1, y, y + 1 of the reference at x - 1, x, x + 1; the
-   * sums of the pairs left of x and right of it */
-  uchar16 a0, b0, c0, a1, b1, c1;
-  ushort16 l0, r0, l1, r1;
+  /* for the row above the current one: the means and the xors of its
+   * pairs left of x and right of it, and its own samples; between it and
+   * the current row: the left and right diagonal and the vertical
+   * predictions */
+  uchar16 hl0, hr0, xl0, xr0, b0, dl, dr, dv;
 
   for (int h = 0; h < 8; h++)
     acc[h] = SAD_ZERO;
   r -= rs;
-  a0 = LOAD16_ANY (r - 1);
-  b0 = LOAD16_ANY (r);
-  c0 = LOAD16_ANY (r + 1);
-  r += rs;
-  a1 = LOAD16_ANY (r - 1);
-  b1 = LOAD16_ANY (r);
-  c1 = LOAD16_ANY (r + 1);
-  l0 = convert_ushort16 (a0) + convert_ushort16 (b0);
-  r0 = convert_ushort16 (b0) + convert_ushort16 (c0);
-  l1 = convert_ushort16 (a1) + convert_ushort16 (b1);
-  r1 = convert_ushort16 (b1) + convert_ushort16 (c1);
-  for (int y = 0; y < 16; y++) {
+  {
+    uchar16 a = LOAD16_ANY (r - 1), c0 = LOAD16_ANY (r + 1);
+    b0 = LOAD16_ANY (r);
+    hl0 = half_avg2 (a, b0);
+    hr0 = half_avg2 (b0, c0);
+    xl0 = a ^ b0;
+    xr0 = b0 ^ c0;
+  }
+  for (int y = 0; y <= 16; y++) {
     global const uchar *n = r + (y + 1) * rs;
-    uchar16 a2 = LOAD16_ANY (n - 1), b2 = LOAD16_ANY (n);
-    uchar16 c2 = LOAD16_ANY (n + 1), o = LOAD16_ANY (c + y * cs);
-    ushort16 l2 = convert_ushort16 (a2) + convert_ushort16 (b2);
-    ushort16 r2 = convert_ushort16 (b2) + convert_ushort16 (c2);
+    uchar16 a1 = LOAD16_ANY (n - 1), b1 = LOAD16_ANY (n);
+    uchar16 c1 = LOAD16_ANY (n + 1);
+    uchar16 hl1 = half_avg2 (a1, b1), hr1 = half_avg2 (b1, c1);
+    uchar16 xl1 = a1 ^ b1, xr1 = b1 ^ c1;
+    uchar16 el = half_avg_means (hl0, xl0, hl1, xl1);
+    uchar16 er = half_avg_means (hr0, xr0, hr1, xr1);
+    uchar16 ev = half_avg2 (b0, b1);
 
-    /* (-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1),
-     * (1, 1) */
-    acc[0] = sad_add16 (acc[0], o, half_avg_sums (l0, l1));
-    acc[1] = sad_add16 (acc[1], o, half_avg2 (b0, b1));
-    acc[2] = sad_add16 (acc[2], o, half_avg_sums (r0, r1));
-    acc[3] = sad_add16 (acc[3], o, half_avg2 (a1, b1));
-    acc[4] = sad_add16 (acc[4], o, half_avg2 (b1, c1));
-    acc[5] = sad_add16 (acc[5], o, half_avg_sums (l1, l2));
-    acc[6] = sad_add16 (acc[6], o, half_avg2 (b1, b2));
-    acc[7] = sad_add16 (acc[7], o, half_avg_sums (r1, r2));
+    if (y > 0) {
+      /* block row y - 1 against the predictions below it, between
+       * reference rows y - 1 and y: (-1, 1), (0, 1), (1, 1) */
+      uchar16 o = LOAD16_ANY (c + (y - 1) * cs);
+      acc[5] = sad_add16 (acc[5], o, el);
+      acc[6] = sad_add16 (acc[6], o, ev);
+      acc[7] = sad_add16 (acc[7], o, er);
+    }
+    if (y < 16) {
+      /* block row y: the predictions above it, between rows y - 1 and y,
+       * and those on its own row y */
+      uchar16 o = LOAD16_ANY (c + y * cs);
+      acc[0] = sad_add16 (acc[0], o, el);
+      acc[1] = sad_add16 (acc[1], o, ev);
+      acc[2] = sad_add16 (acc[2], o, er);
+      acc[3] = sad_add16 (acc[3], o, hl1);
+      acc[4] = sad_add16 (acc[4], o, hr1);
+    }
     b0 = b1;
-    a1 = a2;
-    b1 = b2;
-    c1 = c2;
-    l0 = l1;
-    r0 = r1;
-    l1 = l2;
-    r1 = r2;
+    hl0 = hl1;
+    hr0 = hr1;
+    xl0 = xl1;
+    xr0 = xr1;
   }
   for (int h = 0; h < 8; h++)
     sad[h] = sad_total (acc[h]);
@@ -358,6 +378,8 @@ refine_half (global const uchar * cur, int cs, global const uchar * ref,
     uint sad[8];
     sad_half_ring (cur + y0 * cs + x0, cs, ref + (y0 + fy) * rs + x0 + fx,
         rs, sad);
+    /* (unrolled: each position's offsets are constants) */
+    #pragma unroll
     for (int h = 0; h < 9; h++) {
       int vx = 2 * fx + h % 3 - 1, vy = 2 * fy + h / 3 - 1;
       best = min (best, half_rank (h == 4 ? full_sad : sad[h - (h > 4)], vx,
