@@ -954,8 +954,9 @@ transpose_pair_short (short16 * v)
 #define FDCT_MUL16(a, c) convert_short16 (FDCT_MUL (convert_int16 (a), (c)))
 
 /* the 1-D forward DCT down the columns (see FDCT_C1), the DC and 4th
- * coefficients split when @split_dc */
-static void
+ * coefficients split when @split_dc (inlined: called, its rows went
+ * through memory both ways) */
+__attribute__ ((always_inline)) static void
 fdct_cols (short16 * v, int split_dc)
 {
   short16 s0 = v[0] + v[7], s1 = v[1] + v[6], s2 = v[2] + v[5];
