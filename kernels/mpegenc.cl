@@ -1560,20 +1560,28 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     src[16 + i] = (uchar16) (*(__global const uchar8 *) (cur + co + i * CW),
         *(__global const uchar8 *) (cur + co + cro + i * CW));
 
-  /* activity: sum of |sample - mean| over the luma, in 1/256 steps */
+  /* activity: sum of |sample - mean| over the luma, in 1/256 steps.
+   * With sum = 256 m + f (0 <= f < 256) and S (v) the sum of |sample -
+   * v|: |256 x - sum| is 256 (m - x) + f for x <= m and 256 (x - m) - f
+   * above, and S (m + 1) - S (m) counts the first less the second, so
+   * the total is 256 S (m) + f (S (m + 1) - S (m)): three sums of
+   * absolute differences (psadbw) instead of 32-bit lanes. */
   {
-    ushort16 s = 0;
-    int16 a = 0;
+    sad_acc_t s = SAD_ZERO, sm = SAD_ZERO, sm1 = SAD_ZERO;
     #pragma unroll
     for (i = 0; i < 16; i++)
-      s += convert_ushort16 (src[i]);
-    sum = sum16 (convert_int16 (s));
+      s = sad_add16 (s, src[i], (uchar16) (0));
+    sum = (int) sad_total (s);
+    /* (m = 255: every sample is 255, f = 0) */
+    const uchar16 mv = (uchar16) (sum >> 8), mv1 = (uchar16) min ((sum >>
+            8) + 1, 255);
     #pragma unroll
     for (i = 0; i < 16; i++) {
-      int16 d = 256 * convert_int16 (src[i]) - sum;
-      a += max (d, -d);
+      sm = sad_add16 (sm, src[i], mv);
+      sm1 = sad_add16 (sm1, src[i], mv1);
     }
-    act = sum16 (a) >> 8;
+    act = (256 * (int) sad_total (sm) + (sum & 255) *
+        ((int) sad_total (sm1) - (int) sad_total (sm))) >> 8;
   }
 
   q = mb_quant (qscale, adaptive, act, avg_act);
