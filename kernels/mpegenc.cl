@@ -182,28 +182,34 @@ lowest_bit (ulong m)
   return 63 - (uint) clz (m & (~m + 1));
 }
 
+/* m = ceil (2^32 / 2q) = (2^32 + e) / 2q, 0 <= e < 2q: t m / 2^32 = t /
+ * 2q + t e / (2q 2^32) lies below the next integer while t e < 2^32, true
+ * for every t = a + q - 1 < 2^16 in rd_quantise, so (t m) >> 32 is t /
+ * 2q, without a division per coefficient (and this one division once per
+ * macroblock, not per block) */
+static ulong
+rd_step_inverse (int q)
+{
+  return ((1UL << 32) + 2 * q - 1) / (2 * q);
+}
+
 /* The levels @L (zigzag order) of the coefficients @F (zigzag order),
  * looking only at the indices set in @cand, those whose level 1 lies
  * nearer than zero (the others are left out; an intra block's DC, index
  * 0, is never looked at). Writes the non-zero levels only, sets their
  * bits in *@coded, their cost against leaving the block out in *@delta
  * (non-intra: 0 or below) and returns the index of the last plus one (0:
- * none). Not inlined: its scalar loop then has the registers to itself
- * (inlined in the CPU layout's vector code, a third of it was spills). */
+ * none). @m2q is rd_step_inverse (@q). Not inlined: its scalar loop then
+ * has the registers to itself (inlined in the CPU layout's vector code, a
+ * third of it was spills). */
 __attribute__ ((noinline)) static int
 rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
-    int intra, int q, int lambda4, __global const uchar * bits)
+    int intra, int q, ulong m2q, int lambda4, __global const uchar * bits)
 {
   const int start = intra ? 1 : 0;
   int cost[65];
   uchar from[65], level[65], live[65];
   int n_live = 1, s, k, end, end_cost;
-
-  /* m = ceil (2^32 / 2q) = (2^32 + e) / 2q, 0 <= e < 2q: t m / 2^32 =
-   * t / 2q + t e / (2q 2^32) lies below the next integer while t e < 2^32,
-   * true for every t = a + q - 1 < 2^16 here, so (t m) >> 32 is t / 2q,
-   * without a division per coefficient */
-  const ulong m2q = ((1UL << 32) + 2 * q - 1) / (2 * q);
 
   cost[start] = 0;
   live[0] = start;
@@ -791,7 +797,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
           uint i = lowest_bit (m);
           F[i] = zz[t][i];
         }
-        last = rd_quantise (F, c, L, &coded, &delta, ci, q, lambda4,
+        last = rd_quantise (F, c, L, &coded, &delta, ci, q,
+            rd_step_inverse (q), lambda4,
             rd_bits);
         for (m = coded; m; m &= m - 1) {
           uint i = lowest_bit (m);
@@ -1274,7 +1281,7 @@ level1_min (int intra, int lambda4, const int16 * mag1, int16 * cand_min)
  * candidate's cost cannot fall below @skip_at, @header included. */
 static int
 quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
-    int m, const int16 * qw, const float16 * rcp, const int16 * mag1,
+    int m, ulong m2q, const int16 * qw, const float16 * rcp, const int16 * mag1,
     uint rd_lambda, int lambda4, uint dc_only, __global const uchar * rd_bits,
     long header, long skip_at, short16 * levels_of, int *rd_delta,
     int *rd_cbp,
@@ -1419,7 +1426,8 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
           zc |= 1UL << z;
           F[z] = ((const short *) nat)[(n >> 3) * 16 + 8 * b + (n & 7)];
         }
-        rd_quantise (F, zc, Z, &coded, &delta, intra, q, lambda4, rd_bits);
+        rd_quantise (F, zc, Z, &coded, &delta, intra, q, m2q, lambda4,
+            rd_bits);
         *rd_delta += delta;
         *rd_cbp |= coded ? 32 >> (2 * p + b) : 0;
         while (coded) {
@@ -1540,6 +1548,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   float16 rcp[8];
   int last[6];
   int sum, act, intra, dx = 0, dy = 0, q, cost, m = 0, i, p, lambda4;
+  ulong m2q;
   /* the levels in 16-bit lanes, and those kept (none: nothing coded) */
   short16 levels_of[24];
   const short16 *kept = levels_of;
@@ -1664,6 +1673,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     zz1[i] = (int16) (z, z);
   }
   m = ((1 << 18) + q - 1) / q;
+  m2q = rd_step_inverse (q);
   if (intra) {
     intra_steps (q, rd_lambda && !dc_only, qw, rcp, mag1);
   } else {
@@ -1689,19 +1699,19 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     const int moving_first = moving && sad_zero - sad_mv > 8 * q;
     const long header_mv = moving ? mode_lambda (lambda4) *
         (vector_bits (rd_bits, alt - pred_v) + 3) : 0;
-    if (moving_first && quantise_pairs (src, pred_mv, 0, q, m, qw, rcp,
+    if (moving_first && quantise_pairs (src, pred_mv, 0, q, m, m2q, qw, rcp,
             mag1, rd_lambda, lambda4, dc_only, rd_bits, header_mv, LONG_MAX,
             levels_mv, &delta_mv, &cbp_mv, &energy_mv))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
           rd_bits, &keep_mv);
-    if (quantise_pairs (src, pred, 0, q, m, qw, rcp, mag1, rd_lambda,
+    if (quantise_pairs (src, pred, 0, q, m, m2q, qw, rcp, mag1, rd_lambda,
             lambda4, dc_only, rd_bits, 0, moving_first ? j_mv + 1 :
             LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy))
       j = inter_cost (energy, rd_delta, rd_cbp, (int2) (0, 0), pred_v,
           lambda4, rd_bits, &keep);
     if (moving && !moving_first && quantise_pairs (src, pred_mv, 0, q, m,
-            qw, rcp, mag1, rd_lambda, lambda4, dc_only, rd_bits, header_mv,
-            j, levels_mv, &delta_mv, &cbp_mv, &energy_mv))
+            m2q, qw, rcp, mag1, rd_lambda, lambda4, dc_only, rd_bits,
+            header_mv, j, levels_mv, &delta_mv, &cbp_mv, &energy_mv))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
           rd_bits, &keep_mv);
     if (j_mv < j) {
@@ -1733,7 +1743,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         none[i] = 0;
       /* (into levels_of: the zero vector's are not needed past here) */
       short16 *levels_in = kept == levels_of ? levels_mv : levels_of;
-      if (quantise_pairs (src, none, 1, q, m, qw_in, rcp_in, mag1_in,
+      if (quantise_pairs (src, none, 1, q, m, m2q, qw_in, rcp_in, mag1_in,
               rd_lambda, lambda4, dc_only, rd_bits,
               mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
               &delta_in, &cbp_in, &energy_in)) {
@@ -1757,7 +1767,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       }
     }
   } else {
-    quantise_pairs (src, pred, intra, q, m, qw, rcp, mag1,
+    quantise_pairs (src, pred, intra, q, m, m2q, qw, rcp, mag1,
         rd_lambda, lambda4, dc_only, rd_bits, 0, LONG_MAX, levels_of,
         &rd_delta, &rd_cbp, &energy);
   }
