@@ -308,11 +308,9 @@ sad_half_ring (global const uchar * c, int cs, global const uchar * r,
     int rs, uint * sad)
 {
   sad_acc_t acc[8];
-  /* for the row above the current one: the means and the xors of its
-   * pairs left of x and right of it, and its own samples; between it and
-   * the current row: the left and right diagonal and the vertical
-   * predictions */
-  uchar16 hl0, hr0, xl0, xr0, b0, dl, dr, dv;
+  /* the reference row above the current one: the means and the xors of
+   * its pairs left of x and right of it, and its own samples */
+  uchar16 hl0, hr0, xl0, xr0, b0;
 
   for (int h = 0; h < 8; h++)
     acc[h] = SAD_ZERO;

@@ -666,6 +666,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   int own[6], prd[6], prd_mv[6];
   int bx[6], by[6], bc[6], coef[6];
   int sum, act, intra, dx = 0, dy = 0, q, cost, b, k, lambda4, rd;
+  ulong m2q;
   int drop = 0, moving = 0, chosen = 0, sad_mv = 0, intra_cand = 0;
   long energy[3];
   int2 alt = (int2) (0, 0), pred_v = (int2) (0, 0);
@@ -739,6 +740,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
 
   lambda4 = rd_lambda4 (rd_lambda, q);
   rd = rd_lambda && !dc_only;
+  m2q = rd_step_inverse (q);
   /* this work-item's cosines: coefficient c of its row, r of its column */
   fdct_terms (c, 0, &row_mag, &row_neg);
   fdct_terms (r, 1, &col_mag, &col_neg);
@@ -797,8 +799,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
           uint i = lowest_bit (m);
           F[i] = zz[t][i];
         }
-        last = rd_quantise (F, c, L, &coded, &delta, ci, q,
-            rd_step_inverse (q), lambda4,
+        last = rd_quantise (F, c, L, &coded, &delta, ci, q, m2q, lambda4,
             rd_bits);
         for (m = coded; m; m &= m - 1) {
           uint i = lowest_bit (m);
@@ -1229,10 +1230,7 @@ store_levels (__global short * o, const short16 * r)
 static void
 store_levels (__global short * o, const short16 * L)
 {
-  short16 rows[8];
-  const short *nat = (const short *) rows;
-  for (int i = 0; i < 8; i++)
-    rows[i] = L[i];
+  const short *nat = (const short *) L;
   for (int b = 0; b < 2; b++)
     for (int z = 0; z < 64; z++) {
       uint n = NATURAL_OF[z];
@@ -1281,11 +1279,10 @@ level1_min (int intra, int lambda4, const int16 * mag1, int16 * cand_min)
  * candidate's cost cannot fall below @skip_at, @header included. */
 static int
 quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
-    int m, ulong m2q, const int16 * qw, const float16 * rcp, const int16 * mag1,
-    uint rd_lambda, int lambda4, uint dc_only, __global const uchar * rd_bits,
-    long header, long skip_at, short16 * levels_of, int *rd_delta,
-    int *rd_cbp,
-    long *energy)
+    int m, ulong m2q, const int16 * qw, const float16 * rcp,
+    const int16 * mag1, uint rd_lambda, int lambda4, uint dc_only,
+    __global const uchar * rd_bits, long header, long skip_at,
+    short16 * levels_of, int *rd_delta, int *rd_cbp, long *energy)
 {
   /* the coefficients in 16-bit lanes (|x| <= 4096), half the work of
    * 32-bit ones on a CPU */
@@ -1370,9 +1367,9 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
   }
   *energy = 4 * (long) e;
   slack_left = stop_early ? slack[0] + slack[1] + slack[2] : 0;
-  /* (only for candidates that got this far) */
-  /* a coefficient of magnitude a is a candidate where a > mag1 or 2 a >
-   * cand_min, that is a > min (mag1, cand_min / 2) */
+  /* (only for candidates that got this far) a coefficient of magnitude
+   * a is a candidate where a > mag1 or 2 a > cand_min, that is a > min
+   * (mag1, cand_min / 2) */
   if (rd_lambda && !dc_only) {
     level1_min (intra, lambda4, mag1, cand_min);
     #pragma unroll

@@ -120,19 +120,12 @@ half_avg2 (uchar16 a, uchar16 b)
           (ushort) 1) >> (ushort) 1);
 }
 
-/* between four samples given as two sums of pairs (pairs that several
- * averages share are summed once) */
-static inline uchar16
-half_avg_sums (ushort16 ab, ushort16 cd)
-{
-  return convert_uchar16 ((ab + cd + (ushort) 2) >> (ushort) 2);
-}
-
 static inline uchar16
 half_avg4 (uchar16 a, uchar16 b, uchar16 c, uchar16 d)
 {
-  return half_avg_sums (convert_ushort16 (a) + convert_ushort16 (b),
-      convert_ushort16 (c) + convert_ushort16 (d));
+  return convert_uchar16 ((convert_ushort16 (a) + convert_ushort16 (b) +
+          convert_ushort16 (c) + convert_ushort16 (d) + (ushort) 2) >>
+      (ushort) 2);
 }
 
 #endif /* GST_CL_SAD_CL */
