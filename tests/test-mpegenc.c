@@ -628,7 +628,9 @@ ieee_rand (glong * state, glong lo, glong hi)
   gdouble x;
   glong i, j;
 
-  *state = (*state * 1103515245) + 12345;
+  /* unsigned: the product wraps as the standard's 32-bit long did, where
+   * a signed overflow is undefined (the low 31 bits read below agree) */
+  *state = (glong) ((gulong) *state * 1103515245UL + 12345UL);
   i = *state & 0x7ffffffe;
   x = ((gdouble) i) / (gdouble) 0x7fffffff;
   x *= (lo + hi + 1);
