@@ -1798,8 +1798,9 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     last[2 * p] = ll;
     last[2 * p + 1] = lr;
     /* the entropy coder reads a block's levels up to its last only: a
-     * pair without any is not written */
-    if (ll || lr)
+     * pair without any is not written, but for an intra one, whose DC
+     * level is read even where it is 0 (a black block) */
+    if (intra || ll || lr)
       store_levels (lev + 128 * p, kept + 8 * p);
 
     if (!intra && !ll && !lr) {

@@ -372,10 +372,61 @@ fill_natural (MpegRefPicture * p, guint t, gint pan_x, gint pan_y,
   g_free (f);
 }
 
+/* Each 8x8 block of each plane of @p: black (0), white (255), the legal
+ * range's ends (16, 235, 240), noise, or a sharp edge between 0 and 255:
+ * the values where the arithmetic meets its limits. */
+static void
+fill_extremes (MpegRefPicture * p, guint32 * rng)
+{
+  static const gint flat[] = { 0, 255, 16, 235, 240 };
+  guint W = p->mb_width * 16, H = p->mb_height * 16, plane;
+
+  for (plane = 0; plane < 3; plane++) {
+    guint pw = plane ? W / 2 : W, ph = plane ? H / 2 : H, bx, by, x, y;
+    guint8 *d = p->data + (plane ? (gsize) W * H + (plane - 1) * (gsize) pw *
+        ph : 0);
+    for (by = 0; by < ph / 8; by++)
+      for (bx = 0; bx < pw / 8; bx++) {
+        guint kind = test_rng_next (rng) % (G_N_ELEMENTS (flat) + 2);
+        for (y = 0; y < 8; y++)
+          for (x = 0; x < 8; x++) {
+            guint8 *v = &d[(by * 8 + y) * pw + bx * 8 + x];
+            if (kind < G_N_ELEMENTS (flat))
+              *v = (guint8) flat[kind];
+            else if (kind == G_N_ELEMENTS (flat))
+              *v = (guint8) test_rng_next (rng);
+            else
+              *v = x + y < 8 ? 0 : 255;
+          }
+      }
+  }
+}
+
+typedef enum
+{
+  STAGE_CONTENT_NATURAL,
+  STAGE_CONTENT_RANDOM,
+  STAGE_CONTENT_EXTREMES,
+  N_STAGE_CONTENTS
+} StageContent;
+
+static const gchar *const stage_content_names[N_STAGE_CONTENTS] = {
+  "natural", "random", "extremes"
+};
+
+/* levels of block @b of record @r that the entropy coder reads: up to
+ * the last non-zero one, and an intra block's DC always */
+static guint
+levels_read (const GstClMpegMbRecord * r, guint b)
+{
+  return (r->flags & GST_CL_MPEG_MB_INTRA) ? MAX (r->last[b], 1) :
+      r->last[b];
+}
+
 static void
 compare_device (guint w, guint h, gboolean p_picture, guint q,
-    gboolean adaptive, gboolean random, gboolean dc_only, guint rd_lambda,
-    guint mv_lambda, guint32 seed)
+    gboolean adaptive, StageContent content, gboolean dc_only,
+    guint rd_lambda, guint mv_lambda, guint32 seed)
 {
   GstClContext *ctx = test_get_shared_context ();
   GError *error = NULL;
@@ -396,7 +447,7 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   cl_mem mc, mr, mo, mv, mrec, ml;
   gchar *desc = g_strdup_printf ("%ux%u %c q %u adaptive %d %s%s trellis "
       "lambda %u vector lambda %u seed %u", w, h, p_picture ? 'P' : 'I', q,
-      adaptive, random ? "random" : "natural", dc_only ? " DC only" : "",
+      adaptive, stage_content_names[content], dc_only ? " DC only" : "",
       rd_lambda, mv_lambda, seed);
 
   fail_unless (tr != NULL, "%s", error ? error->message : "?");
@@ -405,9 +456,12 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   mpegref_picture_init (&rec, w, h);
   n = cur.mb_width * cur.mb_height;
   ps = (gsize) n * 384;
-  if (random) {
+  if (content == STAGE_CONTENT_RANDOM) {
     test_fill_random (cur.data, ps, &rng);
     test_fill_random (ref.data, ps, &rng);
+  } else if (content == STAGE_CONTENT_EXTREMES) {
+    fill_extremes (&cur, &rng);
+    fill_extremes (&ref, &rng);
   } else {
     fill_natural (&cur, 3, 3, 2, seed);
     fill_natural (&ref, 2, 3, 2, seed);
@@ -448,6 +502,13 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
           ps, ref.data, 0, NULL, NULL), CL_SUCCESS);
   fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mv, CL_TRUE, 0,
           n * sizeof (GstClMotionVector), dvec, 0, NULL, NULL), CL_SUCCESS);
+  {
+    /* levels the device does not write must not be read: they keep
+     * this */
+    const cl_short poison = 0x5a5a;
+    fail_unless_equals_int (clEnqueueFillBuffer (ctx->queue, ml, &poison,
+            sizeof (poison), 0, n * 768, 0, NULL, NULL), CL_SUCCESS);
+  }
   ep.p_picture = p.p_picture;
   ep.qscale = p.qscale;
   ep.adaptive = p.adaptive;
@@ -472,10 +533,11 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
         "activity %u cost %u", desc, i, r[i].dx, r[i].dy, r[i].flags,
         r[i].cbp, r[i].quant, r[i].activity, r[i].cost, dr[i].dx, dr[i].dy,
         dr[i].flags, dr[i].cbp, dr[i].quant, dr[i].activity, dr[i].cost);
-  /* (the records are equal: past a block's last the device may leave
-   * its levels unwritten, the entropy coder does not read them) */
+  /* (the records are equal: past what the entropy coder reads of a
+   * block the device may leave its levels unwritten) */
   for (i = 0; i < n * 384; i++)
-    fail_unless (i % 64 >= r[i / 384].last[i % 384 / 64] || lev[i] == dl[i],
+    fail_unless (i % 64 >= levels_read (&r[i / 384], i % 384 / 64) ||
+        lev[i] == dl[i],
         "%s: level %u of macroblock %u: %d, device %d", desc, i % 384,
         i / 384, lev[i], dl[i]);
   for (i = 0; i < ps; i++)
@@ -526,10 +588,10 @@ GST_START_TEST (test_device_stages)
       guint rd_lambda = (s + q) % 2 ? 8 + 4 * s : 0;
       guint mv_lambda = rd_lambda ? 2 + s : q == 2 ? 3 : 0;
       compare_device (sizes[s][0], sizes[s][1], FALSE, quants[q], q == 2,
-          n % 2 == 0, q == 3, rd_lambda, mv_lambda, n);
+          n % N_STAGE_CONTENTS, q == 3, rd_lambda, mv_lambda, n);
       n++;
       compare_device (sizes[s][0], sizes[s][1], TRUE, quants[q], q == 1,
-          n % 2 == 0, FALSE, rd_lambda, mv_lambda, n);
+          n % N_STAGE_CONTENTS, FALSE, rd_lambda, mv_lambda, n);
       n++;
     }
 }
