@@ -58,7 +58,9 @@ gst_cl_motion_method_resolve (GstClMotionMethod method, GstClContext * ctx)
 {
   if (method != GST_CL_MOTION_METHOD_AUTO)
     return method;
-  return ctx->cpu_layout ? GST_CL_MOTION_METHOD_HIERARCHICAL :
+  /* the device's kind, not the kernel layout (GST_CL_LAYOUT may force
+   * either): the layout must not change the vectors, and so the stream */
+  return ctx->host_unified ? GST_CL_MOTION_METHOD_HIERARCHICAL :
       GST_CL_MOTION_METHOD_FULL;
 }
 

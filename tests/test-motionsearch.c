@@ -50,10 +50,37 @@ texture (gint x, gint y, guint comp)
   return (guint8) CLAMP ((gint) v, 0, 255);
 }
 
-/* A system-memory frame, default layout: the texture seen from (sx, sy)
- * (chroma from (sx, sy) scaled down), or random samples from @rng. */
+/* Black and white cells of 6x4 samples, without end like texture():
+ * flat areas and extreme values, where many displacements tie. */
+static guint8
+binary_texture (gint x, gint y, guint comp)
+{
+  guint32 g = (guint32) ((x + 6000) / 6) * 0x9e3779b1u ^
+      ((guint32) ((y + 4000) / 4) * 0x85ebca77u + comp);
+
+  g ^= g >> 15;
+  g *= 0x2c1b3c6du;
+  g ^= g >> 12;
+  return (g & 1) ? 255 : 0;
+}
+
+typedef enum
+{
+  CONTENT_RANDOM,
+  CONTENT_NATURAL,
+  CONTENT_BINARY,
+  N_CONTENTS
+} Content;
+
+static const gchar *const content_names[N_CONTENTS] = {
+  "random", "natural", "black and white"
+};
+
+/* A system-memory frame, default layout: the texture (natural or binary)
+ * seen from (sx, sy) (chroma from (sx, sy) scaled down), or random
+ * samples from @rng. */
 static GstBuffer *
-make_frame (const GstVideoInfo * info, gboolean natural, gint sx, gint sy,
+make_frame (const GstVideoInfo * info, Content content, gint sx, gint sy,
     guint32 * rng)
 {
   GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
@@ -73,8 +100,10 @@ make_frame (const GstVideoInfo * info, gboolean natural, gint sx, gint sy,
 
     for (y = 0; y < h; y++)
       for (x = 0; x < w; x++)
-        data[y * stride + x * ps] = natural ?
+        data[y * stride + x * ps] = content == CONTENT_NATURAL ?
             texture (x + sx / ws, y + sy / hs, c) :
+            content == CONTENT_BINARY ?
+            binary_texture (x + sx / ws, y + sy / hs, c) :
             test_rng_next (rng) & 0xff;
   }
   gst_video_frame_unmap (&vf);
@@ -247,8 +276,9 @@ upload_luma (const Planes * p, gsize offset, guint pad, GstClPlane * plane)
 typedef struct
 {
   gint w, h, bs, range;
-  gboolean subpel, natural;
-  gint px, py;                  /* natural: the pan between the pictures */
+  gboolean subpel;
+  Content content;
+  gint px, py;                  /* textures: the pan between the pictures */
   GstClMotionMethod method;
 } SearchCase;
 
@@ -277,11 +307,11 @@ check_search (const SearchCase * sc)
 
   desc = g_strdup_printf ("%s %dx%d %s, block %d, range %d%s",
       hier ? "hierarchical" : "full", sc->w, sc->h,
-      sc->natural ? "natural" : "random", sc->bs, sc->range,
+      content_names[sc->content], sc->bs, sc->range,
       sc->subpel ? ", half-pel" : "");
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, sc->w, sc->h);
-  fref = make_frame (&info, sc->natural, 0, 0, &rng);
-  fcur = make_frame (&info, sc->natural, sc->px, sc->py, &rng);
+  fref = make_frame (&info, sc->content, 0, 0, &rng);
+  fcur = make_frame (&info, sc->content, sc->px, sc->py, &rng);
   planes_get (&pref, &info, fref);
   planes_get (&pcur, &info, fcur);
 
@@ -308,7 +338,7 @@ check_search (const SearchCase * sc)
   exp = reference_vectors (&pcur, &pref, sc->bs, sc->range, sc->subpel, 0,
       sc->method);
   compare_vectors (got, exp, bx, bx * by, desc);
-  if (sc->natural && !sc->subpel)
+  if (sc->content == CONTENT_NATURAL && !sc->subpel)
     check_pan (got, sc->w, sc->h, sc->bs, sc->range, sc->px, sc->py, hier,
         desc);
 
@@ -332,8 +362,9 @@ static const struct
   {1, 1}, {17, 9}, {16, 16}, {33, 47}, {100, 70}, {211, 97},
 };
 
-/* Every size at block sizes 16 and 8, ranges 4, 16 and 32, random and
- * natural content, with and without half-pel refinement. */
+/* Every size at block sizes 16 and 8, ranges 4, 16 and 32, random,
+ * natural and black and white content, with and without half-pel
+ * refinement. */
 GST_START_TEST (test_search)
 {
   static const gint ranges[] = { 4, 16, 32 };
@@ -341,7 +372,7 @@ GST_START_TEST (test_search)
 
   for (b = 0; b < 2; b++) {
     for (r = 0; r < G_N_ELEMENTS (ranges); r++) {
-      for (n = 0; n < 4; n++) {
+      for (n = 0; n < 2 * N_CONTENTS; n++) {
         SearchCase sc = { search_sizes[__i__].w, search_sizes[__i__].h,
           b ? 8 : 16, ranges[r], n & 1, n >> 1, 0, 0,
           GST_CL_MOTION_METHOD_FULL
@@ -361,8 +392,8 @@ GST_END_TEST;
 GST_START_TEST (test_search_large)
 {
   static const SearchCase cases[] = {
-    {2048, 2048, 16, 4, FALSE, TRUE, 3, -4, GST_CL_MOTION_METHOD_FULL},
-    {1918, 1078, 8, 4, TRUE, FALSE, 0, 0, GST_CL_MOTION_METHOD_FULL},
+    {2048, 2048, 16, 4, FALSE, CONTENT_NATURAL, 3, -4, GST_CL_MOTION_METHOD_FULL},
+    {1918, 1078, 8, 4, TRUE, CONTENT_RANDOM, 0, 0, GST_CL_MOTION_METHOD_FULL},
   };
   check_search (&cases[__i__]);
 }
@@ -370,8 +401,9 @@ GST_START_TEST (test_search_large)
 GST_END_TEST;
 
 /* The hierarchical search against its C reference: block sizes 16 and 8,
- * ranges 4, 16 and 32, random and natural content (panned, the pan found
- * exactly in the interior), with and without half-pel refinement. The
+ * ranges 4, 16 and 32, random, natural and black and white content
+ * (panned, the pan found exactly in the interior), with and without
+ * half-pel refinement. The
  * largest size runs a subset. */
 static const struct
 {
@@ -388,14 +420,14 @@ GST_START_TEST (test_search_hierarchical)
 
   for (b = 0; b < 2; b++) {
     for (r = 0; r < G_N_ELEMENTS (ranges); r++) {
-      for (n = 0; n < 4; n++) {
+      for (n = 0; n < 2 * N_CONTENTS; n++) {
         SearchCase sc = { hier_sizes[__i__].w, hier_sizes[__i__].h,
           b ? 8 : 16, ranges[r], n & 1, n >> 1, 0, 0,
           GST_CL_MOTION_METHOD_HIERARCHICAL
         };
         /* on the largest picture one content and half-pel choice per
          * block size and range, in turn */
-        if (large && n != (b + r) % 4)
+        if (large && n != (b + r) % (2 * N_CONTENTS))
           continue;
         /* pans of the coarsest levels' rounding: odd, even, near the
          * window's ends */
@@ -413,14 +445,14 @@ GST_END_TEST;
 GST_START_TEST (test_search_hierarchical_wide)
 {
   static const SearchCase cases[] = {
-    {33, 47, 16, 1, TRUE, FALSE, 0, 0, GST_CL_MOTION_METHOD_HIERARCHICAL},
-    {211, 97, 8, 3, FALSE, TRUE, -3, 2, GST_CL_MOTION_METHOD_HIERARCHICAL},
+    {33, 47, 16, 1, TRUE, CONTENT_RANDOM, 0, 0, GST_CL_MOTION_METHOD_HIERARCHICAL},
+    {211, 97, 8, 3, FALSE, CONTENT_NATURAL, -3, 2, GST_CL_MOTION_METHOD_HIERARCHICAL},
     {640, 480, 16, 128, FALSE, TRUE, -101, 62,
         GST_CL_MOTION_METHOD_HIERARCHICAL},
     {333, 211, 8, 64, FALSE, TRUE, 45, -37,
         GST_CL_MOTION_METHOD_HIERARCHICAL},
-    {17, 9, 8, 128, TRUE, FALSE, 0, 0, GST_CL_MOTION_METHOD_HIERARCHICAL},
-    {640, 480, 16, 128, TRUE, FALSE, 0, 0, GST_CL_MOTION_METHOD_HIERARCHICAL},
+    {17, 9, 8, 128, TRUE, CONTENT_RANDOM, 0, 0, GST_CL_MOTION_METHOD_HIERARCHICAL},
+    {640, 480, 16, 128, TRUE, CONTENT_RANDOM, 0, 0, GST_CL_MOTION_METHOD_HIERARCHICAL},
   };
   check_search (&cases[__i__]);
 }
@@ -595,7 +627,7 @@ panned_frames (const GstVideoInfo * info, guint n, gint px, gint py)
 
   for (i = 0; i < n; i++) {
     /* away from the origin: the texture's edges are not at 0 */
-    frames[i] = make_frame (info, TRUE, 300 + i * px, 200 + i * py, NULL);
+    frames[i] = make_frame (info, CONTENT_NATURAL, 300 + i * px, 200 + i * py, NULL);
     GST_BUFFER_PTS (frames[i]) = i * GST_SECOND / 30;
     GST_BUFFER_DURATION (frames[i]) = GST_SECOND / 30;
   }
@@ -687,7 +719,7 @@ GST_START_TEST (test_element_hierarchical)
 GST_END_TEST;
 
 /* The method enum: every value, by nick; auto stands for hierarchical on
- * CPU-layout devices and for full on the others. */
+ * CPU devices and for full on the others, whatever the kernel layout. */
 GST_START_TEST (test_method_enum)
 {
   GEnumClass *klass = g_type_class_ref (GST_TYPE_CL_MOTION_METHOD);
@@ -711,7 +743,7 @@ GST_START_TEST (test_method_enum)
   ms = gst_cl_motion_search_new (ctx, &p, &error);
   fail_unless (ms != NULL, "%s", error ? error->message : "");
   fail_unless_equals_int (gst_cl_motion_search_get_params (ms)->method,
-      ctx->cpu_layout ? GST_CL_MOTION_METHOD_HIERARCHICAL :
+      ctx->host_unified ? GST_CL_MOTION_METHOD_HIERARCHICAL :
       GST_CL_MOTION_METHOD_FULL);
   gst_cl_motion_search_free (ms);
 }
@@ -765,7 +797,7 @@ GST_START_TEST (test_chroma_weight)
 
     gst_video_info_set_format (&info, formats[f], 70, 50);
     for (i = 0; i < 3; i++) {
-      frames[i] = make_frame (&info, FALSE, 0, 0, &rng);
+      frames[i] = make_frame (&info, CONTENT_RANDOM, 0, 0, &rng);
       GST_BUFFER_PTS (frames[i]) = i * GST_SECOND;
     }
     run_sequence (h, &info, frames, 3, f == 1, 16, 8, FALSE,
