@@ -1,13 +1,17 @@
 /* gst-clvideo: psnr, per-frame and mean PSNR between two 4:2:0 videos
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Usage: psnr [-s WxH] [-n N] [--per-frame] [--min-y DB] REFERENCE TEST
+ * Usage: psnr [-s WxH] [-n N] [--per-frame] [--min-y DB] [--max-mb-mse E]
+ *             REFERENCE TEST
  * Each file is y4m or raw I420 ("-": stdin). The last line is
  *   frames=N y=.. u=.. v=.. y_global=.. u_global=.. v_global=..
- * with the means of the per-frame PSNRs (each capped at 100 dB) and the
- * PSNR of the mean squared error over all frames. Exits 1 when the frame
- * counts differ (without -n) or the mean PSNR-Y is below --min-y, 2 on
- * unreadable input or different sizes.
+ *   worst_mb_mse=.. worst_mb=FRAME:PLANE:X,Y
+ * with the means of the per-frame PSNRs (each capped at 100 dB), the
+ * PSNR of the mean squared error over all frames, and the macroblock
+ * plane with the largest mean squared error of all. Exits 1 when the frame
+ * counts differ (without -n), the mean PSNR-Y is below --min-y or a
+ * macroblock's mean squared error is above --max-mb-mse, 2 on unreadable
+ * input or different sizes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +30,7 @@ main (int argc, char **argv)
 {
   gchar *size = NULL;
   gint frames = -1;
-  gdouble min_y = -1;
+  gdouble min_y = -1, max_mb_mse = -1;
   gboolean per_frame = FALSE;
   GOptionEntry entries[] = {
     {"size", 's', 0, G_OPTION_ARG_STRING, &size,
@@ -37,6 +41,9 @@ main (int argc, char **argv)
         "Print one line per frame", NULL},
     {"min-y", 0, 0, G_OPTION_ARG_DOUBLE, &min_y,
         "Fail when the mean PSNR-Y is below this", "DB"},
+    {"max-mb-mse", 0, 0, G_OPTION_ARG_DOUBLE, &max_mb_mse,
+        "Fail when a macroblock's plane has a larger mean squared error",
+        "MSE"},
     {NULL}
   };
   GOptionContext *ctx;
@@ -46,6 +53,8 @@ main (int argc, char **argv)
   guint8 *fa, *fb;
   gdouble sum_db[3] = { 0, 0, 0 }, sum_mse[3] = { 0, 0, 0 };
   gint n = 0, status = 0, i;
+  PsnrMacroblock worst = { 0 };
+  gint worst_frame = 0;
 
   ctx = g_option_context_new ("REFERENCE TEST - PSNR of TEST against "
       "REFERENCE (y4m or raw I420)");
@@ -96,6 +105,14 @@ main (int argc, char **argv)
       break;
     }
     psnr_i420_mse (fa, fb, a->width, a->height, mse);
+    {
+      PsnrMacroblock mb;
+      psnr_i420_worst_macroblock (fa, fb, a->width, a->height, &mb);
+      if (mb.mse > worst.mse) {
+        worst = mb;
+        worst_frame = n;
+      }
+    }
     for (i = 0; i < 3; i++) {
       sum_db[i] += capped (psnr_from_mse (mse[i]));
       sum_mse[i] += mse[i];
@@ -110,12 +127,20 @@ main (int argc, char **argv)
     return 1;
   }
   printf ("frames=%d y=%.4f u=%.4f v=%.4f y_global=%.4f u_global=%.4f "
-      "v_global=%.4f\n", n, sum_db[0] / n, sum_db[1] / n, sum_db[2] / n,
+      "v_global=%.4f worst_mb_mse=%.2f worst_mb=%d:%u:%u,%u\n", n,
+      sum_db[0] / n, sum_db[1] / n, sum_db[2] / n,
       psnr_from_mse (sum_mse[0] / n), psnr_from_mse (sum_mse[1] / n),
-      psnr_from_mse (sum_mse[2] / n));
+      psnr_from_mse (sum_mse[2] / n), worst.mse, worst_frame, worst.plane,
+      worst.mb_x, worst.mb_y);
   if (min_y >= 0 && sum_db[0] / n < min_y) {
     fprintf (stderr, "psnr: mean PSNR-Y %.4f dB is below %.4f dB\n",
         sum_db[0] / n, min_y);
+    status = 1;
+  }
+  if (max_mb_mse >= 0 && worst.mse > max_mb_mse) {
+    fprintf (stderr, "psnr: frame %d, plane %u, macroblock (%u, %u) has a "
+        "mean squared error of %.2f, above %.2f\n", worst_frame, worst.plane,
+        worst.mb_x, worst.mb_y, worst.mse, max_mb_mse);
     status = 1;
   }
   g_free (fa);

@@ -62,6 +62,43 @@ psnr_i420_mse (const guint8 * a, const guint8 * b, guint width,
       cw, ch) / (gdouble) c_size;
 }
 
+void
+psnr_i420_worst_macroblock (const guint8 * a, const guint8 * b, guint width,
+    guint height, PsnrMacroblock * worst)
+{
+  guint cw = (width + 1) / 2, ch = (height + 1) / 2;
+  gsize y_size = (gsize) width * height, c_size = (gsize) cw * ch;
+  guint mx, my, p;
+
+  memset (worst, 0, sizeof (*worst));
+  for (my = 0; my < (height + 15) / 16; my++) {
+    for (mx = 0; mx < (width + 15) / 16; mx++) {
+      /* the part of the macroblock inside the picture, in each plane */
+      guint w = MIN (16, width - mx * 16), h = MIN (16, height - my * 16);
+      guint cx = mx * 8, cy = my * 8;
+      guint wc = MIN (8, cw - cx), hc = MIN (8, ch - cy);
+      gdouble mse[3];
+
+      mse[0] = psnr_plane_sse (a + (gsize) my * 16 * width + mx * 16, width,
+          b + (gsize) my * 16 * width + mx * 16, width, w, h) /
+          (gdouble) (w * h);
+      for (p = 1; p < 3; p++) {
+        gsize off = y_size + (p - 1) * c_size + (gsize) cy * cw + cx;
+        mse[p] = psnr_plane_sse (a + off, cw, b + off, cw, wc, hc) /
+            (gdouble) (wc * hc);
+      }
+      for (p = 0; p < 3; p++) {
+        if (mse[p] > worst->mse) {
+          worst->mse = mse[p];
+          worst->plane = p;
+          worst->mb_x = mx;
+          worst->mb_y = my;
+        }
+      }
+    }
+  }
+}
+
 /* A line up to '\n' (not kept), at most @max - 1 bytes; FALSE at EOF. */
 static gboolean
 read_line (FILE * f, gchar * buf, gsize max, gboolean * too_long)

@@ -26,6 +26,18 @@ void psnr_i420_mse (const guint8 * a, const guint8 * b, guint width,
 /* Bytes of a tightly packed I420 frame (chroma rounded up). */
 gsize psnr_i420_size (guint width, guint height);
 
+/* The macroblock (16x16 luma, 8x8 of each chroma plane) whose plane has
+ * the largest mean squared error: a frame's mean hides one broken block. */
+typedef struct
+{
+  gdouble mse;
+  guint plane;                  /* 0 Y, 1 U, 2 V */
+  guint mb_x, mb_y;
+} PsnrMacroblock;
+
+void psnr_i420_worst_macroblock (const guint8 * a, const guint8 * b,
+    guint width, guint height, PsnrMacroblock * worst);
+
 /* Frames from a y4m file (4:2:0 only) or a raw I420 file. */
 typedef struct
 {
