@@ -467,45 +467,6 @@ stage_input (GstClFilter * self, GstBuffer * inbuf, GstBuffer ** staged,
       &priv->in_info, inbuf, staged, frame, error);
 }
 
-/* TRUE when @buf holds a whole @info frame. A video meta may place the
- * planes anywhere, but what the copies and kernels read of each plane
- * (rows of the frame's width at the meta's stride) must lie inside the
- * buffer: a meta is no proof of size. */
-static gboolean
-frame_fits (GstBuffer * buf, const GstVideoInfo * info)
-{
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
-  gsize size = gst_buffer_get_size (buf);
-  guint p;
-
-  if (!meta)
-    return size >= info->size;
-  if (meta->format != GST_VIDEO_INFO_FORMAT (info) ||
-      meta->n_planes != GST_VIDEO_INFO_N_PLANES (info) ||
-      meta->width < (guint) GST_VIDEO_INFO_WIDTH (info) ||
-      meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info))
-    return FALSE;
-  for (p = 0; p < meta->n_planes; p++)
-    if (!gst_cl_plane_fits (info, p, meta->offset[p], meta->stride[p], size))
-      return FALSE;
-  return TRUE;
-}
-
-static gboolean
-check_frame_size (GstClFilter * self, GstBuffer * buf, const GstVideoInfo * info,
-    const gchar * what)
-{
-  if (frame_fits (buf, info))
-    return TRUE;
-  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-      ("The %s buffer holds %" G_GSIZE_FORMAT " bytes, too few for a %dx%d "
-          "%s frame (%" G_GSIZE_FORMAT " bytes)", what,
-          gst_buffer_get_size (buf), GST_VIDEO_INFO_WIDTH (info),
-          GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info), info->size),
-      (NULL));
-  return FALSE;
-}
-
 static GstFlowReturn
 gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -520,7 +481,10 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   if (!priv->negotiated)
     return GST_FLOW_NOT_NEGOTIATED;
-  if (!check_frame_size (self, inbuf, &priv->in_info, "input"))
+  /* a video meta is no proof of size: the copies and kernels read the
+   * planes where it says */
+  if (!gst_cl_element_check_input_frame (GST_ELEMENT (self), &priv->in_info,
+          inbuf))
     return GST_FLOW_ERROR;
 
   if (klass->transform_system)
@@ -574,7 +538,8 @@ gst_cl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_OK;
   if (!priv->negotiated)
     return GST_FLOW_NOT_NEGOTIATED;
-  if (!check_frame_size (self, buf, &priv->in_info, "input"))
+  if (!gst_cl_element_check_input_frame (GST_ELEMENT (self), &priv->in_info,
+          buf))
     return GST_FLOW_ERROR;
 
   if (!gst_buffer_is_cl (buf, priv->context)) {

@@ -350,15 +350,105 @@ plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
   }
 }
 
-gboolean
-gst_cl_plane_fits (const GstVideoInfo * info, guint plane, gsize offset,
-    gint stride, gsize size)
+static gboolean
+layout_error (GError ** error, const gchar * format, ...) G_GNUC_PRINTF (2, 3);
+
+/* Sets @error to a format error on the input's layout; returns FALSE. */
+static gboolean
+layout_error (GError ** error, const gchar * format, ...)
+{
+  va_list args;
+  gchar *what;
+
+  va_start (args, format);
+  what = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "The input buffer's video meta does not fit: %s", what);
+  g_free (what);
+  return FALSE;
+}
+
+/* Plane @plane of an @info frame, @offset bytes into a buffer of @size
+ * bytes at @stride bytes a row: every row the transfers and kernels read
+ * (rows of the widest component) must lie inside the buffer. */
+static gboolean
+check_plane (const GstVideoInfo * info, guint plane, gsize offset,
+    gint stride, gsize size, GError ** error)
 {
   gsize row_bytes, rows;
+  guint64 last_row;
 
   plane_extent (info, plane, &row_bytes, &rows);
-  return stride > 0 && (gsize) stride >= row_bytes && offset <= size &&
-      (rows - 1) * stride + row_bytes <= size - offset;
+  if (stride < 0)
+    return layout_error (error, "plane %u stride %d is negative", plane,
+        stride);
+  if ((gsize) stride < row_bytes)
+    return layout_error (error, "plane %u stride %d is shorter than a row "
+        "of the %dx%d %s frame (%" G_GSIZE_FORMAT " bytes)", plane, stride,
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+        GST_VIDEO_INFO_NAME (info), row_bytes);
+  if (offset >= size)
+    return layout_error (error, "plane %u offset %" G_GSIZE_FORMAT " lies "
+        "outside the %" G_GSIZE_FORMAT "-byte buffer", plane, offset, size);
+  /* in 64 bits with no overflow: rows and stride are below 2^31 */
+  last_row = (guint64) (rows - 1) * stride;
+  if (last_row + row_bytes > size - offset)
+    return layout_error (error, "plane %u (offset %" G_GSIZE_FORMAT
+        ", stride %d) puts row %" G_GSIZE_FORMAT " at bytes %"
+        G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT ", beyond the %"
+        G_GSIZE_FORMAT "-byte buffer", plane, offset, stride, rows - 1,
+        offset + last_row, offset + last_row + row_bytes - 1, size);
+  return TRUE;
+}
+
+gboolean
+gst_cl_frame_check_buffer (const GstVideoInfo * info, GstBuffer * buffer,
+    GError ** error)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+  gsize size = gst_buffer_get_size (buffer);
+  guint p;
+
+  if (!meta) {
+    if (size >= info->size)
+      return TRUE;
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "The input buffer holds %" G_GSIZE_FORMAT " bytes, too few for a "
+        "%dx%d %s frame (%" G_GSIZE_FORMAT " bytes)", size,
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+        GST_VIDEO_INFO_NAME (info), info->size);
+    return FALSE;
+  }
+  if (meta->format != GST_VIDEO_INFO_FORMAT (info))
+    return layout_error (error, "it describes a %s frame, the caps %s",
+        gst_video_format_to_string (meta->format), GST_VIDEO_INFO_NAME (info));
+  if (meta->n_planes != GST_VIDEO_INFO_N_PLANES (info))
+    return layout_error (error, "it describes %u plane%s, %s frames have %u",
+        meta->n_planes, meta->n_planes == 1 ? "" : "s",
+        GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_N_PLANES (info));
+  if (meta->width < (guint) GST_VIDEO_INFO_WIDTH (info) ||
+      meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info))
+    return layout_error (error, "it describes a %ux%u frame, smaller than "
+        "the caps' %dx%d", meta->width, meta->height,
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info));
+  for (p = 0; p < meta->n_planes; p++)
+    if (!check_plane (info, p, meta->offset[p], meta->stride[p], size, error))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+gst_cl_element_check_input_frame (GstElement * element,
+    const GstVideoInfo * info, GstBuffer * buffer)
+{
+  GError *error = NULL;
+
+  if (gst_cl_frame_check_buffer (info, buffer, &error))
+    return TRUE;
+  GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("%s", error->message), (NULL));
+  g_error_free (error);
+  return FALSE;
 }
 
 static gboolean
@@ -402,11 +492,13 @@ transfer_frame (GstClContext * ctx, GstClFrame * clf, GstVideoFrame * vf,
 }
 
 /* Maps @src as an @info frame for reading; a clear error when it is not
- * one. */
+ * one. The copies read every plane where its video meta says. */
 static gboolean
 map_input_frame (GstVideoFrame * frame, const GstVideoInfo * info,
     GstBuffer * src, GError ** error)
 {
+  if (!gst_cl_frame_check_buffer (info, src, error))
+    return FALSE;
   if (gst_video_frame_map (frame, info, src, GST_MAP_READ))
     return TRUE;
   g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
@@ -715,11 +807,11 @@ gst_cl_frame_borrow (GstClContext * ctx, const GstVideoInfo * info,
   cl_int ret;
   guint p;
 
+  /* every row a kernel may read lies inside the mapping */
   if (!ctx->host_unified || !ctx->cpu_layout ||
       gst_buffer_n_memory (inbuf) != 1 ||
       gst_is_cl_memory (gst_buffer_peek_memory (inbuf, 0)) ||
-      (meta && (meta->format != GST_VIDEO_INFO_FORMAT (info) ||
-              meta->n_planes != GST_VIDEO_INFO_N_PLANES (info))))
+      !gst_cl_frame_check_buffer (info, inbuf, NULL))
     return FALSE;
   b = g_new0 (BorrowedFrame, 1);
   if (!gst_buffer_map (inbuf, &b->map, GST_MAP_READ) || !b->map.size) {
@@ -729,14 +821,8 @@ gst_cl_frame_borrow (GstClContext * ctx, const GstVideoInfo * info,
   frame->buffer = NULL;
   frame->info = *info;
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gsize offset = meta ? meta->offset[p] : info->offset[p];
-    gint stride = meta ? meta->stride[p] : info->stride[p];
-
-    /* every row a kernel may read lies inside the mapping */
-    if (!gst_cl_plane_fits (info, p, offset, stride, b->map.size))
-      goto unusable;
-    frame->info.offset[p] = offset;
-    frame->info.stride[p] = stride;
+    frame->info.offset[p] = meta ? meta->offset[p] : info->offset[p];
+    frame->info.stride[p] = meta ? meta->stride[p] : info->stride[p];
   }
   mem = clCreateBuffer (ctx->context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
       b->map.size, b->map.data, &ret);

@@ -110,11 +110,19 @@ gboolean gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
     const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer ** staged,
     GstClFrame * frame, GError ** error);
 
-/* TRUE when every row of plane @plane of an @info frame, @offset bytes
- * into a buffer of @size bytes at @stride, lies inside it (the extent
- * the transfers and kernels read: rows of the widest component). */
-gboolean gst_cl_plane_fits (const GstVideoInfo * info, guint plane,
-    gsize offset, gint stride, gsize size);
+/* TRUE when @buffer holds a whole @info frame where its GstVideoMeta, if
+ * any, places the planes: format and plane count as @info's, and every
+ * row the transfers and kernels read of each plane (rows of its widest
+ * component at the meta's stride) inside the buffer. Else FALSE with a
+ * GST_STREAM_ERROR_FORMAT @error that names what is wrong (the plane,
+ * its stride or offset, the sizes). */
+gboolean gst_cl_frame_check_buffer (const GstVideoInfo * info,
+    GstBuffer * buffer, GError ** error);
+
+/* gst_cl_frame_check_buffer() for an element's input: posts its error
+ * as a GST_ELEMENT_ERROR (STREAM, FORMAT) of @element. */
+gboolean gst_cl_element_check_input_frame (GstElement * element,
+    const GstVideoInfo * info, GstBuffer * buffer);
 
 /* On a CPU device, @frame over the samples of the system-memory @inbuf
  * (an @info frame, one memory) with no copy: @frame->mem is a new cl

@@ -446,9 +446,10 @@ code_slices (GstClMpegEnc * self, Slot * s, guint f_code)
 
 /* ---- device stages ---- */
 
-/* Device copy of the input frame: the buffer itself when it is OpenCL
- * memory of our context, its samples borrowed on a CPU device
- * (*@borrowed, to release), else a staged upload (*@staged, to unref). */
+/* Device copy of the input frame (whose layout handle_frame checked): the
+ * buffer itself when it is OpenCL memory of our context, its samples
+ * borrowed on a CPU device (*@borrowed, to release), else a staged upload
+ * (*@staged, to unref). */
 static gboolean
 device_frame (GstClMpegEnc * self, GstBuffer * in, GstClFrame * clf,
     GstBuffer ** staged, cl_mem * borrowed, GError ** error)
@@ -456,15 +457,7 @@ device_frame (GstClMpegEnc * self, GstBuffer * in, GstClFrame * clf,
   *staged = NULL;
   *borrowed = NULL;
   if (gst_buffer_is_cl (in, self->ctx)) {
-    if (!gst_cl_frame_init (clf, &self->info, in)) {
-      g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
-          "The input buffer holds %" G_GSIZE_FORMAT " bytes, too few for a "
-          "%dx%d %s frame", gst_buffer_get_size (in),
-          GST_VIDEO_INFO_WIDTH (&self->info),
-          GST_VIDEO_INFO_HEIGHT (&self->info),
-          GST_VIDEO_INFO_NAME (&self->info));
-      return FALSE;
-    }
+    gst_cl_frame_init (clf, &self->info, in);
     return TRUE;
   }
   if (gst_cl_frame_borrow (self->ctx, &self->info, in, clf)) {
@@ -895,6 +888,13 @@ gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
   if (!self->tr) {
     gst_video_codec_frame_unref (frame);
     return GST_FLOW_NOT_NEGOTIATED;
+  }
+  /* a video meta is no proof of size: the copies and kernels read the
+   * planes where it says */
+  if (!gst_cl_element_check_input_frame (GST_ELEMENT (self), &self->info,
+          frame->input_buffer)) {
+    gst_video_codec_frame_unref (frame);
+    return GST_FLOW_ERROR;
   }
   GST_OBJECT_LOCK (self);
   gop_size = self->gop_size;

@@ -3,7 +3,8 @@
  *
  * No OpenCL platform, a kernel that fails to build, buffers too small for
  * their caps (with or without a video meta), frames laid out by a video
- * meta, odd frame sizes and renegotiation of the size mid-stream.
+ * meta, video metas that do not fit their buffer or frame, odd frame
+ * sizes and renegotiation of the size mid-stream.
  *
  * The no-platform case needs a process whose OpenCL ICD loader has not
  * been initialised yet: ocl-icd reads OCL_ICD_VENDORS once, at the first
@@ -59,6 +60,18 @@ expect_eos (const gchar * desc)
   fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
   gst_object_unref (pipeline);
+}
+
+/* Sets the environment variable @name back to @saved (NULL: unset it)
+ * and frees @saved. */
+static void
+restore_env (const gchar * name, gchar * saved)
+{
+  if (saved)
+    g_setenv (name, saved, TRUE);
+  else
+    g_unsetenv (name);
+  g_free (saved);
 }
 
 /* Grey levels that differ from pixel to pixel, so that misplaced rows or
@@ -503,11 +516,7 @@ GST_START_TEST (test_binary_cache)
   run_cache_test_kernel (FALSE);
 
   /* the suite's own setting (none) again */
-  if (saved)
-    g_setenv (GST_CL_CACHE_DIR_ENV, saved, TRUE);
-  else
-    g_unsetenv (GST_CL_CACHE_DIR_ENV);
-  g_free (saved);
+  restore_env (GST_CL_CACHE_DIR_ENV, saved);
   g_unsetenv (GST_CL_KERNEL_DIR_ENV);
   listing = dir_listing (cache);
   {
@@ -567,19 +576,20 @@ harness_with_bus (GstElement * element, GstBus ** bus)
   return h;
 }
 
+/* The next error on @bus is a format error whose message holds @words. */
 static void
-expect_stream_error (GstBus * bus, const gchar * what)
+expect_stream_error (GstBus * bus, const gchar * words)
 {
   GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   GError *error = NULL;
 
-  fail_unless (msg != NULL, "no error message (%s)", what);
+  fail_unless (msg != NULL, "no error message (expected '%s')", words);
   gst_message_parse_error (msg, &error, NULL);
-  GST_INFO ("%s: %s", what, error->message);
+  GST_INFO ("%s: %s", GST_MESSAGE_SRC_NAME (msg), error->message);
   fail_unless (g_error_matches (error, GST_STREAM_ERROR,
           GST_STREAM_ERROR_FORMAT), "%s", error->message);
-  fail_unless (strstr (error->message, "too few") != NULL, "%s",
-      error->message);
+  fail_unless (strstr (error->message, words) != NULL, "'%s' not in '%s'",
+      words, error->message);
   g_error_free (error);
   gst_message_unref (msg);
 }
@@ -603,13 +613,13 @@ GST_START_TEST (test_too_small_buffer)
   buf = gst_buffer_new_allocate (NULL, 100, NULL);
   gst_buffer_memset (buf, 0, 0x80, 100);
   fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
-  expect_stream_error (bus, "100 bytes");
+  expect_stream_error (bus, "holds 100 bytes, too few");
 
   /* one byte short */
   buf = gst_buffer_new_allocate (NULL, info.size - 1, NULL);
   gst_buffer_memset (buf, 0, 0x80, info.size - 1);
   fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
-  expect_stream_error (bus, "one byte short");
+  expect_stream_error (bus, "too few");
 
   /* a video meta that promises a whole frame in 100 bytes: must not be
    * trusted (the guard page turns an overread into a crash) */
@@ -621,7 +631,7 @@ GST_START_TEST (test_too_small_buffer)
       GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info),
       info.offset, info.stride);
   fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
-  expect_stream_error (bus, "lying video meta");
+  expect_stream_error (bus, "beyond the 100-byte buffer");
 
   fail_unless (gst_harness_try_pull (h) == NULL);
 
@@ -762,8 +772,9 @@ GST_START_TEST (test_video_meta_layout)
   gst_caps_unref (caps);
 
   for (tight = 0; tight < 2; tight++) {
-    GstBuffer *out;
+    GstBuffer *out, *short_frame;
     GstCaps *out_caps;
+    gchar *words;
 
     GST_INFO ("%s, %s rows", c->factory, tight ? "tight" : "padded");
     fail_unless_equals_int (gst_harness_push (h, make_laid_out_frame (&info,
@@ -778,13 +789,143 @@ GST_START_TEST (test_video_meta_layout)
     gst_caps_unref (out_caps);
     gst_buffer_unref (out);
 
-    fail_unless_equals_int (gst_harness_push (h, make_laid_out_frame (&info,
-                tight, -1)), GST_FLOW_ERROR);
-    expect_stream_error (bus, "last row one byte short");
+    short_frame = make_laid_out_frame (&info, tight, -1);
+    words = g_strdup_printf ("beyond the %" G_GSIZE_FORMAT "-byte buffer",
+        gst_buffer_get_size (short_frame));
+    fail_unless_equals_int (gst_harness_push (h, short_frame),
+        GST_FLOW_ERROR);
+    expect_stream_error (bus, words);
+    g_free (words);
   }
 
   gst_harness_teardown (h);
   gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+/* ---- video metas that lie ---- */
+
+/* Every element that reads frames from system memory, with a format it
+ * takes. */
+static const gchar *reader_cases[][2] = {
+  {"clupload", "I420"},
+  {"clcolorlowpass", "RGBx"},
+  {"clhistogram", "I420"},
+  {"clcontrast", "I420"},
+  {"clsmooth", "I420"},
+  {"clmotionsearch", "I420"},
+  {"clmpegenc", "I420"},
+};
+
+typedef enum
+{
+  LIE_STRIDE_HUGE,
+  LIE_STRIDE_NEGATIVE,
+  LIE_STRIDE_ONE,
+  LIE_OFFSET_OUTSIDE,
+  LIE_BUFFER_SHORT,
+  LIE_PLANE_COUNT,
+  N_LIES
+} Lie;
+
+/* A frame of @info in a buffer that ends at a guard page, with a video
+ * meta that lies as @lie says; *@words receives what an error about it
+ * must name. */
+static GstBuffer *
+make_lying_frame (const GstVideoInfo * info, Lie lie, gchar ** words)
+{
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+  guint n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  gsize size = info->size;
+  GstBuffer *buf;
+
+  memcpy (offset, info->offset, sizeof (offset));
+  memcpy (stride, info->stride, sizeof (stride));
+  switch (lie) {
+    case LIE_STRIDE_HUGE:
+      stride[0] = 100000;
+      *words = g_strdup ("stride 100000");
+      break;
+    case LIE_STRIDE_NEGATIVE:
+      stride[0] = -64;
+      *words = g_strdup ("stride -64");
+      break;
+    case LIE_STRIDE_ONE:
+      stride[0] = 1;
+      *words = g_strdup ("stride 1 ");
+      break;
+    case LIE_OFFSET_OUTSIDE:
+      offset[0] = size + 4096;
+      *words = g_strdup_printf ("offset %" G_GSIZE_FORMAT, offset[0]);
+      break;
+    case LIE_BUFFER_SHORT:
+      size--;
+      *words = g_strdup_printf ("beyond the %" G_GSIZE_FORMAT "-byte buffer",
+          size);
+      break;
+    case LIE_PLANE_COUNT:
+      n_planes = n_planes == 1 ? 3 : 1;
+      *words = g_strdup_printf ("describes %u plane", n_planes);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, test_guarded_memory_new (size, 0, 0x80,
+          NULL));
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), n_planes, offset, stride);
+  return buf;
+}
+
+/* Each element refuses frames whose video meta does not fit the buffer
+ * or the frame, with an error that says what is wrong, in both kernel
+ * layouts (their uploads differ: a plain or a banded copy); a good frame
+ * then still goes through. */
+GST_START_TEST (test_lying_video_meta)
+{
+  const gchar *factory = reader_cases[__i__ / 2][0];
+  const gchar *layout = __i__ % 2 ? "gpu" : "cpu";
+  gchar *saved_layout = g_strdup (g_getenv (GST_CL_LAYOUT_ENV));
+  gchar *caps_str = g_strdup_printf ("video/x-raw,format=%s,width=352,"
+      "height=288,framerate=25/1", reader_cases[__i__ / 2][1]);
+  GstVideoInfo info;
+  GstCaps *caps;
+  GstBuffer *buf;
+  GstHarness *h;
+  GstBus *bus;
+  Lie lie;
+
+  GST_INFO ("%s, %s layout", factory, layout);
+  /* read when the element makes its context */
+  g_setenv (GST_CL_LAYOUT_ENV, layout, TRUE);
+  h = harness_with_bus (gst_element_factory_make (factory, NULL), &bus);
+  gst_harness_set_src_caps_str (h, caps_str);
+  caps = gst_caps_from_string (caps_str);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+
+  for (lie = 0; lie < N_LIES; lie++) {
+    gchar *words;
+
+    buf = make_lying_frame (&info, lie, &words);
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+    expect_stream_error (bus, words);
+    g_free (words);
+  }
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (buf, 0, 0x80, info.size);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+
+  test_harness_teardown (h);
+  gst_object_unref (bus);
+  restore_env (GST_CL_LAYOUT_ENV, saved_layout);
+  g_free (caps_str);
 }
 
 GST_END_TEST;
@@ -1022,6 +1163,8 @@ errors_suite (void)
       G_N_ELEMENTS (small_cases));
   tcase_add_loop_test (tc, test_video_meta_layout, 0,
       G_N_ELEMENTS (meta_cases));
+  tcase_add_loop_test (tc, test_lying_video_meta, 0,
+      2 * G_N_ELEMENTS (reader_cases));
   tcase_add_loop_test (tc, test_odd_sizes, 0, G_N_ELEMENTS (odd_out_formats));
   tcase_add_test (tc, test_odd_sizes_transfer);
   tcase_add_test (tc, test_renegotiate_size);
