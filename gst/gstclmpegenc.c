@@ -157,6 +157,7 @@ struct _GstClMpegEnc
   /* stream */
   GstClMpegSequenceParams seq;
   gint fps_n, fps_d;
+  gint refused_fps_n, refused_fps_d;    /* the rate last refused, if any */
   guint64 seq_frames;           /* pictures so far in the sequence */
   guint gop_pos;
   guint64 gop_first;
@@ -197,11 +198,14 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_STATIC_CAPS (SINK_CAPS_STR ("(" GST_CAPS_FEATURE_MEMORY_CL ")") "; "
         SINK_CAPS_STR ("")));
 
+/* Any rate, like the sink's: the base class offers upstream only the
+ * rates of this template, so a range would refuse the caps before
+ * set_format can say which rates MPEG-1 has. */
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS ("video/mpeg, mpegversion=(int)1, "
         "systemstream=(boolean)false, width=(int)[1, 4095], "
-        "height=(int)[1, 2800], framerate=(fraction)[0/1, 60/1]"));
+        "height=(int)[1, 2800], framerate=(fraction)[0/1, 2147483647/1]"));
 
 static GstStructure *make_stats (GstClMpegEnc * self);
 
@@ -756,6 +760,7 @@ gst_cl_mpeg_enc_start (GstVideoEncoder * enc)
   if (n > 1)
     self->workers = g_thread_pool_new (worker_func, self, n - 1, FALSE, NULL);
   self->frames_out = self->bytes_out = self->vlc_ns = self->wait_ns = 0;
+  self->refused_fps_n = self->refused_fps_d = 0;
   return TRUE;
 }
 
@@ -771,6 +776,36 @@ gst_cl_mpeg_enc_stop (GstVideoEncoder * enc)
   gst_cl_mpeg_bit_writer_clear (&self->header);
   g_clear_pointer (&self->input_state, gst_video_codec_state_unref);
   return TRUE;
+}
+
+/* Posts the error for an input rate MPEG-1 cannot carry, once: a source
+ * sends its caps again with each buffer it tries to push. */
+static void
+refuse_frame_rate (GstClMpegEnc * self, gint fps_n, gint fps_d)
+{
+  GString *rates;
+  guint code;
+
+  if (fps_n == self->refused_fps_n && fps_d == self->refused_fps_d)
+    return;
+  self->refused_fps_n = fps_n;
+  self->refused_fps_d = fps_d;
+  /* "23.976, 24, ... 60", from the table of frame_rate_codes 1 to 8 */
+  rates = g_string_new (NULL);
+  for (code = 1; code <= 8; code++) {
+    gchar rate[G_ASCII_DTOSTR_BUF_SIZE];
+    gint n, d;
+
+    gst_cl_mpeg_frame_rate (code, &n, &d);
+    g_string_append_printf (rates, "%s%s", code == 1 ? "" : code == 8 ?
+        " and " : ", ", g_ascii_formatd (rate, sizeof (rate), "%.5g",
+            (gdouble) n / d));
+  }
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("MPEG-1 video cannot carry %d/%d frames per second: its rates are %s",
+          fps_n, fps_d, rates->str),
+      ("convert the rate first (videorate)"));
+  g_string_free (rates, TRUE);
 }
 
 static gboolean
@@ -802,12 +837,11 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
         (NULL));
     code = 3;
   } else if (code == 0) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("MPEG-1 video cannot carry %d/%d frames per second", fps_n, fps_d),
-        ("MPEG-1 frame rates are 24000/1001, 24, 25, 30000/1001, 30, 50, "
-            "60000/1001 and 60; convert the rate first (videorate)"));
+    refuse_frame_rate (self, fps_n, fps_d);
     return FALSE;
   }
+  /* a rate refused later is reported again */
+  self->refused_fps_n = self->refused_fps_d = 0;
 
   release_device (self);
   self->info = *info;

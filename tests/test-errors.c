@@ -3,8 +3,9 @@
  *
  * No OpenCL platform, a kernel that fails to build, buffers too small for
  * their caps (with or without a video meta), frames laid out by a video
- * meta, video metas that do not fit their buffer or frame, odd frame
- * sizes and renegotiation of the size mid-stream.
+ * meta, video metas that do not fit their buffer or frame, frame rates
+ * MPEG-1 cannot carry, odd frame sizes and renegotiation of the size
+ * mid-stream.
  *
  * The no-platform case needs a process whose OpenCL ICD loader has not
  * been initialised yet: ocl-icd reads OCL_ICD_VENDORS once, at the first
@@ -930,6 +931,56 @@ GST_START_TEST (test_lying_video_meta)
 
 GST_END_TEST;
 
+/* ---- frame rates MPEG-1 cannot carry ---- */
+
+static const gchar *unsupported_rates[] = { "15/1", "61/1", "1000/1" };
+
+/* One error, naming the rate and the eight that MPEG-1 has, however
+ * often the caps come again (a source resends them with each buffer). */
+GST_START_TEST (test_mpeg_unsupported_frame_rate)
+{
+  static const gchar *legal[] = { "23.976", "24,", "25,", "29.97", "30,",
+    "50,", "59.94", "60"
+  };
+  const gchar *rate = unsupported_rates[__i__];
+  gchar *caps_str = g_strdup_printf ("video/x-raw,format=I420,width=64,"
+      "height=48,framerate=%s", rate);
+  GstMessage *msg;
+  GError *error = NULL;
+  GstHarness *h;
+  GstBus *bus;
+  guint i;
+
+  h = harness_with_bus (gst_element_factory_make ("clmpegenc", NULL), &bus);
+  gst_harness_set_src_caps_str (h, caps_str);
+  for (i = 0; i < 3; i++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, 64 * 48 * 3 / 2, NULL);
+    gst_buffer_memset (buf, 0, 0x80, gst_buffer_get_size (buf));
+    fail_if (gst_harness_push (h, buf) == GST_FLOW_OK);
+  }
+
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error for %s", rate);
+  gst_message_parse_error (msg, &error, NULL);
+  GST_INFO ("%s: %s", rate, error->message);
+  fail_unless (g_error_matches (error, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_FORMAT), "%s", error->message);
+  fail_unless (strstr (error->message, rate) != NULL, "%s", error->message);
+  for (i = 0; i < G_N_ELEMENTS (legal); i++)
+    fail_unless (strstr (error->message, legal[i]) != NULL, "'%s' not in "
+        "'%s'", legal[i], error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg == NULL, "a second error for %s", rate);
+
+  test_harness_teardown (h);
+  gst_object_unref (bus);
+  g_free (caps_str);
+}
+
+GST_END_TEST;
+
 /* ---- odd sizes ---- */
 
 static const gint odd_sizes[][2] = {
@@ -1165,6 +1216,8 @@ errors_suite (void)
       G_N_ELEMENTS (meta_cases));
   tcase_add_loop_test (tc, test_lying_video_meta, 0,
       2 * G_N_ELEMENTS (reader_cases));
+  tcase_add_loop_test (tc, test_mpeg_unsupported_frame_rate, 0,
+      G_N_ELEMENTS (unsupported_rates));
   tcase_add_loop_test (tc, test_odd_sizes, 0, G_N_ELEMENTS (odd_out_formats));
   tcase_add_test (tc, test_odd_sizes_transfer);
   tcase_add_test (tc, test_renegotiate_size);
