@@ -136,10 +136,44 @@ struct _GstClMotionSearchElement
   GstClReadback *readback;
 };
 
-G_DEFINE_TYPE_WITH_CODE (GstClMotionSearchElement,
-    gst_cl_motion_search_element, GST_TYPE_CL_FILTER,
+/* Registered by hand rather than by G_DEFINE_TYPE: GstObject names an
+ * element after its type (GstClMotionSearch: clmotionsearch0, ...), while
+ * the C type needs a name of its own, GstClMotionSearch being the device
+ * search that clmpegenc shares. */
+static gpointer gst_cl_motion_search_element_parent_class;
+
+static void gst_cl_motion_search_element_class_init
+    (GstClMotionSearchElementClass * klass);
+static void gst_cl_motion_search_element_init (GTypeInstance * instance,
+    gpointer klass);
+
+static void
+gst_cl_motion_search_element_class_intern_init (gpointer klass,
+    gpointer data G_GNUC_UNUSED)
+{
+  gst_cl_motion_search_element_parent_class =
+      g_type_class_peek_parent (klass);
+  gst_cl_motion_search_element_class_init (klass);
+}
+
+GType
+gst_cl_motion_search_element_get_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_type_register_static_simple (GST_TYPE_CL_FILTER,
+        g_intern_static_string ("GstClMotionSearch"),
+        sizeof (GstClMotionSearchElementClass),
+        gst_cl_motion_search_element_class_intern_init,
+        sizeof (GstClMotionSearchElement),
+        gst_cl_motion_search_element_init, 0);
     GST_DEBUG_CATEGORY_INIT (gst_cl_motion_search_debug, "clmotionsearch", 0,
-        "OpenCL motion search"));
+        "OpenCL motion search");
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 #define GST_TYPE_CL_MOTION_BLOCK_SIZE (gst_cl_motion_block_size_get_type ())
 static GType
@@ -768,8 +802,11 @@ gst_cl_motion_search_element_class_init (GstClMotionSearchElementClass *
 }
 
 static void
-gst_cl_motion_search_element_init (GstClMotionSearchElement * self)
+gst_cl_motion_search_element_init (GTypeInstance * instance,
+    gpointer klass G_GNUC_UNUSED)
 {
+  GstClMotionSearchElement *self = (GstClMotionSearchElement *) instance;
+
   self->props.block_size = DEFAULT_BLOCK_SIZE;
   self->props.search_range = DEFAULT_SEARCH_RANGE;
   self->props.subpel = DEFAULT_SUBPEL;

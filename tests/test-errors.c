@@ -4,8 +4,8 @@
  * No OpenCL platform, a kernel that fails to build, buffers too small for
  * their caps (with or without a video meta), frames laid out by a video
  * meta, video metas that do not fit their buffer or frame, frame rates
- * MPEG-1 cannot carry, odd frame sizes and renegotiation of the size
- * mid-stream.
+ * MPEG-1 cannot carry, odd frame sizes, renegotiation of the size
+ * mid-stream, and the elements' default names.
  *
  * The no-platform case needs a process whose OpenCL ICD loader has not
  * been initialised yet: ocl-icd reads OCL_ICD_VENDORS once, at the first
@@ -981,6 +981,40 @@ GST_START_TEST (test_mpeg_unsupported_frame_rate)
 
 GST_END_TEST;
 
+/* ---- default element names ---- */
+
+/* An element made without a name is called after its factory and a
+ * number, as gst-launch and debug logs show it. */
+GST_START_TEST (test_default_names)
+{
+  GList *features = gst_registry_get_feature_list_by_plugin
+      (gst_registry_get (), "clvideo"), *l;
+  guint n = 0;
+
+  for (l = features; l; l = l->next) {
+    const gchar *factory = gst_plugin_feature_get_name (l->data);
+    GstElement *element;
+    gchar *name;
+    const gchar *number;
+
+    if (!GST_IS_ELEMENT_FACTORY (l->data))
+      continue;
+    element = gst_element_factory_make (factory, NULL);
+    fail_unless (element != NULL, "%s", factory);
+    name = gst_element_get_name (element);
+    number = g_str_has_prefix (name, factory) ? name + strlen (factory) : "";
+    fail_unless (*number && strspn (number, "0123456789") == strlen (number),
+        "%s is called %s", factory, name);
+    g_free (name);
+    gst_object_unref (element);
+    n++;
+  }
+  fail_unless_equals_int (n, 8);
+  gst_plugin_feature_list_free (features);
+}
+
+GST_END_TEST;
+
 /* ---- odd sizes ---- */
 
 static const gint odd_sizes[][2] = {
@@ -1218,6 +1252,7 @@ errors_suite (void)
       2 * G_N_ELEMENTS (reader_cases));
   tcase_add_loop_test (tc, test_mpeg_unsupported_frame_rate, 0,
       G_N_ELEMENTS (unsupported_rates));
+  tcase_add_test (tc, test_default_names);
   tcase_add_loop_test (tc, test_odd_sizes, 0, G_N_ELEMENTS (odd_out_formats));
   tcase_add_test (tc, test_odd_sizes_transfer);
   tcase_add_test (tc, test_renegotiate_size);
