@@ -181,6 +181,8 @@ struct _GstClMpegEnc
 
   /* statistics */
   guint64 frames_out, bytes_out, vlc_ns, wait_ns;
+  /* P pictures the rate control coded as a repeat of their reference */
+  guint64 repeated;
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstClMpegEnc, gst_cl_mpeg_enc,
@@ -706,6 +708,14 @@ finish_slot (GstClMpegEnc * self, Slot * s, gboolean end)
       if (!gst_cl_check (ret, "clEnqueueCopyBuffer", &error))
         goto failed;
       s->all_skipped = TRUE;
+      /* the picture shown is not the one given: the application must
+       * know (once; the stats count the others) */
+      if (self->repeated++ == 0)
+        GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("The bit rate is too "
+                "low for this content: picture %" G_GUINT64_FORMAT " is "
+                "coded as a repeat of the one before, to keep the VBV buffer "
+                "from underflowing (the stats' repeated-pictures counts "
+                "those that follow)", self->frames_out), (NULL));
       continue;
     }
     slot_unmap (self, s);
@@ -760,6 +770,7 @@ gst_cl_mpeg_enc_start (GstVideoEncoder * enc)
   if (n > 1)
     self->workers = g_thread_pool_new (worker_func, self, n - 1, FALSE, NULL);
   self->frames_out = self->bytes_out = self->vlc_ns = self->wait_ns = 0;
+  self->repeated = 0;
   self->refused_fps_n = self->refused_fps_d = 0;
   return TRUE;
 }
@@ -1156,6 +1167,7 @@ make_stats (GstClMpegEnc * self)
       "frames", G_TYPE_UINT64, self->frames_out,
       "bytes", G_TYPE_UINT64, self->bytes_out,
       "reencodes", G_TYPE_UINT64, self->rc.reencodes,
+      "repeated-pictures", G_TYPE_UINT64, self->repeated,
       "stuffing-bytes", G_TYPE_UINT64, self->rc.stuffing_bits / 8,
       "device-load-ns", G_TYPE_UINT64, load_ns,
       "device-search-ns", G_TYPE_UINT64, ms_ns,
@@ -1367,8 +1379,9 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           DEFAULT_SLICES, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Frames, bytes, VBV re-encodes and stuffing, device time per "
-          "stage and host time waiting and entropy coding (ns)",
+          "Frames, bytes, VBV re-encodes, pictures repeated and stuffing, "
+          "device time per stage and host time waiting and entropy coding "
+          "(ns)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);

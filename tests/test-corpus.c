@@ -1,0 +1,601 @@
+/* gst-clvideo: clmpegenc on adversarial content, checked to each
+ * macroblock
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Content that is ordinary in practice but meets the arithmetic's limits:
+ * all-zero and all-255 planes, black and white full-range RGB through
+ * clcolorlowpass, the legal range's ends, noise with black and saturated
+ * areas that move, sharp edges, flat areas, letterbox bars, scene cuts,
+ * odd sizes, and every property of the encoder at its extremes. Each case
+ * is encoded twice, in the CPU and in the GPU kernel layout (one
+ * gst-launch-1.0 process each, GST_CL_LAYOUT), and:
+ *
+ * - the two streams must be the same bytes;
+ * - tests/mpegcheck.c checks the stream (structure, every macroblock,
+ *   the VBV model);
+ * - FFmpeg and libmpeg2 (mpeg2dec) decode it, and the mean squared error
+ *   of each macroblock of each plane against what the encoder was given
+ *   must stay within a bound set by FFmpeg's own encoder on the same
+ *   frames at the same quantiser: a frame's mean PSNR would hide one
+ *   broken block.
+ *
+ * Needs ffmpeg and mpeg2dec; skipped (77) without them.
+ */
+#include <gst/check/gstcheck.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "mpegcheck.h"
+#include "psnr.h"
+#include "testutil.h"
+
+static gchar *tmpdir;
+
+/* ---- content ---- */
+
+typedef enum
+{
+  CONTENT_ZERO,                 /* every plane 0: below the legal range */
+  CONTENT_FULL,                 /* every plane 255 */
+  CONTENT_LEGAL_ENDS,           /* 16 / 235 luma, 16 / 240 chroma, moving */
+  CONTENT_NOISE_HOLES,          /* noise, with 0 and 255 areas moving */
+  CONTENT_EDGES,                /* sharp 0 / 255 edges, moving */
+  CONTENT_FLAT,                 /* a flat grey with a faint ramp */
+  CONTENT_LETTERBOX,            /* texture between black bars, panning */
+  CONTENT_CUTS,                 /* three unrelated scenes */
+  CONTENT_RGB_BLACK_WHITE,      /* RGBx: black and white, full range */
+  CONTENT_LOW_CONTRAST,         /* texture in 100..140, for clcontrast */
+} Content;
+
+static guint8
+texture (gint x, gint y, guint seed)
+{
+  guint32 g = (guint32) x * 0x9e3779b1u ^ ((guint32) y * 0x85ebca77u + seed);
+  gdouble v;
+
+  g ^= g >> 16;
+  g *= 0x7feb352du;
+  g ^= g >> 15;
+  v = 120 + 60 * sin (x * 0.07 + seed) * cos (y * 0.045) +
+      30 * sin ((x + 2 * y) * 0.031) + (gint) (g % 13) - 6;
+  return (guint8) CLAMP ((gint) v, 0, 255);
+}
+
+/* sample (x, y) of plane @c (0 Y, 1 U, 2 V) of frame @t */
+static guint8
+sample (Content content, guint c, gint x, gint y, guint t, guint w, guint h,
+    guint32 * rng)
+{
+  /* the plane's own size */
+  guint pw = c ? (w + 1) / 2 : w, ph = c ? (h + 1) / 2 : h;
+  guint s = c ? 2 : 1;          /* chroma samples cover two luma ones */
+
+  switch (content) {
+    case CONTENT_ZERO:
+      return 0;
+    case CONTENT_FULL:
+      return 255;
+    case CONTENT_LEGAL_ENDS:{
+      gboolean hi = (((x * s + 3 * t) / 16) + ((y * s + t) / 16)) % 2;
+      return c ? (hi ? 240 : 16) : (hi ? 235 : 16);
+    }
+    case CONTENT_NOISE_HOLES:{
+      /* a 16x8 black area and a 16x8 white one, 16 pixels a frame */
+      gint bx = (gint) ((16 * t) % MAX (pw * s, 16)), by = 64 % MAX (h, 1);
+      gint wx = (gint) (pw * s) - 16 - bx, wy = (gint) (h / 2);
+      gint X = x * s, Y = y * s;
+      if (X >= bx && X < bx + 16 && Y >= by && Y < by + 8)
+        return 0;
+      if (X >= wx && X < wx + 16 && Y >= wy && Y < wy + 8)
+        return 255;
+      return (guint8) test_rng_next (rng);
+    }
+    case CONTENT_EDGES:{
+      gint X = x * s + 3 * (gint) t, Y = y * s + 2 * (gint) t;
+      if (c)
+        return ((X / 24) % 2) ? 16 : 240;
+      return ((X / 13 + Y / 11) % 2) ^ (X + Y > (gint) (w + h) / 2) ?
+          255 : 0;
+    }
+    case CONTENT_FLAT:
+      return c ? 128 : (guint8) (128 + (x * 4) / MAX (pw, 1));
+    case CONTENT_LETTERBOX:{
+      /* bars of an eighth of the height, black as 0 (as many players'
+       * full-range sources give) */
+      guint bar = ph / 8;
+      if ((guint) y < bar || (guint) y >= ph - bar)
+        return c ? 128 : 0;
+      return texture (x * s + 2 * (gint) t, y * s + (gint) t, c);
+    }
+    case CONTENT_CUTS:
+      /* a new unrelated scene every four frames */
+      return texture (x * s + 50 * (gint) (t / 4), y * s, c + 7 * (t / 4));
+    case CONTENT_LOW_CONTRAST:
+      return c ? 128 : (guint8) (100 + texture (x + (gint) t, y, 0) * 40 /
+          255);
+    case CONTENT_RGB_BLACK_WHITE:
+      break;
+  }
+  g_assert_not_reached ();
+  return 0;
+}
+
+/* @n frames of @content, raw I420 (or RGBx for the RGB content) */
+static gchar *
+write_source (Content content, guint w, guint h, guint n, const gchar * name)
+{
+  gchar *path = g_build_filename (tmpdir, name, NULL);
+  FILE *f = g_fopen (path, "wb");
+  guint32 rng = test_seed ("corpus", content * 1000 + w + h);
+  guint t, c;
+  gint x, y;
+
+  fail_unless (f != NULL);
+  for (t = 0; t < n; t++) {
+    if (content == CONTENT_RGB_BLACK_WHITE) {
+      /* halves of black and white that swap every other frame, and a
+       * white square moving over the black */
+      for (y = 0; y < (gint) h; y++)
+        for (x = 0; x < (gint) w; x++) {
+          gboolean white = ((x < (gint) w / 2) ^ (t / 2 % 2)) ||
+              (x >= (gint) (5 * t % w) && x < (gint) (5 * t % w) + 20 &&
+              y >= 8 && y < 28);
+          guint8 px[4] = { white ? 255 : 0, white ? 255 : 0,
+            white ? 255 : 0, 255
+          };
+          fwrite (px, 1, 4, f);
+        }
+      continue;
+    }
+    for (c = 0; c < 3; c++) {
+      guint pw = c ? (w + 1) / 2 : w, ph = c ? (h + 1) / 2 : h;
+      for (y = 0; y < (gint) ph; y++)
+        for (x = 0; x < (gint) pw; x++) {
+          guint8 v = sample (content, c, x, y, t, w, h, &rng);
+          fputc (v, f);
+        }
+    }
+  }
+  fclose (f);
+  return path;
+}
+
+/* ---- the cases ---- */
+
+typedef enum
+{
+  CHAIN_I420,                   /* raw I420 straight into clmpegenc */
+  CHAIN_RGB_FULL,               /* RGBx ! clcolorlowpass range=full */
+  CHAIN_CONTRAST,               /* I420 ! clcontrast (stretch to 0..255) */
+} Chain;
+
+typedef struct
+{
+  const gchar *name;
+  Content content;
+  guint w, h, frames;
+  Chain chain;
+  const gchar *props;           /* clmpegenc's */
+} CorpusCase;
+
+static const CorpusCase cases[] = {
+  {"zero", CONTENT_ZERO, 64, 48, 6, CHAIN_I420, "quantizer=4"},
+  {"full", CONTENT_FULL, 64, 48, 6, CHAIN_I420, "quantizer=4"},
+  {"legal-ends", CONTENT_LEGAL_ENDS, 96, 64, 8, CHAIN_I420, "quantizer=2"},
+  {"noise-holes", CONTENT_NOISE_HOLES, 352, 288, 8, CHAIN_I420,
+      "quantizer=4"},
+  {"noise-holes-q1", CONTENT_NOISE_HOLES, 112, 80, 6, CHAIN_I420,
+      "quantizer=1"},
+  {"noise-holes-q31", CONTENT_NOISE_HOLES, 112, 80, 6, CHAIN_I420,
+      "quantizer=31"},
+  {"noise-holes-nordo", CONTENT_NOISE_HOLES, 112, 80, 6, CHAIN_I420,
+      "quantizer=3 rdo=false"},
+  {"edges", CONTENT_EDGES, 160, 96, 8, CHAIN_I420, "quantizer=6"},
+  {"edges-full-search", CONTENT_EDGES, 160, 96, 6, CHAIN_I420,
+      "quantizer=3 motion-method=full search-range=128"},
+  {"edges-no-search", CONTENT_EDGES, 160, 96, 6, CHAIN_I420,
+      "quantizer=8 search-range=0 subpel=false"},
+  {"flat", CONTENT_FLAT, 128, 64, 6, CHAIN_I420, "quantizer=31"},
+  {"letterbox-adaptive", CONTENT_LETTERBOX, 176, 144, 8, CHAIN_I420,
+      "quantizer=5 adaptive-quant=true ip-factor=4"},
+  {"letterbox-one-slice", CONTENT_LETTERBOX, 176, 144, 6, CHAIN_I420,
+      "quantizer=4 slices=1 ip-factor=1"},
+  {"cuts", CONTENT_CUTS, 128, 96, 12, CHAIN_I420,
+      "quantizer=5 gop-size=1000"},
+  {"cuts-intra-only", CONTENT_CUTS, 128, 96, 8, CHAIN_I420,
+      "quantizer=1 gop-size=1"},
+  {"odd-size", CONTENT_NOISE_HOLES, 33, 17, 6, CHAIN_I420, "quantizer=2"},
+  {"odd-size-edges", CONTENT_EDGES, 100, 75, 6, CHAIN_I420,
+      "quantizer=7 slices=175"},
+  {"one-macroblock", CONTENT_EDGES, 16, 16, 6, CHAIN_I420, "quantizer=3"},
+  {"rgb-full-range", CONTENT_RGB_BLACK_WHITE, 96, 64, 8, CHAIN_RGB_FULL,
+      "quantizer=4"},
+  {"contrast-stretch", CONTENT_LOW_CONTRAST, 128, 96, 6, CHAIN_CONTRAST,
+      "quantizer=4"},
+  {"bitrate-tight", CONTENT_NOISE_HOLES, 176, 144, 12, CHAIN_I420,
+      "bitrate=1500 vbv-buffer-size=20"},
+  {"bitrate-loose", CONTENT_LETTERBOX, 176, 144, 12, CHAIN_I420,
+      "bitrate=4000 vbv-buffer-size=1023"},
+};
+
+/* the value of clmpegenc property @name in @props, or @def */
+static guint
+prop_uint (const gchar * props, const gchar * name, guint def)
+{
+  gchar **kv = g_strsplit (props, " ", -1);
+  guint i, v = def;
+
+  for (i = 0; kv[i]; i++) {
+    gsize n = strlen (name);
+    if (strncmp (kv[i], name, n) == 0 && kv[i][n] == '=')
+      v = (guint) g_ascii_strtoull (kv[i] + n + 1, NULL, 10);
+  }
+  g_strfreev (kv);
+  return v;
+}
+
+/* Runs gst-launch-1.0 on @desc (split at spaces), with GST_CL_LAYOUT set
+ * to @layout when not NULL; returns what it printed (its warnings). */
+static gchar *
+launch (const gchar * desc, const gchar * layout)
+{
+  gchar **args = g_strsplit (desc, " ", -1);
+  GPtrArray *argv = g_ptr_array_new ();
+  gchar **env = g_get_environ ();
+  gchar *out = NULL, *err = NULL, *all;
+  gint status = 0;
+  guint i;
+
+  g_ptr_array_add (argv, (gpointer) "gst-launch-1.0");
+  for (i = 0; args[i]; i++)
+    if (*args[i])
+      g_ptr_array_add (argv, args[i]);
+  g_ptr_array_add (argv, NULL);
+  if (layout)
+    env = g_environ_setenv (env, "GST_CL_LAYOUT", layout, TRUE);
+  fail_unless (g_spawn_sync (NULL, (gchar **) argv->pdata, env,
+          G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status, NULL));
+  all = g_strconcat (out, err, NULL);
+  fail_unless (g_spawn_check_wait_status (status, NULL),
+      "gst-launch-1.0 %s (layout %s) failed: %s", desc,
+      layout ? layout : "default", all);
+  g_free (out);
+  g_free (err);
+  g_strfreev (env);
+  g_ptr_array_unref (argv);
+  g_strfreev (args);
+  return all;
+}
+
+/* the element chain from raw frames in @src to the encoder's input */
+static gchar *
+source_chain (const CorpusCase * c, const gchar * src)
+{
+  guint cw = (c->w + 1) / 2, ch = (c->h + 1) / 2;
+  gchar *layout = c->chain == CHAIN_RGB_FULL ? g_strdup ("") :
+      /* tightly packed, where GStreamer would align odd sizes' rows */
+      g_strdup_printf ("plane-strides=<%u,%u,%u> plane-offsets=<0,%u,%u> "
+      "frame-size=%" G_GSIZE_FORMAT, c->w, cw, cw, c->w * c->h,
+      c->w * c->h + cw * ch, psnr_i420_size (c->w, c->h));
+  gchar *desc = g_strdup_printf ("filesrc location=%s ! rawvideoparse "
+      "format=%s width=%u height=%u framerate=25/1 %s %s", src,
+      c->chain == CHAIN_RGB_FULL ? "rgbx" : "i420", c->w, c->h, layout,
+      c->chain == CHAIN_RGB_FULL ? "! clcolorlowpass range=full ! "
+      "video/x-raw,format=I420" : c->chain == CHAIN_CONTRAST ?
+      "! clcontrast low-cut=0 high-cut=0" : "");
+  g_free (layout);
+  return desc;
+}
+
+static gchar *
+read_file (const gchar * path, gsize * len)
+{
+  gchar *data = NULL;
+  GError *error = NULL;
+
+  fail_unless (g_file_get_contents (path, &data, len, &error), "%s: %s",
+      path, error ? error->message : "?");
+  return data;
+}
+
+/* Runs @cmd (a shell command line); fails with its standard error. */
+static void
+run_shell (const gchar * cmd)
+{
+  const gchar *argv[] = { "sh", "-c", cmd, NULL };
+  gchar *err = NULL;
+  gint status = 0;
+
+  fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_SEARCH_PATH,
+          NULL, NULL, NULL, &err, &status, NULL));
+  fail_unless (g_spawn_check_wait_status (status, NULL), "%s: %s", cmd, err);
+  g_free (err);
+}
+
+/* FFmpeg's decode of @stream as tightly packed I420, @n frames of w x h;
+ * any message from the decoder is a failure */
+static guint8 *
+ffmpeg_decode (const gchar * stream, guint w, guint h, guint n)
+{
+  gchar *raw = g_strdup_printf ("%s.ff.yuv", stream);
+  gchar *cmd = g_strdup_printf ("ffmpeg -nostdin -v error -err_detect "
+      "explode -i %s -fps_mode passthrough -f rawvideo -pix_fmt yuv420p -y "
+      "%s 2>&1 | (! grep .)", stream, raw);
+  gsize len;
+  guint8 *data;
+
+  run_shell (cmd);
+  data = (guint8 *) read_file (raw, &len);
+  fail_unless_equals_int (len, psnr_i420_size (w, h) * n);
+  g_free (cmd);
+  g_free (raw);
+  return data;
+}
+
+/* libmpeg2's decode of @stream: PGM images of the coded size (multiples
+ * of 16), Y above U and V side by side, cropped to tightly packed I420 */
+static guint8 *
+mpeg2dec_decode (const gchar * stream, guint w, guint h, guint n)
+{
+  gchar *pgm = g_strdup_printf ("%s.pgm", stream);
+  gchar *cmd = g_strdup_printf ("mpeg2dec -o pgmpipe %s > %s", stream, pgm);
+  guint cw = (w + 1) / 2, ch = (h + 1) / 2, W = (w + 15) / 16 * 16,
+      H = (h + 15) / 16 * 16;
+  gsize len, pos = 0, fs = psnr_i420_size (w, h);
+  guint8 *data, *out = g_malloc (fs * n);
+  guint i, y;
+
+  run_shell (cmd);
+  data = (guint8 *) read_file (pgm, &len);
+  for (i = 0; i < n; i++) {
+    gchar head[64];
+    gint skip = 0;
+    guint pw, ph;
+    const guint8 *img;
+
+    fail_unless (pos < len, "%s: mpeg2dec gave %u of %u frames", stream, i,
+        n);
+    g_strlcpy (head, (gchar *) data + pos, MIN (sizeof (head), len - pos));
+    fail_unless (sscanf (head, "P5 %u %u 255%n", &pw, &ph, &skip) == 2 &&
+        skip > 0, "%s: mpeg2dec frame %u is not a PGM image", stream, i);
+    fail_unless (pw == W && ph == H * 3 / 2, "%s: mpeg2dec frame %u is "
+        "%ux%u, not %ux%u", stream, i, pw, ph, W, H * 3 / 2);
+    img = data + pos + skip + 1;
+    fail_unless (pos + skip + 1 + (gsize) pw * ph <= len);
+    for (y = 0; y < h; y++)
+      memcpy (out + i * fs + (gsize) y * w, img + (gsize) y * W, w);
+    for (y = 0; y < ch; y++) {
+      const guint8 *row = img + (gsize) (H + y) * W;
+      memcpy (out + i * fs + (gsize) w * h + (gsize) y * cw, row, cw);
+      memcpy (out + i * fs + (gsize) w * h + (gsize) (ch + y) * cw,
+          row + W / 2, cw);
+    }
+    pos += skip + 1 + (gsize) pw * ph;
+  }
+  fail_unless (pos == len, "%s: mpeg2dec gave more than %u frames", stream,
+      n);
+  g_free (data);
+  g_free (cmd);
+  g_free (pgm);
+  return out;
+}
+
+/* the worst macroblock plane of @n decoded frames against @src, but for
+ * those where @skip is set */
+static PsnrMacroblock
+worst_macroblock (const guint8 * src, const guint8 * dec, guint w, guint h,
+    guint n, const gboolean * skip, guint * frame)
+{
+  PsnrMacroblock worst = { 0 };
+  gsize fs = psnr_i420_size (w, h);
+  guint i;
+
+  *frame = 0;
+  for (i = 0; i < n; i++) {
+    PsnrMacroblock mb;
+    if (skip && skip[i])
+      continue;
+    psnr_i420_worst_macroblock (src + i * fs, dec + i * fs, w, h, &mb);
+    if (mb.mse > worst.mse) {
+      worst = mb;
+      *frame = i;
+    }
+  }
+  return worst;
+}
+
+/* The bound on a macroblock plane's mean squared error where the
+ * encoder may use quantisers up to @q: four times FFmpeg's worst on the
+ * same frames, or four times what uniform quantisation with steps of 2q
+ * leaves ((2q)^2 / 12 a sample), whichever is more. The trellis and the
+ * mode decisions trade error for bits, so a block may be somewhat worse
+ * than FFmpeg's; a block decoded to the wrong picture is off by
+ * thousands. */
+static gdouble
+macroblock_bound (gdouble ffmpeg_worst, guint q)
+{
+  return 4.0 * MAX (ffmpeg_worst, (2.0 * q) * (2.0 * q) / 12.0);
+}
+
+static void
+check_case (const CorpusCase * c)
+{
+  static const gchar *layouts[] = { "cpu", "gpu" };
+  gchar *src_name = g_strdup_printf ("%s.raw", c->name);
+  gchar *src = write_source (c->content, c->w, c->h, c->frames, src_name);
+  gchar *chain = source_chain (c, src);
+  gchar *input = g_strdup_printf ("%s/%s.yuv", tmpdir, c->name);
+  gchar *stream[2], *data[2];
+  gsize len[2], fs = psnr_i420_size (c->w, c->h), input_len;
+  guint8 *frames, *decoded[2];
+  MpegCheckOptions o;
+  MpegCheckResult *r;
+  gchar *errs, *desc, *ff_stream, *cmd, *printed = NULL;
+  gboolean *repeated = g_new0 (gboolean, c->frames);
+  guint q, gop, i, frame;
+  gboolean bitrate = prop_uint (c->props, "bitrate", 0) > 0;
+  PsnrMacroblock ff_worst, worst;
+  guint8 *ff_decoded;
+
+  /* what the encoder is given: the raw frames, or the filters' output */
+  if (c->chain == CHAIN_I420) {
+    g_free (input);
+    input = g_strdup (src);
+  } else {
+    desc = g_strdup_printf ("%s ! filesink location=%s", chain, input);
+    g_free (launch (desc, NULL));
+    g_free (desc);
+  }
+  frames = (guint8 *) read_file (input, &input_len);
+  fail_unless_equals_int (input_len, fs * c->frames);
+
+  for (i = 0; i < 2; i++) {
+    stream[i] = g_strdup_printf ("%s/%s-%s.m1v", tmpdir, c->name,
+        layouts[i]);
+    desc = g_strdup_printf ("%s ! clmpegenc %s ! filesink location=%s",
+        chain, c->props, stream[i]);
+    g_free (printed);
+    printed = launch (desc, layouts[i]);
+    g_free (desc);
+    data[i] = read_file (stream[i], &len[i]);
+  }
+  fail_unless (len[0] == len[1] && memcmp (data[0], data[1], len[0]) == 0,
+      "%s: the CPU and GPU layouts wrote different streams (%"
+      G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT " bytes)", c->name, len[0],
+      len[1]);
+
+  mpegcheck_options_init (&o);
+  o.expect_pictures = c->frames;
+  o.expect_width = c->w;
+  o.expect_height = c->h;
+  o.require_seq_header_per_gop = TRUE;
+  o.require_closed_gop = TRUE;
+  r = mpegcheck_run ((const guint8 *) data[0], len[0], &o);
+  errs = mpegcheck_errors_text (r);
+  fail_unless (mpegcheck_passed (r), "%s: stream check failed:\n%s",
+      c->name, errs);
+  g_free (errs);
+  /* the quantiser to compare at: the one set, or the coarsest the rate
+   * control used */
+  q = prop_uint (c->props, "quantizer", 4);
+  if (bitrate) {
+    q = 1;
+    for (i = 0; i < r->pictures->len; i++)
+      q = MAX (q, g_array_index (r->pictures, MpegCheckPicture,
+              i).slice_quant_max);
+  }
+  mpegcheck_result_free (r);
+
+  /* FFmpeg's own encoder on the same frames, I and P pictures */
+  gop = prop_uint (c->props, "gop-size", 12);
+  ff_stream = g_strdup_printf ("%s/%s-ffmpeg.m1v", tmpdir, c->name);
+  cmd = g_strdup_printf ("ffmpeg -nostdin -v error -f rawvideo -pix_fmt "
+      "yuv420p -s %ux%u -r 25 -i %s -c:v mpeg1video -q:v %u -g %u -bf 0 "
+      "-f mpeg1video -y %s", c->w, c->h, input, q, MIN (gop, 600), ff_stream);
+  run_shell (cmd);
+  ff_decoded = ffmpeg_decode (ff_stream, c->w, c->h, c->frames);
+  ff_worst = worst_macroblock (frames, ff_decoded, c->w, c->h, c->frames,
+      NULL, &frame);
+
+  decoded[0] = ffmpeg_decode (stream[0], c->w, c->h, c->frames);
+  decoded[1] = mpeg2dec_decode (stream[0], c->w, c->h, c->frames);
+  /* the rate control's last resort repeats a picture: only with a
+   * bit rate, only with a warning, and then the picture shown is the one
+   * before, exactly */
+  for (i = 1; i < c->frames; i++) {
+    if (memcmp (frames + i * fs, frames + (i - 1) * fs, fs) == 0 ||
+        memcmp (decoded[0] + i * fs, decoded[0] + (i - 1) * fs, fs) != 0)
+      continue;
+    fail_unless (bitrate && strstr (printed, "coded as a repeat"),
+        "%s: frame %u decodes to frame %u without a warning:\n%s", c->name,
+        i, i - 1, printed);
+    repeated[i] = TRUE;
+  }
+  for (i = 0; i < 2; i++) {
+    /* adaptive quantisation goes up to twice the picture's quantiser */
+    gdouble bound = macroblock_bound (ff_worst.mse,
+        strstr (c->props, "adaptive-quant=true") ? MIN (2 * q, 31) : q);
+    worst = worst_macroblock (frames, decoded[i], c->w, c->h, c->frames,
+        repeated, &frame);
+    GST_INFO ("%s (%s): worst macroblock MSE %.2f (FFmpeg's encoder %.2f, "
+        "bound %.2f, q %u)", c->name, i ? "libmpeg2" : "FFmpeg", worst.mse,
+        ff_worst.mse, bound, q);
+    fail_unless (worst.mse <= bound, "%s: decoded by %s, frame %u plane %u "
+        "macroblock (%u, %u) has a mean squared error of %.2f, above %.2f "
+        "(FFmpeg's encoder at quantiser %u: %.2f at worst)", c->name,
+        i ? "libmpeg2" : "FFmpeg", frame, worst.plane, worst.mb_x,
+        worst.mb_y, worst.mse, bound, q, ff_worst.mse);
+  }
+
+  for (i = 0; i < 2; i++) {
+    g_free (decoded[i]);
+    g_free (data[i]);
+    g_free (stream[i]);
+  }
+  g_free (ff_decoded);
+  g_free (repeated);
+  g_free (printed);
+  g_free (ff_stream);
+  g_free (cmd);
+  g_free (frames);
+  g_free (input);
+  g_free (chain);
+  g_free (src);
+  g_free (src_name);
+}
+
+GST_START_TEST (test_corpus)
+{
+  check_case (&cases[__i__]);
+}
+
+GST_END_TEST;
+
+static void
+setup (void)
+{
+  tmpdir = g_dir_make_tmp ("clvideo-corpus-XXXXXX", NULL);
+  fail_unless (tmpdir != NULL);
+}
+
+static void
+teardown (void)
+{
+  GDir *dir = g_dir_open (tmpdir, 0, NULL);
+  const gchar *name;
+
+  while (dir && (name = g_dir_read_name (dir))) {
+    gchar *path = g_build_filename (tmpdir, name, NULL);
+    g_unlink (path);
+    g_free (path);
+  }
+  if (dir)
+    g_dir_close (dir);
+  g_rmdir (tmpdir);
+  g_clear_pointer (&tmpdir, g_free);
+}
+
+static Suite *
+corpus_suite (void)
+{
+  Suite *s = suite_create ("corpus");
+  TCase *tc = test_suite_add_case (s);
+
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_loop_test (tc, test_corpus, 0, G_N_ELEMENTS (cases));
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  if (!g_find_program_in_path ("ffmpeg") ||
+      !g_find_program_in_path ("mpeg2dec")) {
+    g_print ("SKIP: needs ffmpeg and mpeg2dec (Debian packages ffmpeg, "
+        "mpeg2dec)\n");
+    return 77;
+  }
+  return gst_check_run_suite (corpus_suite (), "corpus", __FILE__);
+}
