@@ -209,6 +209,8 @@ static const CorpusCase cases[] = {
   {"odd-size-edges", CONTENT_EDGES, 100, 75, 6, CHAIN_I420,
       "quantizer=7 slices=175"},
   {"one-macroblock", CONTENT_EDGES, 16, 16, 6, CHAIN_I420, "quantizer=3"},
+  /* the largest: 12-bit width, 175 slice rows */
+  {"largest", CONTENT_EDGES, 4095, 2800, 3, CHAIN_I420, "quantizer=8"},
   {"rgb-full-range", CONTENT_RGB_BLACK_WHITE, 96, 64, 8, CHAIN_RGB_FULL,
       "quantizer=4"},
   {"contrast-stretch", CONTENT_LOW_CONTRAST, 128, 96, 6, CHAIN_CONTRAST,
