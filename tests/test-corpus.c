@@ -19,9 +19,14 @@
  *   frames at the same quantiser: a frame's mean PSNR would hide one
  *   broken block.
  *
- * Needs ffmpeg and mpeg2dec; skipped (77) without them. With
- * CORPUS_KEEP set the files stay in /tmp/clvideo-corpus-*; with
- * CORPUS_KNOWN_DEFECTS set only the known defects run.
+ * Needs ffmpeg and mpeg2dec; skipped (77) without them. Environment:
+ * CORPUS_KEEP: the files stay in /tmp/clvideo-corpus-*;
+ * CORPUS_KNOWN_DEFECTS: only the known defects run;
+ * CORPUS_STREAMS=DIR: the layouts compared and the streams checked and
+ *   written to DIR/NAME.m1v, nothing decoded (no decoder needed: for a
+ *   device machine, whose streams are then compared with POCL's);
+ * CORPUS_EXTRA_PROPS: properties for clmpegenc after each case's own
+ *   (motion-method=hierarchical makes a GPU's vectors a CPU's).
  */
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
@@ -457,7 +462,7 @@ check_case (const CorpusCase * c)
   guint8 *frames, *decoded[2];
   MpegCheckOptions o;
   MpegCheckResult *r;
-  gchar *errs, *desc, *ff_stream, *cmd, *printed = NULL;
+  gchar *errs, *desc, *ff_stream = NULL, *cmd = NULL, *printed = NULL;
   gboolean *repeated = g_new0 (gboolean, c->frames);
   guint q, gop, i, frame;
   gboolean bitrate = prop_uint (c->props, "bitrate", 0) > 0;
@@ -479,8 +484,9 @@ check_case (const CorpusCase * c)
   for (i = 0; i < 2; i++) {
     stream[i] = g_strdup_printf ("%s/%s-%s.m1v", tmpdir, c->name,
         layouts[i]);
-    desc = g_strdup_printf ("%s ! clmpegenc %s ! filesink location=%s",
-        chain, c->props, stream[i]);
+    desc = g_strdup_printf ("%s ! clmpegenc %s %s ! filesink location=%s",
+        chain, c->props, g_getenv ("CORPUS_EXTRA_PROPS") ?
+        g_getenv ("CORPUS_EXTRA_PROPS") : "", stream[i]);
     g_free (printed);
     printed = launch (desc, layouts[i]);
     g_free (desc);
@@ -490,6 +496,15 @@ check_case (const CorpusCase * c)
       "%s: the CPU and GPU layouts wrote different streams (%"
       G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT " bytes)", c->name, len[0],
       len[1]);
+
+  if (g_getenv ("CORPUS_STREAMS")) {
+    /* streams only (a device machine without decoders): kept for a
+     * comparison with another device's */
+    gchar *kept = g_strdup_printf ("%s/%s.m1v", g_getenv ("CORPUS_STREAMS"),
+        c->name);
+    fail_unless (g_file_set_contents (kept, data[0], len[0], NULL));
+    g_free (kept);
+  }
 
   mpegcheck_options_init (&o);
   o.expect_pictures = c->frames;
@@ -512,6 +527,8 @@ check_case (const CorpusCase * c)
               i).slice_quant_max);
   }
   mpegcheck_result_free (r);
+  if (g_getenv ("CORPUS_STREAMS"))
+    goto done;
 
   /* FFmpeg's own encoder on the same frames, I and P pictures */
   gop = prop_uint (c->props, "gop-size", 12);
@@ -554,12 +571,14 @@ check_case (const CorpusCase * c)
         worst.mb_y, worst.mse, bound, q, ff_worst.mse);
   }
 
-  for (i = 0; i < 2; i++) {
+  for (i = 0; i < 2; i++)
     g_free (decoded[i]);
+  g_free (ff_decoded);
+done:
+  for (i = 0; i < 2; i++) {
     g_free (data[i]);
     g_free (stream[i]);
   }
-  g_free (ff_decoded);
   g_free (repeated);
   g_free (printed);
   g_free (ff_stream);
@@ -630,8 +649,8 @@ int
 main (int argc, char **argv)
 {
   gst_check_init (&argc, &argv);
-  if (!g_find_program_in_path ("ffmpeg") ||
-      !g_find_program_in_path ("mpeg2dec")) {
+  if (!g_getenv ("CORPUS_STREAMS") && (!g_find_program_in_path ("ffmpeg") ||
+          !g_find_program_in_path ("mpeg2dec"))) {
     g_print ("SKIP: needs ffmpeg and mpeg2dec (Debian packages ffmpeg, "
         "mpeg2dec)\n");
     return 77;
