@@ -22,8 +22,8 @@
  * Needs ffmpeg and mpeg2dec; skipped (77) without them. Environment:
  * CORPUS_KEEP: the files stay in /tmp/clvideo-corpus-*;
  * CORPUS_KNOWN_DEFECTS: only the known defects run;
- * CORPUS_STREAMS=DIR: the layouts compared and the streams checked and
- *   written to DIR/NAME.m1v, nothing decoded (no decoder needed: for a
+ * CORPUS_STREAMS=DIR: the streams written to DIR/NAME-LAYOUT.m1v, the
+ *   layouts compared and the streams checked, nothing decoded (no decoder needed: for a
  *   device machine, whose streams are then compared with POCL's);
  * CORPUS_EXTRA_PROPS: properties for clmpegenc after each case's own
  *   (motion-method=hierarchical makes a GPU's vectors a CPU's).
@@ -491,20 +491,19 @@ check_case (const CorpusCase * c)
     printed = launch (desc, layouts[i]);
     g_free (desc);
     data[i] = read_file (stream[i], &len[i]);
+    if (g_getenv ("CORPUS_STREAMS")) {
+      /* streams only (a device machine without decoders): kept for a
+       * comparison with another device's */
+      gchar *kept = g_strdup_printf ("%s/%s-%s.m1v",
+          g_getenv ("CORPUS_STREAMS"), c->name, layouts[i]);
+      fail_unless (g_file_set_contents (kept, data[i], len[i], NULL));
+      g_free (kept);
+    }
   }
   fail_unless (len[0] == len[1] && memcmp (data[0], data[1], len[0]) == 0,
       "%s: the CPU and GPU layouts wrote different streams (%"
       G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT " bytes)", c->name, len[0],
       len[1]);
-
-  if (g_getenv ("CORPUS_STREAMS")) {
-    /* streams only (a device machine without decoders): kept for a
-     * comparison with another device's */
-    gchar *kept = g_strdup_printf ("%s/%s.m1v", g_getenv ("CORPUS_STREAMS"),
-        c->name);
-    fail_unless (g_file_set_contents (kept, data[0], len[0], NULL));
-    g_free (kept);
-  }
 
   mpegcheck_options_init (&o);
   o.expect_pictures = c->frames;
