@@ -21,14 +21,45 @@ G_BEGIN_DECLS
 gchar *gst_cl_binary_cache_path (cl_device_id device, const gchar * source,
     const gchar * options);
 
-/* The program built from the binary at @path for @device with @options,
- * or NULL (nothing there, or a binary the driver refuses: the file is
- * then removed and the caller builds from source). */
+/* A cache file is a header and the driver's binary (the payload):
+ *
+ *   offset  size  field
+ *        0     8  magic, GST_CL_BINARY_CACHE_MAGIC
+ *        8     4  format version, GST_CL_BINARY_CACHE_VERSION (little-endian)
+ *       12     8  payload length in bytes (little-endian)
+ *       20    32  SHA-256 of the payload
+ *       52        the payload
+ *
+ * Every byte of the header is checked: the magic and the version against
+ * their values, the length against the file's, the digest against the
+ * payload's. */
+#define GST_CL_BINARY_CACHE_MAGIC "GSTCLBIN"
+#define GST_CL_BINARY_CACHE_VERSION 1
+#define GST_CL_BINARY_CACHE_HEADER_SIZE 52
+
+/* The file's contents for @payload of @payload_size bytes, newly
+ * allocated; its size in @file_size. */
+guint8 *gst_cl_binary_cache_pack (const guint8 * payload, gsize payload_size,
+    gsize * file_size);
+
+/* The payload of the cache file's contents @data of @size bytes (a pointer
+ * into @data) and its size in @payload_size, or NULL when the contents do
+ * not verify, with the reason in @reason when not NULL. Needs no OpenCL
+ * device. */
+const guint8 *gst_cl_binary_cache_parse (const guint8 * data, gsize size,
+    gsize * payload_size, const gchar ** reason);
+
+/* The program built from the cache file at @path for @device with
+ * @options, or NULL: no file, one that does not verify or a binary the
+ * driver refuses. The caller then builds from source and stores the
+ * result, which replaces the file. */
 cl_program gst_cl_binary_cache_load (cl_context context, cl_device_id device,
     const gchar * path, const gchar * options);
 
-/* Writes the binary of the built @program to @path (atomically); failures
- * are only logged: the cache is an optimisation. */
+/* Writes the binary of the built @program to @path: to a temporary file
+ * in the same directory, then renamed, so that a reader never sees half a
+ * file. Failures (no directory, an unwritable one) are only logged: the
+ * cache is an optimisation. */
 void gst_cl_binary_cache_store (cl_program program, const gchar * path);
 
 G_END_DECLS

@@ -21,7 +21,6 @@
 
 #include "gstclcontext.h"
 #include "gstclprogram.h"
-#include "gstclbinarycache.h"
 #include "testutil.h"
 
 #define RUN_TIMEOUT (60 * GST_SECOND)
@@ -405,139 +404,6 @@ GST_START_TEST (test_kernel_includes)
   }
   g_rmdir (dir);
   g_free (dir);
-}
-
-GST_END_TEST;
-
-/* ---- the binary cache of built programs ---- */
-
-#define CACHE_TEST_KERNEL "__kernel void fill (__global int * out)\n" \
-    "{\n  out[get_global_id (0)] = SCALE * (int) get_global_id (0) + 7;\n}\n"
-
-/* A new context builds the "cachetest" program (from the cache or not,
- * as @from_cache says), runs it and checks what it wrote. */
-static void
-run_cache_test_kernel (gboolean from_cache)
-{
-  GError *error = NULL;
-  GstClContext *ctx = gst_cl_context_new (NULL, &error);
-  cl_kernel kernel;
-  cl_mem buf;
-  cl_int ret, out[64];
-  size_t n = G_N_ELEMENTS (out);
-  guint i;
-
-  fail_unless (ctx != NULL, "%s", error ? error->message : "");
-  kernel = gst_cl_context_create_kernel (ctx, "cachetest", "-DSCALE=3",
-      "fill", &error);
-  fail_unless (kernel != NULL, "%s", error ? error->message : "");
-  fail_unless_equals_int (gst_cl_context_get_programs_from_cache (ctx),
-      from_cache ? 1 : 0);
-  buf = clCreateBuffer (ctx->context, CL_MEM_WRITE_ONLY, sizeof (out), NULL,
-      &ret);
-  fail_unless_equals_int (ret, CL_SUCCESS);
-  fail_unless_equals_int (clSetKernelArg (kernel, 0, sizeof (buf), &buf),
-      CL_SUCCESS);
-  fail_unless (gst_cl_context_enqueue_kernel (ctx, kernel, "cachetest", 1, &n,
-          NULL, &error), "%s", error ? error->message : "");
-  fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, buf, CL_TRUE, 0,
-          sizeof (out), out, 0, NULL, NULL), CL_SUCCESS);
-  for (i = 0; i < n; i++)
-    fail_unless_equals_int (out[i], 3 * (gint) i + 7);
-  clReleaseMemObject (buf);
-  clReleaseKernel (kernel);
-  gst_object_unref (ctx);
-}
-
-/* the names of the files in @dir, sorted, joined by spaces */
-static gchar *
-dir_listing (const gchar * dir)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
-  const gchar *name;
-  gchar *text;
-
-  fail_unless (d != NULL);
-  while ((name = g_dir_read_name (d)))
-    g_ptr_array_add (names, g_strdup (name));
-  g_dir_close (d);
-  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
-  g_ptr_array_add (names, NULL);
-  text = g_strjoinv (" ", (gchar **) names->pdata);
-  g_ptr_array_unref (names);
-  return text;
-}
-
-/* A built program's binary is kept on disk and used by the next context;
- * a damaged file is replaced by a build from source, another source makes
- * another entry, and an empty GST_CL_CACHE_DIR turns the cache off. */
-GST_START_TEST (test_binary_cache)
-{
-  gchar *kernels = g_dir_make_tmp ("clvideo-kernels-XXXXXX", NULL);
-  gchar *cache = g_dir_make_tmp ("clvideo-cache-XXXXXX", NULL);
-  gchar *file = write_kernel (kernels, "cachetest", CACHE_TEST_KERNEL);
-  gchar *saved = g_strdup (g_getenv (GST_CL_CACHE_DIR_ENV));
-  gchar *first, *entry, *data, *listing;
-  gsize len;
-
-  g_setenv (GST_CL_KERNEL_DIR_ENV, kernels, TRUE);
-  g_setenv (GST_CL_CACHE_DIR_ENV, cache, TRUE);
-
-  /* an empty cache: built from source, then stored */
-  run_cache_test_kernel (FALSE);
-  first = dir_listing (cache);
-  fail_unless (g_str_has_suffix (first, ".bin") && !strchr (first, ' '),
-      "cache holds '%s'", first);
-  entry = g_build_filename (cache, first, NULL);
-  /* the next context takes the binary */
-  run_cache_test_kernel (TRUE);
-
-  /* a damaged binary: built from source again and replaced */
-  fail_unless (g_file_set_contents (entry, "not a program binary", -1,
-          NULL));
-  run_cache_test_kernel (FALSE);
-  fail_unless (g_file_get_contents (entry, &data, &len, NULL));
-  fail_unless (len != strlen ("not a program binary") ||
-      memcmp (data, "not a program binary", len) != 0);
-  g_free (data);
-  run_cache_test_kernel (TRUE);
-
-  /* another source (a comment more) is another entry */
-  g_free (write_kernel (kernels, "cachetest", CACHE_TEST_KERNEL "// v2\n"));
-  run_cache_test_kernel (FALSE);
-  listing = dir_listing (cache);
-  fail_unless (strchr (listing, ' ') != NULL && strstr (listing, first),
-      "cache holds '%s'", listing);
-  g_free (listing);
-  run_cache_test_kernel (TRUE);
-
-  /* off: always from source */
-  g_setenv (GST_CL_CACHE_DIR_ENV, "", TRUE);
-  run_cache_test_kernel (FALSE);
-
-  /* the suite's own setting (none) again */
-  restore_env (GST_CL_CACHE_DIR_ENV, saved);
-  g_unsetenv (GST_CL_KERNEL_DIR_ENV);
-  listing = dir_listing (cache);
-  {
-    gchar **names = g_strsplit (listing, " ", -1), **n;
-    for (n = names; *n; n++) {
-      gchar *path = g_build_filename (cache, *n, NULL);
-      g_unlink (path);
-      g_free (path);
-    }
-    g_strfreev (names);
-  }
-  g_free (listing);
-  g_unlink (file);
-  g_rmdir (cache);
-  g_rmdir (kernels);
-  g_free (entry);
-  g_free (first);
-  g_free (file);
-  g_free (cache);
-  g_free (kernels);
 }
 
 GST_END_TEST;
@@ -1243,7 +1109,6 @@ errors_suite (void)
   tcase_add_test (tc, test_no_platform_in_process);
   tcase_add_test (tc, test_kernel_build_failure);
   tcase_add_test (tc, test_kernel_includes);
-  tcase_add_test (tc, test_binary_cache);
   tcase_add_loop_test (tc, test_too_small_buffer, 0,
       G_N_ELEMENTS (small_cases));
   tcase_add_loop_test (tc, test_video_meta_layout, 0,
