@@ -80,8 +80,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_mpeg_enc_debug);
  * error, and in 1/16 q per bit of SAD for the vectors */
 #define RD_LAMBDA 16
 #define MV_LAMBDA 2
-/* VBV buffer when not set: half a second at the bit rate */
+/* VBV buffer when not set: half a second at the bit rate (more where
+ * the stream needs it) */
 #define AUTO_VBV_SECONDS 0.5
+/* vbv_buffer_size's unit */
+#define VBV_UNIT_BITS 16384ULL
 
 #define MAX_WIDTH 4095
 #define MAX_HEIGHT 2800         /* 175 slice rows */
@@ -819,6 +822,47 @@ refuse_frame_rate (GstClMpegEnc * self, gint fps_n, gint fps_d)
   g_string_free (rates, TRUE);
 }
 
+/* The VBV buffer (units of VBV_UNIT_BITS) at the bit rate the sequence
+ * header signals: @vbv as set (0: half a second), raised to the smallest
+ * that the stream needs (gst_cl_mpeg_rate_control_min_buffer_bits); a
+ * value set smaller gets a warning that names the one used. */
+static guint
+choose_vbv_size (GstClMpegEnc * self, guint vbv)
+{
+  guint64 bit_rate = self->seq.bit_rate_code * 400ULL;
+  gdouble fps = (gdouble) self->fps_n / self->fps_d;
+  guint64 forced = gst_cl_mpeg_rate_control_forced_picture_bits (
+      self->mb_width, self->mb_height);
+  guint64 min_bits = gst_cl_mpeg_rate_control_min_buffer_bits (bit_rate, fps,
+      forced);
+  guint needed = MIN ((min_bits + VBV_UNIT_BITS - 1) / VBV_UNIT_BITS, 1023);
+  gchar *why;
+
+  if (vbv == 0) {
+    vbv = (guint) (bit_rate * AUTO_VBV_SECONDS / VBV_UNIT_BITS + 0.5);
+    GST_DEBUG_OBJECT (self, "vbv-buffer-size 0: half a second is %u, the "
+        "stream needs %u", vbv, needed);
+    return MAX (vbv, needed);
+  }
+  if (vbv >= needed)
+    return vbv;
+  if (min_bits > 2.0 * bit_rate / fps + 1)
+    why = g_strdup_printf ("too small for the largest picture the encoder "
+        "may have to write at %ux%u (an I picture of DC levels only, %.0f "
+        "kbit%s)", self->seq.width, self->seq.height, forced / 1000.0,
+        forced > min_bits ? ", more than the bit rate brings in within the "
+        "longest vbv_delay" : "");
+  else
+    why = g_strdup_printf ("smaller than two pictures at %.0f kbit/s and "
+        "%.4g fps", bit_rate / 1000.0, fps);
+  GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("vbv-buffer-size %u (%.0f "
+          "kbit) is %s; using %u (%.0f kbit)", vbv,
+          vbv * (gdouble) VBV_UNIT_BITS / 1000.0, why, needed,
+          needed * (gdouble) VBV_UNIT_BITS / 1000.0), (NULL));
+  g_free (why);
+  return needed;
+}
+
 static gboolean
 gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
 {
@@ -879,17 +923,20 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   GST_OBJECT_UNLOCK (self);
   if (bitrate > 0) {
     self->seq.bit_rate_code = MIN ((bitrate * 1000ULL + 399) / 400, 0x3fffe);
-    if (vbv == 0)
-      vbv = (guint) (bitrate * 1000.0 * AUTO_VBV_SECONDS / 16384.0 + 0.5);
+    vbv = choose_vbv_size (self, vbv);
   } else {
     self->seq.bit_rate_code = 0x3ffff;
     if (vbv == 0)
       vbv = 1023;
   }
   self->seq.vbv_size_code = CLAMP (vbv, 1, 1023);
-  gst_cl_mpeg_rate_control_init (&self->rc, bitrate * 1000ULL,
-      self->seq.vbv_size_code * 16384ULL, (gdouble) self->fps_n / self->fps_d,
-      self->gop_size, self->quantizer, self->ip_factor);
+  /* the model runs at the rate the stream signals, as a decoder's does
+   * (an odd number of kbit/s is rounded up to whole 400 bit/s) */
+  gst_cl_mpeg_rate_control_init (&self->rc, bitrate > 0 ?
+      self->seq.bit_rate_code * 400ULL : 0,
+      self->seq.vbv_size_code * VBV_UNIT_BITS,
+      (gdouble) self->fps_n / self->fps_d, self->gop_size, self->quantizer,
+      self->ip_factor);
   self->seq_frames = 0;
   self->gop_pos = 0;
   self->need_sequence = TRUE;
@@ -1169,6 +1216,7 @@ make_stats (GstClMpegEnc * self)
       "reencodes", G_TYPE_UINT64, self->rc.reencodes,
       "repeated-pictures", G_TYPE_UINT64, self->repeated,
       "stuffing-bytes", G_TYPE_UINT64, self->rc.stuffing_bits / 8,
+      "vbv-buffer-size", G_TYPE_UINT, self->seq.vbv_size_code,
       "device-load-ns", G_TYPE_UINT64, load_ns,
       "device-search-ns", G_TYPE_UINT64, ms_ns,
       "device-encode-ns", G_TYPE_UINT64, enc_ns,
@@ -1337,7 +1385,13 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_VBV_BUFFER_SIZE,
       g_param_spec_uint ("vbv-buffer-size", "VBV buffer size",
           "Decoder buffer in units of 16384 bits (0: half a second at the "
-          "bit rate; 1023 without one)", 0, 1023, DEFAULT_VBV_SIZE,
+          "bit rate; 1023 without one). With a bit rate it is raised, with a "
+          "warning naming the size used (the stats' vbv-buffer-size), to at "
+          "least two pictures' worth of bits and the largest picture the "
+          "encoder may be forced to write (an I picture of DC levels only, "
+          "as far as the bit rate can fill the buffer within the longest "
+          "vbv_delay); reading the property gives the value set",
+          0, 1023, DEFAULT_VBV_SIZE,
           rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_ADAPTIVE_QUANT,
       g_param_spec_boolean ("adaptive-quant", "Adaptive quantisation",
@@ -1380,6 +1434,7 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Frames, bytes, VBV re-encodes, pictures repeated and stuffing, "
+          "the VBV buffer size used (units of 16384 bits), "
           "device time per stage and host time waiting and entropy coding "
           "(ns)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));

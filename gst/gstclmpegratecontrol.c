@@ -10,6 +10,36 @@
 /* vbv_delay is 16 bits of 90 kHz ticks */
 #define MAX_DELAY_S (65000.0 / 90000.0)
 
+/* sequence, GOP and picture (I) headers, byte-aligned, and the sequence
+ * end code */
+#define HEADERS_BITS (96 + 64 + 64 + 32)
+/* slice start code, quantiser_scale, extra_bit_slice and its alignment */
+#define SLICE_BITS (32 + 5 + 1 + 7)
+/* an intra macroblock of DC levels only: address increment 1, type
+ * intra with quantiser (2) and quantiser_scale (5), four luma blocks of
+ * DC size code (7 at most) + differential (8 at most) + end_of_block (2),
+ * two chroma blocks the same with size codes of 8 at most */
+#define DC_MACROBLOCK_BITS (1 + 2 + 5 + 4 * (7 + 8 + 2) + 2 * (8 + 8 + 2))
+
+guint64
+gst_cl_mpeg_rate_control_forced_picture_bits (guint mb_width, guint mb_height)
+{
+  /* at most one slice per macroblock row */
+  return HEADERS_BITS + (guint64) mb_height * SLICE_BITS +
+      (guint64) mb_width * mb_height * DC_MACROBLOCK_BITS;
+}
+
+guint64
+gst_cl_mpeg_rate_control_min_buffer_bits (guint64 bit_rate,
+    gdouble frame_rate, guint64 forced_picture_bits)
+{
+  gdouble two_pictures = ceil (2.0 * bit_rate / frame_rate);
+  gdouble forced = MIN ((gdouble) forced_picture_bits,
+      floor (bit_rate * MAX_DELAY_S));
+
+  return (guint64) MAX (two_pictures, forced);
+}
+
 void
 gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
     guint64 buffer_bits, gdouble frame_rate, guint gop_size, guint quant,
@@ -28,12 +58,10 @@ gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
 void
 gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
 {
-  gdouble per_picture = rc->bit_rate / rc->frame_rate;
-
   rc->started = FALSE;
+  /* the buffer the stream signals, never more: the encoder gives one of
+   * at least two pictures (gst_cl_mpeg_rate_control_min_buffer_bits) */
   rc->max_fullness = MIN (rc->buffer_size, rc->bit_rate * MAX_DELAY_S);
-  /* never below what one frame interval brings in */
-  rc->max_fullness = MAX (rc->max_fullness, 2 * per_picture);
   rc->fullness = rc->max_fullness * INITIAL_FULLNESS;
   /* TM5's initial complexities */
   rc->xi = 160.0 * rc->bit_rate / 115.0;

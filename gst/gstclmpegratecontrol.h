@@ -46,7 +46,25 @@ typedef struct {
   guint64 pictures, bits, stuffing_bits, reencodes;
 } GstClMpegRateControl;
 
-/* @bit_rate 0: constant @quant (of P pictures). */
+/* Bits of the largest picture the encoder may be forced to write at
+ * @mb_width x @mb_height macroblocks: the last resort for an I picture
+ * that fits at no quantiser is one of DC levels only, which is written
+ * whatever its size. The bound counts every header in front of it and
+ * each DC level at its longest code. */
+guint64 gst_cl_mpeg_rate_control_forced_picture_bits (guint mb_width,
+    guint mb_height);
+
+/* The smallest VBV buffer (bits) for @bit_rate and @frame_rate: two
+ * pictures' worth of bits (at one picture's worth every picture would
+ * have to be exactly that size, so the rate control needs the second as
+ * room), and @forced_picture_bits, so that the largest forced picture fits,
+ * where the bit rate can bring that many bits in within the longest
+ * vbv_delay (more would never be in the buffer). */
+guint64 gst_cl_mpeg_rate_control_min_buffer_bits (guint64 bit_rate,
+    gdouble frame_rate, guint64 forced_picture_bits);
+
+/* @bit_rate 0: constant @quant (of P pictures); else @buffer_bits must be
+ * at least gst_cl_mpeg_rate_control_min_buffer_bits(). */
 void gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc,
     guint64 bit_rate, guint64 buffer_bits, gdouble frame_rate,
     guint gop_size, guint quant, gdouble ip_factor);

@@ -1769,6 +1769,133 @@ GST_START_TEST (test_bitrate_too_low)
 
 GST_END_TEST;
 
+/* A vbv-buffer-size too small for the stream (under two pictures at the
+ * bit rate and frame rate, or under the largest picture the encoder may
+ * be forced to write) is raised to the smallest that works, with one
+ * warning that names the size used; the sequence header and the stats
+ * carry that size, the property keeps the value set, and the stream
+ * passes the VBV model. A size that suffices is kept without a warning,
+ * noise at a tight but legal size included. */
+GST_START_TEST (test_vbv_buffer_too_small)
+{
+  static const struct
+  {
+    const gchar *pattern;       /* videotestsrc's: ball cheap, snow noise */
+    guint w, h, bitrate, vbv;
+    guint used;                 /* the size coded; 0: @vbv, no warning */
+  } cases[] = {
+    /* two pictures at 1000 kbit/s and 25 fps: 80000 bits, 5 units */
+    {"smpte", 176, 144, 1000, 1, 5},
+    {"smpte", 176, 144, 1000, 4, 5},
+    /* 333 kbit/s is coded as 333200 bit/s: two pictures 26656 bits */
+    {"ball", 176, 144, 333, 1, 2},
+    /* two pictures at 4000 kbit/s: 320000 bits, 20 units */
+    {"ball", 352, 288, 4000, 2, 20},
+    /* two pictures are 24000 bits, but a picture of DC levels only at
+     * 640x480 may take 256 bits of headers, 30 slices of 45 and 1200
+     * macroblocks of 112: 136006 bits, 9 units */
+    {"ball", 640, 480, 300, 1, 9},
+    /* enough: two pictures 12000 bits, DC levels only 11749 bits */
+    {"ball", 176, 144, 150, 1, 0},
+    /* noise, tight but legal: two pictures at 1500 kbit/s 120000 bits */
+    {"snow", 352, 288, 1500, 8, 0},
+  };
+  const guint n = 30;
+  guint c;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    guint used = cases[c].used ? cases[c].used : cases[c].vbv;
+    GstElement *enc = gst_element_factory_make ("clmpegenc", NULL);
+    GByteArray *stream = g_byte_array_new ();
+    GString *warnings = g_string_new (NULL);
+    gchar *src, *expected;
+    GstStructure *stats = NULL;
+    GstHarness *h;
+    GstBuffer *out;
+    GstBus *bus;
+    GstMessage *msg;
+    MpegCheckResult *r;
+    guint i, n_warnings = 0, value = 0;
+
+    fail_unless (enc != NULL);
+    g_object_set (enc, "bitrate", cases[c].bitrate, "vbv-buffer-size",
+        cases[c].vbv, "gop-size", 10, NULL);
+    test_set_shared_context (enc);
+    test_attach_bus (enc);
+    h = gst_harness_new_with_element (enc, "sink", "src");
+    src = g_strdup_printf ("videotestsrc pattern=%s ! capsfilter "
+        "caps=video/x-raw,format=I420,width=%u,height=%u,framerate=25/1,"
+        "pixel-aspect-ratio=1/1", cases[c].pattern, cases[c].w, cases[c].h);
+    gst_harness_add_src_parse (h, src, FALSE);
+    for (i = 0; i < n; i++)
+      fail_unless_equals_int (gst_harness_push_from_src (h), GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    while ((out = gst_harness_try_pull (h))) {
+      GstMapInfo map;
+      fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+      g_byte_array_append (stream, map.data, map.size);
+      gst_buffer_unmap (out, &map);
+      gst_buffer_unref (out);
+    }
+
+    /* the warnings about the buffer's size */
+    bus = gst_element_get_bus (enc);
+    while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+      GError *error = NULL;
+      gst_message_parse_warning (msg, &error, NULL);
+      if (strstr (error->message, "vbv-buffer-size")) {
+        n_warnings++;
+        g_string_append (warnings, error->message);
+      }
+      g_error_free (error);
+      gst_message_unref (msg);
+    }
+    gst_object_unref (bus);
+    GST_INFO ("%s %ux%u at %u kbit/s, vbv-buffer-size %u: %s",
+        cases[c].pattern, cases[c].w, cases[c].h, cases[c].bitrate,
+        cases[c].vbv, warnings->str);
+    if (cases[c].used) {
+      fail_unless_equals_int (n_warnings, 1);
+      expected = g_strdup_printf ("vbv-buffer-size %u (", cases[c].vbv);
+      fail_unless (g_str_has_prefix (warnings->str, expected), "%s",
+          warnings->str);
+      g_free (expected);
+      expected = g_strdup_printf ("; using %u (", used);
+      fail_unless (strstr (warnings->str, expected) != NULL, "%s",
+          warnings->str);
+      g_free (expected);
+    } else {
+      fail_unless_equals_int (n_warnings, 0);
+    }
+
+    /* the property says what was set, the stats what was used */
+    g_object_get (enc, "vbv-buffer-size", &value, "stats", &stats, NULL);
+    fail_unless_equals_int (value, cases[c].vbv);
+    fail_unless (gst_structure_get_uint (stats, "vbv-buffer-size", &value));
+    fail_unless_equals_int (value, used);
+    gst_structure_free (stats);
+
+    r = mpegcheck_run (stream->data, stream->len, NULL);
+    fail_unless_equals_int (r->pictures->len, n);
+    fail_unless_equals_int (g_array_index (r->sequences, MpegCheckSequence,
+            0).vbv_buffer_size_code, used);
+    fail_unless (r->vbv_simulated);
+    fail_unless (r->n_overflows == 0 && r->n_underflows == 0,
+        "%s %ux%u at %u kbit/s, VBV %u: %u overflows (first before picture "
+        "%d), %u underflows (first at %d)", cases[c].pattern, cases[c].w,
+        cases[c].h, cases[c].bitrate, used, r->n_overflows,
+        r->first_overflow, r->n_underflows, r->first_underflow);
+    mpegcheck_result_free (r);
+
+    test_harness_teardown (h);
+    g_string_free (warnings, TRUE);
+    g_byte_array_unref (stream);
+    g_free (src);
+  }
+}
+
+GST_END_TEST;
+
 static void
 setup (void)
 {
@@ -1813,6 +1940,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_bad_rate);
   tcase_add_test (tc, test_bitrate);
   tcase_add_test (tc, test_bitrate_too_low);
+  tcase_add_test (tc, test_vbv_buffer_too_small);
   return s;
 }
 
