@@ -2,11 +2,32 @@
  * the benchmark
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Parses an ISO/IEC 11172-2 stream down to the slice headers (no
- * macroblock data beyond the first address increment of a slice), checks
- * its structure and runs the VBV buffer model over it. Written from the
- * standard's syntax alone, so that it shares nothing with the encoder it
- * checks.
+ * Parses an ISO/IEC 11172-2 stream to the last bit of every slice, checks
+ * its structure and every value of the macroblock layer against its legal
+ * range, and runs the VBV buffer model over it. Written from the
+ * standard's syntax and tables alone, so that it shares nothing with the
+ * encoder it checks.
+ *
+ * Macroblock layer (11172-2 2.4.2.7 to 2.4.4, tables B.1 to B.5):
+ *  - stuffing, escapes and address increments: every macroblock within
+ *    the picture, increasing, each one in exactly one slice (coded or
+ *    skipped); none skipped in I and D pictures, none skipped right after
+ *    an intra macroblock in a B picture;
+ *  - macroblock_type from the table of the picture's type, quantizer_scale
+ *    1..31;
+ *  - motion codes, motion_r as f_code gives it, the reconstructed vectors
+ *    (predictors reset at slice starts, intra macroblocks and, in P
+ *    pictures, skipped macroblocks and those without a forward vector) and
+ *    the area they predict from within the picture's macroblocks;
+ *  - coded_block_pattern 1..63 (MPEG-1 has no code for 0);
+ *  - intra DC sizes 0..8 and the reconstructed DC within 0..2040;
+ *  - run/level codes, escapes in their shortest legal form, no coefficient
+ *    beyond position 63, an end_of_block in every block (D pictures: DC
+ *    only and end_of_macroblock), every coefficient's inverse
+ *    quantisation within -2048..2047 for the matrices in force;
+ *  - only zero bits between the last macroblock and the next start code.
+ * Errors name the picture, the slice, the macroblock address and the
+ * bit's position in the stream.
  *
  * VBV model (11172-2 annex C, as used here):
  *  - the buffer holds vbv_buffer_size * 16384 bits and is empty when the
@@ -50,6 +71,9 @@ typedef struct
   /* > 0: each picture's vbv_delay must be within this many 90 kHz ticks
    * of the delay the model gives it (constant rate streams only) */
   guint vbv_delay_tolerance;
+  /* default TRUE: parse and check every macroblock (FALSE: slice headers
+   * and each slice's first address only, as a quick structural check) */
+  gboolean check_macroblocks;
 } MpegCheckOptions;
 
 typedef struct
@@ -86,6 +110,25 @@ typedef struct
   gdouble fullness_before;      /* bits just before its removal */
   gdouble fullness_after;
   gdouble model_vbv_delay;      /* 90 kHz ticks, constant rate rule */
+  /* macroblock layer; counts only what was parsed before any syntax error
+   * in a slice ended its parsing */
+  guint n_mb_coded;             /* macroblocks present in the stream */
+  guint n_mb_skipped;
+  guint n_mb_intra;
+  guint n_mb_forward;           /* coded with a forward vector only */
+  guint n_mb_backward;          /* B: backward vector only */
+  guint n_mb_interpolated;      /* B: both vectors */
+  guint n_mb_zero_vector;       /* P: coded_block_pattern, no vector */
+  guint n_mb_pattern;           /* non-intra with a coded_block_pattern */
+  guint n_mb_no_pattern;        /* non-intra, prediction only */
+  guint n_mb_quant;             /* with their own quantizer_scale */
+  guint n_blocks;               /* coded blocks, intra ones included */
+  guint n_coefficients;         /* run/level pairs (intra DCs not counted) */
+  guint n_escapes;
+  guint64 mb_bits;              /* bits of the macroblocks (no headers) */
+  guint max_mb_bits;
+  guint max_vector;             /* largest |component| of a vector, half-pels */
+  gboolean mb_syntax_error;     /* a slice could not be parsed to its end */
 } MpegCheckPicture;
 
 typedef struct
@@ -94,6 +137,7 @@ typedef struct
                                  * (repeated headers are not new ones) */
   GArray *pictures;             /* MpegCheckPicture */
   guint n_gops, n_slices, n_seq_headers;
+  guint64 n_macroblocks;        /* coded and skipped, over all pictures */
   guint n_type[5];              /* pictures by coding type (1..4) */
   gboolean end_code;            /* the stream ends with a sequence end code */
   guint64 total_bytes;
