@@ -445,6 +445,7 @@ typedef struct
   guint8 intra_matrix[64], non_intra_matrix[64];        /* scan order, in force */
   guint8 *covered;              /* per macroblock of the open picture: slices */
   guint n_mbs;                  /* of the open picture; 0: not parsed */
+  guint seq_types;              /* bit per picture_coding_type seen in the sequence */
 } Parser;
 
 #define ERR(p, ...) add_error ((p)->r, &(p)->suppressed, __VA_ARGS__)
@@ -654,6 +655,7 @@ parse_sequence_header (Parser * p, guint64 offset, Bits * b)
   new_sequence = (p->state == ST_START || p->state == ST_ENDED || !cur);
   if (new_sequence) {
     s.first_picture = p->r->pictures->len;
+    p->seq_types = 0;
     g_array_append_val (p->r->sequences, s);
     p->seq = p->r->sequences->len - 1;
     if (p->opts->expect_width && (s.width != p->opts->expect_width ||
@@ -750,8 +752,20 @@ parse_picture_header (Parser * p, guint64 offset, Bits * b)
     ERR (p, "picture %u (byte %" G_GUINT64_FORMAT "): picture_coding_type "
         "%u is forbidden or reserved", pic->index, offset, pic->coding_type);
   } else {
+    guint others = p->seq_types & ~(1u << 4);
+
     p->r->n_type[pic->coding_type]++;
-    if (p->gop_first_picture && pic->coding_type != 1)
+    /* a sequence of D pictures holds nothing else (11172-2 2.4.1) */
+    if (!(p->seq_types & (1u << pic->coding_type)) &&
+        ((pic->coding_type == 4 && others) ||
+            (pic->coding_type != 4 && (p->seq_types & (1u << 4)))))
+      ERR (p, "picture %u (byte %" G_GUINT64_FORMAT ") is a %c picture in a "
+          "sequence that also has %s pictures: D pictures are not mixed with "
+          "other types", pic->index, offset, type_names[pic->coding_type],
+          pic->coding_type == 4 ? "I, P or B" : "D");
+    p->seq_types |= 1u << pic->coding_type;
+    if (p->gop_first_picture && pic->coding_type != 1 &&
+        pic->coding_type != 4)
       ERR (p, "picture %u (byte %" G_GUINT64_FORMAT ") is the first of GOP "
           "%u but a %c picture, not I", pic->index, offset, pic->gop,
           type_names[pic->coding_type]);
@@ -940,10 +954,13 @@ parse_block (Slice * sl, guint i, gboolean intra)
       diff = (v >> (size - 1)) ? (gint) v : (gint) v - (1 << size) + 1;
     }
     dc = sl->dc_pred[comp] + diff * 8;
-    if (dc < 0 || dc > 2040)
+    if (dc < 0 || dc > 2040) {
       mb_error (sl, FALSE, "block %u: intra DC %d (predictor %d, "
           "dct_dc_differential %d) outside 0..2040", i, dc,
           sl->dc_pred[comp], diff);
+      /* carried on within range: one bad differential, one error */
+      dc = CLAMP (dc, 0, 2040);
+    }
     sl->dc_pred[comp] = dc;
     if (sl->type == 4)
       return;                   /* D pictures: DC only */

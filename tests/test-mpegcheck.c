@@ -43,15 +43,15 @@ run_tool (const gchar ** argv, gint expect)
   return out;
 }
 
-/* FFmpeg on testsrc2 with @codec_args; run before the tests start. */
+/* FFmpeg on the lavfi source @source with @codec_args; run before the
+ * tests start. */
 static void
-ffmpeg_encode (const gchar * name, const gchar * size, gint frames,
+ffmpeg_encode_filter (const gchar * name, const gchar * source, gint frames,
     const gchar * codec_args)
 {
   gchar *path = tmp_path (name), *err = NULL;
   gchar *cmd = g_strdup_printf ("ffmpeg -nostdin -v error -f lavfi -i "
-      "testsrc2=size=%s:rate=25 -frames:v %d %s -y %s", size, frames,
-      codec_args, path);
+      "\"%s\" -frames:v %d %s -y %s", source, frames, codec_args, path);
   gint status = -1;
 
   if (!g_spawn_command_line_sync (cmd, NULL, &err, &status, NULL) ||
@@ -60,6 +60,17 @@ ffmpeg_encode (const gchar * name, const gchar * size, gint frames,
   g_free (err);
   g_free (cmd);
   g_free (path);
+}
+
+/* FFmpeg on testsrc2 with @codec_args */
+static void
+ffmpeg_encode (const gchar * name, const gchar * size, gint frames,
+    const gchar * codec_args)
+{
+  gchar *source = g_strdup_printf ("testsrc2=size=%s:rate=25", size);
+
+  ffmpeg_encode_filter (name, source, frames, codec_args);
+  g_free (source);
 }
 
 /* Offset of the start code after the one at @offset, or @size. */
@@ -174,6 +185,406 @@ has_error (const MpegCheckResult * r, const gchar * text)
 #define assert_passed(r) \
   fail_unless (mpegcheck_passed (r), "unexpected errors:\n%s", \
       mpegcheck_errors_text (r))
+
+/* ---- hand-made streams ---- */
+
+/* A writer of the test's own, MSB first. */
+typedef struct
+{
+  GByteArray *bytes;
+  guint32 acc;
+  guint n;                      /* bits in acc */
+} BitWriter;
+
+static void
+bw_bits (BitWriter * w, guint n, guint32 value)
+{
+  while (n--) {
+    w->acc = (w->acc << 1) | ((value >> n) & 1);
+    if (++w->n == 8) {
+      guint8 byte = w->acc;
+      g_byte_array_append (w->bytes, &byte, 1);
+      w->acc = w->n = 0;
+    }
+  }
+}
+
+/* A code as 11172-2 prints it: '0' and '1', spaces ignored. */
+static void
+bw_code (BitWriter * w, const gchar * code)
+{
+  for (; *code; code++)
+    if (*code != ' ')
+      bw_bits (w, 1, *code == '1');
+}
+
+static void
+bw_start_code (BitWriter * w, guint code)
+{
+  while (w->n)
+    bw_bits (w, 1, 0);
+  bw_bits (w, 32, 0x100 | code);
+}
+
+/* The handful of codes the tiny streams use (11172-2 annex B) */
+static const gchar *const increment_code[] = { NULL, "1", "011", "010",
+  "0011", "0010"
+};
+static const gchar *const dc_luma_size[] = { "100", "00", "01", "101",
+  "110", "1110", "1111 0", "1111 10", "1111 110"
+};
+static const gchar *const dc_chroma_size[] = { "00", "01", "10", "110",
+  "1110", "1111 0", "1111 10", "1111 110", "1111 1110"
+};
+
+#define EOB "10"
+
+/* What a tiny stream gets wrong, if anything */
+typedef enum
+{
+  TINY_VALID,
+  TINY_DC_SIZE_NOT_IN_TABLE,    /* I, macroblock 0, block 0 */
+  TINY_DC_OUT_OF_RANGE,
+  TINY_INTRA_TYPE_NOT_IN_TABLE,
+  TINY_QUANT_ZERO,              /* I, macroblock 0's own quantizer_scale */
+  TINY_RUN_BEYOND_63,
+  TINY_I_SKIP,                  /* I: macroblock 1 skipped */
+  TINY_SLICE_STARTS_LATE,       /* I: the second slice starts at 3 */
+  TINY_MISSING_MACROBLOCK,      /* I: the second slice ends at 2 */
+  TINY_ADDRESS_BEYOND,          /* I: an increment after 3 */
+  TINY_TRAILING_BITS,           /* I: a 1 after the last macroblock */
+  TINY_NO_EOB,                  /* I: the last block ends without one */
+  TINY_CBP_ZERO,                /* P, macroblock 0 */
+  TINY_VECTOR_OUTSIDE,          /* P, macroblock 0: -1/2 pel at column 0 */
+  TINY_VECTOR_PREDICTED_OUTSIDE,        /* P: +15 then 0 at column 1 */
+  TINY_P_SKIP_RESETS,           /* P: +15, skip, -1 at column 0 */
+  TINY_FULL_PEL,                /* P: f_code 2, 17 full pels at column 0 */
+  TINY_HALF_PEL,                /* the same code in half pels: legal */
+  TINY_ESCAPE_SHORT_LEVEL,      /* P, macroblock 2: 0x00 0x05 */
+  TINY_ESCAPE_SHORT_NEGATIVE,   /* 0x80 0xff */
+  TINY_ESCAPE_MINUS_256,        /* 0x80 0x00 */
+  TINY_ESCAPE_ZERO,             /* 0x00 0x00 */
+  TINY_COEFF_OUT_OF_RANGE,      /* P, macroblock 2: level 200 at quantiser 31 */
+  TINY_LOADED_MATRIX,           /* a non-intra matrix of 80s: level 200 at 2 */
+  TINY_B_SKIP_AFTER_INTRA,
+  TINY_B_SKIP_KEEPS_VECTOR,     /* B: +15 forward, then skipped at column 1 */
+} TinyVariant;
+
+/* The rate and buffer of a tiny stream, and how its pictures fill them */
+typedef struct
+{
+  guint bit_rate;               /* code, units of 400 bit/s */
+  guint vbv_buffer_size;        /* code, units of 16384 bits */
+  guint vbv_delay[4];           /* per picture */
+  guint stuffing[4];            /* macroblock_stuffing codes per picture */
+} TinyRate;
+
+static void
+tiny_sequence_header (BitWriter * w, TinyVariant v, const TinyRate * rate)
+{
+  guint i;
+
+  bw_start_code (w, 0xB3);
+  bw_bits (w, 12, 32);          /* 2x2 macroblocks */
+  bw_bits (w, 12, 32);
+  bw_bits (w, 4, 1);            /* square pels */
+  bw_bits (w, 4, 3);            /* 25 Hz */
+  bw_bits (w, 18, rate ? rate->bit_rate : 0x3FFFF);
+  bw_bits (w, 1, 1);
+  bw_bits (w, 10, rate ? rate->vbv_buffer_size : 1);
+  bw_bits (w, 1, 0);            /* constrained_parameters_flag */
+  bw_bits (w, 1, 0);            /* default intra matrix */
+  bw_bits (w, 1, v == TINY_LOADED_MATRIX);
+  for (i = 0; v == TINY_LOADED_MATRIX && i < 64; i++)
+    bw_bits (w, 8, 80);
+}
+
+static void
+tiny_gop (BitWriter * w)
+{
+  bw_start_code (w, 0xB8);
+  bw_bits (w, 1 + 5 + 6, 0);    /* drop frame, hours, minutes */
+  bw_bits (w, 1, 1);            /* marker */
+  bw_bits (w, 6 + 6, 0);        /* seconds, pictures */
+  bw_bits (w, 1, 1);            /* closed_gop */
+  bw_bits (w, 1, 0);            /* broken_link */
+}
+
+static void
+tiny_picture (BitWriter * w, guint tref, guint type, guint vbv_delay,
+    gboolean full_pel, guint f_code)
+{
+  bw_start_code (w, 0x00);
+  bw_bits (w, 10, tref);
+  bw_bits (w, 3, type);
+  bw_bits (w, 16, vbv_delay);
+  if (type == 2 || type == 3) {
+    bw_bits (w, 1, full_pel);
+    bw_bits (w, 3, f_code);
+  }
+  if (type == 3) {
+    bw_bits (w, 1, 0);
+    bw_bits (w, 3, 1);
+  }
+  bw_bits (w, 1, 0);            /* extra_bit_picture */
+}
+
+static void
+tiny_slice (BitWriter * w, guint row, guint quant, guint stuffing)
+{
+  bw_start_code (w, row);
+  bw_bits (w, 5, quant);
+  bw_bits (w, 1, 0);            /* extra_bit_slice */
+  while (stuffing--)
+    bw_code (w, "0000 0001 111");
+}
+
+/* An intra macroblock's six blocks, DC differentials 0 and no other
+ * coefficient; @last_eob FALSE leaves the last block open. */
+static void
+tiny_plain_intra_blocks (BitWriter * w, gboolean last_eob)
+{
+  guint i;
+
+  for (i = 0; i < 6; i++) {
+    bw_code (w, i < 4 ? dc_luma_size[0] : dc_chroma_size[0]);
+    if (i < 5 || last_eob)
+      bw_code (w, EOB);
+  }
+}
+
+/* The I picture: slice 1 holds macroblocks 0 and 1, slice 2 holds 2 and
+ * 3, all intra; macroblock 0's first block has a DC differential of +1
+ * and one coefficient. */
+static void
+tiny_i_picture (BitWriter * w, TinyVariant v, const TinyRate * rate)
+{
+  guint i;
+
+  tiny_picture (w, 0, 1, rate ? rate->vbv_delay[0] : 0xFFFF, FALSE, 0);
+  tiny_slice (w, 1, 8, rate ? rate->stuffing[0] : 0);
+  bw_code (w, increment_code[1]);
+  if (v == TINY_INTRA_TYPE_NOT_IN_TABLE) {
+    bw_code (w, "00");
+  } else if (v == TINY_QUANT_ZERO) {
+    bw_code (w, "01");          /* intra with quantizer_scale */
+    bw_bits (w, 5, 0);
+  } else {
+    bw_code (w, "1");
+  }
+  if (v == TINY_DC_SIZE_NOT_IN_TABLE) {
+    bw_code (w, "1111 111");    /* MPEG-2's size 9 and up */
+    bw_bits (w, 9, 0x1ff);
+  } else if (v == TINY_DC_OUT_OF_RANGE) {
+    bw_code (w, dc_luma_size[8]);
+    bw_bits (w, 8, 0);          /* -255: 1024 - 2040 */
+  } else {
+    bw_code (w, dc_luma_size[1]);
+    bw_bits (w, 1, 1);          /* +1 */
+  }
+  bw_code (w, "11 0");          /* run 0, level +1 */
+  bw_code (w, EOB);
+  bw_code (w, dc_luma_size[0]);
+  if (v == TINY_RUN_BEYOND_63) {
+    bw_code (w, "0000 01");     /* escape: run 63, level 1, at 64 */
+    bw_bits (w, 6, 63);
+    bw_bits (w, 8, 1);
+  }
+  bw_code (w, EOB);
+  for (i = 2; i < 6; i++) {
+    bw_code (w, i < 4 ? dc_luma_size[0] : dc_chroma_size[0]);
+    bw_code (w, EOB);
+  }
+
+  /* macroblock 1, or 2 where it is skipped */
+  bw_code (w, increment_code[v == TINY_I_SKIP ? 2 : 1]);
+  bw_code (w, "1");
+  tiny_plain_intra_blocks (w, TRUE);
+  if (v != TINY_I_SKIP)
+    tiny_slice (w, 2, 8, 0);
+  if (v != TINY_I_SKIP && v != TINY_SLICE_STARTS_LATE) {
+    bw_code (w, increment_code[1]);
+    bw_code (w, "1");
+    tiny_plain_intra_blocks (w, TRUE);
+  }
+  if (v != TINY_MISSING_MACROBLOCK) {
+    bw_code (w, increment_code[v == TINY_SLICE_STARTS_LATE ? 2 : 1]);
+    bw_code (w, "1");
+    tiny_plain_intra_blocks (w, v != TINY_NO_EOB);
+  }
+  if (v == TINY_ADDRESS_BEYOND) {
+    bw_code (w, increment_code[1]);
+    bw_code (w, "1");
+    tiny_plain_intra_blocks (w, TRUE);
+  }
+  if (v == TINY_TRAILING_BITS) {
+    /* the slice's end (23 zeros), then a 1 that starts no start code */
+    guint zeros = (w->n + 24) % 8 == 7 ? 25 : 24;
+    bw_bits (w, zeros, 0);
+    bw_bits (w, 1, 1);
+  }
+}
+
+/* A non-intra block whose coefficients are run 0, level +1 */
+static void
+tiny_unit_block (BitWriter * w)
+{
+  bw_code (w, "1 0");           /* dct_coeff_first's run 0, level +1 */
+  bw_code (w, EOB);
+}
+
+/* The P picture, one slice: macroblock 0 forward with a zero vector and
+ * block 5 coded, 1 skipped, 2 with no vector and an escaped level 200 in
+ * block 3, 3 forward with a zero vector and no blocks. */
+static void
+tiny_p_picture (BitWriter * w, TinyVariant v, const TinyRate * rate)
+{
+  gboolean full_pel = v == TINY_FULL_PEL;
+  guint f_code = (v == TINY_FULL_PEL || v == TINY_HALF_PEL) ? 2 : 1;
+  gboolean mb1_coded = v == TINY_VECTOR_PREDICTED_OUTSIDE;
+  guint level8 = 0x00, low = 200;
+
+  tiny_picture (w, 2, 2, rate ? rate->vbv_delay[1] : 0xFFFF, full_pel,
+      f_code);
+  tiny_slice (w, 1, 2, rate ? rate->stuffing[1] : 0);
+
+  bw_code (w, increment_code[1]);
+  bw_code (w, "1");             /* forward, coded */
+  if (v == TINY_VECTOR_OUTSIDE)
+    bw_code (w, "011");         /* -1 */
+  else if (v == TINY_VECTOR_PREDICTED_OUTSIDE || v == TINY_P_SKIP_RESETS)
+    bw_code (w, "0000 0011 010");       /* +15 */
+  else if (f_code == 2)
+    bw_code (w, "0000 0101 00 0");      /* 9, r 0: 2 * 9 - 1 = 17 */
+  else
+    bw_code (w, "1");
+  bw_code (w, "1");
+  bw_code (w, v == TINY_CBP_ZERO ? "0000 0000 1" : "0101 1");   /* 1: Cr */
+  if (v != TINY_CBP_ZERO)
+    tiny_unit_block (w);
+
+  if (mb1_coded) {
+    bw_code (w, increment_code[1]);
+    bw_code (w, "001");         /* forward, not coded: the predictor */
+    bw_code (w, "1");
+    bw_code (w, "1");
+    bw_code (w, increment_code[1]);
+  } else {
+    bw_code (w, increment_code[2]);
+  }
+
+  if (v == TINY_P_SKIP_RESETS) {
+    bw_code (w, "1");           /* forward, coded: -1 from a predictor 0 */
+    bw_code (w, "011");
+    bw_code (w, "1");
+  } else if (v == TINY_COEFF_OUT_OF_RANGE) {
+    bw_code (w, "0000 1");      /* no vector, coded, quantiser 31 */
+    bw_bits (w, 5, 31);
+  } else {
+    bw_code (w, "01");          /* no vector, coded */
+  }
+  bw_code (w, "1101");          /* 4: block 3 */
+  if (v == TINY_ESCAPE_SHORT_LEVEL)
+    low = 5;
+  else if (v == TINY_ESCAPE_SHORT_NEGATIVE)
+    level8 = 0x80, low = 0xff;
+  else if (v == TINY_ESCAPE_MINUS_256)
+    level8 = 0x80, low = 0;
+  else if (v == TINY_ESCAPE_ZERO)
+    low = 0;
+  bw_code (w, "0000 01");
+  bw_bits (w, 6, 0);
+  bw_bits (w, 8, level8);
+  bw_bits (w, 8, low);
+  bw_code (w, EOB);
+
+  bw_code (w, increment_code[1]);
+  bw_code (w, "001");           /* forward, not coded */
+  bw_code (w, "1");
+  bw_code (w, "1");
+}
+
+/* The B picture, one slice: macroblock 0 interpolated with zero vectors
+ * and no blocks, 1 skipped, 2 forward with blocks 0..3, 3 intra. */
+static void
+tiny_b_picture (BitWriter * w, TinyVariant v, const TinyRate * rate)
+{
+  guint i;
+
+  tiny_picture (w, 1, 3, rate ? rate->vbv_delay[2] : 0xFFFF, FALSE, 1);
+  tiny_slice (w, 1, 4, rate ? rate->stuffing[2] : 0);
+
+  bw_code (w, increment_code[1]);
+  if (v == TINY_B_SKIP_AFTER_INTRA) {
+    bw_code (w, "0001 1");
+    tiny_plain_intra_blocks (w, TRUE);
+  } else {
+    bw_code (w, "10");          /* interpolated, not coded */
+    bw_code (w, v == TINY_B_SKIP_KEEPS_VECTOR ? "0000 0011 010" : "1");
+    bw_code (w, "1");
+    bw_code (w, "1");
+    bw_code (w, "1");
+  }
+
+  bw_code (w, increment_code[2]);
+  bw_code (w, "0011");          /* forward, coded */
+  bw_code (w, "1");
+  bw_code (w, "1");
+  bw_code (w, "111");           /* 60: blocks 0..3 */
+  for (i = 0; i < 4; i++)
+    tiny_unit_block (w);
+
+  bw_code (w, increment_code[1]);
+  bw_code (w, "0001 1");        /* intra */
+  tiny_plain_intra_blocks (w, TRUE);
+}
+
+/* A valid stream of 32x32 pictures I, P, B (in coded order) or one with
+ * @v's fault; @rate NULL: variable bit rate. */
+static guint8 *
+build_tiny (TinyVariant v, const TinyRate * rate, gsize * size)
+{
+  BitWriter w = { g_byte_array_new (), 0, 0 };
+
+  tiny_sequence_header (&w, v, rate);
+  tiny_gop (&w);
+  tiny_i_picture (&w, v, rate);
+  tiny_p_picture (&w, v, rate);
+  tiny_b_picture (&w, v, rate);
+  bw_start_code (&w, 0xB7);
+  *size = w.bytes->len;
+  return g_byte_array_free (w.bytes, FALSE);
+}
+
+/* Two D pictures of 2x2 macroblocks, each DC only; @bad_end writes one
+ * end_of_macroblock as 0. */
+static guint8 *
+build_tiny_d (gboolean bad_end, gsize * size)
+{
+  BitWriter w = { g_byte_array_new (), 0, 0 };
+  guint pic, row, mb, i;
+
+  tiny_sequence_header (&w, TINY_VALID, NULL);
+  tiny_gop (&w);
+  for (pic = 0; pic < 2; pic++) {
+    tiny_picture (&w, pic, 4, 0xFFFF, FALSE, 0);
+    for (row = 1; row <= 2; row++) {
+      tiny_slice (&w, row, 8, 0);
+      for (mb = 0; mb < 2; mb++) {
+        bw_code (&w, increment_code[1]);
+        bw_code (&w, "1");
+        for (i = 0; i < 6; i++) {
+          bw_code (&w, i < 4 ? dc_luma_size[2] : dc_chroma_size[2]);
+          bw_bits (&w, 2, 3);   /* +3 */
+        }
+        bw_bits (&w, 1, !(bad_end && pic == 1 && row == 2 && mb == 1));
+      }
+    }
+  }
+  bw_start_code (&w, 0xB7);
+  *size = w.bytes->len;
+  return g_byte_array_free (w.bytes, FALSE);
+}
 
 GST_START_TEST (test_cbr_stream_passes)
 {
@@ -652,6 +1063,401 @@ GST_START_TEST (test_decode_check)
 
 GST_END_TEST;
 
+/* Every macroblock of @r's pictures accounted for, once */
+static void
+assert_all_macroblocks (const MpegCheckResult * r, guint mbs_per_picture)
+{
+  guint i;
+
+  fail_unless_equals_uint64 (r->n_macroblocks,
+      (guint64) mbs_per_picture * r->pictures->len);
+  for (i = 0; i < r->pictures->len; i++) {
+    const MpegCheckPicture *p =
+        &g_array_index (r->pictures, MpegCheckPicture, i);
+    fail_unless_equals_int (p->n_mb_coded + p->n_mb_skipped,
+        mbs_per_picture);
+    fail_unless_equals_int (p->n_mb_intra + p->n_mb_forward +
+        p->n_mb_backward + p->n_mb_interpolated + p->n_mb_zero_vector,
+        p->n_mb_coded);
+    fail_unless_equals_int (p->n_mb_pattern + p->n_mb_no_pattern,
+        p->n_mb_coded - p->n_mb_intra);
+    fail_unless (p->mb_bits < p->bits, "picture %u: %" G_GUINT64_FORMAT
+        " macroblock bits of %" G_GUINT64_FORMAT, i, p->mb_bits, p->bits);
+    fail_if (p->mb_syntax_error);
+    if (p->coding_type == 1) {
+      fail_unless_equals_int (p->n_mb_intra, mbs_per_picture);
+      fail_unless (p->n_blocks == 6 * mbs_per_picture);
+    }
+    if (p->coding_type != 3)
+      fail_unless_equals_int (p->n_mb_backward + p->n_mb_interpolated, 0);
+  }
+}
+
+static const struct
+{
+  const gchar *name;
+  guint width, height;
+} ffmpeg_streams[] = {
+  {"cbr.m1v", W, H},
+  {"bframes.m1v", W, H},
+  {"odd.m1v", 1918, 1078},
+  {"q1.m1v", W, H},
+  {"q31.m1v", W, H},
+  {"intra.m1v", W, H},
+  {"small.m1v", 34, 18},
+  {"noise.m1v", 176, 144},
+  {"motion.m1v", W, H},
+};
+
+GST_START_TEST (test_ffmpeg_macroblocks)
+{
+  const gchar *name = ffmpeg_streams[__i__].name;
+  guint mbs = ((ffmpeg_streams[__i__].width + 15) / 16) *
+      ((ffmpeg_streams[__i__].height + 15) / 16);
+  guint64 escapes = 0, intra = 0, skipped = 0, bidirectional = 0;
+  gsize size, i;
+  guint8 *data = load_with_end_code (name, &size);
+  MpegCheckResult *r = check (data, size, NULL);
+
+  GST_INFO ("%s", name);
+  assert_passed (r);
+  fail_unless_equals_int (g_array_index (r->sequences, MpegCheckSequence,
+          0).width, ffmpeg_streams[__i__].width);
+  fail_unless_equals_int (g_array_index (r->sequences, MpegCheckSequence,
+          0).height, ffmpeg_streams[__i__].height);
+  assert_all_macroblocks (r, mbs);
+  for (i = 0; i < r->pictures->len; i++) {
+    const MpegCheckPicture *p =
+        &g_array_index (r->pictures, MpegCheckPicture, i);
+    escapes += p->n_escapes;
+    intra += p->n_mb_intra;
+    skipped += p->n_mb_skipped;
+    bidirectional += p->n_mb_backward + p->n_mb_interpolated;
+  }
+  if (g_str_equal (name, "intra.m1v")) {
+    fail_unless_equals_uint64 (intra, r->n_macroblocks);
+    fail_unless_equals_uint64 (skipped, 0);
+  } else {
+    fail_unless (intra < r->n_macroblocks);
+  }
+  if (g_str_equal (name, "bframes.m1v") || g_str_equal (name, "q31.m1v"))
+    fail_unless (bidirectional > 0);
+  if (g_str_equal (name, "q1.m1v") || g_str_equal (name, "noise.m1v"))
+    fail_unless (escapes > 100, "%" G_GUINT64_FORMAT, escapes);
+  mpegcheck_result_free (r);
+
+  /* the quick structural check sees the same pictures, no macroblocks */
+  {
+    MpegCheckOptions o;
+
+    mpegcheck_options_init (&o);
+    o.check_macroblocks = FALSE;
+    r = check (data, size, &o);
+    assert_passed (r);
+    fail_unless_equals_uint64 (r->n_macroblocks, 0);
+    mpegcheck_result_free (r);
+  }
+  g_free (data);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tiny_stream)
+{
+  gsize size;
+  guint8 *data = build_tiny (TINY_VALID, NULL, &size);
+  MpegCheckResult *r = check (data, size, NULL);
+  const MpegCheckPicture *p;
+
+  assert_passed (r);
+  fail_unless_equals_int (r->pictures->len, 3);
+  assert_all_macroblocks (r, 4);
+
+  p = &g_array_index (r->pictures, MpegCheckPicture, 0);
+  fail_unless_equals_int (p->n_mb_intra, 4);
+  fail_unless_equals_int (p->n_blocks, 24);
+  fail_unless_equals_int (p->n_coefficients, 1);
+  fail_unless_equals_int (p->n_slices, 2);
+
+  p = &g_array_index (r->pictures, MpegCheckPicture, 1);
+  fail_unless_equals_int (p->coding_type, 2);
+  fail_unless_equals_int (p->n_mb_coded, 3);
+  fail_unless_equals_int (p->n_mb_skipped, 1);
+  fail_unless_equals_int (p->n_mb_forward, 2);
+  fail_unless_equals_int (p->n_mb_zero_vector, 1);
+  fail_unless_equals_int (p->n_mb_pattern, 2);
+  fail_unless_equals_int (p->n_mb_no_pattern, 1);
+  fail_unless_equals_int (p->n_blocks, 2);
+  fail_unless_equals_int (p->n_coefficients, 2);
+  fail_unless_equals_int (p->n_escapes, 1);
+
+  p = &g_array_index (r->pictures, MpegCheckPicture, 2);
+  fail_unless_equals_int (p->coding_type, 3);
+  fail_unless_equals_int (p->n_mb_interpolated, 1);
+  fail_unless_equals_int (p->n_mb_forward, 1);
+  fail_unless_equals_int (p->n_mb_intra, 1);
+  fail_unless_equals_int (p->n_mb_skipped, 1);
+  fail_unless_equals_int (p->n_blocks, 10);
+  fail_unless_equals_int (p->n_coefficients, 4);
+  mpegcheck_result_free (r);
+  g_free (data);
+
+  /* the same code for 17 half pels predicts from inside the picture */
+  data = build_tiny (TINY_HALF_PEL, NULL, &size);
+  r = check (data, size, NULL);
+  assert_passed (r);
+  p = &g_array_index (r->pictures, MpegCheckPicture, 1);
+  fail_unless_equals_int (p->max_vector, 17);
+  mpegcheck_result_free (r);
+  g_free (data);
+}
+
+GST_END_TEST;
+
+static const struct
+{
+  TinyVariant variant;
+  const gchar *where;           /* picture, slice and macroblock */
+  const gchar *what;
+} tiny_faults[] = {
+  {TINY_DC_SIZE_NOT_IN_TABLE, "picture 0, slice 0 (byte 28), macroblock 0,",
+      "block 0: dct_dc_size_luminance not in table B.5a"},
+  {TINY_DC_OUT_OF_RANGE, "picture 0, slice 0 (byte 28), macroblock 0,",
+      "block 0: intra DC -1016 (predictor 1024, dct_dc_differential -255) "
+        "outside 0..2040"},
+  {TINY_INTRA_TYPE_NOT_IN_TABLE, "picture 0, slice 0 (byte 28), "
+        "macroblock 0, bit 263:", "macroblock_type not in table B.2a"},
+  {TINY_QUANT_ZERO, "picture 0, slice 0 (byte 28), macroblock 0, bit 265:",
+      "quantizer_scale 0"},
+  {TINY_RUN_BEYOND_63, "picture 0, slice 0 (byte 28), macroblock 0,",
+      "block 1: run 63 puts a coefficient at scan position 64, beyond 63"},
+  {TINY_I_SKIP, "picture 0, slice 0 (byte 28), macroblock 1,",
+      "macroblocks 1..1 skipped in an I picture"},
+  {TINY_SLICE_STARTS_LATE, "picture 0 (byte 20)",
+      "1 of its 4 macroblocks are in no slice, the first is macroblock 2"},
+  {TINY_MISSING_MACROBLOCK, "picture 0 (byte 20)",
+      "1 of its 4 macroblocks are in no slice, the first is macroblock 3"},
+  {TINY_ADDRESS_BEYOND, "picture 0, slice 1 (byte", "macroblock_address_"
+        "increment 1 leads to macroblock 4, beyond the picture's last (3)"},
+  {TINY_TRAILING_BITS, "picture 0, slice 1 (byte", "bits other than zeros "
+        "after the slice's last macroblock, before the next start code"},
+  {TINY_NO_EOB, "picture 0, slice 1 (byte", "macroblock 3, bit"},
+  {TINY_NO_EOB, "", "block 5: the slice's data ends before its "
+        "end_of_block"},
+  {TINY_CBP_ZERO, "picture 1, slice 0 (byte", "macroblock 0, bit"},
+  {TINY_CBP_ZERO, "", "coded_block_pattern 0 (the code 0000 0000 1 is "
+        "MPEG-2's"},
+  {TINY_VECTOR_OUTSIDE, "picture 1, slice 0 (byte", "macroblock 0, bit"},
+  {TINY_VECTOR_OUTSIDE, "", "forward vector (-1, 0) half-pels predicts "
+        "from outside the picture's 32x32 macroblock area"},
+  {TINY_VECTOR_PREDICTED_OUTSIDE, "macroblock 1, bit",
+      "forward vector (15, 0) half-pels predicts from outside"},
+  {TINY_P_SKIP_RESETS, "macroblock 2, bit",
+      "forward vector (-1, 0) half-pels predicts from outside"},
+  {TINY_FULL_PEL, "picture 1, slice 0 (byte",
+      "forward vector (34, 0) half-pels predicts from outside"},
+  {TINY_ESCAPE_SHORT_LEVEL, "picture 1, slice 0 (byte", "block 3: escape "
+        "with 0x00 0x05: a level the 8-bit form codes"},
+  {TINY_ESCAPE_SHORT_NEGATIVE, "macroblock 2, bit", "block 3: escape "
+        "with 0x80 0xff: a level the 8-bit form codes"},
+  {TINY_ESCAPE_MINUS_256, "macroblock 2, bit", "block 3: escape with 0x80 "
+        "0x00: level -256 is beyond -255"},
+  {TINY_ESCAPE_ZERO, "macroblock 2, bit", "block 3: escape with 0x00 0x00: "
+        "level 0"},
+  {TINY_COEFF_OUT_OF_RANGE, "macroblock 2, bit", "block 3: level 200 at "
+        "scan position 0 (quantizer_scale 31, matrix 16) reconstructs to "
+        "12431, outside -2048..2047"},
+  {TINY_LOADED_MATRIX, "picture 1, slice 0 (byte", "block 3: level 200 at "
+        "scan position 0 (quantizer_scale 2, matrix 80) reconstructs to "
+        "4009, outside -2048..2047"},
+  {TINY_B_SKIP_AFTER_INTRA, "picture 2, slice 0 (byte", "macroblocks 1..1 "
+        "skipped right after an intra macroblock in a B picture"},
+  {TINY_B_SKIP_KEEPS_VECTOR, "picture 2, slice 0 (byte", "macroblock 1, "
+        "bit"},
+  {TINY_B_SKIP_KEEPS_VECTOR, "", "forward (skipped macroblock) vector "
+        "(15, 0) half-pels predicts from outside"},
+};
+
+GST_START_TEST (test_tiny_faults)
+{
+  gsize size;
+  guint8 *data = build_tiny (tiny_faults[__i__].variant, NULL, &size);
+  MpegCheckResult *r = check (data, size, NULL);
+  gchar *errors = mpegcheck_errors_text (r);
+
+  GST_INFO ("variant %d:\n%s", tiny_faults[__i__].variant, errors);
+  fail_unless (strstr (errors, tiny_faults[__i__].where) &&
+      strstr (errors, tiny_faults[__i__].what), "variant %d: no \"%s\" and "
+      "\"%s\" in:\n%s", tiny_faults[__i__].variant, tiny_faults[__i__].where,
+      tiny_faults[__i__].what, errors);
+  /* one fault, one error: the parse goes on in step or stops */
+  fail_unless (r->errors->len <= 2, "%s", errors);
+  g_free (errors);
+  mpegcheck_result_free (r);
+  g_free (data);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_d_pictures)
+{
+  gsize size;
+  guint8 *data = build_tiny_d (FALSE, &size);
+  MpegCheckResult *r = check (data, size, NULL);
+  const MpegCheckPicture *p;
+
+  assert_passed (r);
+  fail_unless_equals_int (r->n_type[4], 2);
+  p = &g_array_index (r->pictures, MpegCheckPicture, 1);
+  fail_unless_equals_int (p->n_mb_intra, 4);
+  fail_unless_equals_int (p->n_blocks, 24);
+  fail_unless_equals_int (p->n_coefficients, 0);
+  mpegcheck_result_free (r);
+  g_free (data);
+
+  data = build_tiny_d (TRUE, &size);
+  r = check (data, size, NULL);
+  assert_error (r, "picture 1, slice 1 (byte");
+  assert_error (r, "macroblock 3, bit");
+  assert_error (r, "end_of_macroblock is 0");
+  mpegcheck_result_free (r);
+
+  /* the first D picture made an I picture: the types are mixed (and its
+   * blocks lack the end_of_block an I picture's have) */
+  {
+    GArray *pics = find_codes (data, size, 0x00);
+    put_bits (data, g_array_index (pics, gsize, 0), 10, 3, 1);
+    g_array_free (pics, TRUE);
+  }
+  r = check (data, size, NULL);
+  assert_error (r, "picture 1 (byte");
+  assert_error (r, "is a D picture in a sequence that also has I, P or B "
+      "pictures");
+  mpegcheck_result_free (r);
+  g_free (data);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tiny_vbv)
+{
+  TinyRate rate = { 100, 1, {9000, 9000, 9000}, {0, 0, 0} };
+  gchar *path = tmp_path ("overflow.m1v"), *out;
+  const gchar *argv[] = { MPEGCHECK_PATH, path, NULL };
+  const gchar *no_vbv_argv[] = { MPEGCHECK_PATH, "--no-vbv", path, NULL };
+  gsize size;
+  guint8 *data;
+  MpegCheckResult *r;
+
+  /* 40 kbit/s into 16 kbit, the first picture 0.1 s after its start code */
+  data = build_tiny (TINY_VALID, &rate, &size);
+  r = check (data, size, NULL);
+  assert_passed (r);
+  fail_unless (r->vbv_simulated && !r->vbv_buffer_full_rule);
+  fail_unless (r->vbv_max_fullness < 16384);
+  mpegcheck_result_free (r);
+  g_free (data);
+
+  /* 0.45 s: 18 kbit would be in the buffer before the first picture (P
+   * and B made large enough to be there) */
+  rate.vbv_delay[0] = 40500;
+  rate.stuffing[1] = rate.stuffing[2] = 820;
+  data = build_tiny (TINY_VALID, &rate, &size);
+  r = check (data, size, NULL);
+  assert_error (r, "VBV overflow before picture 0");
+  fail_unless_equals_int (r->n_underflows, 0);
+  mpegcheck_result_free (r);
+  save ("overflow.m1v", data, size);
+  g_free (data);
+  out = run_tool (argv, 1);
+  fail_unless (strstr (out, "error: VBV overflow before picture 0"), "%s",
+      out);
+  g_free (out);
+  g_free (run_tool (no_vbv_argv, 0));
+
+  /* a P picture of 6600 bits of stuffing, 1600 bits arriving per picture */
+  rate.vbv_delay[0] = 9000;
+  rate.stuffing[1] = 600;
+  rate.stuffing[2] = 0;
+  data = build_tiny (TINY_VALID, &rate, &size);
+  r = check (data, size, NULL);
+  assert_error (r, "VBV underflow at picture 1");
+  fail_unless_equals_int (r->first_underflow, 1);
+  fail_unless_equals_int (r->n_overflows, 0);
+  mpegcheck_result_free (r);
+  g_free (data);
+
+  /* buffer-full start: an I picture of 17600 bits cannot be in a buffer
+   * of 16384 */
+  rate.vbv_delay[0] = rate.vbv_delay[1] = rate.vbv_delay[2] = 0xFFFF;
+  rate.stuffing[1] = 0;
+  data = build_tiny (TINY_VALID, &rate, &size);
+  r = check (data, size, NULL);
+  assert_passed (r);
+  fail_unless (r->vbv_buffer_full_rule);
+  mpegcheck_result_free (r);
+  g_free (data);
+  rate.stuffing[0] = 1600;
+  data = build_tiny (TINY_VALID, &rate, &size);
+  r = check (data, size, NULL);
+  assert_error (r, "VBV underflow at picture 0");
+  mpegcheck_result_free (r);
+  g_free (data);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* Flipped bits: the checker never crashes (the test runs in a child) and
+ * rejects most of them; what it lets pass are bits no syntax rule sees
+ * (signs, levels, DC values within range). */
+static guint
+flip_and_check (const guint8 * data, gsize size, gsize from, guint rounds,
+    guint32 seed)
+{
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint8 *copy = g_malloc (size);
+  guint rejected = 0, i, k;
+
+  for (i = 0; i < rounds; i++) {
+    MpegCheckResult *r;
+    guint flips = g_rand_int_range (rand, 1, 4);
+
+    memcpy (copy, data, size);
+    for (k = 0; k < flips; k++) {
+      gsize at = g_rand_int_range (rand, from, size);
+      copy[at] ^= 1u << g_rand_int_range (rand, 0, 8);
+    }
+    r = mpegcheck_run (copy, size, NULL);
+    if (!mpegcheck_passed (r))
+      rejected++;
+    mpegcheck_result_free (r);
+  }
+  g_free (copy);
+  g_rand_free (rand);
+  return rejected;
+}
+
+GST_START_TEST (test_random_bit_flips)
+{
+  gsize size;
+  guint8 *data = load_with_end_code ("bframes.m1v", &size);
+  guint rejected;
+
+  rejected = flip_and_check (data, size, 0, 300, 1);
+  GST_INFO ("FFmpeg stream: %u of 300 rejected", rejected);
+  fail_unless (rejected >= 240, "%u of 300", rejected);
+  g_free (data);
+
+  data = build_tiny (TINY_VALID, NULL, &size);
+  rejected = flip_and_check (data, size, 0, 2000, 2);
+  GST_INFO ("tiny stream: %u of 2000 rejected", rejected);
+  fail_unless (rejected >= 1600, "%u of 2000", rejected);
+  g_free (data);
+}
+
+GST_END_TEST;
+
 static Suite *
 mpegcheck_suite (void)
 {
@@ -669,6 +1475,13 @@ mpegcheck_suite (void)
   tcase_add_test (tc, test_cli);
   tcase_add_test (tc, test_psnr);
   tcase_add_test (tc, test_decode_check);
+  tcase_add_loop_test (tc, test_ffmpeg_macroblocks, 0,
+      G_N_ELEMENTS (ffmpeg_streams));
+  tcase_add_test (tc, test_tiny_stream);
+  tcase_add_loop_test (tc, test_tiny_faults, 0, G_N_ELEMENTS (tiny_faults));
+  tcase_add_test (tc, test_d_pictures);
+  tcase_add_test (tc, test_tiny_vbv);
+  tcase_add_test (tc, test_random_bit_flips);
   return s;
 }
 
@@ -713,6 +1526,22 @@ main (int argc, char **argv)
   ffmpeg_encode ("odd.m1v", "1918x1078", 3, "-c:v mpeg1video -q:v 5 "
       "-slices 32 -f mpeg1video");
   ffmpeg_encode ("mpeg2.m2v", size, 3, "-c:v mpeg2video -f mpeg2video");
+  /* the macroblock layer at both ends of the quantiser, B pictures,
+   * intra only, an odd small size, noise (escapes) and wide motion */
+  ffmpeg_encode ("q1.m1v", size, 12, "-c:v mpeg1video -qmin 1 -q:v 1 "
+      "-f mpeg1video");
+  ffmpeg_encode ("q31.m1v", size, 12, "-c:v mpeg1video -q:v 31 -bf 2 "
+      "-f mpeg1video");
+  ffmpeg_encode ("intra.m1v", size, 6, "-c:v mpeg1video -g 1 -q:v 3 "
+      "-f mpeg1video");
+  ffmpeg_encode ("small.m1v", "34x18", 12, "-c:v mpeg1video -bf 2 -q:v 4 "
+      "-f mpeg1video");
+  ffmpeg_encode_filter ("noise.m1v", "nullsrc=s=176x144:r=25,geq="
+      "lum='random(1)*255':cb='random(2)*255':cr=128", 6,
+      "-c:v mpeg1video -qmin 1 -q:v 1 -bf 1 -f mpeg1video");
+  ffmpeg_encode_filter ("motion.m1v", "testsrc=s=352x288:r=25,"
+      "scroll=h=0.05:v=0.03", 12, "-c:v mpeg1video -bf 2 -q:v 3 "
+      "-me_range 64 -f mpeg1video");
 
   result = gst_check_run_suite (mpegcheck_suite (), "mpegcheck", __FILE__);
   remove_dir (tmpdir);
