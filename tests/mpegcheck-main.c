@@ -18,6 +18,7 @@ main (int argc, char **argv)
   gchar *size = NULL;
   gboolean seq_per_gop = FALSE, slice_per_row = FALSE, closed = FALSE;
   gboolean no_end = FALSE, no_vbv = FALSE, trace = FALSE, quiet = FALSE;
+  gboolean no_macroblocks = FALSE;
   GOptionEntry entries[] = {
     {"pictures", 'n', 0, G_OPTION_ARG_INT, &pictures,
         "Expect this many pictures", "N"},
@@ -33,11 +34,14 @@ main (int argc, char **argv)
         "Do not require a sequence end code at the end", NULL},
     {"no-vbv", 0, 0, G_OPTION_ARG_NONE, &no_vbv,
         "Do not run the VBV model", NULL},
+    {"no-macroblocks", 0, 0, G_OPTION_ARG_NONE, &no_macroblocks,
+        "Do not parse the macroblocks (headers and slice starts only)", NULL},
     {"vbv-delay-tolerance", 0, 0, G_OPTION_ARG_INT, &tolerance,
         "Require every vbv_delay within this many 90 kHz ticks of the model",
         "TICKS"},
     {"trace", 't', 0, G_OPTION_ARG_NONE, &trace,
-        "Print one line per picture: bits and VBV fullness", NULL},
+        "Print one line per picture: bits, VBV fullness and macroblocks",
+        NULL},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
         "Print only the errors", NULL},
     {NULL}
@@ -74,6 +78,7 @@ main (int argc, char **argv)
   opts.require_closed_gop = closed;
   opts.require_end_code = !no_end;
   opts.check_vbv = !no_vbv;
+  opts.check_macroblocks = !no_macroblocks;
   opts.vbv_delay_tolerance = tolerance;
 
   r = mpegcheck_run_file (argv[1], &opts, &error);
