@@ -122,6 +122,20 @@ quantise (int F, int intra, uint pos, int q)
   return F < 0 ? -L : L;
 }
 
+/* The least quantiser from @q up at which coefficient magnitude @a at
+ * natural position @pos takes a level MPEG-1 can code, +-255 at most
+ * (the escape codes' range): the intra level floor ((64 a + 3 q W) / 8 q W) stays
+ * below 256 while 64 a < 2045 q W, the non-intra one floor ((2 a - q) / 4
+ * q) while 2 a < 1025 q. A sharp black and white edge needs more than 255
+ * at quantisers below 4 (clipped, it showed as a wrong block); the
+ * macroblock's quantiser rises instead. */
+static int
+fitting_quant (int q, int a, int intra, uint pos)
+{
+  return max (q, intra ? 64 * a / (2045 * INTRA_W[pos]) + 1 :
+      2 * a / 1025 + 1);
+}
+
 /* The decoder's coefficient (11172-2 2.4.4.1, 2.4.4.2): mismatch control
  * makes every non-zero AC value odd. */
 static int
@@ -660,6 +674,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   __local int last_l[3][6];
   __local int delta_l[3][6];
   __local uint cand[6][2];
+  /* each candidate's quantiser (see fitting_quant) */
+  __local int cand_q[3];
   int4 row_mag, row_neg, col_mag, col_neg;
 
   /* this work-item's sample of each block, its predictions */
@@ -759,6 +775,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     }
     if (t < 12)
       cand[t >> 1][t & 1] = 0;
+    if (t == 0)
+      cand_q[k] = q;
     barrier (CLK_LOCAL_MEM_FENCE);
     /* rows of the residual times 16, halved, then columns */
     for (b = 0; b < 6; b++) {
@@ -774,11 +792,21 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         v[m] = tmp[b][m * 8 + c];
       coef[b] = (fdct_coeff (v, r, 1, col_mag, col_neg) + 4) >> 3;
     }
+    if (!dc_only) {
+      int fit = q;
+      for (b = 0; b < 6; b++)
+        if (!ci || t != 0)
+          fit = fitting_quant (fit, abs (coef[b]), ci, t);
+      if (fit > q)
+        atomic_max (&cand_q[k], fit);
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
     if (rd) {
       /* each work-item marks which of its coefficients can take a level
        * (twice them above the first reconstruction): the trellis walks
        * those only */
-      const int mag1 = level_magnitude (1, ci, t, q);
+      const int qk = cand_q[k];
+      const int mag1 = level_magnitude (1, ci, t, qk);
       const uint z = ZIGZAG_OF[t];
       int e = 0;
       for (b = 0; b < 6; b++) {
@@ -799,8 +827,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
           uint i = lowest_bit (m);
           F[i] = zz[t][i];
         }
-        last = rd_quantise (F, c, L, &coded, &delta, ci, q, m2q, lambda4,
-            rd_bits);
+        last = rd_quantise (F, c, L, &coded, &delta, ci, qk,
+            qk == q ? m2q : rd_step_inverse (qk), lambda4, rd_bits);
         for (m = coded; m; m &= m - 1) {
           uint i = lowest_bit (m);
           lv[k][t][i] = L[i];
@@ -858,6 +886,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
 
   /* the levels, dequantisation with mismatch control; the last resort of
    * the rate control keeps the DC levels only */
+  q = cand_q[chosen];
   for (b = 0; b < 6; b++) {
     int L;
     if (rd) {
@@ -1246,6 +1275,59 @@ intra_dc_levels (int16 x0)
   return min (max ((x0 + 4) >> 3, 0), 255);
 }
 
+/* Quantiser steps of @q for the pairs: level_magnitude (1), and intra q
+ * W and, without rate-distortion quantisation, the reciprocal of 16 q W
+ * for the division in quantise_pairs (non-intra blocks have one step for
+ * all, and no @qw nor @rcp) */
+static void
+quant_steps (int q, int intra, int rd, int16 * qw, float16 * rcp,
+    int16 * mag1)
+{
+  #pragma unroll
+  for (int i = 0; i < 8; i++) {
+    if (intra) {
+      int8 w = q * convert_int8 (vload8 (i, INTRA_W));
+      qw[i] = (int16) (w, w);
+      if (!rd)
+        rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
+      mag1[i] = min ((((2 * qw[i]) >> 4) - 1) | 1, 2047);
+    } else {
+      mag1[i] = min ((3 * q - 1) | 1, 2047);
+    }
+  }
+}
+
+/* fitting_quant over the three pairs' coefficients @xs: from each
+ * position's largest magnitude (an intra block's DC aside) */
+static int
+pairs_fitting_quant (const short16 * xs, int intra, int q)
+{
+  int16 top[8];
+  #pragma unroll
+  for (int i = 0; i < 8; i++)
+    top[i] = convert_int16 (max (max (max (xs[i], -xs[i]), max (xs[8 + i],
+                    -xs[8 + i])), max (xs[16 + i], -xs[16 + i])));
+  if (!intra) {
+    int16 a = top[0];
+    #pragma unroll
+    for (int i = 1; i < 8; i++)
+      a = max (a, top[i]);
+    return max (q, 2 * max8 (max (a.lo, a.hi)) / 1025 + 1);
+  }
+  top[0] = select (top[0], (int16) 0, DC_LANES);
+  /* (only a sharp edge at quantisers below 4 takes a second round) */
+  for (;; q++) {
+    int16 over = 0;
+    #pragma unroll
+    for (int i = 0; i < 8; i++) {
+      int8 w = convert_int8 (vload8 (i, INTRA_W));
+      over |= 64 * top[i] >= 2045 * q * (int16) (w, w);
+    }
+    if (!any (over))
+      return q;
+  }
+}
+
 /* The least 2 a of a coefficient of magnitude a <= @mag1 that the
  * trellis may give level 1: its gain 4 (a^2 - (a - mag1)^2) = 4 mag1
  * (2 a - mag1) must exceed the end_of_block it moves, so 2 a - mag1 >
@@ -1271,19 +1353,24 @@ level1_min (int intra, int lambda4, const int16 * mag1, int16 * cand_min)
 }
 
 /* The levels of the macroblock @src predicted by @pred (24 rows: luma,
- * then Cb | Cr), pair by pair in natural rows into @levels_of (3 x 8);
- * with trellis quantisation also the blocks' summed cost against none
- * (*@rd_delta), their coded pattern (*@rd_cbp), and the energy of the
- * coefficients (*@energy, 4 x squared error of coding none; intra: of the
- * DC levels and no AC level). Returns 0, with no levels, when the
- * candidate's cost cannot fall below @skip_at, @header included. */
+ * then Cb | Cr), pair by pair in natural rows into @levels_of (3 x 8),
+ * at quantiser *@q and its steps, or at the one fitting_quant raises it
+ * to (then *@q); with trellis quantisation also the blocks' summed cost
+ * against none (*@rd_delta), their coded pattern (*@rd_cbp), and the
+ * energy of the coefficients (*@energy, 4 x squared error of coding
+ * none; intra: of the DC levels and no AC level). Returns 0, with no
+ * levels, when the candidate's cost cannot fall below @skip_at, @header
+ * included. */
 static int
-quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
-    int m, ulong m2q, const int16 * qw, const float16 * rcp,
+quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
+    int *q_io, int m, ulong m2q, const int16 * qw, const float16 * rcp,
     const int16 * mag1, uint rd_lambda, int lambda4, uint dc_only,
     __global const uchar * rd_bits, long header, long skip_at,
     short16 * levels_of, int *rd_delta, int *rd_cbp, long *energy)
 {
+  int q = *q_io;
+  int16 qw_fit[8], mag1_fit[8];
+  float16 rcp_fit[8];
   /* the coefficients in 16-bit lanes (|x| <= 4096), half the work of
    * 32-bit ones on a CPU */
   short16 xs[24];
@@ -1367,6 +1454,19 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
   }
   *energy = 4 * (long) e;
   slack_left = stop_early ? slack[0] + slack[1] + slack[2] : 0;
+  if (!dc_only) {
+    const int fit = pairs_fitting_quant (xs, intra, q);
+    if (fit > q) {
+      q = fit;
+      *q_io = q;
+      m = ((1 << 18) + q - 1) / q;
+      m2q = rd_step_inverse (q);
+      quant_steps (q, intra, rd_lambda != 0, qw_fit, rcp_fit, mag1_fit);
+      qw = qw_fit;
+      rcp = rcp_fit;
+      mag1 = mag1_fit;
+    }
+  }
   /* (only for candidates that got this far) a coefficient of magnitude
    * a is a candidate where a > mag1 or 2 a > cand_min, that is a > min
    * (mag1, cand_min / 2) */
@@ -1491,22 +1591,6 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra, int q,
   return 1;
 }
 
-/* Intra quantiser steps of @q for the pairs: q W and level_magnitude
- * (1), and without rate-distortion quantisation the reciprocal of 16 q W
- * for the division in quantise_pairs */
-static void
-intra_steps (int q, int rd, int16 * qw, float16 * rcp, int16 * mag1)
-{
-  #pragma unroll
-  for (int i = 0; i < 8; i++) {
-    int8 w = q * convert_int8 (vload8 (i, INTRA_W));
-    qw[i] = (int16) (w, w);
-    if (!rd)
-      rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
-    mag1[i] = min ((((2 * qw[i]) >> 4) - 1) | 1, 2047);
-  }
-}
-
 /* Chroma rows 16-23 (Cb | Cr) of the prediction with the luma vector @v
  * (chroma: half of it, truncated towards zero) */
 static void
@@ -1544,7 +1628,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   int16 qw[8], zz1[8], mag1[8];
   float16 rcp[8];
   int last[6];
-  int sum, act, intra, dx = 0, dy = 0, q, cost, m = 0, i, p, lambda4;
+  int sum, act, intra, dx = 0, dy = 0, q, q_kept, cost, m = 0, i, p;
+  int lambda4;
   ulong m2q;
   /* the levels in 16-bit lanes, and those kept (none: nothing coded) */
   short16 levels_of[24];
@@ -1671,19 +1756,14 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   }
   m = ((1 << 18) + q - 1) / q;
   m2q = rd_step_inverse (q);
-  if (intra) {
-    intra_steps (q, rd_lambda && !dc_only, qw, rcp, mag1);
-  } else {
-    /* one step for all */
-    #pragma unroll
-    for (i = 0; i < 8; i++)
-      mag1[i] = min ((3 * q - 1) | 1, 2047);
-  }
+  quant_steps (q, intra, rd_lambda && !dc_only, qw, rcp, mag1);
+  /* the quantiser of the levels kept (see fitting_quant) */
+  q_kept = q;
 
   /* the levels of the three pairs first: rate-distortion decisions take
    * the whole macroblock before anything is reconstructed */
   if (rd_lambda && !dc_only && !intra) {
-    int keep = 0, keep_mv = 0, delta_mv, cbp_mv;
+    int keep = 0, keep_mv = 0, delta_mv, cbp_mv, q_mv = q;
     long j = LONG_MAX, j_mv = LONG_MAX, energy_mv;
     short16 levels_mv[24];
 
@@ -1696,18 +1776,18 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     const int moving_first = moving && sad_zero - sad_mv > 8 * q;
     const long header_mv = moving ? mode_lambda (lambda4) *
         (vector_bits (rd_bits, alt - pred_v) + 3) : 0;
-    if (moving_first && quantise_pairs (src, pred_mv, 0, q, m, m2q, qw, rcp,
-            mag1, rd_lambda, lambda4, dc_only, rd_bits, header_mv, LONG_MAX,
+    if (moving_first && quantise_pairs (src, pred_mv, 0, &q_mv, m, m2q, qw,
+            rcp, mag1, rd_lambda, lambda4, dc_only, rd_bits, header_mv, LONG_MAX,
             levels_mv, &delta_mv, &cbp_mv, &energy_mv))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
           rd_bits, &keep_mv);
-    if (quantise_pairs (src, pred, 0, q, m, m2q, qw, rcp, mag1, rd_lambda,
-            lambda4, dc_only, rd_bits, 0, moving_first ? j_mv + 1 :
+    if (quantise_pairs (src, pred, 0, &q_kept, m, m2q, qw, rcp, mag1,
+            rd_lambda, lambda4, dc_only, rd_bits, 0, moving_first ? j_mv + 1 :
             LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy))
       j = inter_cost (energy, rd_delta, rd_cbp, (int2) (0, 0), pred_v,
           lambda4, rd_bits, &keep);
-    if (moving && !moving_first && quantise_pairs (src, pred_mv, 0, q, m,
-            m2q, qw, rcp, mag1, rd_lambda, lambda4, dc_only, rd_bits,
+    if (moving && !moving_first && quantise_pairs (src, pred_mv, 0, &q_mv,
+            m, m2q, qw, rcp, mag1, rd_lambda, lambda4, dc_only, rd_bits,
             header_mv, j, levels_mv, &delta_mv, &cbp_mv, &energy_mv))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
           rd_bits, &keep_mv);
@@ -1718,6 +1798,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       keep = keep_mv;
       cost = sad_mv;
       kept = levels_mv;
+      q_kept = q_mv;
       #pragma unroll
       for (i = 0; i < 24; i++)
         pred[i] = pred_mv[i];
@@ -1732,15 +1813,16 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       int16 qw_in[8], mag1_in[8];
       float16 rcp_in[8];
       uchar16 none[24];
-      int delta_in, cbp_in, dc[6], take = 0;
+      int delta_in, cbp_in, dc[6], take = 0, q_in = q;
       long energy_in;
-      intra_steps (q, 1, qw_in, rcp_in, mag1_in);
+      quant_steps (q, 1, 1, qw_in, rcp_in, mag1_in);
       #pragma unroll
       for (i = 0; i < 24; i++)
         none[i] = 0;
       /* (into levels_of: the zero vector's are not needed past here) */
       short16 *levels_in = kept == levels_of ? levels_mv : levels_of;
-      if (quantise_pairs (src, none, 1, q, m, m2q, qw_in, rcp_in, mag1_in,
+      if (quantise_pairs (src, none, 1, &q_in, m, m2q, qw_in, rcp_in,
+              mag1_in,
               rd_lambda, lambda4, dc_only, rd_bits,
               mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
               &delta_in, &cbp_in, &energy_in)) {
@@ -1755,19 +1837,22 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         dx = dy = 0;
         cost = act;
         kept = levels_in;
+        q_kept = q_in;
         #pragma unroll
         for (i = 0; i < 24; i++)
           pred[i] = 0;
-        #pragma unroll
-        for (i = 0; i < 8; i++)
-          qw[i] = qw_in[i];
       }
     }
   } else {
-    quantise_pairs (src, pred, intra, q, m, m2q, qw, rcp, mag1,
+    quantise_pairs (src, pred, intra, &q_kept, m, m2q, qw, rcp, mag1,
         rd_lambda, lambda4, dc_only, rd_bits, 0, LONG_MAX, levels_of,
         &rd_delta, &rd_cbp, &energy);
   }
+  /* the reconstruction's steps: those of the levels kept (an intra
+   * macroblock of a P picture may be the intra candidate's) */
+  if (intra && (q_kept != q || p_picture))
+    quant_steps (q_kept, 1, 1, qw, rcp, mag1);
+  q = q_kept;
 
   for (p = 0; p < 3; p++) {
     int16 x[8], L[8], A[8], lm = 0;

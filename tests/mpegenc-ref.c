@@ -361,26 +361,53 @@ luma_sad (const gint src[6][64], const MpegRefPicture * ref, guint mbx,
   return sad;
 }
 
-/* The levels (zigzag order, block by block) of @src predicted by @pred;
- * with trellis quantisation also the blocks' summed cost against coding
- * none (*@delta), their coded pattern (*@cbp) and 4 x the energy of the
- * coefficients (*@energy). */
+/* The quantiser from @q up at which every level of the coefficients
+ * @coef (natural order; an intra block's DC aside) lies within +-255,
+ * the most an MPEG-1 escape carries: intra (64 |F| + 3 q W) / 8 q W
+ * and non-intra (2 |F| - q) / 4 q, rounded down, below 256. */
+static gint
+fitting_quant (const gint coef[6][64], gboolean intra, gint q)
+{
+  gint b, i;
+  for (b = 0; b < 6; b++)
+    for (i = intra ? 1 : 0; i < 64; i++) {
+      gint a = ABS (coef[b][i]);
+      if (intra)
+        while (64 * a >= 2045 * q * gst_cl_mpeg_default_intra_matrix[i])
+          q++;
+      else
+        while (2 * a >= 1025 * q)
+          q++;
+    }
+  return q;
+}
+
+/* The levels (zigzag order, block by block) of @src predicted by @pred,
+ * at quantiser *@q or the least above it whose levels MPEG-1 can code
+ * (then *@q); with trellis quantisation, at the trade-off @lambda4, also
+ * the blocks' summed cost against coding none (*@delta), their coded
+ * pattern (*@cbp) and 4 x the energy of the coefficients (*@energy). */
 static void
 code_levels (const gint src[6][64], const gint pred[6][64], gboolean intra,
-    gint q, const MpegRefParams * prm, gint16 * levels, gint * delta,
-    gint * cbp, gint64 * energy)
+    gint * q_io, gint lambda4, const MpegRefParams * prm, gint16 * levels,
+    gint * delta, gint * cbp, gint64 * energy)
 {
   gboolean trellis = prm->rd_lambda && !prm->dc_only;
-  gint lambda4 = (prm->rd_lambda * q * q + 2) >> 2;
-  gint coef[64], b, i;
+  gint coefs[6][64], b, i, q;
 
   *delta = *cbp = 0;
   *energy = 0;
   for (b = 0; b < 6; b++) {
-    gint16 *zz = levels + b * 64;
     for (i = 0; i < 64; i++)
-      coef[i] = src[b][i] - pred[b][i];
-    mpegref_fdct (coef);
+      coefs[b][i] = src[b][i] - pred[b][i];
+    mpegref_fdct (coefs[b]);
+  }
+  if (!prm->dc_only)
+    *q_io = fitting_quant (coefs, intra, *q_io);
+  q = *q_io;
+  for (b = 0; b < 6; b++) {
+    gint16 *zz = levels + b * 64;
+    const gint *coef = coefs[b];
     for (i = 0; i < 64; i++) {
       /* an intra DC coefficient: its quantisation error */
       gint err = intra && i == 0 ? coef[0] - 8 * CLAMP ((coef[0] + 4) >> 3,
@@ -571,11 +598,13 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     predict_mb (ref, mbx, mby, dx, dy, pred);
 
   {
+    /* (every candidate weighs its bits at the macroblock's quantiser) */
+    gint lambda4 = (prm->rd_lambda * q * q + 2) >> 2, q_base = q;
     gint delta, cbp;
     gint64 energy;
-    code_levels (src, pred, intra, q, prm, levels, &delta, &cbp, &energy);
+    code_levels (src, pred, intra, &q, lambda4, prm, levels, &delta, &cbp,
+        &energy);
     if (rd && !intra) {
-      gint lambda4 = (prm->rd_lambda * q * q + 2) >> 2;
       gboolean keep;
       gint64 j = inter_cost (energy, delta, cbp, dx, dy, px, py, lambda4,
           &keep);
@@ -585,9 +614,10 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         gint16 levels_m[GST_CL_MPEG_MB_LEVELS];
         gint64 energy_m;
         gboolean keep_m;
+        gint q_m = q_base;
         predict_mb (ref, mbx, mby, mx, my, pred_m);
-        code_levels (src, pred_m, FALSE, q, prm, levels_m, &delta_m, &cbp_m,
-            &energy_m);
+        code_levels (src, pred_m, FALSE, &q_m, lambda4, prm, levels_m,
+            &delta_m, &cbp_m, &energy_m);
         gint64 j_m = inter_cost (energy_m, delta_m, cbp_m, mx, my, px, py,
             lambda4, &keep_m);
         if (j_m < j) {
@@ -595,6 +625,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
           dx = mx;
           dy = my;
           keep = keep_m;
+          q = q_m;
           rec->cost = sad_moving;
           memcpy (pred, pred_m, sizeof (pred));
           memcpy (levels, levels_m, sizeof (levels_m));
@@ -605,13 +636,14 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       /* intra only against a prediction whose levels are worth coding */
       if (intra_cand && keep) {
         gint16 levels_i[GST_CL_MPEG_MB_LEVELS];
-        gint delta_i, cbp_i, none[6][64];
+        gint delta_i, cbp_i, none[6][64], q_i = q_base;
         gint64 energy_i;
         memset (none, 0, sizeof (none));
-        code_levels (src, none, TRUE, q, prm, levels_i, &delta_i, &cbp_i,
-            &energy_i);
+        code_levels (src, none, TRUE, &q_i, lambda4, prm, levels_i, &delta_i,
+            &cbp_i, &energy_i);
         if (intra_cost (energy_i, delta_i, levels_i, lambda4) < j) {
           intra = TRUE;
+          q = q_i;
           dx = dy = 0;
           rec->cost = act;
           memset (pred, 0, sizeof (pred));

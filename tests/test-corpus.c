@@ -21,7 +21,6 @@
  *
  * Needs ffmpeg and mpeg2dec; skipped (77) without them. Environment:
  * CORPUS_KEEP: the files stay in /tmp/clvideo-corpus-*;
- * CORPUS_KNOWN_DEFECTS: only the known defects run;
  * CORPUS_STREAMS=DIR: the streams written to DIR/NAME-LAYOUT.m1v, the
  *   layouts compared and the streams checked, nothing decoded (no decoder needed: for a
  *   device machine, whose streams are then compared with POCL's);
@@ -233,16 +232,10 @@ static const CorpusCase cases[] = {
       "quantizer=6 motion-method=hierarchical search-range=128"},
   {"narrowest-search", CONTENT_NOISE_HOLES, 112, 80, 6, CHAIN_I420,
       "quantizer=6 search-range=1"},
-};
-
-/* Known defects, run by the test corpus-known-defects, which is expected
- * to fail until they are mended (then it fails by passing, and the cases
- * move to the table above). At quantisers 1 and 2 the sharp black and
- * white edges need levels beyond the +-255 that MPEG-1 can code; they are
- * clipped, and the picture suffers (a macroblock's MSE in the thousands),
- * where the macroblock's quantiser should be raised until they fit. The
- * I pictures of quantizer=2 use 2 / ip-factor = 1. */
-static const CorpusCase known_defects[] = {
+  /* At quantisers below 4 sharp black and white edges need levels
+   * beyond the +-255 that MPEG-1 codes: the macroblock's quantiser rises
+   * until they fit (clipped, they showed as macroblocks with an MSE in
+   * the thousands). The I pictures of quantizer=2 use 2 / ip-factor = 1. */
   {"edges-q1-intra", CONTENT_EDGES, 176, 144, 4, CHAIN_I420,
       "quantizer=1 gop-size=1"},
   {"edges-q2", CONTENT_EDGES, 176, 144, 6, CHAIN_I420, "quantizer=2"},
@@ -596,13 +589,6 @@ GST_START_TEST (test_corpus)
 
 GST_END_TEST;
 
-GST_START_TEST (test_known_defects)
-{
-  check_case (&known_defects[__i__]);
-}
-
-GST_END_TEST;
-
 static void
 setup (void)
 {
@@ -636,11 +622,7 @@ corpus_suite (void)
   TCase *tc = test_suite_add_case (s);
 
   tcase_add_checked_fixture (tc, setup, teardown);
-  if (g_getenv ("CORPUS_KNOWN_DEFECTS"))
-    tcase_add_loop_test (tc, test_known_defects, 0,
-        G_N_ELEMENTS (known_defects));
-  else
-    tcase_add_loop_test (tc, test_corpus, 0, G_N_ELEMENTS (cases));
+  tcase_add_loop_test (tc, test_corpus, 0, G_N_ELEMENTS (cases));
   return s;
 }
 

@@ -423,7 +423,10 @@ levels_read (const GstClMpegMbRecord * r, guint b)
       r->last[b];
 }
 
-static void
+/* Compares the device's stages with the reference's on one picture;
+ * returns how many macroblocks took a quantiser above @q (levels beyond
+ * +-255 at it), without adaptive quantisation */
+static guint
 compare_device (guint w, guint h, gboolean p_picture, guint q,
     gboolean adaptive, StageContent content, gboolean dc_only,
     guint rd_lambda, guint mv_lambda, guint32 seed)
@@ -444,6 +447,7 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   GstClMpegMbRecord *r, *dr;
   gint16 *lev, *dl;
   guint8 *out;
+  guint raised = 0;
   cl_mem mc, mr, mo, mv, mrec, ml;
   gchar *desc = g_strdup_printf ("%ux%u %c q %u adaptive %d %s%s trellis "
       "lambda %u vector lambda %u seed %u", w, h, p_picture ? 'P' : 'I', q,
@@ -543,6 +547,8 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   for (i = 0; i < ps; i++)
     fail_unless (rec.data[i] == out[i], "%s: reconstruction byte %u: %u, "
         "device %u", desc, i, rec.data[i], out[i]);
+  for (i = 0; i < n; i++)
+    raised += !adaptive && r[i].quant > q;
   if (p_picture) {
     /* the case mix did happen */
     guint intra = 0, skip = 0, coded = 0;
@@ -573,13 +579,14 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   mpegref_picture_clear (&rec);
   gst_cl_mpeg_transform_free (tr);
   g_free (desc);
+  return raised;
 }
 
 GST_START_TEST (test_device_stages)
 {
   static const guint sizes[][2] = { {17, 9}, {64, 48}, {176, 144} };
   static const guint quants[] = { 1, 4, 13, 31 };
-  guint s, q, n = 0;
+  guint s, q, n = 0, raised = 0;
 
   for (s = 0; s < G_N_ELEMENTS (sizes); s++)
     for (q = 0; q < G_N_ELEMENTS (quants); q++) {
@@ -587,13 +594,16 @@ GST_START_TEST (test_device_stages)
        * the vector choice alone on some more */
       guint rd_lambda = (s + q) % 2 ? 8 + 4 * s : 0;
       guint mv_lambda = rd_lambda ? 2 + s : q == 2 ? 3 : 0;
-      compare_device (sizes[s][0], sizes[s][1], FALSE, quants[q], q == 2,
-          n % N_STAGE_CONTENTS, q == 3, rd_lambda, mv_lambda, n);
+      raised += compare_device (sizes[s][0], sizes[s][1], FALSE, quants[q],
+          q == 2, n % N_STAGE_CONTENTS, q == 3, rd_lambda, mv_lambda, n);
       n++;
-      compare_device (sizes[s][0], sizes[s][1], TRUE, quants[q], q == 1,
-          n % N_STAGE_CONTENTS, FALSE, rd_lambda, mv_lambda, n);
+      raised += compare_device (sizes[s][0], sizes[s][1], TRUE, quants[q],
+          q == 1, n % N_STAGE_CONTENTS, FALSE, rd_lambda, mv_lambda, n);
       n++;
     }
+  /* the extreme content at quantiser 1 needs levels beyond +-255 */
+  fail_unless (raised > 0);
+  GST_INFO ("%u macroblocks took a quantiser above the picture's", raised);
 }
 
 GST_END_TEST;
