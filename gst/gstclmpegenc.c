@@ -30,8 +30,10 @@
  * every P picture of the GOP predicts from them.
  *
  * MPEG-1 knows only the frame rates 23.976, 24, 25, 29.97, 30, 50, 59.94
- * and 60: others are refused (put `videorate` in front); an unknown rate
- * (0/1) is coded as 25 with a warning. Any size up to 4095x2800 works: the
+ * and 60, and the pad templates list them: `videorate` in front converts
+ * any other rate to the nearest of them by itself; without it, another
+ * rate (and none, 0/1) is refused with an error that names them. Any size
+ * up to 4095x2800 works (`videoscale` in front fits a larger one): the
  * picture is padded to whole macroblocks and the true size is written in
  * the sequence header.
  *
@@ -193,24 +195,24 @@ G_DEFINE_TYPE_WITH_CODE (GstClMpegEnc, gst_cl_mpeg_enc,
     GST_DEBUG_CATEGORY_INIT (gst_cl_mpeg_enc_debug, "clmpegenc", 0,
         "OpenCL MPEG-1 video encoder"));
 
+/* MPEG-1's frame rates (frame_rate_code 1 to 8) */
+#define MPEG1_RATES "framerate=(fraction){ 24000/1001, 24/1, 25/1, " \
+  "30000/1001, 30/1, 50/1, 60000/1001, 60/1 }"
+
 #define SINK_CAPS_STR(feature) \
   "video/x-raw" feature ", format=(string){ I420, NV12 }, " \
-  "width=(int)[1, 4095], height=(int)[1, 2800], " \
-  "framerate=(fraction)[0/1, 2147483647/1]"
+  "width=(int)[1, 4095], height=(int)[1, 2800], " MPEG1_RATES
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (SINK_CAPS_STR ("(" GST_CAPS_FEATURE_MEMORY_CL ")") "; "
         SINK_CAPS_STR ("")));
 
-/* Any rate, like the sink's: the base class offers upstream only the
- * rates of this template, so a range would refuse the caps before
- * set_format can say which rates MPEG-1 has. */
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS ("video/mpeg, mpegversion=(int)1, "
         "systemstream=(boolean)false, width=(int)[1, 4095], "
-        "height=(int)[1, 2800], framerate=(fraction)[0/1, 2147483647/1]"));
+        "height=(int)[1, 2800], " MPEG1_RATES));
 
 static GstStructure *make_stats (GstClMpegEnc * self);
 
@@ -815,10 +817,17 @@ refuse_frame_rate (GstClMpegEnc * self, gint fps_n, gint fps_d)
         " and " : ", ", g_ascii_formatd (rate, sizeof (rate), "%.5g",
             (gdouble) n / d));
   }
-  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-      ("MPEG-1 video cannot carry %d/%d frames per second: its rates are %s",
-          fps_n, fps_d, rates->str),
-      ("convert the rate first (videorate)"));
+  if (fps_n == 0)
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The input has no frame rate (%d/%d): MPEG-1 video needs one of %s",
+            fps_n, fps_d, rates->str),
+        ("set one with videorate and caps, e.g. videorate ! "
+            "video/x-raw,framerate=25/1"));
+  else
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("MPEG-1 video cannot carry %d/%d frames per second: its rates are "
+            "%s", fps_n, fps_d, rates->str),
+        ("convert the rate first (videorate)"));
   g_string_free (rates, TRUE);
 }
 
@@ -885,13 +894,9 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   if (drain (self, TRUE) != GST_FLOW_OK)
     return FALSE;
 
+  /* (the pad refuses other rates first: see explain_refused_caps) */
   code = gst_cl_mpeg_frame_rate_code (fps_n, fps_d);
-  if (code == 0 && fps_n == 0) {
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-        ("The input has no frame rate: coding it as 25 frames per second"),
-        (NULL));
-    code = 3;
-  } else if (code == 0) {
+  if (code == 0) {
     refuse_frame_rate (self, fps_n, fps_d);
     return FALSE;
   }
@@ -1142,13 +1147,46 @@ answer_context_query (GstClMpegEnc * self, GstQuery * query)
   return ret;
 }
 
+/* Caps the sink pad refused: where the frame rate is all that is wrong,
+ * the error says so and names MPEG-1's rates (else the source's bare
+ * "not-negotiated" is all a user would see). */
+static void
+explain_refused_caps (GstClMpegEnc * self, GstCaps * caps)
+{
+  GstCaps *with_rate, *templ;
+  gint fps_n, fps_d;
+
+  if (!gst_caps_is_fixed (caps) ||
+      !gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
+          "framerate", &fps_n, &fps_d))
+    return;
+  with_rate = gst_caps_copy (caps);
+  gst_caps_set_simple (with_rate, "framerate", GST_TYPE_FRACTION, 25, 1,
+      NULL);
+  templ = gst_pad_get_pad_template_caps (GST_VIDEO_ENCODER_SINK_PAD (self));
+  if (gst_caps_is_subset (with_rate, templ))
+    refuse_frame_rate (self, fps_n, fps_d);
+  gst_caps_unref (templ);
+  gst_caps_unref (with_rate);
+}
+
 static gboolean
 gst_cl_mpeg_enc_sink_query (GstVideoEncoder * enc, GstQuery * query)
 {
+  gboolean ret, accepted;
+  GstCaps *caps;
+
   if (answer_context_query (GST_CL_MPEG_ENC (enc), query))
     return TRUE;
-  return GST_VIDEO_ENCODER_CLASS (gst_cl_mpeg_enc_parent_class)->sink_query
+  ret = GST_VIDEO_ENCODER_CLASS (gst_cl_mpeg_enc_parent_class)->sink_query
       (enc, query);
+  if (ret && GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS) {
+    gst_query_parse_accept_caps_result (query, &accepted);
+    gst_query_parse_accept_caps (query, &caps);
+    if (!accepted)
+      explain_refused_caps (GST_CL_MPEG_ENC (enc), caps);
+  }
+  return ret;
 }
 
 static gboolean

@@ -799,7 +799,10 @@ GST_END_TEST;
 
 /* ---- frame rates MPEG-1 cannot carry ---- */
 
-static const gchar *unsupported_rates[] = { "15/1", "61/1", "1000/1" };
+/* (0/1: no rate) */
+static const gchar *unsupported_rates[] = { "15/1", "61/1", "1000/1",
+  "0/1"
+};
 
 /* One error, naming the rate and the eight that MPEG-1 has, however
  * often the caps come again (a source resends them with each buffer). */
