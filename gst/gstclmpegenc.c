@@ -917,10 +917,20 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   self->seq.frame_rate_code = code;
   self->seq.aspect_code = gst_cl_mpeg_aspect_code (GST_VIDEO_INFO_PAR_N (info),
       GST_VIDEO_INFO_PAR_D (info), &exact);
+  /* (the application hears of what the stream will not carry as given) */
   if (!exact)
-    GST_WARNING_OBJECT (self, "pixel aspect ratio %d/%d has no MPEG-1 code; "
-        "coded as the nearest (code %u)", GST_VIDEO_INFO_PAR_N (info),
-        GST_VIDEO_INFO_PAR_D (info), self->seq.aspect_code);
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("MPEG-1 has no code for the pixel aspect ratio %d/%d: coded as the "
+            "nearest it has, %.4f", GST_VIDEO_INFO_PAR_N (info),
+            GST_VIDEO_INFO_PAR_D (info),
+            gst_cl_mpeg_aspect_ratio (self->seq.aspect_code)),
+        ("pel_aspect_ratio code %u", self->seq.aspect_code));
+  if (GST_VIDEO_INFO_IS_INTERLACED (info))
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("The input is interlaced (%s): MPEG-1 codes it as progressive "
+            "frames, both fields in each", gst_video_interlace_mode_to_string
+            (GST_VIDEO_INFO_INTERLACE_MODE (info))),
+        ("deinterlace first for motion without combing"));
 
   GST_OBJECT_LOCK (self);
   bitrate = self->bitrate;

@@ -277,6 +277,12 @@ gst_cl_mpeg_aspect_code (gint par_n, gint par_d, gboolean * exact)
   return best;
 }
 
+gdouble
+gst_cl_mpeg_aspect_ratio (guint code)
+{
+  return code >= 1 && code <= 14 ? 1.0 / pel_aspect[code] : 1.0;
+}
+
 void
 gst_cl_mpeg_write_sequence_header (GstClMpegBitWriter * bw,
     const GstClMpegSequenceParams * p)

@@ -70,6 +70,8 @@ void gst_cl_mpeg_frame_rate (guint code, gint * fps_n, gint * fps_d);
 /* pel_aspect_ratio code nearest to the pixel aspect ratio @par_n / @par_d
  * (width / height of a pixel); *@exact is set when within 1%. */
 guint gst_cl_mpeg_aspect_code (gint par_n, gint par_d, gboolean * exact);
+/* The pixel aspect ratio (width / height of a pixel) of @code (1..14). */
+gdouble gst_cl_mpeg_aspect_ratio (guint code);
 
 void gst_cl_mpeg_write_sequence_header (GstClMpegBitWriter * bw,
     const GstClMpegSequenceParams * p);

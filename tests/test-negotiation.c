@@ -3,7 +3,8 @@
  *
  * encodebin picks clmpegenc for an MPEG-1 profile, and its stream decodes
  * in FFmpeg; videorate and videoscale in front of the encoder convert any
- * input to a rate and a size MPEG-1 codes, from the pad templates alone.
+ * input to a rate and a size MPEG-1 codes, from the pad templates alone;
+ * what MPEG-1 cannot carry as given is a warning to the application.
  * Needs ffmpeg (skipped, 77, without it).
  */
 #include <gst/check/gstcheck.h>
@@ -17,9 +18,10 @@
 static gchar *tmpdir;
 
 /* Runs @desc to its end; fails on an error. The pipeline is returned
- * (stopped) when @keep, else freed. */
+ * (stopped) when @keep, else freed; the warnings' texts are added to
+ * @warnings if given. */
 static GstElement *
-run_pipeline (const gchar * desc, gboolean keep)
+run_pipeline_warned (const gchar * desc, gboolean keep, GPtrArray * warnings)
 {
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
@@ -31,8 +33,16 @@ run_pipeline (const gchar * desc, gboolean keep)
   bus = gst_element_get_bus (pipeline);
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE, "%s: does not start", desc);
-  msg = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING)) &&
+      GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+    if (warnings) {
+      gst_message_parse_warning (msg, &error, NULL);
+      g_ptr_array_add (warnings, g_strdup (error->message));
+      g_clear_error (&error);
+    }
+    gst_message_unref (msg);
+  }
   fail_unless (msg != NULL, "%s: no end in 300 s", desc);
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     gchar *dbg = NULL;
@@ -46,6 +56,12 @@ run_pipeline (const gchar * desc, gboolean keep)
     return pipeline;
   gst_object_unref (pipeline);
   return NULL;
+}
+
+static GstElement *
+run_pipeline (const gchar * desc, gboolean keep)
+{
+  return run_pipeline_warned (desc, keep, NULL);
 }
 
 static gchar *
@@ -228,6 +244,52 @@ GST_START_TEST (test_videoscale)
 
 GST_END_TEST;
 
+/* What MPEG-1 cannot carry as given reaches the application as a
+ * warning: a pixel aspect ratio without a code (the nearest is coded),
+ * interlaced input (coded as progressive frames); what it can, does not */
+GST_START_TEST (test_format_warnings)
+{
+  static const struct
+  {
+    const gchar *caps;
+    const gchar *warning;       /* NULL: none */
+  } cases[] = {
+    {"pixel-aspect-ratio=2/1", "2/1"},
+    {"pixel-aspect-ratio=1/3", "1/3"},
+    {"interlace-mode=interleaved", "interlaced"},
+    {"interlace-mode=mixed", "interlaced"},
+    {"pixel-aspect-ratio=1/1", NULL},
+    /* pel_aspect_ratio 0.9157, the 625-line 4:3 one */
+    {"pixel-aspect-ratio=59/54", NULL},
+    {"interlace-mode=progressive", NULL},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
+        "video/x-raw,width=64,height=48,framerate=25/1 ! capssetter "
+        "caps=\"video/x-raw,%s\" ! clmpegenc ! fakesink", cases[i].caps);
+    GPtrArray *warnings = g_ptr_array_new_with_free_func (g_free);
+
+    run_pipeline_warned (desc, FALSE, warnings);
+    if (!cases[i].warning) {
+      fail_unless (warnings->len == 0, "%s: %s", cases[i].caps,
+          warnings->len ? (gchar *) warnings->pdata[0] : "");
+    } else {
+      fail_unless (warnings->len == 1, "%s: %u warnings", cases[i].caps,
+          warnings->len);
+      fail_unless (strstr (warnings->pdata[0], cases[i].warning) != NULL,
+          "%s: %s", cases[i].caps, (gchar *) warnings->pdata[0]);
+    }
+    GST_INFO ("%s: %s", cases[i].caps, warnings->len ?
+        (gchar *) warnings->pdata[0] : "no warning");
+    g_ptr_array_unref (warnings);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
 static void
 setup (void)
 {
@@ -252,6 +314,7 @@ negotiation_suite (void)
   tcase_add_test (tc, test_encodebin_profile);
   tcase_add_test (tc, test_videorate);
   tcase_add_test (tc, test_videoscale);
+  tcase_add_test (tc, test_format_warnings);
   return s;
 }
 
