@@ -488,8 +488,9 @@ GST_END_TEST;
 
 /* ---- the element ---- */
 
+/* A harness of clmotionsearch with @props over its defaults */
 static GstHarness *
-new_harness (const gchar * props)
+new_harness_over_defaults (const gchar * props)
 {
   GstElement *e = gst_element_factory_make ("clmotionsearch", NULL);
   GstHarness *h;
@@ -500,6 +501,17 @@ new_harness (const gchar * props)
   h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
   test_attach_bus (h->element);
+  return h;
+}
+
+/* ... over the full-pel exhaustive search, which @props may change */
+static GstHarness *
+new_harness (const gchar * props)
+{
+  gchar *all = g_strdup_printf ("subpel=false method=full %s", props ?
+      props : "");
+  GstHarness *h = new_harness_over_defaults (all);
+  g_free (all);
   return h;
 }
 
@@ -571,6 +583,7 @@ run_sequence (GstHarness * h, const GstVideoInfo * info, GstBuffer ** frames,
   guint i;
 
   g_object_get (h->element, "method", &method, NULL);
+  method = gst_cl_motion_method_resolve (method, test_get_shared_context ());
   if (method == GST_CL_MOTION_METHOD_HIERARCHICAL)
     weight_q = 0;
   set_caps (h, info, cl);
@@ -672,6 +685,30 @@ GST_START_TEST (test_pan)
     test_harness_teardown (h);
     g_free (props);
   }
+}
+
+GST_END_TEST;
+
+/* The defaults are what clmpegenc's own search does (half-pel, the
+ * device kind's method), so that clmotionsearch ! clmpegenc codes as
+ * well as clmpegenc alone; the meta names the method that ran. */
+GST_START_TEST (test_defaults)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_harness_over_defaults (NULL);
+  GstClMotionMethod method;
+  GstBuffer **frames;
+  gboolean subpel;
+
+  g_object_get (h->element, "subpel", &subpel, "method", &method, NULL);
+  fail_unless (subpel);
+  fail_unless_equals_int (method, GST_CL_MOTION_METHOD_AUTO);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 96, 72);
+  frames = panned_frames (&info, 3, 3, -2);
+  run_sequence (h, &info, frames, 3, FALSE, 16, 16, TRUE, 0, 3, -2,
+      "defaults");
+  free_frames (frames, 3);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1005,6 +1042,7 @@ motionsearch_suite (void)
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_element_hierarchical);
   tcase_add_test (tc, test_method_enum);
+  tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_chroma_weight);
   tcase_add_test (tc, test_start_over);
   tcase_add_test (tc, test_messages);
