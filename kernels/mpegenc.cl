@@ -1631,8 +1631,13 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   int sum, act, intra, dx = 0, dy = 0, q, q_kept, cost, m = 0, i, p;
   int lambda4;
   ulong m2q;
-  /* the levels in 16-bit lanes, and those kept (none: nothing coded) */
-  short16 levels_of[24];
+  /* the levels in 16-bit lanes, those of the moving candidate, and
+   * those kept (none: nothing coded). @kept points at either array up to
+   * the end, so both belong to the kernel's scope: an array declared in
+   * the decisions' block ends with the block (reading it later is
+   * undefined), and NVIDIA's compiler gave its storage to the variables
+   * of the reconstruction loop below. */
+  short16 levels_of[24], levels_mv[24];
   const short16 *kept = levels_of;
   int rd_delta = 0, rd_cbp = 0, moving = 0, sad_mv = 0, sad_zero = 0;
   long energy;
@@ -1765,7 +1770,6 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   if (rd_lambda && !dc_only && !intra) {
     int keep = 0, keep_mv = 0, delta_mv, cbp_mv, q_mv = q;
     long j = LONG_MAX, j_mv = LONG_MAX, energy_mv;
-    short16 levels_mv[24];
 
     /* the zero vector and the moving candidate: the one coded first
      * bounds the other. The moving one goes first where it predicts
