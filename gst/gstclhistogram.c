@@ -221,21 +221,6 @@ message_structure (GstClHistogram * self, GstBuffer * buf, guint n,
   return s;
 }
 
-/* TRUE when @buf completes an interval: frame durations add up, and the
- * frame at which the sum reaches the interval gets the message (the
- * excess carries over). A frame of unknown duration counts as a whole
- * interval, and interval 0 means every frame. */
-static gboolean
-interval_complete (GstClHistogram * self, GstClockTime duration,
-    guint64 interval)
-{
-  self->elapsed += GST_CLOCK_TIME_IS_VALID (duration) ? duration : interval;
-  if (self->elapsed < interval)
-    return FALSE;
-  self->elapsed = interval ? self->elapsed % interval : 0;
-  return TRUE;
-}
-
 /* ---- processing ---- */
 
 static gboolean
@@ -380,7 +365,7 @@ gst_cl_histogram_process_ip (GstClFilter * filter, GstBuffer * buffer,
 
   duration = GST_BUFFER_DURATION_IS_VALID (buffer) ?
       GST_BUFFER_DURATION (buffer) : self->frame_duration;
-  if (interval_complete (self, duration, interval) && post) {
+  if (gst_cl_interval_complete (&self->elapsed, duration, interval) && post) {
     if (!self->readback)
       self->readback = gst_cl_readback_new (ctx, bins_read, self);
     if (!gst_cl_readback_push (self->readback, bins, 0,

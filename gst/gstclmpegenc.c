@@ -59,6 +59,7 @@
 #include "gstclmpegratecontrol.h"
 #include "gstclmpegtransform.h"
 #include "gstclmpegvlc.h"
+#include "gstclreadback.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_mpeg_enc_debug);
 #define GST_CAT_DEFAULT gst_cl_mpeg_enc_debug
@@ -74,6 +75,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_mpeg_enc_debug);
 #define DEFAULT_MOTION_METHOD GST_CL_MOTION_METHOD_AUTO
 #define DEFAULT_RDO TRUE
 #define DEFAULT_SLICES 0
+#define DEFAULT_POST_MESSAGES FALSE
+#define DEFAULT_INTERVAL GST_SECOND
 
 /* an inter macroblock must predict better than its own activity by this
  * much (SAD units) to beat intra coding */
@@ -107,6 +110,8 @@ enum
   PROP_RDO,
   PROP_SLICES,
   PROP_STATS,
+  PROP_POST_MESSAGES,
+  PROP_INTERVAL,
 };
 
 /* one frame between its device stages and its entropy coding */
@@ -145,6 +150,8 @@ struct _GstClMpegEnc
   gboolean adaptive, subpel, rdo;
   guint slices;
   GstClMotionMethod motion_method;
+  gboolean post_messages;
+  guint64 interval;
 
   GstClContext *ctx;
   GstClMpegTransform *tr;
@@ -188,6 +195,12 @@ struct _GstClMpegEnc
   guint64 frames_out, bytes_out, vlc_ns, wait_ns;
   /* P pictures the rate control coded as a repeat of their reference */
   guint64 repeated;
+  /* the progress interval so far: frame time (past the last message's
+   * interval), the stream time, frames, bytes and quantisers summed, and
+   * when it began (monotonic, us) */
+  GstClockTime progress_elapsed, progress_time;
+  guint64 progress_frames, progress_bytes, progress_quant;
+  gint64 progress_start_us;
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstClMpegEnc, gst_cl_mpeg_enc,
@@ -680,6 +693,61 @@ read_packed_levels (GstClMpegEnc * self, Slot * s, gboolean blocking,
   return TRUE;
 }
 
+static void
+progress_restart (GstClMpegEnc * self)
+{
+  self->progress_time = 0;
+  self->progress_frames = self->progress_bytes = self->progress_quant = 0;
+  self->progress_start_us = g_get_monotonic_time ();
+}
+
+/* Counts a coded picture of @bytes at quantiser @quant into the progress
+ * interval; with "post-messages", the frame that completes an interval
+ * posts the "clmpegenc" element message: the totals and the interval's
+ * frames, bit rate, mean quantiser and coding speed. */
+static void
+count_progress (GstClMpegEnc * self, GstVideoCodecFrame * frame,
+    guint64 bytes, guint quant)
+{
+  GstClockTime duration = frame->duration;
+  gboolean post;
+  guint64 interval;
+  GstStructure *st;
+  gdouble wall;
+
+  if (!GST_CLOCK_TIME_IS_VALID (duration))
+    duration = gst_util_uint64_scale_int (GST_SECOND, self->fps_d,
+        self->fps_n);
+  GST_OBJECT_LOCK (self);
+  post = self->post_messages;
+  interval = self->interval;
+  GST_OBJECT_UNLOCK (self);
+  self->progress_time += duration;
+  self->progress_frames++;
+  self->progress_bytes += bytes;
+  self->progress_quant += quant;
+  if (!gst_cl_interval_complete (&self->progress_elapsed, duration, interval))
+    return;
+  if (post) {
+    wall = (g_get_monotonic_time () - self->progress_start_us) / 1e6;
+    st = gst_cl_frame_message_structure_new ("clmpegenc",
+        &GST_VIDEO_ENCODER (self)->input_segment, frame->input_buffer,
+        duration);
+    gst_structure_set (st, "frames", G_TYPE_UINT64, self->frames_out,
+        "bytes", G_TYPE_UINT64, self->bytes_out,
+        "interval-frames", G_TYPE_UINT64, self->progress_frames,
+        "interval-bytes", G_TYPE_UINT64, self->progress_bytes,
+        "bitrate", G_TYPE_DOUBLE, self->progress_bytes * 8.0 * GST_SECOND /
+        MAX (self->progress_time, 1), "mean-quantiser", G_TYPE_DOUBLE,
+        (gdouble) self->progress_quant / self->progress_frames,
+        "encoding-fps", G_TYPE_DOUBLE, wall > 0 ?
+        self->progress_frames / wall : 0.0, NULL);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), st));
+  }
+  progress_restart (self);
+}
+
 /* Waits for the device results of @s, codes the picture (again, coarser,
  * while it would underflow the VBV) and finishes its frame. */
 static GstFlowReturn
@@ -743,6 +811,7 @@ finish_slot (GstClMpegEnc * self, Slot * s, gboolean end)
   frame->dts = frame->pts;
   self->frames_out++;
   self->bytes_out += bits / 8;
+  count_progress (self, frame, bits / 8, s->quant);
   GST_LOG_OBJECT (self, "picture %c q %u: %" G_GUINT64_FORMAT " bits",
       s->intra ? 'I' : 'P', s->quant, bits);
   return gst_video_encoder_finish_frame (GST_VIDEO_ENCODER (self), frame);
@@ -777,6 +846,8 @@ gst_cl_mpeg_enc_start (GstVideoEncoder * enc)
   self->frames_out = self->bytes_out = self->vlc_ns = self->wait_ns = 0;
   self->repeated = 0;
   self->refused_fps_n = self->refused_fps_d = 0;
+  self->progress_elapsed = 0;
+  progress_restart (self);
   return TRUE;
 }
 
@@ -1113,6 +1184,8 @@ gst_cl_mpeg_enc_flush (GstVideoEncoder * enc)
   self->need_sequence = TRUE;
   self->seq_frames = 0;
   gst_cl_mpeg_rate_control_restart (&self->rc);
+  self->progress_elapsed = 0;
+  progress_restart (self);
   return TRUE;
 }
 
@@ -1319,6 +1392,12 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_SLICES:
       self->slices = g_value_get_uint (value);
       break;
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_INTERVAL:
+      self->interval = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1373,6 +1452,12 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_SLICES:
       g_value_set_uint (value, self->slices);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, self->interval);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1487,6 +1572,29 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "(ns)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * GstClMpegEnc:post-messages:
+   *
+   * Post a "clmpegenc" element message for the frame that completes each
+   * interval: the totals so far and the interval's frames, bytes, bit
+   * rate, mean quantiser and coding speed.
+   */
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a \"clmpegenc\" element message with the coding progress "
+          "for each interval", DEFAULT_POST_MESSAGES,
+          rw | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstClMpegEnc:interval:
+   *
+   * Stream time between progress messages, in nanoseconds; 0: every frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Stream time between progress messages in nanoseconds (0: every "
+          "frame)", 0, G_MAXUINT64, DEFAULT_INTERVAL,
+          rw | GST_PARAM_MUTABLE_PLAYING));
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -1521,6 +1629,8 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
   self->motion_method = DEFAULT_MOTION_METHOD;
   self->rdo = DEFAULT_RDO;
   self->slices = DEFAULT_SLICES;
+  self->post_messages = DEFAULT_POST_MESSAGES;
+  self->interval = DEFAULT_INTERVAL;
   self->rc.const_quant = DEFAULT_QUANTIZER;
   self->ip_factor = DEFAULT_IP_FACTOR;
   self->rc.ip_factor = DEFAULT_IP_FACTOR;

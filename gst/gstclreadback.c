@@ -154,3 +154,14 @@ gst_cl_frame_message_structure_new (const gchar * name,
       "stream-time", G_TYPE_UINT64, stream, "running-time", G_TYPE_UINT64,
       running, "duration", G_TYPE_UINT64, duration, NULL);
 }
+
+gboolean
+gst_cl_interval_complete (GstClockTime * elapsed, GstClockTime duration,
+    guint64 interval)
+{
+  *elapsed += GST_CLOCK_TIME_IS_VALID (duration) ? duration : interval;
+  if (*elapsed < interval)
+    return FALSE;
+  *elapsed = interval ? *elapsed % interval : 0;
+  return TRUE;
+}

@@ -57,4 +57,12 @@ guint gst_cl_readback_get_n_pending (GstClReadback * rb);
 GstStructure *gst_cl_frame_message_structure_new (const gchar * name,
     const GstSegment * segment, GstBuffer * buf, GstClockTime duration);
 
+/* Whether a frame of @duration completes an @interval of messages, the
+ * frame time since the last being in *@elapsed: durations add up, and
+ * the frame at which the sum reaches the interval completes it (the
+ * excess carries over). A frame of unknown duration counts as a whole
+ * interval, and interval 0 means every frame. */
+gboolean gst_cl_interval_complete (GstClockTime * elapsed,
+    GstClockTime duration, guint64 interval);
+
 G_END_DECLS

@@ -9,6 +9,7 @@
  */
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "mpegcheck.h"
@@ -18,10 +19,11 @@
 static gchar *tmpdir;
 
 /* Runs @desc to its end; fails on an error. The pipeline is returned
- * (stopped) when @keep, else freed; the warnings' texts are added to
- * @warnings if given. */
+ * (stopped) when @keep, else freed; the warning and element messages are
+ * added to @messages if given. */
 static GstElement *
-run_pipeline_warned (const gchar * desc, gboolean keep, GPtrArray * warnings)
+run_pipeline_messages (const gchar * desc, gboolean keep,
+    GPtrArray * messages)
 {
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
@@ -34,14 +36,14 @@ run_pipeline_warned (const gchar * desc, gboolean keep, GPtrArray * warnings)
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE, "%s: does not start", desc);
   while ((msg = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND,
-              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING)) &&
-      GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
-    if (warnings) {
-      gst_message_parse_warning (msg, &error, NULL);
-      g_ptr_array_add (warnings, g_strdup (error->message));
-      g_clear_error (&error);
-    }
-    gst_message_unref (msg);
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING |
+              GST_MESSAGE_ELEMENT)) &&
+      (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING ||
+          GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT)) {
+    if (messages)
+      g_ptr_array_add (messages, msg);
+    else
+      gst_message_unref (msg);
   }
   fail_unless (msg != NULL, "%s: no end in 300 s", desc);
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
@@ -61,7 +63,25 @@ run_pipeline_warned (const gchar * desc, gboolean keep, GPtrArray * warnings)
 static GstElement *
 run_pipeline (const gchar * desc, gboolean keep)
 {
-  return run_pipeline_warned (desc, keep, NULL);
+  return run_pipeline_messages (desc, keep, NULL);
+}
+
+/* The texts of the warnings among @messages */
+static GPtrArray *
+warning_texts (GPtrArray * messages)
+{
+  GPtrArray *texts = g_ptr_array_new_with_free_func (g_free);
+  guint i;
+
+  for (i = 0; i < messages->len; i++) {
+    GError *error = NULL;
+    if (GST_MESSAGE_TYPE (messages->pdata[i]) != GST_MESSAGE_WARNING)
+      continue;
+    gst_message_parse_warning (messages->pdata[i], &error, NULL);
+    g_ptr_array_add (texts, g_strdup (error->message));
+    g_error_free (error);
+  }
+  return texts;
 }
 
 static gchar *
@@ -269,9 +289,11 @@ GST_START_TEST (test_format_warnings)
     gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
         "video/x-raw,width=64,height=48,framerate=25/1 ! capssetter "
         "caps=\"video/x-raw,%s\" ! clmpegenc ! fakesink", cases[i].caps);
-    GPtrArray *warnings = g_ptr_array_new_with_free_func (g_free);
+    GPtrArray *messages = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_message_unref), *warnings;
 
-    run_pipeline_warned (desc, FALSE, warnings);
+    run_pipeline_messages (desc, FALSE, messages);
+    warnings = warning_texts (messages);
     if (!cases[i].warning) {
       fail_unless (warnings->len == 0, "%s: %s", cases[i].caps,
           warnings->len ? (gchar *) warnings->pdata[0] : "");
@@ -284,7 +306,88 @@ GST_START_TEST (test_format_warnings)
     GST_INFO ("%s: %s", cases[i].caps, warnings->len ?
         (gchar *) warnings->pdata[0] : "no warning");
     g_ptr_array_unref (warnings);
+    g_ptr_array_unref (messages);
     g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
+/* The "clmpegenc" progress messages: one for the frame that completes
+ * each interval of stream time (every frame at interval 0), none without
+ * post-messages; their counts add up to the stream's, the bit rate is the
+ * interval's bytes over its time, and the mean quantiser that of its I
+ * (quantiser 4 / ip-factor 1.4 = 3) and P pictures (4), I every 12th. */
+GST_START_TEST (test_progress_messages)
+{
+  static const struct
+  {
+    const gchar *props;
+    guint expect;               /* messages */
+    guint per;                  /* frames a message */
+  } cases[] = {
+    {"post-messages=true", 2, 25},
+    {"post-messages=true interval=400000000", 6, 10},
+    {"post-messages=true interval=0", 60, 1},
+    {"post-messages=false interval=0", 0, 0},
+  };
+  guint c;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    gchar *out = tmp_path ("progress.m1v");
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=60 ! "
+        "video/x-raw,width=96,height=64,framerate=25/1 ! clmpegenc %s ! "
+        "filesink location=%s", cases[c].props, out);
+    GPtrArray *messages = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_message_unref);
+    guint64 bytes_sum = 0, frames = 0, bytes = 0;
+    guint i, n = 0;
+    gchar *data;
+    gsize size;
+
+    run_pipeline_messages (desc, FALSE, messages);
+    for (i = 0; i < messages->len; i++) {
+      const GstStructure *st = gst_message_get_structure (messages->pdata[i]);
+      guint64 ib, ifr, ts;
+      gdouble rate, q, fps, expect_q = 0;
+      guint k;
+
+      if (!gst_structure_has_name (st, "clmpegenc"))
+        continue;
+      n++;
+      fail_unless (gst_structure_get (st, "frames", G_TYPE_UINT64, &frames,
+              "bytes", G_TYPE_UINT64, &bytes, "interval-frames",
+              G_TYPE_UINT64, &ifr, "interval-bytes", G_TYPE_UINT64, &ib,
+              "bitrate", G_TYPE_DOUBLE, &rate, "mean-quantiser",
+              G_TYPE_DOUBLE, &q, "encoding-fps", G_TYPE_DOUBLE, &fps,
+              "timestamp", G_TYPE_UINT64, &ts, NULL), "%" GST_PTR_FORMAT,
+          st);
+      fail_unless_equals_uint64 (ifr, cases[c].per);
+      fail_unless_equals_uint64 (frames, n * cases[c].per);
+      fail_unless_equals_uint64 (ts, (frames - 1) * GST_SECOND / 25);
+      bytes_sum += ib;
+      fail_unless_equals_uint64 (bytes, bytes_sum);
+      fail_unless (fabs (rate - ib * 8.0 * 25 / ifr) < 1e-6 * rate,
+          "%s: bit rate %f for %" G_GUINT64_FORMAT " bytes in %"
+          G_GUINT64_FORMAT " frames", cases[c].props, rate, ib, ifr);
+      for (k = frames - ifr; k < frames; k++)
+        expect_q += (k % 12 == 0 ? 3.0 : 4.0) / ifr;
+      fail_unless (fabs (q - expect_q) < 1e-9, "%s: mean quantiser %f, "
+          "not %f", cases[c].props, q, expect_q);
+      fail_unless (fps > 0);
+    }
+    fail_unless_equals_int (n, cases[c].expect);
+    /* with a message at the last frame: all of the stream's bytes but
+     * the headers (the sequence end code at least) */
+    fail_unless (g_file_get_contents (out, &data, &size, NULL));
+    if (n && frames == 60)
+      fail_unless (bytes <= size && bytes + 64 * 6 > size, "%" G_GUINT64_FORMAT
+          " bytes counted, the stream has %" G_GSIZE_FORMAT, bytes, size);
+    g_free (data);
+    g_unlink (out);
+    g_ptr_array_unref (messages);
+    g_free (desc);
+    g_free (out);
   }
 }
 
@@ -315,6 +418,7 @@ negotiation_suite (void)
   tcase_add_test (tc, test_videorate);
   tcase_add_test (tc, test_videoscale);
   tcase_add_test (tc, test_format_warnings);
+  tcase_add_test (tc, test_progress_messages);
   return s;
 }
 
