@@ -1303,10 +1303,13 @@ static int
 pairs_fitting_quant (const short16 * xs, int intra, int q)
 {
   int16 top[8];
+  /* (in 32-bit lanes: NVIDIA's compiler took the nested maxima of the
+   * 16-bit lanes' magnitudes for the first one's) */
   #pragma unroll
   for (int i = 0; i < 8; i++)
-    top[i] = convert_int16 (max (max (max (xs[i], -xs[i]), max (xs[8 + i],
-                    -xs[8 + i])), max (xs[16 + i], -xs[16 + i])));
+    top[i] = convert_int16 (max (max (abs (convert_int16 (xs[i])),
+                abs (convert_int16 (xs[8 + i]))),
+            abs (convert_int16 (xs[16 + i]))));
   if (!intra) {
     int16 a = top[0];
     #pragma unroll
