@@ -596,8 +596,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
-          "OpenCL device: index, or part of the device or platform name "
-          "(default: $GST_CL_DEVICE, else the first GPU, accelerator, CPU)",
+          "OpenCL device: index, part of the device or platform name, or "
+          "type (GPU, CPU, accelerator); default: $GST_CL_DEVICE, else the "
+          "first GPU, accelerator, CPU",
           NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 

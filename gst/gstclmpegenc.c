@@ -1492,8 +1492,9 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
-          "OpenCL device: index, or part of the device or platform name "
-          "(default: $GST_CL_DEVICE, else the first GPU, accelerator, CPU)",
+          "OpenCL device: index, part of the device or platform name, or "
+          "type (GPU, CPU, accelerator); default: $GST_CL_DEVICE, else the "
+          "first GPU, accelerator, CPU",
           NULL, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_GOP_SIZE,
       g_param_spec_uint ("gop-size", "GOP size",
@@ -1600,7 +1601,7 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "OpenCL MPEG-1 video encoder", "Codec/Encoder/Video/Hardware",
       "MPEG-1 video (ISO/IEC 11172-2) encoder with its transform stages "
-      "on an OpenCL device", "gst-clvideo");
+      "on an OpenCL device", "gst-clvideo developers");
 
   element_class->set_context = gst_cl_mpeg_enc_set_context;
   element_class->change_state = gst_cl_mpeg_enc_change_state;

@@ -37,6 +37,10 @@ CLVIDEO_PACKAGES=(
   mjpegtools
   gstreamer1.0-libav
   gstreamer1.0-plugins-bad
+  # the Python example of docs/usage.md (GStreamer's overrides read the
+  # array fields of messages)
+  python3-gi
+  python3-gst-1.0
 )
 
 CLVIDEO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

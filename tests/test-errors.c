@@ -884,6 +884,54 @@ GST_START_TEST (test_default_names)
 
 GST_END_TEST;
 
+/* ---- metadata ---- */
+
+/* What gst-inspect-1.0 shows of the plugin: one author for every element,
+ * an origin that is no placeholder, and a device blurb that names the
+ * device types the property takes. */
+GST_START_TEST (test_metadata)
+{
+  GList *features = gst_registry_get_feature_list_by_plugin
+      (gst_registry_get (), "clvideo"), *l;
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (),
+      "clvideo");
+  const gchar *author = NULL;
+
+  fail_unless (plugin != NULL);
+  fail_if (strstr (gst_plugin_get_origin (plugin), ".invalid") != NULL,
+      "origin %s", gst_plugin_get_origin (plugin));
+  for (l = features; l; l = l->next) {
+    GstElementFactory *factory = l->data;
+    const gchar *name = gst_plugin_feature_get_name (l->data);
+    const gchar *a;
+    GstElement *element;
+    GParamSpec *pspec;
+    const gchar *blurb;
+
+    if (!GST_IS_ELEMENT_FACTORY (factory))
+      continue;
+    a = gst_element_factory_get_metadata (factory,
+        GST_ELEMENT_METADATA_AUTHOR);
+    if (!author)
+      author = a;
+    fail_unless_equals_string (a, author);
+    element = gst_element_factory_make (name, NULL);
+    pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (element),
+        "device");
+    fail_unless (pspec != NULL, "%s has no device property", name);
+    blurb = g_param_spec_get_blurb (pspec);
+    fail_unless (strstr (blurb, "GPU") && strstr (blurb, "CPU") &&
+        strstr (blurb, "accelerator") && strstr (blurb, "index"),
+        "%s: %s", name, blurb);
+    gst_object_unref (element);
+  }
+  fail_unless (author != NULL);
+  gst_plugin_feature_list_free (features);
+  gst_object_unref (plugin);
+}
+
+GST_END_TEST;
+
 /* ---- odd sizes ---- */
 
 static const gint odd_sizes[][2] = {
@@ -1121,6 +1169,7 @@ errors_suite (void)
   tcase_add_loop_test (tc, test_mpeg_unsupported_frame_rate, 0,
       G_N_ELEMENTS (unsupported_rates));
   tcase_add_test (tc, test_default_names);
+  tcase_add_test (tc, test_metadata);
   tcase_add_loop_test (tc, test_odd_sizes, 0, G_N_ELEMENTS (odd_out_formats));
   tcase_add_test (tc, test_odd_sizes_transfer);
   tcase_add_test (tc, test_renegotiate_size);
