@@ -105,29 +105,52 @@ typedef struct {
   gchar *platform_name;
 } DeviceEntry;
 
-static gchar *
-get_platform_string (cl_platform_id p, cl_platform_info what)
+/* clGetDeviceInfo of @param (named @name) into @value of @size bytes; on
+ * an error a warning that names the call, the parameter and the code, and
+ * FALSE (@value is left as it was: the caller's fallback). */
+static gboolean
+device_info (cl_device_id d, cl_device_info param, const gchar * name,
+    size_t size, void *value)
 {
-  size_t size = 0;
-  gchar *s;
-  if (clGetPlatformInfo (p, what, 0, NULL, &size) != CL_SUCCESS || size == 0)
-    return g_strdup ("");
-  s = g_malloc0 (size + 1);
-  clGetPlatformInfo (p, what, size, s, NULL);
-  return s;
+  cl_int ret = clGetDeviceInfo (d, param, size, value, NULL);
+
+  if (ret == CL_SUCCESS)
+    return TRUE;
+  GST_WARNING ("clGetDeviceInfo (%s): %s", name, gst_cl_error_name (ret));
+  return FALSE;
 }
 
+#define DEVICE_INFO(d, param, value) \
+  device_info (d, param, #param, sizeof (*(value)), value)
+
+/* A string parameter of a platform or device ("" when it cannot be had,
+ * with a warning naming the call, the parameter and the code). */
 static gchar *
-get_device_string (cl_device_id d, cl_device_info what)
+info_string (cl_platform_id p, cl_device_id d, cl_uint what,
+    const gchar * name)
 {
+  const gchar *call = d ? "clGetDeviceInfo" : "clGetPlatformInfo";
   size_t size = 0;
-  gchar *s;
-  if (clGetDeviceInfo (d, what, 0, NULL, &size) != CL_SUCCESS || size == 0)
-    return g_strdup ("");
-  s = g_malloc0 (size + 1);
-  clGetDeviceInfo (d, what, size, s, NULL);
-  return g_strstrip (s);
+  gchar *s = NULL;
+  cl_int ret;
+
+  ret = d ? clGetDeviceInfo (d, what, 0, NULL, &size) :
+      clGetPlatformInfo (p, what, 0, NULL, &size);
+  if (ret == CL_SUCCESS && size > 0) {
+    s = g_malloc0 (size + 1);
+    ret = d ? clGetDeviceInfo (d, what, size, s, NULL) :
+        clGetPlatformInfo (p, what, size, s, NULL);
+  }
+  if (ret != CL_SUCCESS) {
+    GST_WARNING ("%s (%s): %s", call, name, gst_cl_error_name (ret));
+    g_free (s);
+    s = NULL;
+  }
+  return s ? g_strstrip (s) : g_strdup ("");
 }
+
+#define get_platform_string(p, what) info_string (p, NULL, what, #what)
+#define get_device_string(d, what) info_string (NULL, d, what, #what)
 
 static void
 device_entry_clear (DeviceEntry * e)
@@ -182,12 +205,12 @@ list_devices (GError ** error)
     for (j = 0; j < n_devices; j++) {
       DeviceEntry e = { platforms[i], devices[j], 0, NULL, NULL };
       cl_bool available = CL_TRUE;
-      clGetDeviceInfo (devices[j], CL_DEVICE_AVAILABLE, sizeof (available),
-          &available, NULL);
+      /* unknown: listed (a context on it says what is wrong), of type
+       * "other" */
+      DEVICE_INFO (devices[j], CL_DEVICE_AVAILABLE, &available);
       if (!available)
         continue;
-      clGetDeviceInfo (devices[j], CL_DEVICE_TYPE, sizeof (e.type), &e.type,
-          NULL);
+      DEVICE_INFO (devices[j], CL_DEVICE_TYPE, &e.type);
       e.name = get_device_string (devices[j], CL_DEVICE_NAME);
       e.platform_name = g_strdup (pname);
       g_array_append_val (list, e);
@@ -270,28 +293,28 @@ gst_cl_describe_devices (void)
   return g_string_free (s, FALSE);
 }
 
+/* The device's properties. Where one cannot be had: the type "other"
+ * (copies, not borrowed host memory, and the GPU layout, right on any
+ * device), one compute unit, the 32 KiB of local memory and the work-group
+ * size of 1 that OpenCL 1.2 promises at least, global memory unknown (0),
+ * no platform name; each with a warning. */
 static void
 query_device_properties (GstClContext * self)
 {
-  cl_uint cu = 0;
-  cl_ulong lmem = 0, gmem = 0;
-  size_t wg = 0;
+  cl_uint cu = 1;
+  cl_ulong lmem = 32 * 1024, gmem = 0;
+  size_t wg = 1;
   cl_platform_id platform = NULL;
   const gchar *layout;
 
-  clGetDeviceInfo (self->device, CL_DEVICE_TYPE, sizeof (self->device_type),
-      &self->device_type, NULL);
-  clGetDeviceInfo (self->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof (cu),
-      &cu, NULL);
-  clGetDeviceInfo (self->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof (lmem),
-      &lmem, NULL);
-  clGetDeviceInfo (self->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof (gmem),
-      &gmem, NULL);
-  clGetDeviceInfo (self->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof (wg),
-      &wg, NULL);
+  self->device_type = 0;
+  DEVICE_INFO (self->device, CL_DEVICE_TYPE, &self->device_type);
+  DEVICE_INFO (self->device, CL_DEVICE_MAX_COMPUTE_UNITS, &cu);
+  DEVICE_INFO (self->device, CL_DEVICE_LOCAL_MEM_SIZE, &lmem);
+  DEVICE_INFO (self->device, CL_DEVICE_GLOBAL_MEM_SIZE, &gmem);
+  DEVICE_INFO (self->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &wg);
   if (!self->platform) {
-    clGetDeviceInfo (self->device, CL_DEVICE_PLATFORM, sizeof (platform),
-        &platform, NULL);
+    DEVICE_INFO (self->device, CL_DEVICE_PLATFORM, &platform);
     self->platform = platform;
   }
   self->compute_units = cu;
@@ -371,6 +394,9 @@ gst_cl_context_new (const gchar * device_spec, GError ** error)
       for (i = 0; i < list->len && !chosen; i++)
         if (g_array_index (list, DeviceEntry, i).type & preference[p])
           chosen = &g_array_index (list, DeviceEntry, i);
+    /* none of a known type (its type could not be had): the first */
+    if (!chosen)
+      chosen = &g_array_index (list, DeviceEntry, 0);
   }
 
   self = g_object_new (GST_TYPE_CL_CONTEXT, NULL);

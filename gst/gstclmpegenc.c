@@ -624,10 +624,14 @@ assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
     total += self->rows[i].size;
   if (end)
     total += 4;
-  *requant = gst_cl_mpeg_rate_control_check (&self->rc, total * 8, s->quant);
+  *requant = gst_cl_mpeg_rate_control_check (&self->rc, s->intra,
+      s->dc_only, total * 8, s->quant);
+  *bits = total * 8;
   if (*requant && !s->all_skipped && !(s->intra && s->dc_only))
     return NULL;
-  if (*requant)
+  /* the last resort goes out as it is: over the room the rate control
+   * leaves for the next I picture is no fault yet, over the buffer is */
+  if (gst_cl_mpeg_rate_control_underflows (&self->rc, total * 8))
     GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("The bit rate is too low for "
             "this content: a picture of %" G_GUINT64_FORMAT " bits does not "
             "fit the VBV buffer (%.0f bits there)", total * 8,
@@ -658,9 +662,8 @@ assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
   }
   self->avg_activity = MAX (asum / n, 1);
   *bits = (total + stuff) * 8;
-  gst_cl_mpeg_rate_control_update (&self->rc, s->intra, *bits,
-      (gdouble) qsum / n);
-  self->rc.stuffing_bits += stuff * 8;
+  gst_cl_mpeg_rate_control_update (&self->rc, s->intra, total * 8, stuff * 8,
+      (gdouble) qsum / n, s->dc_only || s->all_skipped);
   return out;
 }
 
@@ -749,7 +752,9 @@ count_progress (GstClMpegEnc * self, GstVideoCodecFrame * frame,
 }
 
 /* Waits for the device results of @s, codes the picture (again, coarser,
- * while it would underflow the VBV) and finishes its frame. */
+ * while it would underflow the VBV or leave no room for the next I
+ * picture: at quantiser 31 with DC levels only, a P picture then with
+ * its macroblocks skipped) and finishes its frame. */
 static GstFlowReturn
 finish_slot (GstClMpegEnc * self, Slot * s, gboolean end)
 {
@@ -770,10 +775,12 @@ finish_slot (GstClMpegEnc * self, Slot * s, gboolean end)
     out = assemble (self, s, end, &bits, &requant);
     if (out)
       break;
-    GST_DEBUG_OBJECT (self, "picture would underflow the VBV buffer: "
-        "quantiser %u -> %u", s->quant, requant);
+    GST_DEBUG_OBJECT (self, "%c picture of %" G_GUINT64_FORMAT " bits "
+        "too large for the VBV buffer (%.0f bits there): quantiser %u%s -> "
+        "%u", s->intra ? 'I' : 'P', bits, self->rc.fullness, s->quant,
+        s->dc_only ? " DC only" : "", requant);
     self->rc.reencodes++;
-    if (requant > 31 && !s->intra) {
+    if (requant > 31 && !s->intra && s->dc_only) {
       /* every macroblock skipped: the reference is the reconstruction */
       gsize size = gst_cl_mpeg_transform_picture_size (self->tr);
       cl_int ret = clEnqueueCopyBuffer (self->ctx->queue,
@@ -1022,7 +1029,7 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
       self->seq.bit_rate_code * 400ULL : 0,
       self->seq.vbv_size_code * VBV_UNIT_BITS,
       (gdouble) self->fps_n / self->fps_d, self->gop_size, self->quantizer,
-      self->ip_factor);
+      self->ip_factor, self->mb_width, self->mb_height);
   self->seq_frames = 0;
   self->gop_pos = 0;
   self->need_sequence = TRUE;
@@ -1359,6 +1366,7 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
       break;
     case PROP_GOP_SIZE:
       self->gop_size = g_value_get_uint (value);
+      self->rc.gop_size = MAX (self->gop_size, 1);
       break;
     case PROP_QUANTIZER:
       self->quantizer = g_value_get_uint (value);

@@ -20,6 +20,23 @@
  * DC size code (7 at most) + differential (8 at most) + end_of_block (2),
  * two chroma blocks the same with size codes of 8 at most */
 #define DC_MACROBLOCK_BITS (1 + 2 + 5 + 4 * (7 + 8 + 2) + 2 * (8 + 8 + 2))
+/* a P picture's header, byte-aligned, and the sequence end code */
+#define P_HEADER_BITS (72 + 32)
+/* the first and last macroblock of a slice of skipped ones: address
+ * increment (1; the last's up to 11 bits of code and 11 of escape per 33
+ * skipped), type forward only, not coded (3), zero vector (2) */
+#define SKIP_ENDS_BITS (1 + 3 + 2 + 11 + 3 + 2)
+#define SKIP_ESCAPE_BITS 11
+/* the I picture the P pictures leave room for: its estimate, and this
+ * much more, at most this much of the buffer */
+#define I_MARGIN 1.1
+#define I_MAX_SHARE 0.95
+/* a P picture at quantiser 31 over this many times its share takes DC
+ * levels only */
+#define P_SHARE_OVER 2.0
+/* the P pictures up to the next I picture may cost this much more than
+ * the smallest lately (those just after an I picture cost more) */
+#define P_MIN_MARGIN 1.5
 
 guint64
 gst_cl_mpeg_rate_control_forced_picture_bits (guint mb_width, guint mb_height)
@@ -40,12 +57,25 @@ gst_cl_mpeg_rate_control_min_buffer_bits (guint64 bit_rate,
   return (guint64) MAX (two_pictures, forced);
 }
 
+guint64
+gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
+    guint mb_height)
+{
+  /* at most one slice per macroblock row */
+  return P_HEADER_BITS + (guint64) mb_height * (SLICE_BITS + SKIP_ENDS_BITS +
+      SKIP_ESCAPE_BITS * (mb_width / 33));
+}
+
 void
 gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
     guint64 buffer_bits, gdouble frame_rate, guint gop_size, guint quant,
-    gdouble ip_factor)
+    gdouble ip_factor, guint mb_width, guint mb_height)
 {
   rc->bit_rate = bit_rate;
+  rc->forced_bits =
+      gst_cl_mpeg_rate_control_forced_picture_bits (mb_width, mb_height);
+  rc->skip_bits =
+      gst_cl_mpeg_rate_control_skipped_picture_bits (mb_width, mb_height);
   rc->buffer_size = buffer_bits;
   rc->frame_rate = frame_rate > 0 ? frame_rate : 25.0;
   rc->gop_size = MAX (gop_size, 1);
@@ -62,7 +92,9 @@ gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
   /* the buffer the stream signals, never more: the encoder gives one of
    * at least two pictures (gst_cl_mpeg_rate_control_min_buffer_bits) */
   rc->max_fullness = MIN (rc->buffer_size, rc->bit_rate * MAX_DELAY_S);
-  rc->fullness = rc->max_fullness * INITIAL_FULLNESS;
+  /* the first picture, an I picture, fits with DC levels only */
+  rc->fullness = MIN (MAX (rc->max_fullness * INITIAL_FULLNESS,
+          rc->forced_bits), rc->max_fullness);
   /* TM5's initial complexities */
   rc->xi = 160.0 * rc->bit_rate / 115.0;
   rc->xp = 60.0 * rc->bit_rate / 115.0;
@@ -70,6 +102,69 @@ gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
   rc->gop_left_i = rc->gop_left_p = 0;
   rc->last_quant = rc->const_quant;
   rc->last_p_quant = 0;
+  rc->p_last_resort = FALSE;
+  /* nothing is known of the content: the worst case */
+  rc->last_i_bits = rc->dc_i_bits = rc->forced_bits;
+  rc->p_min_bits = rc->skip_bits;
+}
+
+/* Pictures from the next one to code up to the next I picture (that
+ * one excluded), by the GOP's count. */
+static gdouble
+pictures_to_next_i (GstClMpegRateControl * rc, gboolean intra)
+{
+  return MAX (rc->gop_left_p + (intra ? 1 : 0), 1);
+}
+
+/* What the buffer must hold when the next I picture is decoded: at least
+ * enough for its DC levels, for which the last I picture of DC levels
+ * only stands, or the last I picture if smaller (its DC levels and more),
+ * as far as the worst case goes. */
+static gdouble
+i_floor (GstClMpegRateControl * rc)
+{
+  return MIN (MIN (rc->last_i_bits, rc->dc_i_bits), MIN (rc->forced_bits,
+          rc->max_fullness));
+}
+
+/* The most bits the next picture may take: what the buffer holds at its
+ * decoding time, and what leaves i_floor() for the next I picture with
+ * the P pictures in between of @later_p_bits each. */
+static gdouble
+limit_bits (GstClMpegRateControl * rc, gboolean intra, gdouble later_p_bits)
+{
+  gdouble k = pictures_to_next_i (rc, intra);
+  gdouble per_picture = rc->bit_rate / rc->frame_rate;
+  gdouble ahead = rc->fullness + k * per_picture - i_floor (rc) -
+      (k - 1) * later_p_bits;
+
+  return MIN (rc->fullness, ahead);
+}
+
+/* ... with the P pictures in between as small as the smallest lately,
+ * and a margin */
+static gdouble
+likely_limit_bits (GstClMpegRateControl * rc, gboolean intra)
+{
+  return limit_bits (rc, intra, rc->p_min_bits * P_MIN_MARGIN);
+}
+
+/* The share of the next P picture, the ones up to the next I picture
+ * alike, of what the buffer will hold beyond what that I picture needs:
+ * its complexity at the quantiser it will get (over ip_factor of the P
+ * pictures'), a margin above, as far as the buffer goes. */
+static gdouble
+p_share_bits (GstClMpegRateControl * rc)
+{
+  gdouble k = pictures_to_next_i (rc, FALSE);
+  gdouble per_picture = rc->bit_rate / rc->frame_rate;
+  gdouble q = rc->last_p_quant > 0 ? rc->last_p_quant : rc->last_quant;
+  gdouble need;
+
+  q = CLAMP (q / rc->ip_factor, 1.0, 31.0);
+  need = MAX (rc->xi / q, i_floor (rc)) * I_MARGIN;
+  need = MIN (need, MAX (rc->max_fullness * I_MAX_SHARE, i_floor (rc)));
+  return (rc->fullness + k * per_picture - need) / k;
 }
 
 guint
@@ -96,9 +191,13 @@ gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc, gboolean intra,
   /* the decoder's buffer: spend more when it runs full, less when low */
   ref = rc->max_fullness * 0.6;
   target *= CLAMP (rc->fullness / ref, 0.5, 1.5);
+  /* the next I picture: spend less as it approaches */
+  if (!intra)
+    target = MIN (target, p_share_bits (rc));
   target = MAX (target, per_picture / 8);
-  /* leave room: a picture must fit what the buffer holds */
-  target = MIN (target, rc->fullness * 0.8);
+  /* leave room: a picture must fit what the buffer holds, and leave
+   * enough for the next I picture */
+  target = MIN (target, likely_limit_bits (rc, intra) * 0.8);
   q = (intra ? rc->xi : rc->xp) / MAX (target, 1.0);
   if (rc->last_p_quant > 0) {
     /* bits grow faster than 1 / quantiser as the quantiser falls: a drop
@@ -108,6 +207,10 @@ gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc, gboolean intra,
     gdouble ref_q = rc->last_p_quant / (intra ? rc->ip_factor : 1.0);
     q = CLAMP (q, ref_q * 2.0 / 3.0, ref_q * 1.5);
   }
+  /* quantiser 31 was too much for the last P picture: the next starts
+   * there (and comes down from it once it is not) */
+  if (!intra && rc->p_last_resort)
+    q = 31;
   rc->last_quant = (guint) CLAMP (lround (q), 1, 31);
   return rc->last_quant;
 }
@@ -125,18 +228,35 @@ gst_cl_mpeg_rate_control_vbv_delay (GstClMpegRateControl * rc,
 }
 
 guint
-gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc, guint64 bits,
-    guint quant)
+gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc, gboolean intra,
+    gboolean dc_only, guint64 bits, guint quant)
 {
-  gdouble q;
+  gdouble q, limit;
 
-  if (rc->bit_rate <= 0 || bits <= rc->fullness)
+  if (rc->bit_rate <= 0)
     return 0;
-  if (quant >= 31)
+  /* P pictures of DC levels only are skipped (the last resort) only if
+   * skipping the ones up to the next I picture would not do */
+  limit = dc_only ? limit_bits (rc, intra, rc->skip_bits) :
+      likely_limit_bits (rc, intra);
+  if (bits <= limit) {
+    if (!intra && !dc_only && quant >= 31 &&
+        bits > P_SHARE_OVER * MAX (p_share_bits (rc), rc->p_min_bits))
+      return 32;
+    return 0;
+  }
+  if (quant >= 31 || limit <= 0)
     return 32;
   /* bits go roughly as 1 / quantiser: aim at 85% of what is there */
-  q = ceil (quant * bits / (0.85 * rc->fullness));
+  q = ceil (quant * bits / (0.85 * limit));
   return (guint) CLAMP (q, quant + 1, 31);
+}
+
+gboolean
+gst_cl_mpeg_rate_control_underflows (GstClMpegRateControl * rc,
+    guint64 bits)
+{
+  return rc->bit_rate > 0 && bits > rc->fullness;
 }
 
 guint64
@@ -155,20 +275,34 @@ gst_cl_mpeg_rate_control_stuffing (GstClMpegRateControl * rc, guint64 bits)
 
 void
 gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc, gboolean intra,
-    guint64 bits, gdouble quant)
+    guint64 bits, guint64 stuffing_bits, gdouble quant, gboolean last_resort)
 {
   rc->pictures++;
-  rc->bits += bits;
+  rc->bits += bits + stuffing_bits;
+  rc->stuffing_bits += stuffing_bits;
   if (rc->bit_rate <= 0)
     return;
   if (intra) {
-    rc->xi = bits * quant;
+    if (!last_resort)
+      rc->xi = bits * quant;
+    rc->last_i_bits = bits;
+    if (last_resort)
+      rc->dc_i_bits = bits;
     rc->gop_left_i = MAX (rc->gop_left_i - 1, 0);
   } else {
-    rc->xp = bits * quant;
-    rc->last_p_quant = quant;
+    if (!last_resort) {
+      rc->xp = bits * quant;
+      rc->last_p_quant = quant;
+    } else {
+      rc->last_p_quant = 31;
+    }
+    rc->p_last_resort = last_resort;
+    /* a last resort says what the content costs at least; a picture
+     * coded as usual, that it can cost that little */
+    rc->p_min_bits = last_resort ? bits : MIN (bits, rc->p_min_bits);
     rc->gop_left_p = MAX (rc->gop_left_p - 1, 0);
   }
-  rc->gop_bits -= bits;
-  rc->fullness = rc->fullness - bits + rc->bit_rate / rc->frame_rate;
+  rc->gop_bits -= bits + stuffing_bits;
+  rc->fullness = rc->fullness - bits - stuffing_bits +
+      rc->bit_rate / rc->frame_rate;
 }

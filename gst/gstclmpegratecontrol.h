@@ -24,6 +24,15 @@ G_BEGIN_DECLS
  * buffer would overflow before the next one is padded with zero bytes
  * (stuffing before the next start code). The fullness is also kept below
  * what a 16-bit vbv_delay can express.
+ *
+ * The next I picture is planned for: the P pictures before it share what
+ * the buffer will hold beyond the I picture's estimate (its last
+ * complexity at the quantiser it will get), so their budget falls as it
+ * approaches; and no picture may take so much that the buffer cannot
+ * hold the I picture's DC levels (the last I picture of DC levels only,
+ * or a smaller last I picture, stands for them) when it comes, the pictures in between coded as cheaply as the last
+ * ones were (at DC levels only if it came to that). A picture over that
+ * limit is coded again, coarser.
  */
 typedef struct {
   /* settings */
@@ -33,6 +42,8 @@ typedef struct {
   guint gop_size;
   guint const_quant;
   gdouble ip_factor;            /* P quantiser / I quantiser, >= 1 */
+  gdouble forced_bits;          /* largest I picture of DC levels only */
+  gdouble skip_bits;            /* largest P picture of skipped macroblocks */
   /* model */
   gboolean started;
   gdouble fullness;             /* bits in the buffer before the next removal */
@@ -41,7 +52,11 @@ typedef struct {
   gdouble gop_bits;             /* budget left in the GOP */
   gint gop_left_i, gop_left_p;
   guint last_quant;
+  gdouble last_i_bits;          /* size of the last I picture */
+  gdouble dc_i_bits;            /* ... of the last one of DC levels only */
+  gdouble p_min_bits;           /* the cheapest P picture lately */
   gdouble last_p_quant;         /* mean quantiser of the last P picture */
+  gboolean p_last_resort;       /* ... which took DC levels only or less */
   /* totals */
   guint64 pictures, bits, stuffing_bits, reencodes;
 } GstClMpegRateControl;
@@ -63,11 +78,19 @@ guint64 gst_cl_mpeg_rate_control_forced_picture_bits (guint mb_width,
 guint64 gst_cl_mpeg_rate_control_min_buffer_bits (guint64 bit_rate,
     gdouble frame_rate, guint64 forced_picture_bits);
 
+/* Bits of a P picture of @mb_width x @mb_height macroblocks whose
+ * macroblocks are all skipped (the first and last of each slice coded
+ * with a zero vector and no levels), at most: the cheapest P picture. */
+guint64 gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
+    guint mb_height);
+
 /* @bit_rate 0: constant @quant (of P pictures); else @buffer_bits must be
- * at least gst_cl_mpeg_rate_control_min_buffer_bits(). */
+ * at least gst_cl_mpeg_rate_control_min_buffer_bits(), for pictures of
+ * @mb_width x @mb_height macroblocks. */
 void gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc,
     guint64 bit_rate, guint64 buffer_bits, gdouble frame_rate,
-    guint gop_size, guint quant, gdouble ip_factor);
+    guint gop_size, guint quant, gdouble ip_factor, guint mb_width,
+    guint mb_height);
 /* A new sequence starts: the decoder's buffer starts empty. */
 void gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc);
 
@@ -78,18 +101,28 @@ guint gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
  * including its picture start code (0xFFFF without a bit rate). */
 guint gst_cl_mpeg_rate_control_vbv_delay (GstClMpegRateControl * rc,
     guint64 header_bits);
-/* 0 when a picture of @bits fits the buffer at its decoding time, else a
- * coarser quantiser to code it again with (larger than @quant; 32 when
- * none is left). */
+/* 0 when a picture of @bits fits the buffer at its decoding time and
+ * leaves room for the next I picture, else a coarser quantiser to code it
+ * again with (larger than @quant; 32 when none is left: DC levels only,
+ * or after @dc_only skipped macroblocks). A P picture at quantiser 31
+ * that takes much more than its share before the next I picture also
+ * gets 32 (unless @dc_only): the next ones would have to be skipped. */
 guint gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc,
-    guint64 bits, guint quant);
+    gboolean intra, gboolean dc_only, guint64 bits, guint quant);
+/* Whether a picture of @bits is more than the buffer holds at its
+ * decoding time: written as it is, it would underflow the buffer. */
+gboolean gst_cl_mpeg_rate_control_underflows (GstClMpegRateControl * rc,
+    guint64 bits);
 /* Zero bits (a multiple of 8) to append to a picture of @bits so that the
  * buffer does not overflow. */
 guint64 gst_cl_mpeg_rate_control_stuffing (GstClMpegRateControl * rc,
     guint64 bits);
-/* The picture of @bits (stuffing included), coded with the mean quantiser
- * @quant, leaves the buffer. */
+/* The picture of @bits and @stuffing_bits after them, coded with the
+ * mean quantiser @quant, leaves the buffer; @last_resort: coded with DC
+ * levels only or skipped macroblocks, which says nothing of its
+ * complexity. */
 void gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc,
-    gboolean intra, guint64 bits, gdouble quant);
+    gboolean intra, guint64 bits, guint64 stuffing_bits, gdouble quant,
+    gboolean last_resort);
 
 G_END_DECLS

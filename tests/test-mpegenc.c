@@ -1967,6 +1967,141 @@ GST_START_TEST (test_vbv_buffer_too_small)
 
 GST_END_TEST;
 
+/* Tight but legal VBV sizes (the smallest the encoder accepts without a
+ * warning), GOP lengths from 5 to 25, content where the I pictures cost
+ * several times a picture's share of the bit rate: smpte at 640x480 and
+ * 300 kbit/s (an I picture of DC levels only is 49 kbit, four pictures'
+ * worth; its noise corner makes every P picture 36 kbit at quantiser
+ * 31), noise, and cuts between flat grey and noise, which make an I
+ * picture after flat ones far more expensive than they were. The P
+ * pictures before an I picture must leave it room: no underflow, no
+ * overflow, no warning (neither a picture that does not fit nor one
+ * coded as a repeat of the one before), and the sequence header carries
+ * the size set. */
+GST_START_TEST (test_vbv_tight)
+{
+  static const struct
+  {
+    const gchar *pattern;       /* videotestsrc's; NULL: cuts */
+    guint w, h, bitrate, vbv, gop;
+  } cases[] = {
+    /* before: VBV underflows before every I picture */
+    {"smpte", 640, 480, 300, 9, 12},
+    {"smpte", 640, 480, 300, 9, 6},
+    {"smpte", 640, 480, 600, 9, 25},
+    /* before: every P picture a repeat */
+    {"snow", 352, 288, 1500, 8, 5},
+    {"snow", 352, 288, 1500, 8, 12},
+    /* flat and noise in turns of 7 pictures */
+    {NULL, 352, 288, 1500, 8, 4},
+    {NULL, 352, 288, 600, 3, 12},
+    {NULL, 640, 480, 1000, 9, 8},
+  };
+  const guint n = 40;
+  guint c;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    guint w = cases[c].w, h_ = cases[c].h;
+    GstElement *enc = gst_element_factory_make ("clmpegenc", NULL);
+    GByteArray *stream = g_byte_array_new ();
+    GString *warnings = g_string_new (NULL);
+    GstStructure *stats = NULL;
+    guint64 repeated = 0;
+    gchar *what;
+    GstHarness *h;
+    GstBuffer *out;
+    GstBus *bus;
+    GstMessage *msg;
+    MpegCheckResult *r;
+    guint i, k;
+
+    fail_unless (enc != NULL);
+    g_object_set (enc, "bitrate", cases[c].bitrate, "vbv-buffer-size",
+        cases[c].vbv, "gop-size", cases[c].gop, NULL);
+    test_set_shared_context (enc);
+    test_attach_bus (enc);
+    h = gst_harness_new_with_element (enc, "sink", "src");
+    what = g_strdup_printf ("%s %ux%u at %u kbit/s, vbv-buffer-size %u, "
+        "gop-size %u", cases[c].pattern ? cases[c].pattern : "cuts", w, h_,
+        cases[c].bitrate, cases[c].vbv, cases[c].gop);
+    if (cases[c].pattern) {
+      gchar *src = g_strdup_printf ("videotestsrc pattern=%s ! capsfilter "
+          "caps=video/x-raw,format=I420,width=%u,height=%u,framerate=25/1,"
+          "pixel-aspect-ratio=1/1", cases[c].pattern, w, h_);
+      gst_harness_add_src_parse (h, src, FALSE);
+      for (i = 0; i < n; i++)
+        fail_unless_equals_int (gst_harness_push_from_src (h), GST_FLOW_OK);
+      g_free (src);
+    } else {
+      gsize size = psnr_i420_size (w, h_);
+      guint32 rng = 7 + c;
+
+      set_caps (h, w, h_, 25, "I420");
+      for (i = 0; i < n; i++) {
+        guint8 *f = g_malloc (size);
+        if (i / 7 % 2) {
+          test_fill_random (f, size, &rng);
+        } else {
+          memset (f, 100, (gsize) w * h_);
+          memset (f + (gsize) w * h_, 128, size - (gsize) w * h_);
+        }
+        fail_unless_equals_int (gst_harness_push (h, i420_buffer (f, w, h_,
+                    i * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
+        g_free (f);
+      }
+    }
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    while ((out = gst_harness_try_pull (h))) {
+      GstMapInfo map;
+      fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+      g_byte_array_append (stream, map.data, map.size);
+      gst_buffer_unmap (out, &map);
+      gst_buffer_unref (out);
+    }
+
+    bus = gst_element_get_bus (enc);
+    while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+      GError *error = NULL;
+      gst_message_parse_warning (msg, &error, NULL);
+      g_string_append_printf (warnings, "\n  %s", error->message);
+      g_error_free (error);
+      gst_message_unref (msg);
+    }
+    gst_object_unref (bus);
+    g_object_get (enc, "stats", &stats, NULL);
+    fail_unless (gst_structure_get_uint64 (stats, "repeated-pictures",
+            &repeated));
+    gst_structure_free (stats);
+
+    r = mpegcheck_run (stream->data, stream->len, NULL);
+    GST_INFO ("%s: %u bytes, VBV %.0f .. %.0f bits", what, stream->len,
+        r->vbv_min_fullness, r->vbv_max_fullness);
+    fail_unless (mpegcheck_passed (r), "%s: stream check failed", what);
+    fail_unless_equals_int (r->pictures->len, n);
+    fail_unless_equals_int (g_array_index (r->sequences, MpegCheckSequence,
+            0).vbv_buffer_size_code, cases[c].vbv);
+    fail_unless (r->vbv_simulated);
+    fail_unless (r->n_overflows == 0 && r->n_underflows == 0,
+        "%s: %u overflows (first before picture %d), %u underflows (first "
+        "at %d)", what, r->n_overflows, r->first_overflow, r->n_underflows,
+        r->first_underflow);
+    for (k = 0; k < n; k++)
+      fail_unless_equals_int (g_array_index (r->pictures, MpegCheckPicture,
+              k).coding_type, k % cases[c].gop ? 2 : 1);
+    fail_unless (warnings->len == 0, "%s: warnings:%s", what, warnings->str);
+    fail_unless (repeated == 0, "%s: %" G_GUINT64_FORMAT " pictures "
+        "repeated", what, repeated);
+    mpegcheck_result_free (r);
+
+    test_harness_teardown (h);
+    g_string_free (warnings, TRUE);
+    g_byte_array_unref (stream);
+    g_free (what);
+  }
+}
+
+GST_END_TEST;
+
 static void
 setup (void)
 {
@@ -2013,6 +2148,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_bitrate);
   tcase_add_test (tc, test_bitrate_too_low);
   tcase_add_test (tc, test_vbv_buffer_too_small);
+  tcase_add_test (tc, test_vbv_tight);
   return s;
 }
 
