@@ -193,8 +193,9 @@ struct _GstClMpegEnc
 
   /* statistics */
   guint64 frames_out, bytes_out, vlc_ns, wait_ns;
-  /* P pictures the rate control coded as a repeat of their reference */
-  guint64 repeated;
+  /* P pictures the rate control coded as a repeat of their reference,
+   * pictures it coded with DC levels only */
+  guint64 repeated, dc_only;
   /* the progress interval so far: frame time (past the last message's
    * interval), the stream time, frames, bytes and quantisers summed, and
    * when it began (monotonic, us) */
@@ -806,6 +807,13 @@ finish_slot (GstClMpegEnc * self, Slot * s, gboolean end)
       goto failed;
   }
   slot_unmap (self, s);
+  /* each block its mean alone: the application must know (once) */
+  if (s->dc_only && !s->all_skipped && self->dc_only++ == 0)
+    GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("The bit rate is too low "
+            "for this content: picture %" G_GUINT64_FORMAT " is coded with "
+            "DC levels only (each block's mean), to keep the VBV buffer "
+            "from underflowing (the stats' dc-only-pictures counts those "
+            "that follow)", self->frames_out), (NULL));
 
   frame = s->frame;
   s->frame = NULL;
@@ -851,7 +859,7 @@ gst_cl_mpeg_enc_start (GstVideoEncoder * enc)
   if (n > 1)
     self->workers = g_thread_pool_new (worker_func, self, n - 1, FALSE, NULL);
   self->frames_out = self->bytes_out = self->vlc_ns = self->wait_ns = 0;
-  self->repeated = 0;
+  self->repeated = self->dc_only = 0;
   self->refused_fps_n = self->refused_fps_d = 0;
   self->progress_elapsed = 0;
   progress_restart (self);
@@ -1343,6 +1351,7 @@ make_stats (GstClMpegEnc * self)
       "bytes", G_TYPE_UINT64, self->bytes_out,
       "reencodes", G_TYPE_UINT64, self->rc.reencodes,
       "repeated-pictures", G_TYPE_UINT64, self->repeated,
+      "dc-only-pictures", G_TYPE_UINT64, self->dc_only,
       "stuffing-bytes", G_TYPE_UINT64, self->rc.stuffing_bits / 8,
       "vbv-buffer-size", G_TYPE_UINT, self->seq.vbv_size_code,
       "device-load-ns", G_TYPE_UINT64, load_ns,
@@ -1575,7 +1584,8 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           DEFAULT_SLICES, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Frames, bytes, VBV re-encodes, pictures repeated and stuffing, "
+          "Frames, bytes, VBV re-encodes, pictures repeated, pictures of DC "
+          "levels only and stuffing, "
           "the VBV buffer size used (units of 16384 bits), "
           "device time per stage and host time waiting and entropy coding "
           "(ns)",

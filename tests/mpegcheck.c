@@ -1022,6 +1022,8 @@ parse_block (Slice * sl, guint i, gboolean intra)
     first = FALSE;
     n += run + 1;
     pic->n_coefficients++;
+    if (n > 0)
+      pic->n_ac_coefficients++;
     if (n > 63) {
       mb_error (sl, TRUE, "block %u: run %d puts a coefficient at scan "
           "position %d, beyond 63 (no end_of_block?)", i, run, n);

@@ -124,6 +124,7 @@ typedef struct
   guint n_mb_quant;             /* with their own quantizer_scale */
   guint n_blocks;               /* coded blocks, intra ones included */
   guint n_coefficients;         /* run/level pairs (intra DCs not counted) */
+  guint n_ac_coefficients;      /* of those, at scan positions 1 and up */
   guint n_escapes;
   guint64 mb_bits;              /* bits of the macroblocks (no headers) */
   guint max_mb_bits;

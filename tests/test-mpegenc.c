@@ -2006,7 +2006,8 @@ GST_START_TEST (test_vbv_tight)
     GByteArray *stream = g_byte_array_new ();
     GString *warnings = g_string_new (NULL);
     GstStructure *stats = NULL;
-    guint64 repeated = 0;
+    guint64 repeated = 0, dc_only = 0;
+    guint dc_warned = 0;
     gchar *what;
     GstHarness *h;
     GstBuffer *out;
@@ -2063,15 +2064,22 @@ GST_START_TEST (test_vbv_tight)
     while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
       GError *error = NULL;
       gst_message_parse_warning (msg, &error, NULL);
-      g_string_append_printf (warnings, "\n  %s", error->message);
+      /* (pictures of DC levels only, the step before a repeat, are said
+       * once: the one warning these rates may give) */
+      if (strstr (error->message, "DC levels only"))
+        dc_warned++;
+      else
+        g_string_append_printf (warnings, "\n  %s", error->message);
       g_error_free (error);
       gst_message_unref (msg);
     }
     gst_object_unref (bus);
     g_object_get (enc, "stats", &stats, NULL);
-    fail_unless (gst_structure_get_uint64 (stats, "repeated-pictures",
-            &repeated));
+    fail_unless (gst_structure_get (stats, "repeated-pictures",
+            G_TYPE_UINT64, &repeated, "dc-only-pictures", G_TYPE_UINT64,
+            &dc_only, NULL));
     gst_structure_free (stats);
+    fail_unless_equals_int (dc_warned, dc_only > 0);
 
     r = mpegcheck_run (stream->data, stream->len, NULL);
     GST_INFO ("%s: %u bytes, VBV %.0f .. %.0f bits", what, stream->len,
