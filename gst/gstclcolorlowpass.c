@@ -17,9 +17,21 @@
  * ceil(width/2) x ceil(height/2), sited between the luma samples as MPEG-1
  * expects.
  *
- * ## Example launch line
+ * 4:2:0 YCbCr input (I420, NV12), decoded video for instance, is not
+ * converted: the same luma lowpass applies to its luma, 4:2:0 output
+ * carries its chroma samples unchanged, Y444 output upsamples them
+ * (bilinear between chroma samples sited as MPEG-1 sites them with
+ * "chroma-filter" triangle, replicated with box) and GRAY8 output is the
+ * luma alone. The output has the input's colorimetry (and, 4:2:0, its
+ * chroma siting); "matrix" and "range" do not apply. With the luma filter
+ * off the element still runs (a device copy), it is never passthrough.
+ *
+ * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=60 ! video/x-raw,format=RGBx,width=1280,height=720 ! clcolorlowpass luma-filter=gaussian-5x5 ! video/x-raw,format=I420 ! videoconvert ! autovideosink
+ * ]|
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! video/x-raw,format=NV12,width=640,height=480,framerate=25/1 ! clcolorlowpass luma-strength=0.5 ! clmpegenc ! filesink location=out.m1v
  * ]|
  */
 #ifdef HAVE_CONFIG_H
@@ -35,8 +47,18 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cl_color_lowpass_debug);
 #define GST_CAT_DEFAULT gst_cl_color_lowpass_debug
 
-#define SINK_FORMATS "RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB, ABGR"
+#define RGB_FORMATS "RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB, ABGR"
+#define YUV_FORMATS "I420, NV12"
+#define SINK_FORMATS RGB_FORMATS ", " YUV_FORMATS
 #define SRC_FORMATS "I420, NV12, Y444, GRAY8"
+
+/* the kernel's IN_FMT */
+enum
+{
+  IN_RGB,
+  IN_I420,
+  IN_NV12,
+};
 
 #define DEFAULT_LUMA_FILTER GST_CL_LUMA_FILTER_BINOMIAL_3X3
 #define DEFAULT_LUMA_STRENGTH 1.0
@@ -66,6 +88,7 @@ struct _GstClColorLowpass
   GstClRange range;
 
   /* per negotiation */
+  gint in_fmt;
   gint in_bpp, in_r, in_g, in_b;
   gint out_fmt;
   cl_int ky[4], kcb[4], kcr[4];
@@ -83,7 +106,8 @@ struct _GstClColorLowpass
 G_DEFINE_TYPE_WITH_CODE (GstClColorLowpass, gst_cl_color_lowpass,
     GST_TYPE_CL_FILTER,
     GST_DEBUG_CATEGORY_INIT (gst_cl_color_lowpass_debug, "clcolorlowpass", 0,
-        "OpenCL RGB to YCbCr conversion with lowpass filter"));
+        "OpenCL RGB to YCbCr conversion, or 4:2:0 YCbCr, with lowpass "
+        "filter"));
 
 #define GST_TYPE_CL_LUMA_FILTER (gst_cl_luma_filter_get_type ())
 static GType
@@ -232,64 +256,133 @@ compute_coefficients (GstVideoColorMatrix matrix, gboolean full,
 
 /* ---- caps ---- */
 
-static GstCaps *
-gst_cl_color_lowpass_transform_video_caps (GstClFilter * filter G_GNUC_UNUSED,
-    GstPadDirection direction, GstCaps * caps)
+/* @s with its "format" the comma-separated @formats; without its
+ * colorimetry and chroma siting unless @keep_colorimetry and
+ * @keep_siting say so */
+static void
+append_mapped (GstCaps * caps, const GstStructure * s, const gchar * formats,
+    gboolean keep_colorimetry, gboolean keep_siting)
 {
-  GstCaps *res = gst_caps_copy (caps);
-  GValue formats = G_VALUE_INIT;
-  const gchar *list = direction == GST_PAD_SINK ? SRC_FORMATS : SINK_FORMATS;
-  gchar **names = g_strsplit (list, ", ", -1);
+  GstStructure *copy = gst_structure_copy (s);
+  GValue list = G_VALUE_INIT;
+  gchar **names = g_strsplit (formats, ", ", -1);
   guint i;
 
-  gst_value_list_init (&formats, 0);
+  gst_value_list_init (&list, 0);
   for (i = 0; names[i]; i++) {
     GValue v = G_VALUE_INIT;
     g_value_init (&v, G_TYPE_STRING);
     g_value_set_string (&v, names[i]);
-    gst_value_list_append_and_take_value (&formats, &v);
+    gst_value_list_append_and_take_value (&list, &v);
   }
   g_strfreev (names);
+  gst_structure_take_value (copy, "format", &list);
+  if (!keep_colorimetry)
+    gst_structure_remove_field (copy, "colorimetry");
+  if (!keep_siting)
+    gst_structure_remove_field (copy, "chroma-site");
+  gst_caps_append_structure (caps, copy);
+}
 
-  for (i = 0; i < gst_caps_get_size (res); i++) {
-    GstStructure *s = gst_caps_get_structure (res, i);
-    gst_structure_remove_fields (s, "colorimetry", "chroma-site", NULL);
-    gst_structure_set_value (s, "format", &formats);
+static gboolean
+is_yuv_input (const gchar * format)
+{
+  return g_strcmp0 (format, "I420") == 0 || g_strcmp0 (format, "NV12") == 0;
+}
+
+/* The formats of @s (a string or a list): *@n in all, *@n_yuv of them
+ * 4:2:0; *@n 0 when the field is absent (any format) */
+static void
+count_formats (const GstStructure * s, guint * n, guint * n_yuv)
+{
+  const GValue *v = gst_structure_get_value (s, "format");
+  guint i;
+
+  *n = *n_yuv = 0;
+  if (v && G_VALUE_HOLDS_STRING (v)) {
+    *n = 1;
+    *n_yuv = is_yuv_input (g_value_get_string (v));
+  } else if (v && GST_VALUE_HOLDS_LIST (v)) {
+    *n = gst_value_list_get_size (v);
+    for (i = 0; i < *n; i++) {
+      const GValue *f = gst_value_list_get_value (v, i);
+      *n_yuv += G_VALUE_HOLDS_STRING (f) &&
+          is_yuv_input (g_value_get_string (f));
+    }
   }
-  g_value_unset (&formats);
+}
+
+/* RGB input: any output format, its colorimetry chosen by the element.
+ * 4:2:0 input is not converted: the output carries the input's
+ * colorimetry, and 4:2:0 output its chroma siting too (the samples are the
+ * input's). */
+static GstCaps *
+gst_cl_color_lowpass_transform_video_caps (GstClFilter * filter G_GNUC_UNUSED,
+    GstPadDirection direction, GstCaps * caps)
+{
+  GstCaps *res = gst_caps_new_empty ();
+  guint i, n, n_yuv;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *s = gst_caps_get_structure (caps, i);
+
+    count_formats (s, &n, &n_yuv);
+    if (direction == GST_PAD_SRC) {
+      /* no conversion first, where upstream can do either */
+      append_mapped (res, s, YUV_FORMATS, TRUE, n > 0 && n_yuv == n);
+      append_mapped (res, s, RGB_FORMATS, FALSE, FALSE);
+      continue;
+    }
+    if (n_yuv < n || n == 0)
+      append_mapped (res, s, SRC_FORMATS, FALSE, FALSE);
+    if (n_yuv > 0) {
+      /* the input's own format first */
+      append_mapped (res, s, g_strcmp0 (gst_structure_get_string (s,
+                  "format"), "NV12") == 0 ? "NV12, I420" : YUV_FORMATS, TRUE,
+          TRUE);
+      append_mapped (res, s, "Y444, GRAY8", TRUE, FALSE);
+    }
+  }
   return gst_caps_simplify (res);
 }
 
 static GstCaps *
 gst_cl_color_lowpass_fixate_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps G_GNUC_UNUSED, GstCaps * othercaps)
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
 {
   GstClColorLowpass *self = GST_CL_COLOR_LOWPASS (trans);
+  GstVideoInfo in, info;
   GstStructure *s;
+  gchar *str = NULL;
 
   othercaps = gst_caps_truncate (othercaps);
   othercaps = gst_caps_make_writable (othercaps);
   s = gst_caps_get_structure (othercaps, 0);
+  if (direction != GST_PAD_SINK ||
+      gst_structure_has_field_typed (s, "colorimetry", G_TYPE_STRING))
+    return gst_caps_fixate (othercaps);
 
-  /* say what the properties choose, where downstream left it open */
-  if (direction == GST_PAD_SINK &&
-      (self->matrix != GST_CL_MATRIX_AUTO || self->range != GST_CL_RANGE_AUTO)
-      && !gst_structure_has_field_typed (s, "colorimetry", G_TYPE_STRING)) {
-    GstVideoInfo info;
+  /* say what the output is, where downstream left it open: 4:2:0 input's
+   * own colorimetry (as GStreamer reads it, so that GRAY8 does not take
+   * its full-range default), else what the properties choose */
+  if (gst_video_info_from_caps (&in, caps) &&
+      is_yuv_input (GST_VIDEO_INFO_NAME (&in))) {
+    str = gst_video_colorimetry_to_string (&in.colorimetry);
+  } else if (self->matrix != GST_CL_MATRIX_AUTO ||
+      self->range != GST_CL_RANGE_AUTO) {
     GstCaps *fixed = gst_caps_fixate (gst_caps_ref (othercaps));
     if (gst_video_info_from_caps (&info, fixed)) {
       GstVideoColorimetry cinfo = info.colorimetry;
-      gchar *str;
       cinfo.matrix = resolve_matrix (self, &info);
       cinfo.range = resolve_full_range (self, &info) ?
           GST_VIDEO_COLOR_RANGE_0_255 : GST_VIDEO_COLOR_RANGE_16_235;
       str = gst_video_colorimetry_to_string (&cinfo);
-      if (str)
-        gst_structure_set (s, "colorimetry", G_TYPE_STRING, str, NULL);
-      g_free (str);
     }
     gst_caps_unref (fixed);
   }
+  if (str)
+    gst_structure_set (s, "colorimetry", G_TYPE_STRING, str, NULL);
+  g_free (str);
   return gst_caps_fixate (othercaps);
 }
 
@@ -308,10 +401,21 @@ gst_cl_color_lowpass_set_info (GstClFilter * filter, GstVideoInfo * in,
   GstVideoColorMatrix matrix;
   gboolean full;
 
-  self->in_bpp = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0);
-  self->in_r = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_R);
-  self->in_g = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_G);
-  self->in_b = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_B);
+  switch (GST_VIDEO_INFO_FORMAT (in)) {
+    case GST_VIDEO_FORMAT_I420:
+      self->in_fmt = IN_I420;
+      break;
+    case GST_VIDEO_FORMAT_NV12:
+      self->in_fmt = IN_NV12;
+      break;
+    default:
+      self->in_fmt = IN_RGB;
+      self->in_bpp = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0);
+      self->in_r = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_R);
+      self->in_g = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_G);
+      self->in_b = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_B);
+      break;
+  }
 
   switch (GST_VIDEO_INFO_FORMAT (out)) {
     case GST_VIDEO_FORMAT_I420:
@@ -328,14 +432,27 @@ gst_cl_color_lowpass_set_info (GstClFilter * filter, GstVideoInfo * in,
       break;
   }
 
-  GST_OBJECT_LOCK (self);
-  matrix = resolve_matrix (self, out);
-  full = resolve_full_range (self, out);
-  GST_OBJECT_UNLOCK (self);
-  compute_coefficients (matrix, full, self->ky, self->kcb, self->kcr);
-  GST_INFO_OBJECT (self, "%s -> %s, matrix %s, %s range",
-      GST_VIDEO_INFO_NAME (in), GST_VIDEO_INFO_NAME (out),
-      matrix_names[matrix], full ? "full" : "limited");
+  if (self->in_fmt != IN_RGB) {
+    gchar *colorimetry = gst_video_colorimetry_to_string (&in->colorimetry);
+    GST_INFO_OBJECT (self, "%s -> %s, colorimetry %s kept",
+        GST_VIDEO_INFO_NAME (in), GST_VIDEO_INFO_NAME (out),
+        GST_STR_NULL (colorimetry));
+    GST_OBJECT_LOCK (self);
+    if (self->matrix != GST_CL_MATRIX_AUTO || self->range != GST_CL_RANGE_AUTO)
+      GST_DEBUG_OBJECT (self, "matrix and range ignored: YCbCr input is not "
+          "converted");
+    GST_OBJECT_UNLOCK (self);
+    g_free (colorimetry);
+  } else {
+    GST_OBJECT_LOCK (self);
+    matrix = resolve_matrix (self, out);
+    full = resolve_full_range (self, out);
+    GST_OBJECT_UNLOCK (self);
+    compute_coefficients (matrix, full, self->ky, self->kcb, self->kcr);
+    GST_INFO_OBJECT (self, "%s -> %s, matrix %s, %s range",
+        GST_VIDEO_INFO_NAME (in), GST_VIDEO_INFO_NAME (out),
+        matrix_names[matrix], full ? "full" : "limited");
+  }
 
   /* GPUs: local-memory tiles, many groups in flight. CPUs: a few
    * work-items walking bands of rows with vectorisable inner loops. */
@@ -385,7 +502,7 @@ gst_cl_color_lowpass_process (GstClFilter * filter, GstClFrame * in,
   gint height = GST_VIDEO_INFO_HEIGHT (&out->info);
   gboolean aligned;
   gint luma_taps, chroma_taps, strength;
-  gchar *options;
+  gchar *options, *in_options;
   size_t global[2], local[2];
   guint arg = 0;
 
@@ -398,11 +515,16 @@ gst_cl_color_lowpass_process (GstClFilter * filter, GstClFrame * in,
   GST_OBJECT_UNLOCK (self);
 
   /* properties may change while playing: rebuild when the options do */
-  options = g_strdup_printf ("-DIN_BPP=%d -DIN_R=%d -DIN_G=%d -DIN_B=%d "
-      "-DSRC_ALIGNED4=%d -DOUT_FMT=%d -DLUMA_TAPS=%d -DCHROMA_TAPS=%d "
-      "-DLX=%u -DTH=%u", self->in_bpp, self->in_r, self->in_g, self->in_b,
-      aligned, self->out_fmt, luma_taps, chroma_taps, self->tile_items,
-      self->tile_rows);
+  if (self->in_fmt == IN_RGB)
+    in_options = g_strdup_printf ("-DIN_BPP=%d -DIN_R=%d -DIN_G=%d "
+        "-DIN_B=%d -DSRC_ALIGNED4=%d", self->in_bpp, self->in_r, self->in_g,
+        self->in_b, aligned);
+  else
+    in_options = g_strdup_printf ("-DIN_FMT=%d", self->in_fmt);
+  options = g_strdup_printf ("%s -DOUT_FMT=%d -DLUMA_TAPS=%d "
+      "-DCHROMA_TAPS=%d -DLX=%u -DTH=%u", in_options, self->out_fmt,
+      luma_taps, chroma_taps, self->tile_items, self->tile_rows);
+  g_free (in_options);
   if (!self->kernel || g_strcmp0 (options, self->kernel_options) != 0) {
     gst_cl_color_lowpass_release (filter);
     self->kernel = gst_cl_context_create_kernel (ctx, "colorlowpass",
@@ -548,17 +670,21 @@ gst_cl_color_lowpass_class_init (GstClColorLowpassClass * klass)
           DEFAULT_LUMA_STRENGTH, flags));
   g_object_class_install_property (gobject_class, PROP_CHROMA_FILTER,
       g_param_spec_enum ("chroma-filter", "Chroma filter",
-          "Anti-alias filter applied before 4:2:0 chroma decimation",
+          "Anti-alias filter applied before 4:2:0 chroma decimation of RGB "
+          "input; for Y444 output of 4:2:0 input, the upsampling (triangle: "
+          "bilinear, box: replication)",
           GST_TYPE_CL_CHROMA_FILTER, DEFAULT_CHROMA_FILTER, flags));
   g_object_class_install_property (gobject_class, PROP_MATRIX,
       g_param_spec_enum ("matrix", "Matrix",
-          "YCbCr matrix (auto: from the output caps' colorimetry)",
+          "YCbCr matrix of RGB input (auto: from the output caps' "
+          "colorimetry); YCbCr input keeps its own",
           GST_TYPE_CL_MATRIX, DEFAULT_MATRIX,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_RANGE,
       g_param_spec_enum ("range", "Range",
-          "Output value range (auto: from the output caps' colorimetry)",
+          "Output value range of RGB input (auto: from the output caps' "
+          "colorimetry); YCbCr input keeps its own",
           GST_TYPE_CL_RANGE, DEFAULT_RANGE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -566,7 +692,8 @@ gst_cl_color_lowpass_class_init (GstClColorLowpassClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "OpenCL RGB to YCbCr with lowpass filter", "Filter/Converter/Video",
       "Converts RGB to YCbCr (I420, NV12, Y444, GRAY8) with a luma lowpass "
-      "and chroma anti-alias filter, in one OpenCL kernel",
+      "and chroma anti-alias filter, in one OpenCL kernel; filters the luma "
+      "of I420 and NV12 input alike, without conversion",
       "gst-clvideo developers");
   gst_cl_filter_class_add_pad_templates (element_class, SINK_FORMATS,
       SRC_FORMATS, TRUE, TRUE, TRUE, TRUE);

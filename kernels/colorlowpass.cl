@@ -1,5 +1,6 @@
 /* gst-clvideo: RGB -> YCbCr conversion fused with a lowpass filter and
- * (for 4:2:0) chroma decimation.
+ * (for 4:2:0) chroma decimation; or, from 4:2:0 YCbCr, the same luma
+ * lowpass with the chroma carried over or upsampled.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * A work-group converts a tile plus a 2-pixel apron once into local memory
@@ -23,11 +24,21 @@
  *       expects), both directions, then rounded
  *   coordinates outside the frame are clamped (edges replicated), and
  *   every 8-bit result saturates at 255 (full-range chroma reaches 255.5).
+ * From 4:2:0 YCbCr (I420, NV12) nothing is converted:
+ *   Y16 = 16 * Y, filtered as above (filter off: Y itself)
+ *   4:2:0 output: the chroma samples as they are
+ *   Y444 output, chroma C16 at luma (x, y), then (C16 + 8) >> 4: with
+ *       CHROMA_TAPS 4 the bilinear interpolation between chroma samples
+ *       sited as MPEG-1 sites them, 9 * C(x/2, y/2) + 3 * C(x', y/2) +
+ *       3 * C(x/2, y') + C(x', y'), where x' = x/2 + 1 for odd x and
+ *       x/2 - 1 for even x (y' alike), clamped to the chroma plane; with
+ *       CHROMA_TAPS 2 sample replication, 16 * C(x/2, y/2).
  *
- * Build options: IN_BPP (3|4), IN_R, IN_G, IN_B (byte index of each
- * channel in a pixel), SRC_ALIGNED4 (pixels are 4-byte aligned words),
- * OUT_FMT (0 I420, 1 NV12, 2 Y444, 3 GRAY8), LUMA_TAPS (1|3|5),
- * CHROMA_TAPS (2|4), LX (work-items per group), TH (tile height, even).
+ * Build options: IN_FMT (0 packed RGB, 1 I420, 2 NV12), for RGB IN_BPP
+ * (3|4), IN_R, IN_G, IN_B (byte index of each channel in a pixel),
+ * SRC_ALIGNED4 (pixels are 4-byte aligned words), OUT_FMT (0 I420, 1 NV12,
+ * 2 Y444, 3 GRAY8), LUMA_TAPS (1|3|5), CHROMA_TAPS (2|4), LX (work-items
+ * per group), TH (tile height, even).
  */
 
 #ifndef LX
@@ -46,8 +57,49 @@
 #define OUT_Y444 2
 #define OUT_GRAY8 3
 
+#ifndef IN_FMT
+#define IN_FMT 0
+#endif
+#define IN_RGB 0
+#define IN_I420 1
+#define IN_NV12 2
+#define IN_YUV (IN_FMT != IN_RGB)
+
 #define HAS_CHROMA (OUT_FMT != OUT_GRAY8)
 #define SUBSAMPLED (OUT_FMT == OUT_I420 || OUT_FMT == OUT_NV12)
+/* chroma of every pixel goes through local memory or the row rings:
+ * converted from RGB, or upsampled from 4:2:0 for Y444 */
+#define PIXEL_CHROMA (HAS_CHROMA && (!IN_YUV || OUT_FMT == OUT_Y444))
+/* 4:2:0 output filtered and decimated from per-pixel chroma, or copied
+ * from 4:2:0 input */
+#define DECIMATES (SUBSAMPLED && !IN_YUV)
+#define COPIES_CHROMA (SUBSAMPLED && IN_YUV)
+
+/* The planes after the first one of the source frame and of the
+ * destination frame, as kernel arguments (offset and stride each) */
+#if IN_FMT == IN_I420
+#define SRC_CHROMA_ARGS , int su_off, int su_stride, int sv_off, int sv_stride
+#define SRC_CHROMA_PLANES { su_off, su_stride, sv_off, sv_stride }
+#define CSTEP 1
+#elif IN_FMT == IN_NV12
+#define SRC_CHROMA_ARGS , int suv_off, int suv_stride
+#define SRC_CHROMA_PLANES { suv_off, suv_stride, suv_off + 1, suv_stride }
+#define CSTEP 2
+#else
+#define SRC_CHROMA_ARGS
+#endif
+
+#if OUT_FMT == OUT_NV12
+#define DST_CHROMA_ARGS , int uv_off, int uv_stride
+#define CB_OUT(cx, cy) dst[uv_off + (size_t) (cy) * uv_stride + 2 * (cx)]
+#define CR_OUT(cx, cy) dst[uv_off + (size_t) (cy) * uv_stride + 2 * (cx) + 1]
+#elif HAS_CHROMA
+#define DST_CHROMA_ARGS , int u_off, int u_stride, int v_off, int v_stride
+#define CB_OUT(cx, cy) dst[u_off + (size_t) (cy) * u_stride + (cx)]
+#define CR_OUT(cx, cy) dst[v_off + (size_t) (cy) * v_stride + (cx)]
+#else
+#define DST_CHROMA_ARGS
+#endif
 
 #if LUMA_TAPS == 5
 #define HFILT(p) ((p)[-2] + 4 * (p)[-1] + 6 * (p)[0] + 4 * (p)[1] + (p)[2])
@@ -83,6 +135,7 @@ chroma16 (int4 k, int r, int g, int b)
   return (k.x * r + k.y * g + k.z * b + k.w) >> 12;
 }
 
+#if !IN_YUV
 /* The pixel at byte @p as R | G << 8 | B << 16. */
 inline uint
 load_pixel (__global const uchar * p)
@@ -103,11 +156,12 @@ convert_to_local (uint px, int i, int4 ky, int4 kcb, int4 kcr,
 {
   const int R = px & 0xff, G = (px >> 8) & 0xff, B = px >> 16;
   ly[i] = (ushort) luma16 (ky, R, G, B);
-#if HAS_CHROMA
+#if PIXEL_CHROMA
   lc[i] = (uint) chroma16 (kcb, R, G, B) |
       ((uint) chroma16 (kcr, R, G, B) << 16);
 #endif
 }
+#endif
 
 inline uchar
 round16 (int v)
@@ -121,19 +175,71 @@ round_chroma (int sum, int shift)
   return (uchar) min ((sum + (1 << (shift - 1))) >> shift, 255);
 }
 
+#if IN_YUV
+/* Cb and Cr of a 4:2:0 source: byte offset and stride of each, samples
+ * CSTEP bytes apart in a row */
+typedef struct
+{
+  int cb_off, cb_stride, cr_off, cr_stride;
+} ChromaPlanes;
+
+#define CB_IN(cx, cy) \
+    src[cp.cb_off + (size_t) (cy) * cp.cb_stride + (cx) * CSTEP]
+#define CR_IN(cx, cy) \
+    src[cp.cr_off + (size_t) (cy) * cp.cr_stride + (cx) * CSTEP]
+
+/* 16 * the chroma at luma sample (x, y) of the cw x ch plane at @p: chroma
+ * sample c lies between luma samples 2c and 2c + 1, so luma x is 1/4 of a
+ * chroma step from its own sample x/2 and 3/4 from the one on its side */
+inline int
+upsample16 (__global const uchar * p, int stride, int x, int y, int cw,
+    int ch)
+{
+  const int c0 = x >> 1, r0 = y >> 1;
+#if CHROMA_TAPS == 4
+  const int c1 = clamp (c0 + ((x & 1) ? 1 : -1), 0, cw - 1);
+  const int r1 = clamp (r0 + ((y & 1) ? 1 : -1), 0, ch - 1);
+  __global const uchar *near = p + (size_t) r0 * stride;
+  __global const uchar *far = p + (size_t) r1 * stride;
+  return 9 * near[c0 * CSTEP] + 3 * (near[c1 * CSTEP] + far[c0 * CSTEP]) +
+      far[c1 * CSTEP];
+#else
+  return p[(size_t) r0 * stride + c0 * CSTEP] << 4;
+#endif
+}
+
+/* The chroma of luma sample (x, y) as Cb16 | Cr16 << 16 */
+inline uint
+upsample_pair (__global const uchar * src, ChromaPlanes cp, int x, int y,
+    int width, int height)
+{
+  const int cw = (width + 1) >> 1, ch = (height + 1) >> 1;
+  return (uint) upsample16 (src + cp.cb_off, cp.cb_stride, x, y, cw, ch) |
+      ((uint) upsample16 (src + cp.cr_off, cp.cr_stride, x, y, cw, ch) << 16);
+}
+
+/* Luma sample (x, y) of the frame (and its chroma) into local slot @i */
+inline void
+yuv_to_local (__global const uchar * src, int y_off, int y_stride,
+    ChromaPlanes cp, int x, int y, int width, int height, int i,
+    __local ushort * ly, __local uint * lc)
+{
+  ly[i] = (ushort) (src[y_off + (size_t) y * y_stride + x] << 4);
+#if PIXEL_CHROMA
+  lc[i] = upsample_pair (src, cp, x, y, width, height);
+#endif
+}
+#endif
+
 __kernel __attribute__ ((reqd_work_group_size (LX, 1, 1)))
 void
-colorlowpass (__global const uchar * src, int src_off, int src_stride,
-    __global uchar * dst, int y_off, int y_stride
-#if OUT_FMT == OUT_NV12
-    , int uv_off, int uv_stride
-#elif HAS_CHROMA
-    , int u_off, int u_stride, int v_off, int v_stride
-#endif
-    , int width, int height, int4 ky, int4 kcb, int4 kcr, int strength)
+colorlowpass (__global const uchar * src, int src_off, int src_stride
+    SRC_CHROMA_ARGS, __global uchar * dst, int y_off, int y_stride
+    DST_CHROMA_ARGS, int width, int height, int4 ky, int4 kcb, int4 kcr,
+    int strength)
 {
   __local ushort ly[LH * LW];
-#if HAS_CHROMA
+#if PIXEL_CHROMA
   __local uint lc[LH * LW];
 #define LC_ARG lc
 #else
@@ -143,8 +249,18 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
   const int tx0 = get_group_id (0) * TW;
   const int ty0 = get_group_id (1) * TH;
 
-  /* 1. load and convert the tile and its apron; tiles clear of the frame
-   * edges (nearly all) skip the coordinate clamping */
+  /* 1. load and convert the tile and its apron */
+#if IN_YUV
+  const ChromaPlanes cp = SRC_CHROMA_PLANES;
+  for (int r = 0; r < LH; r++) {
+    const int gy = clamp (ty0 - AP + r, 0, height - 1);
+    for (int c = lid; c < LW; c += LX)
+      yuv_to_local (src, src_off, src_stride, cp, clamp (tx0 - AP + c, 0,
+              width - 1), gy, width, height, r * LW + c, ly, LC_ARG);
+  }
+#else
+  /* tiles clear of the frame edges (nearly all) skip the coordinate
+   * clamping */
   const bool interior = tx0 >= AP && tx0 - AP + LW <= width &&
       ty0 >= AP && ty0 - AP + LH <= height;
   if (interior) {
@@ -183,6 +299,7 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
             LC_ARG);
     }
   }
+#endif
   barrier (CLK_LOCAL_MEM_FENCE);
 
   /* 2. slide down two columns */
@@ -198,8 +315,10 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
   const int keep = (256 - strength) << (2 * KLOG2);
   const int shift = 12 + 2 * KLOG2;
 #endif
-#if SUBSAMPLED
+#if DECIMATES
   uint w0 = 0, w1 = 0, w2 = 0, w3 = 0;  /* packed chroma, rows r-3..r */
+#endif
+#if SUBSAMPLED
   const int cx = x >> 1;
 #endif
 
@@ -212,7 +331,7 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
     a0 = a1; a1 = a2; a2 = a3; a3 = a4; a4 = HFILT (yrow);
     b0 = b1; b1 = b2; b2 = b3; b3 = b4; b4 = HFILT (yrow + 1);
 #endif
-#if SUBSAMPLED
+#if DECIMATES
     w0 = w1; w1 = w2; w2 = w3; w3 = CHFILT (lc + r * LW + c0);
 #endif
     if (r >= 2 * AP) {
@@ -247,9 +366,16 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
           vout[1] = round16 (ccen[1] >> 16);
         }
 #endif
+#if COPIES_CHROMA
+        /* tiles start on even rows: chroma row gy / 2 once */
+        if ((t & 1) == 0) {
+          CB_OUT (cx, gy >> 1) = CB_IN (cx, gy >> 1);
+          CR_OUT (cx, gy >> 1) = CR_IN (cx, gy >> 1);
+        }
+#endif
       }
     }
-#if SUBSAMPLED
+#if DECIMATES
     /* chroma row t/2 uses luma rows t-1..t+2 (4 taps) or t..t+1 (2 taps),
      * that is local rows r-3..r, or r-1..r */
 #if CHROMA_TAPS == 4
@@ -270,14 +396,8 @@ colorlowpass (__global const uchar * src, int src_off, int src_stride,
       const uchar cb = round_chroma (sb, cshift);
       const uchar cr = round_chroma (sr, cshift);
       const int cy = (ty0 + t) >> 1;
-#if OUT_FMT == OUT_NV12
-      __global uchar *uv = dst + uv_off + (size_t) cy * uv_stride + 2 * cx;
-      uv[0] = cb;
-      uv[1] = cr;
-#else
-      dst[u_off + (size_t) cy * u_stride + cx] = cb;
-      dst[v_off + (size_t) cy * v_stride + cx] = cr;
-#endif
+      CB_OUT (cx, cy) = cb;
+      CR_OUT (cx, cy) = cr;
     }
 #endif
   }
@@ -300,6 +420,26 @@ clamp_x (int x, int width)
   return clamp (x, 0, width - 1);
 }
 
+#if IN_YUV
+/* Row y of the frame: Y16, and with PIXEL_CHROMA the upsampled chroma */
+inline void
+yuv_row (__global const uchar * src, int y_off, int y_stride,
+    ChromaPlanes cp, int y, int width, int height,
+    __global ushort * restrict y16, __global ushort * restrict cb16,
+    __global ushort * restrict cr16)
+{
+  __global const uchar *row = src + y_off + (size_t) y * y_stride;
+  for (int x = 0; x < width; x++)
+    y16[x] = (ushort) (row[x] << 4);
+#if PIXEL_CHROMA
+  for (int x = 0; x < width; x++) {
+    const uint c = upsample_pair (src, cp, x, y, width, height);
+    cb16[x] = (ushort) (c & 0xffff);
+    cr16[x] = (ushort) (c >> 16);
+  }
+#endif
+}
+#else
 inline void
 convert_row (__global const uchar * restrict row, int width, int4 ky,
     int4 kcb, int4 kcr, __global ushort * restrict y16,
@@ -310,12 +450,13 @@ convert_row (__global const uchar * restrict row, int width, int4 ky,
     const int G = row[x * IN_BPP + IN_G];
     const int B = row[x * IN_BPP + IN_B];
     y16[x] = (ushort) luma16 (ky, R, G, B);
-#if HAS_CHROMA
+#if PIXEL_CHROMA
     cb16[x] = (ushort) chroma16 (kcb, R, G, B);
     cr16[x] = (ushort) chroma16 (kcr, R, G, B);
 #endif
   }
 }
+#endif
 
 #if LUMA_TAPS > 1
 inline int
@@ -343,7 +484,7 @@ hfilter_row (__global const ushort * restrict in, __global ushort * restrict out
 }
 #endif
 
-#if SUBSAMPLED
+#if DECIMATES
 inline int
 chfilter_clamped (__global const ushort * in, int cx, int width)
 {
@@ -375,14 +516,10 @@ chfilter_row (__global const ushort * restrict in,
 __kernel __attribute__ ((reqd_work_group_size (1, 1, 1)))
 void
 colorlowpass_rows (__global const uchar * restrict src, int src_off,
-    int src_stride, __global uchar * restrict dst, int y_off, int y_stride
-#if OUT_FMT == OUT_NV12
-    , int uv_off, int uv_stride
-#elif HAS_CHROMA
-    , int u_off, int u_stride, int v_off, int v_stride
-#endif
-    , int width, int height, int4 ky, int4 kcb, int4 kcr, int strength,
-    __global ushort * restrict scratch, int band_rows)
+    int src_stride SRC_CHROMA_ARGS, __global uchar * restrict dst, int y_off,
+    int y_stride DST_CHROMA_ARGS, int width, int height, int4 ky, int4 kcb,
+    int4 kcr, int strength, __global ushort * restrict scratch,
+    int band_rows)
 {
   const int cw = (width + 1) / 2;
   const size_t row_words = (size_t) width;
@@ -396,6 +533,9 @@ colorlowpass_rows (__global const uchar * restrict src, int src_off,
   __global ushort *hcb = hr + RING * row_words;
   __global ushort *hcr = hcb + 4 * (size_t) cw;
   const int n_bands = (height + band_rows - 1) / band_rows;
+#if IN_YUV
+  const ChromaPlanes cp = SRC_CHROMA_PLANES;
+#endif
 #if LUMA_TAPS > 1
   const int keep = (256 - strength) << (2 * KLOG2);
   const int shift = 12 + 2 * KLOG2;
@@ -413,12 +553,17 @@ colorlowpass_rows (__global const uchar * restrict src, int src_off,
       __global ushort *cbrow = cbr + slot * row_words;
       __global ushort *crrow = crr + slot * row_words;
 
+#if IN_YUV
+      yuv_row (src, src_off, src_stride, cp, clamp (r, 0, height - 1), width,
+          height, yrow, cbrow, crrow);
+#else
       convert_row (src + src_off + (size_t) clamp (r, 0, height - 1) *
           src_stride, width, ky, kcb, kcr, yrow, cbrow, crrow);
+#endif
 #if LUMA_TAPS > 1
       hfilter_row (yrow, hr + slot * row_words, width);
 #endif
-#if SUBSAMPLED
+#if DECIMATES
       chfilter_row (cbrow, hcb + (ri % 4) * cw, width);
       chfilter_row (crrow, hcr + (ri % 4) * cw, width);
 #endif
@@ -457,7 +602,15 @@ colorlowpass_rows (__global const uchar * restrict src, int src_off,
         }
       }
 #endif
-#if SUBSAMPLED
+#if COPIES_CHROMA
+      if ((yo & 1) == 0) {
+        for (int cx = 0; cx < cw; cx++) {
+          CB_OUT (cx, yo >> 1) = CB_IN (cx, yo >> 1);
+          CR_OUT (cx, yo >> 1) = CR_IN (cx, yo >> 1);
+        }
+      }
+#endif
+#if DECIMATES
       /* chroma row yo / 2 from luma rows yo - 1 .. yo + 2 */
       if ((yo & 1) == 0) {
         const int cshift = 4 + CLOG2;
@@ -470,12 +623,6 @@ colorlowpass_rows (__global const uchar * restrict src, int src_off,
         __global const ushort *r1 = hcr + ((ri - 2) % 4) * cw;
         __global const ushort *r2 = hcr + ((ri - 1) % 4) * cw;
         __global const ushort *r3 = hcr + (ri % 4) * cw;
-#if OUT_FMT == OUT_NV12
-        __global uchar *uv = dst + uv_off + (size_t) cy * uv_stride;
-#else
-        __global uchar *uout = dst + u_off + (size_t) cy * u_stride;
-        __global uchar *vout = dst + v_off + (size_t) cy * v_stride;
-#endif
         for (int cx = 0; cx < cw; cx++) {
 #if CHROMA_TAPS == 4
           const int sb = b0[cx] + 3 * b1[cx] + 3 * b2[cx] + b3[cx];
@@ -484,15 +631,8 @@ colorlowpass_rows (__global const uchar * restrict src, int src_off,
           const int sb = b1[cx] + b2[cx];
           const int sr = r1[cx] + r2[cx];
 #endif
-          const uchar cb = round_chroma (sb, cshift);
-          const uchar cr = round_chroma (sr, cshift);
-#if OUT_FMT == OUT_NV12
-          uv[2 * cx] = cb;
-          uv[2 * cx + 1] = cr;
-#else
-          uout[cx] = cb;
-          vout[cx] = cr;
-#endif
+          CB_OUT (cx, cy) = round_chroma (sb, cshift);
+          CR_OUT (cx, cy) = round_chroma (sr, cshift);
         }
       }
 #endif

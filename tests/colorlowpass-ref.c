@@ -69,16 +69,22 @@ v16 (const gint k[4], gint r, gint g, gint b)
           (gint64) k[2] * b + k[3], 12), 0, 4095);
 }
 
-/* 1/16-step value of component @c (0 Y, 1 Cb, 2 Cr) at (@x, @y), the
- * coordinates clamped to the frame */
+/* The input frame: packed RGB (@src, @stride, @bpp and the channels'
+ * bytes), or 4:2:0 YCbCr (@yuv: planes @plane[0..2] with @pstride[0..2]
+ * bytes a row and @step[0..2] bytes a sample) */
 typedef struct
 {
   const guint8 *src;
   gint stride, bpp, r_idx, g_idx, b_idx;
+  gboolean yuv;
+  const guint8 *plane[3];
+  gint pstride[3], step[3];
   gint width, height;
   gint k[3][4];
 } Source;
 
+/* 1/16-step value of component @c (0 Y, 1 Cb, 2 Cr; YCbCr input: Y only)
+ * at (@x, @y), the coordinates clamped to the frame */
 static inline gint
 sample16 (const Source * s, gint c, gint x, gint y)
 {
@@ -86,6 +92,10 @@ sample16 (const Source * s, gint c, gint x, gint y)
 
   x = clampi (x, 0, s->width - 1);
   y = clampi (y, 0, s->height - 1);
+  if (s->yuv) {
+    g_assert (c == 0);
+    return 16 * s->plane[0][(gsize) y * s->pstride[0] + x];
+  }
   p = s->src + (gsize) y * s->stride + (gsize) x * s->bpp;
   return v16 (s->k[c], p[s->r_idx], p[s->g_idx], p[s->b_idx]);
 }
@@ -156,33 +166,82 @@ chroma420_at (const Source * s, const RefParams * prm, gint c, gint cx,
   return to_u8 ((gint) ((sum + (1 << (shift - 1))) >> shift));
 }
 
-void
-ref_colorlowpass (const guint8 * src, gint src_stride, gint bpp,
-    gint r_idx, gint g_idx, gint b_idx, const GstVideoInfo * out_info,
-    guint8 * out, const RefParams * params)
+/* Y444 chroma sample (@x, @y) of component @c, from RGB */
+static guint8
+chroma444_at (const Source * s, const RefParams * prm G_GNUC_UNUSED, gint c,
+    gint x, gint y)
+{
+  return to_u8 ((sample16 (s, c, x, y) + 8) >> 4);
+}
+
+/* Chroma sample (@cx, @cy) of component @c of a YCbCr input, clamped to
+ * its ceil(W/2) x ceil(H/2) plane */
+static gint
+input_chroma (const Source * s, gint c, gint cx, gint cy)
+{
+  cx = clampi (cx, 0, (s->width + 1) / 2 - 1);
+  cy = clampi (cy, 0, (s->height + 1) / 2 - 1);
+  return s->plane[c][(gsize) cy * s->pstride[c] + (gsize) cx * s->step[c]];
+}
+
+static guint8
+copied420_at (const Source * s, const RefParams * prm G_GNUC_UNUSED, gint c,
+    gint cx, gint cy)
+{
+  return (guint8) input_chroma (s, c, cx, cy);
+}
+
+/* Weight in quarters of chroma column (or row) @c for luma @x. Chroma
+ * sample c lies at luma coordinate 2c + 1/2 (between luma 2c and 2c+1, as
+ * MPEG-1 sites it). Bilinear: the weight falls linearly from 1 at distance
+ * 0 to 0 at one chroma step (two luma steps), 4 - 2|x - 2c - 1/2|.
+ * Replication: 1 for the chroma sample whose two luma samples hold x. */
+static gint
+upsample_weight (gint chroma_taps, gint x, gint c)
+{
+  if (chroma_taps == 2)
+    return x / 2 == c ? 4 : 0;
+  return MAX (0, 4 - ABS (2 * x - 4 * c - 1));
+}
+
+/* Y444 chroma sample (@x, @y) of component @c, from 4:2:0 input: the
+ * weights of the chroma samples around it, both ways, sum to 16 */
+static guint8
+upsampled444_at (const Source * s, const RefParams * prm, gint c, gint x,
+    gint y)
+{
+  gint cx, cy, sum = 0, total = 0;
+
+  for (cy = y / 2 - 2; cy <= y / 2 + 2; cy++)
+    for (cx = x / 2 - 2; cx <= x / 2 + 2; cx++) {
+      gint w = upsample_weight (prm->chroma_taps, x, cx) *
+          upsample_weight (prm->chroma_taps, y, cy);
+      sum += w * input_chroma (s, c, cx, cy);
+      total += w;
+    }
+  g_assert (total == 16);
+  return to_u8 ((sum + 8) >> 4);
+}
+
+typedef guint8 (*ChromaAt) (const Source * s, const RefParams * prm, gint c,
+    gint x, gint y);
+
+/* Every plane of the output: luma filtered, Y444 chroma from @at444 and
+ * 4:2:0 chroma from @at420 */
+static void
+write_frame (const Source * s, const RefParams * params,
+    const GstVideoInfo * out_info, guint8 * out, ChromaAt at444,
+    ChromaAt at420)
 {
   GstVideoFormat format = GST_VIDEO_INFO_FORMAT (out_info);
-  gint width = GST_VIDEO_INFO_WIDTH (out_info);
-  gint height = GST_VIDEO_INFO_HEIGHT (out_info);
+  gint width = s->width, height = s->height;
   gint cw = (width + 1) / 2, ch = (height + 1) / 2;
-  Source s;
   gint x, y;
-
-  s.src = src;
-  s.stride = src_stride;
-  s.bpp = bpp;
-  s.r_idx = r_idx;
-  s.g_idx = g_idx;
-  s.b_idx = b_idx;
-  s.width = width;
-  s.height = height;
-  ref_coefficients (params->matrix, params->full_range, s.k[0], s.k[1],
-      s.k[2]);
 
   for (y = 0; y < height; y++) {
     guint8 *row = out + out_info->offset[0] + (gsize) y * out_info->stride[0];
     for (x = 0; x < width; x++)
-      row[x] = luma_at (&s, params, x, y);
+      row[x] = luma_at (s, params, x, y);
   }
 
   switch (format) {
@@ -193,8 +252,8 @@ ref_colorlowpass (const guint8 * src, gint src_stride, gint bpp,
         guint8 *u = out + out_info->offset[1] + (gsize) y * out_info->stride[1];
         guint8 *v = out + out_info->offset[2] + (gsize) y * out_info->stride[2];
         for (x = 0; x < width; x++) {
-          u[x] = to_u8 ((sample16 (&s, 1, x, y) + 8) >> 4);
-          v[x] = to_u8 ((sample16 (&s, 2, x, y) + 8) >> 4);
+          u[x] = at444 (s, params, 1, x, y);
+          v[x] = at444 (s, params, 2, x, y);
         }
       }
       break;
@@ -203,8 +262,8 @@ ref_colorlowpass (const guint8 * src, gint src_stride, gint bpp,
         guint8 *u = out + out_info->offset[1] + (gsize) y * out_info->stride[1];
         guint8 *v = out + out_info->offset[2] + (gsize) y * out_info->stride[2];
         for (x = 0; x < cw; x++) {
-          u[x] = chroma420_at (&s, params, 1, x, y);
-          v[x] = chroma420_at (&s, params, 2, x, y);
+          u[x] = at420 (s, params, 1, x, y);
+          v[x] = at420 (s, params, 2, x, y);
         }
       }
       break;
@@ -213,8 +272,8 @@ ref_colorlowpass (const guint8 * src, gint src_stride, gint bpp,
         guint8 *uv = out + out_info->offset[1] +
             (gsize) y * out_info->stride[1];
         for (x = 0; x < cw; x++) {
-          uv[2 * x] = chroma420_at (&s, params, 1, x, y);
-          uv[2 * x + 1] = chroma420_at (&s, params, 2, x, y);
+          uv[2 * x] = at420 (s, params, 1, x, y);
+          uv[2 * x + 1] = at420 (s, params, 2, x, y);
         }
       }
       break;
@@ -222,4 +281,50 @@ ref_colorlowpass (const guint8 * src, gint src_stride, gint bpp,
       g_error ("reference: unsupported output format %s",
           gst_video_format_to_string (format));
   }
+}
+
+void
+ref_colorlowpass (const guint8 * src, gint src_stride, gint bpp,
+    gint r_idx, gint g_idx, gint b_idx, const GstVideoInfo * out_info,
+    guint8 * out, const RefParams * params)
+{
+  Source s = { 0, };
+
+  s.src = src;
+  s.stride = src_stride;
+  s.bpp = bpp;
+  s.r_idx = r_idx;
+  s.g_idx = g_idx;
+  s.b_idx = b_idx;
+  s.width = GST_VIDEO_INFO_WIDTH (out_info);
+  s.height = GST_VIDEO_INFO_HEIGHT (out_info);
+  ref_coefficients (params->matrix, params->full_range, s.k[0], s.k[1],
+      s.k[2]);
+  write_frame (&s, params, out_info, out, chroma444_at, chroma420_at);
+}
+
+void
+ref_colorlowpass_yuv (GstVideoFormat in_format, const guint8 * const in[3],
+    const gint in_stride[3], const GstVideoInfo * out_info, guint8 * out,
+    const RefParams * params)
+{
+  Source s = { 0, };
+  gint c;
+
+  s.yuv = TRUE;
+  s.width = GST_VIDEO_INFO_WIDTH (out_info);
+  s.height = GST_VIDEO_INFO_HEIGHT (out_info);
+  for (c = 0; c < 3; c++) {
+    s.plane[c] = in[c];
+    s.pstride[c] = in_stride[c];
+    s.step[c] = c > 0 && in_format == GST_VIDEO_FORMAT_NV12 ? 2 : 1;
+  }
+  if (in_format == GST_VIDEO_FORMAT_NV12) {
+    /* Cr is the second byte of each UV pair */
+    s.plane[2] = in[1] + 1;
+    s.pstride[2] = in_stride[1];
+  } else {
+    g_assert (in_format == GST_VIDEO_FORMAT_I420);
+  }
+  write_frame (&s, params, out_info, out, upsampled444_at, copied420_at);
 }

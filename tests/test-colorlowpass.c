@@ -346,11 +346,18 @@ matrix_name (GstVideoColorMatrix m)
   }
 }
 
-/* Converts @in with the reference and checks the element's @out against
- * it, bit-exact. */
+/* Runs the reference on the input (@in_buffer, mapped) into @expected, a
+ * frame laid out as @exp_info says */
+typedef void (*RefRun) (gconstpointer in, const guint8 * data,
+    const GstVideoInfo * exp_info, guint8 * expected, const RefParams * prm);
+
+/* Checks the element's @out, from @in_buffer (@in_desc) of @width x
+ * @height, bit-exact against what @ref makes of it; @colour names the
+ * colour conversion, if any. */
 static void
-check_output (GstHarness * h, GstBuffer * out, const Input * in,
-    const RefParams * prm, const gchar * what)
+check_against (GstHarness * h, GstBuffer * out, RefRun ref, gconstpointer in,
+    GstBuffer * in_buffer, const gchar * in_desc, gint width, gint height,
+    const RefParams * prm, const gchar * colour, const gchar * what)
 {
   GstVideoInfo info, exp_info;
   GstMapInfo map;
@@ -360,22 +367,42 @@ check_output (GstHarness * h, GstBuffer * out, const Input * in,
 
   output_info (h, &info);
   gst_video_info_set_format (&exp_info, GST_VIDEO_INFO_FORMAT (&info),
-      in->width, in->height);
+      width, height);
   expected = g_malloc0 (exp_info.size);
-  fail_unless (gst_buffer_map (in->buffer, &map, GST_MAP_READ));
-  ref_colorlowpass (map.data + in->offset, in->stride, in->fmt->bpp,
-      in->fmt->r, in->fmt->g, in->fmt->b, &exp_info, expected, prm);
-  gst_buffer_unmap (in->buffer, &map);
+  fail_unless (gst_buffer_map (in_buffer, &map, GST_MAP_READ));
+  ref (in, map.data, &exp_info, expected, prm);
+  gst_buffer_unmap (in_buffer, &map);
 
   ok = compare_frame (out, &info, &exp_info, expected, 0,
       GST_VIDEO_INFO_N_PLANES (&exp_info), report);
-  fail_unless (ok, "%s: %s -> %s (%s %s range, luma %d taps strength "
-      "%d/256, chroma %d taps) differs from the reference:%s", what,
-      in->desc, GST_VIDEO_INFO_NAME (&exp_info), matrix_name (prm->matrix),
-      prm->full_range ? "full" : "limited", prm->luma_taps, prm->strength,
+  fail_unless (ok, "%s: %s -> %s (%sluma %d taps strength %d/256, chroma "
+      "%d taps) differs from the reference:%s", what, in_desc,
+      GST_VIDEO_INFO_NAME (&exp_info), colour, prm->luma_taps, prm->strength,
       prm->chroma_taps, report->str);
   g_string_free (report, TRUE);
   g_free (expected);
+}
+
+static void
+ref_run_rgb (gconstpointer input, const guint8 * data,
+    const GstVideoInfo * exp_info, guint8 * expected, const RefParams * prm)
+{
+  const Input *in = input;
+  ref_colorlowpass (data + in->offset, in->stride, in->fmt->bpp, in->fmt->r,
+      in->fmt->g, in->fmt->b, exp_info, expected, prm);
+}
+
+/* Converts @in with the reference and checks the element's @out against
+ * it, bit-exact. */
+static void
+check_output (GstHarness * h, GstBuffer * out, const Input * in,
+    const RefParams * prm, const gchar * what)
+{
+  gchar *colour = g_strdup_printf ("%s %s range, ", matrix_name (prm->matrix),
+      prm->full_range ? "full" : "limited");
+  check_against (h, out, ref_run_rgb, in, in->buffer, in->desc, in->width,
+      in->height, prm, colour, what);
+  g_free (colour);
 }
 
 static void
@@ -1313,6 +1340,533 @@ GST_START_TEST (test_short_buffer_meta)
 
 GST_END_TEST;
 
+/* ---- 4:2:0 YCbCr input ---- */
+
+/* An I420 or NV12 input frame and where its planes are, for the
+ * reference: plane p at @offset[p], @stride[p] bytes a row (NV12: two) */
+typedef struct
+{
+  GstVideoFormat format;
+  gint width, height;
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+  GstBuffer *buffer;
+  gchar *desc;
+} YuvInput;
+
+typedef enum
+{
+  YUV_RANDOM,                   /* every byte, padding included */
+  YUV_NATURAL,                  /* gradients, a disc, line pairs, noise */
+  YUV_EXTREMES,                 /* 0 and 255, 16 and 235 (240): flat and
+                                 * alternating every sample */
+} YuvContent;
+
+static const gchar *yuv_content_names[] = { "random", "natural", "extremes" };
+
+static const gchar *yuv_in_formats[] = { "I420", "NV12" };
+
+static void
+yuv_input_clear (YuvInput * in)
+{
+  gst_clear_buffer (&in->buffer);
+  g_clear_pointer (&in->desc, g_free);
+}
+
+/* Sample (@x, @y) of plane @p (0 Y, 1 Cb, 2 Cr) of @content */
+static guint8
+yuv_content_sample (YuvContent content, guint p, gint x, gint y, gint w,
+    gint h, guint32 * rng)
+{
+  /* per 4x4 block: alternating pairs and flat areas at the legal and
+   * the 8-bit ends */
+  static const guint8 pairs[][2] = {
+    {0, 255}, {16, 235}, {0, 0}, {255, 255}, {16, 240}, {235, 16},
+  };
+
+  if (content == YUV_EXTREMES) {
+    const guint8 *pair = pairs[(x / 4 + 3 * (y / 4) + p) %
+        G_N_ELEMENTS (pairs)];
+    return pair[(x + y) & 1];
+  }
+  if (p == 0) {
+    gint dx = x - w / 2, dy = y - h / 2, r = MIN (w, h) / 3;
+    gint v = w > 1 ? x * 255 / (w - 1) : 128;
+    if (dx * dx + dy * dy < r * r)
+      v = 255 - v;              /* a disc: an edge all round */
+    if ((x / 4) % 16 == 15)
+      v = (y & 1) ? 250 : 5;    /* thin line pairs */
+    return clamp_u8 (v + (gint) (test_rng_next (rng) % 9) - 4);
+  }
+  /* chroma: a gradient across, Cr down, with a hard step half way */
+  return clamp_u8 ((p == 1 ? x * 255 / MAX (w - 1, 1) : y * 255 /
+          MAX (h - 1, 1)) + (x >= w / 2 ? 60 : -60));
+}
+
+/* A frame of @width x @height. @pad < 0: the default layout and no
+ * GstVideoMeta; else a meta whose strides are @pad bytes (V: @pad + 3)
+ * over the samples of a row, with @gap bytes before each plane. In
+ * OpenCL memory of @cl_ctx when it is set, else in system memory. */
+static void
+yuv_input_make (YuvInput * in, const gchar * format, gint width,
+    gint height, gint pad, gsize gap, GstClContext * cl_ctx,
+    YuvContent content, guint32 seed)
+{
+  gboolean nv12 = strcmp (format, "NV12") == 0;
+  gint cw = (width + 1) / 2, ch = (height + 1) / 2;
+  guint n_planes = nv12 ? 2 : 3, p;
+  gsize size;
+  GstMapInfo map;
+  guint32 rng = seed;
+
+  memset (in, 0, sizeof (*in));
+  in->format = gst_video_format_from_string (format);
+  in->width = width;
+  in->height = height;
+  if (pad < 0) {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, in->format, width, height);
+    for (p = 0; p < n_planes; p++) {
+      in->offset[p] = info.offset[p];
+      in->stride[p] = info.stride[p];
+    }
+    size = info.size;
+  } else {
+    /* rows written down by hand: Y, then U and V or the UV pairs */
+    gint row[3] = { width, nv12 ? 2 * cw : cw, cw };
+    gsize end = 0;
+    for (p = 0; p < n_planes; p++) {
+      in->stride[p] = row[p] + pad + (p == 2 ? 3 : 0);
+      in->offset[p] = end + gap;
+      end = in->offset[p] + (gsize) in->stride[p] * (p ? ch : height);
+    }
+    size = end + 3;             /* trailing bytes the element must not need */
+  }
+
+  if (cl_ctx) {
+    GstAllocator *alloc = gst_cl_allocator_new (cl_ctx);
+    GError *error = NULL;
+    GstMemory *mem = gst_cl_allocator_alloc_memory (alloc, size, &error);
+    fail_unless (mem != NULL, "%s", error ? error->message : "?");
+    in->buffer = gst_buffer_new ();
+    gst_buffer_append_memory (in->buffer, mem);
+    gst_object_unref (alloc);
+  } else {
+    in->buffer = gst_buffer_new_allocate (NULL, size, NULL);
+  }
+  fail_unless (gst_buffer_map (in->buffer, &map, GST_MAP_WRITE));
+  test_fill_random (map.data, size, &rng);
+  if (content != YUV_RANDOM) {
+    gint x, y;
+    for (p = 0; p < 3; p++) {
+      guint plane = nv12 && p ? 1 : p;
+      gint step = nv12 && p ? 2 : 1, first = nv12 && p == 2 ? 1 : 0;
+      for (y = 0; y < (p ? ch : height); y++)
+        for (x = 0; x < (p ? cw : width); x++)
+          map.data[in->offset[plane] + (gsize) y * in->stride[plane] +
+              x * step + first] = yuv_content_sample (content, p, x, y,
+              p ? cw : width, p ? ch : height, &rng);
+    }
+  }
+  gst_buffer_unmap (in->buffer, &map);
+
+  if (pad >= 0)
+    gst_buffer_add_video_meta_full (in->buffer, GST_VIDEO_FRAME_FLAG_NONE,
+        in->format, width, height, n_planes, in->offset, in->stride);
+  in->desc = g_strdup_printf ("%s %dx%d %s seed 0x%08x%s%s strides %d,%d,%d",
+      format, width, height, yuv_content_names[content], seed,
+      pad >= 0 ? " (meta)" : "", cl_ctx ? " OpenCL memory" : "",
+      in->stride[0], in->stride[1], nv12 ? 0 : in->stride[2]);
+}
+
+static void
+ref_run_yuv (gconstpointer input, const guint8 * data,
+    const GstVideoInfo * exp_info, guint8 * expected, const RefParams * prm)
+{
+  const YuvInput *in = input;
+  const guint8 *planes[3];
+  guint p;
+
+  for (p = 0; p < 3; p++)
+    planes[p] = data + in->offset[p];
+  ref_colorlowpass_yuv (in->format, planes, in->stride, exp_info, expected,
+      prm);
+}
+
+/* The caps of @in, with the caps @fields ("colorimetry=bt709", ...) if
+ * set */
+static void
+set_yuv_caps (GstHarness * h, const YuvInput * in, const gchar * fields)
+{
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1%s%s", gst_video_format_to_string (in->format),
+      in->width, in->height, fields ? "," : "", fields ? fields : "");
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+}
+
+/* One frame through @h, checked against the reference. */
+static void
+run_and_check_yuv (GstHarness * h, YuvInput * in, const RefParams * prm,
+    const gchar * what)
+{
+  GstBuffer *out = test_push_and_pull (h, in->buffer, in->desc);
+  check_against (h, out, ref_run_yuv, in, in->buffer, in->desc, in->width,
+      in->height, prm, "", what);
+  gst_buffer_unref (out);
+}
+
+static const struct
+{
+  gint width, height;
+} yuv_sizes[] = {
+  {1, 1}, {5, 3}, {33, 17}, {2, 2}, {130, 3}, {1, 6}, {67, 45},
+};
+
+/* Every 4:2:0 input with every output format and filter setting, each
+ * strength at its ends and between, on odd and tiny sizes: the clamped
+ * edges and the last half-covered chroma column and row. chroma-filter
+ * chooses Y444's upsampling and must not touch 4:2:0 chroma. */
+GST_START_TEST (test_yuv_filters)
+{
+  static const gchar *yuv_strengths[] = { "0.0", "0.5", "1.0" };
+  static const gint yuv_strength_256[] = { 0, 128, 256 };
+  guint luma = __i__ / 2, chroma = __i__ % 2;
+  guint f, o, st, s, c;
+
+  for (f = 0; f < G_N_ELEMENTS (yuv_in_formats); f++) {
+    for (o = 0; o < N_OUT_FORMATS; o++) {
+      gchar *props = g_strdup_printf ("luma-filter=%s chroma-filter=%s",
+          luma_names[luma], chroma_names[chroma]);
+      GstHarness *h = new_harness (props, out_formats[o], NULL);
+      GstElement *e = gst_harness_find_element (h, "clcolorlowpass");
+
+      for (st = 0; st < G_N_ELEMENTS (yuv_strengths); st++) {
+        RefParams prm;
+
+        g_object_set (e, "luma-strength",
+            g_ascii_strtod (yuv_strengths[st], NULL), NULL);
+        ref_params_init (&prm, GST_VIDEO_COLOR_MATRIX_UNKNOWN, FALSE,
+            luma_taps[luma], yuv_strength_256[st], chroma_taps[chroma]);
+        for (s = 0; s < G_N_ELEMENTS (yuv_sizes); s++) {
+          for (c = 0; c < 3; c++) {
+            YuvInput in;
+            yuv_input_make (&in, yuv_in_formats[f], yuv_sizes[s].width,
+                yuv_sizes[s].height, -1, 0, NULL, c, test_seed (props,
+                    ((f * 8 + o) * 4 + st) * 64 + s * 4 + c));
+            set_yuv_caps (h, &in, NULL);
+            run_and_check_yuv (h, &in, &prm, props);
+            yuv_input_clear (&in);
+          }
+        }
+      }
+      gst_object_unref (e);
+      test_harness_teardown (h);
+      g_free (props);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Larger frames (several tiles and row bands), in system memory with
+ * padded strides and gaps between the planes, and in OpenCL memory of the
+ * element's context with such a meta: read in place, no staging copy. */
+GST_START_TEST (test_yuv_layouts)
+{
+  const gchar *format = yuv_in_formats[__i__ / N_OUT_FORMATS];
+  const gchar *out_format = out_formats[__i__ % N_OUT_FORMATS];
+  static const struct
+  {
+    gint w, h, pad;
+    gsize gap;
+    gboolean cl;
+  } layouts[] = {
+    {640, 480, -1, 0, FALSE}, {333, 211, 13, 7, FALSE}, {33, 17, 64, 0, FALSE},
+    {1, 1, 1, 3, FALSE}, {5, 3, 0, 1, FALSE},
+    {333, 211, 5, 3, TRUE}, {33, 17, 0, 0, TRUE}, {1, 1, 2, 1, TRUE},
+    {130, 17, 8, 8, TRUE},
+  };
+  GstHarness *h = new_harness ("luma-filter=gaussian-5x5", out_format, NULL);
+  GstClContext *ctx = test_element_cl_context (h->element, "sink");
+  guint l, c;
+
+  fail_unless (ctx == test_get_shared_context (),
+      "the element made its own context");
+  for (l = 0; l < G_N_ELEMENTS (layouts); l++) {
+    for (c = 0; c < 3; c++) {
+      YuvInput in;
+      RefParams prm;
+
+      ref_params_init (&prm, GST_VIDEO_COLOR_MATRIX_UNKNOWN, FALSE, 5, 256, 4);
+      yuv_input_make (&in, format, layouts[l].w, layouts[l].h, layouts[l].pad,
+          layouts[l].gap, layouts[l].cl ? ctx : NULL, c,
+          test_seed (out_format, __i__ * 64 + l * 4 + c));
+      set_yuv_caps (h, &in, NULL);
+      run_and_check_yuv (h, &in, &prm, "layouts");
+      yuv_input_clear (&in);
+    }
+  }
+  gst_object_unref (ctx);
+  test_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Y444 from 4:2:0 worked out by hand: a 4x4 I420 frame whose chroma
+ * columns (rows for Cr) are 0 and 160. Bilinear, chroma sited between the
+ * luma pairs: luma 0 and 3 take their own sample, 1 and 2 three quarters
+ * of theirs and a quarter of the other: 0 40 120 160. Replication: 0 0 160
+ * 160. */
+GST_START_TEST (test_yuv_upsample_known)
+{
+  static const struct
+  {
+    const gchar *filter;
+    guint8 expected[4];
+  } cases[] = {
+    {"triangle", {0, 40, 120, 160}},
+    {"box", {0, 0, 160, 160}},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *props = g_strdup_printf ("chroma-filter=%s", cases[i].filter);
+    GstHarness *h = new_harness (props, "Y444", NULL);
+    GstVideoInfo info;
+    GstVideoFrame frame;
+    GstBuffer *out;
+    GstMapInfo map;
+    YuvInput in;
+    gint x, y;
+
+    yuv_input_make (&in, "I420", 4, 4, -1, 0, NULL, YUV_RANDOM, i + 1);
+    fail_unless (gst_buffer_map (in.buffer, &map, GST_MAP_WRITE));
+    for (y = 0; y < 2; y++)
+      for (x = 0; x < 2; x++) {
+        map.data[in.offset[1] + y * in.stride[1] + x] = x ? 160 : 0;
+        map.data[in.offset[2] + y * in.stride[2] + x] = y ? 160 : 0;
+      }
+    gst_buffer_unmap (in.buffer, &map);
+    set_yuv_caps (h, &in, NULL);
+    out = test_push_and_pull (h, in.buffer, in.desc);
+    output_info (h, &info);
+    fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+    for (y = 0; y < 4; y++)
+      for (x = 0; x < 4; x++) {
+        const guint8 *u = GST_VIDEO_FRAME_PLANE_DATA (&frame, 1);
+        const guint8 *v = GST_VIDEO_FRAME_PLANE_DATA (&frame, 2);
+        gint us = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 1);
+        gint vs = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 2);
+        fail_unless (u[y * us + x] == cases[i].expected[x] &&
+            v[y * vs + x] == cases[i].expected[y], "%s: (%d, %d) is Cb %d "
+            "Cr %d, expected %d and %d", cases[i].filter, x, y, u[y * us + x],
+            v[y * vs + x], cases[i].expected[x], cases[i].expected[y]);
+      }
+    gst_video_frame_unmap (&frame);
+    gst_buffer_unref (out);
+    yuv_input_clear (&in);
+    test_harness_teardown (h);
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
+/* No passthrough: with the luma filter off (or at strength 0) the kernel
+ * still runs, each frame a new buffer whose samples are the input's; and
+ * a filter switched on while playing applies to the next frame. */
+GST_START_TEST (test_yuv_identity)
+{
+  static const gchar *props[] = { "luma-filter=none",
+    "luma-filter=gaussian-5x5 luma-strength=0.0"
+  };
+  guint f, i;
+
+  for (f = 0; f < G_N_ELEMENTS (yuv_in_formats); f++) {
+    for (i = 0; i < G_N_ELEMENTS (props); i++) {
+      const gchar *format = yuv_in_formats[f];
+      GstHarness *h = new_harness (props[i], format, NULL);
+      GstElement *e = gst_harness_find_element (h, "clcolorlowpass");
+      GString *report = g_string_new (NULL);
+      GstVideoInfo info, in_info;
+      GstBuffer *out;
+      GstMapInfo map;
+      YuvInput in;
+
+      fail_if (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (e)));
+      yuv_input_make (&in, format, 67, 45, -1, 0, NULL, YUV_NATURAL, f + 1);
+      set_yuv_caps (h, &in, NULL);
+      out = test_push_and_pull (h, in.buffer, in.desc);
+      fail_if (out == in.buffer, "%s: the input came out", props[i]);
+      output_info (h, &info);
+      gst_video_info_set_format (&in_info, in.format, 67, 45);
+      fail_unless (gst_buffer_map (in.buffer, &map, GST_MAP_READ));
+      fail_unless (compare_frame (out, &info, &in_info, map.data, 0,
+              GST_VIDEO_INFO_N_PLANES (&in_info), report),
+          "%s %s: the output is not the input:%s", format, props[i],
+          report->str);
+      gst_buffer_unmap (in.buffer, &map);
+      g_string_free (report, TRUE);
+      gst_buffer_unref (out);
+
+      /* and the filter, once it is on */
+      {
+        RefParams prm;
+        gst_util_set_object_arg (G_OBJECT (e), "luma-filter", "binomial-3x3");
+        g_object_set (e, "luma-strength", 1.0, NULL);
+        ref_params_init (&prm, GST_VIDEO_COLOR_MATRIX_UNKNOWN, FALSE, 3, 256,
+            4);
+        run_and_check_yuv (h, &in, &prm, "filter switched on");
+      }
+      yuv_input_clear (&in);
+      gst_object_unref (e);
+      test_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* No colour conversion: the output carries the input's colorimetry, GRAY8
+ * included, whatever matrix and range say (their samples do not change
+ * either), and 4:2:0 output the input's chroma siting; downstream
+ * insisting on another colorimetry cannot be served. */
+GST_START_TEST (test_yuv_colorimetry)
+{
+  static const struct
+  {
+    const gchar *in, *expected, *siting;
+  } cases[] = {
+    {"colorimetry=bt709", "bt709", NULL},
+    {"colorimetry=bt601", "bt601", NULL},
+    {"colorimetry=1:4:0:0", "1:4:0:0", NULL},
+    {"colorimetry=bt2020,chroma-site=jpeg", "bt2020", "jpeg"},
+    {"chroma-site=mpeg2", "bt601", "mpeg2"},
+    {NULL, "bt601", NULL},
+  };
+  static const gchar *props[] = { NULL, "matrix=bt2020 range=full",
+    "matrix=bt601 range=limited"
+  };
+  guint i, j, o;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (j = 0; j < G_N_ELEMENTS (props); j++)
+      for (o = 0; o < N_OUT_FORMATS; o++) {
+        GstHarness *h = new_harness (props[j], out_formats[o], NULL);
+        GstCaps *caps;
+        GstStructure *s;
+        YuvInput in;
+        RefParams prm;
+        const gchar *got, *siting;
+        gboolean is420 = o < 2;
+
+        yuv_input_make (&in, yuv_in_formats[(i + j) % 2], 33, 17, -1, 0,
+            NULL, YUV_EXTREMES, i * 8 + j);
+        set_yuv_caps (h, &in, cases[i].in);
+        ref_params_init (&prm, GST_VIDEO_COLOR_MATRIX_UNKNOWN, FALSE, 3, 256,
+            4);
+        run_and_check_yuv (h, &in, &prm, GST_STR_NULL (props[j]));
+        caps = gst_pad_get_current_caps (h->sinkpad);
+        s = gst_caps_get_structure (caps, 0);
+        got = gst_structure_get_string (s, "colorimetry");
+        fail_unless (g_strcmp0 (got, cases[i].expected) == 0,
+            "%s colorimetry %s, %s, -> %s: output colorimetry %s, expected "
+            "%s", gst_video_format_to_string (in.format),
+            GST_STR_NULL (cases[i].in), GST_STR_NULL (props[j]),
+            out_formats[o], GST_STR_NULL (got), cases[i].expected);
+        siting = gst_structure_get_string (s, "chroma-site");
+        fail_unless (g_strcmp0 (siting, is420 ? cases[i].siting : NULL) == 0,
+            "%s %s -> %s: output chroma-site %s",
+            gst_video_format_to_string (in.format),
+            GST_STR_NULL (cases[i].in), out_formats[o], GST_STR_NULL (siting));
+        gst_caps_unref (caps);
+        yuv_input_clear (&in);
+        test_harness_teardown (h);
+      }
+
+  /* bt601 in, bt709 wanted */
+  {
+    GstHarness *h = new_harness ("matrix=bt709", "I420", "bt709");
+    YuvInput in;
+
+    yuv_input_make (&in, "I420", 33, 17, -1, 0, NULL, YUV_RANDOM, 3);
+    set_yuv_caps (h, &in, "colorimetry=bt601");
+    fail_unless (gst_harness_push (h, gst_buffer_ref (in.buffer)) ==
+        GST_FLOW_NOT_NEGOTIATED);
+    yuv_input_clear (&in);
+    test_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* RGB and 4:2:0 input in turn in one harness, and the pipelines a user
+ * writes: downstream's format, I420 and NV12 into the encoder. */
+GST_START_TEST (test_yuv_negotiation)
+{
+  static const gchar *pipelines[] = {
+    "videotestsrc num-buffers=3 ! video/x-raw,format=I420 ! clcolorlowpass "
+        "! video/x-raw,format=I420 ! fakesink",
+    "videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=66,height=34 "
+        "! clcolorlowpass ! clmpegenc ! fakesink",
+    "videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=33,height=17 "
+        "! clcolorlowpass ! video/x-raw,format=Y444 ! videoconvert ! "
+        "fakesink",
+    "videotestsrc num-buffers=3 ! video/x-raw,format=NV12 ! clupload "
+        "! clcolorlowpass ! video/x-raw(memory:OpenCL),format=GRAY8 "
+        "! cldownload ! fakesink",
+  };
+  GstHarness *h = new_harness_parse (NULL, "NV12", NULL);
+  guint i;
+
+  for (i = 0; i < 6; i++) {
+    RefParams prm;
+    if (i % 2 == 0) {
+      Input in = { 0, };
+      default_params (&prm, "NV12", 45);
+      input_make (&in, find_in_format (i == 2 ? "RGB" : "BGRx"), 67, 45, 0,
+          0, CONTENT_NATURAL, test_seed ("mixed", i));
+      set_input_caps (h, &in);
+      run_and_check (h, &in, &prm, "RGB after 4:2:0");
+      input_clear (&in);
+    } else {
+      YuvInput in;
+      ref_params_init (&prm, GST_VIDEO_COLOR_MATRIX_UNKNOWN, FALSE, 3, 256,
+          4);
+      yuv_input_make (&in, yuv_in_formats[i / 2 % 2], 67, 45, -1, 0, NULL,
+          YUV_NATURAL, test_seed ("mixed", i));
+      set_yuv_caps (h, &in, NULL);
+      run_and_check_yuv (h, &in, &prm, "4:2:0 after RGB");
+      yuv_input_clear (&in);
+    }
+  }
+  test_harness_teardown (h);
+
+  for (i = 0; i < G_N_ELEMENTS (pipelines); i++) {
+    GError *error = NULL;
+    GstElement *pipeline = gst_parse_launch (pipelines[i], &error);
+    GstBus *bus;
+    GstMessage *msg;
+
+    fail_unless (pipeline != NULL, "%s: %s", pipelines[i],
+        error ? error->message : "?");
+    bus = gst_element_get_bus (pipeline);
+    fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+        "%s: no EOS", pipelines[i]);
+    gst_message_unref (msg);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (pipeline);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 colorlowpass_suite (void)
 {
@@ -1331,6 +1885,13 @@ colorlowpass_suite (void)
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_short_buffer);
   tcase_add_test (tc, test_short_buffer_meta);
+  tcase_add_loop_test (tc, test_yuv_filters, 0, N_FILTER_CASES);
+  tcase_add_loop_test (tc, test_yuv_layouts, 0,
+      G_N_ELEMENTS (yuv_in_formats) * N_OUT_FORMATS);
+  tcase_add_test (tc, test_yuv_upsample_known);
+  tcase_add_test (tc, test_yuv_identity);
+  tcase_add_test (tc, test_yuv_colorimetry);
+  tcase_add_test (tc, test_yuv_negotiation);
   return s;
 }
 
