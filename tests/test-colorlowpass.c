@@ -1523,7 +1523,7 @@ static const struct
   {1, 1}, {5, 3}, {33, 17}, {2, 2}, {130, 3}, {1, 6}, {67, 45},
 };
 
-/* Every 4:2:0 input with every output format and filter setting, each
+/* The 4:2:0 inputs with the output formats and filter settings, each
  * strength at its ends and between, on odd and tiny sizes: the clamped
  * edges and the last half-covered chroma column and row. chroma-filter
  * chooses Y444's upsampling and must not touch 4:2:0 chroma. */
@@ -1536,11 +1536,22 @@ GST_START_TEST (test_yuv_filters)
 
   for (f = 0; f < G_N_ELEMENTS (yuv_in_formats); f++) {
     for (o = 0; o < N_OUT_FORMATS; o++) {
-      gchar *props = g_strdup_printf ("luma-filter=%s chroma-filter=%s",
-          luma_names[luma], chroma_names[chroma]);
-      GstHarness *h = new_harness (props, out_formats[o], NULL);
-      GstElement *e = gst_harness_find_element (h, "clcolorlowpass");
+      gchar *props;
+      GstHarness *h;
+      GstElement *e;
 
+      /* each kernel variant costs a build: with box chroma the luma
+       * filters take the input and output pairs in turn (test_yuv_layouts
+       * has them all with the 5x5 one); triangle chroma differs for Y444
+       * alone, and leaves I420's chroma as box does */
+      if (chroma == 0 ? (f * N_OUT_FORMATS + o) % G_N_ELEMENTS (luma_names)
+          != luma : !g_str_equal (out_formats[o], "Y444") &&
+          !(luma == 0 && f == 0 && o == 0))
+        continue;
+      props = g_strdup_printf ("luma-filter=%s chroma-filter=%s",
+          luma_names[luma], chroma_names[chroma]);
+      h = new_harness (props, out_formats[o], NULL);
+      e = gst_harness_find_element (h, "clcolorlowpass");
       for (st = 0; st < G_N_ELEMENTS (yuv_strengths); st++) {
         RefParams prm;
 
