@@ -171,6 +171,8 @@ struct _GstClMpegEnc
   gint fps_n, fps_d;
   gint refused_fps_n, refused_fps_d;    /* the rate last refused, if any */
   guint64 seq_frames;           /* pictures so far in the sequence */
+  /* the "bitrate" and "vbv-buffer-size" the sequence follows */
+  guint seq_bitrate, seq_vbv_size;
   guint gop_pos;
   guint64 gop_first;
   gboolean need_sequence;
@@ -958,6 +960,41 @@ choose_vbv_size (GstClMpegEnc * self, guint vbv)
   return needed;
 }
 
+/* Starts a sequence at the bit rate and VBV buffer the properties set
+ * now, with a rate control that keeps to them (MPEG-1 keeps both for a
+ * whole sequence). */
+static void
+start_rate_sequence (GstClMpegEnc * self)
+{
+  guint bitrate, vbv;
+
+  GST_OBJECT_LOCK (self);
+  bitrate = self->bitrate;
+  vbv = self->vbv_size;
+  GST_OBJECT_UNLOCK (self);
+  self->seq_bitrate = bitrate;
+  self->seq_vbv_size = vbv;
+  if (bitrate > 0) {
+    self->seq.bit_rate_code = MIN ((bitrate * 1000ULL + 399) / 400, 0x3fffe);
+    vbv = choose_vbv_size (self, vbv);
+  } else {
+    self->seq.bit_rate_code = 0x3ffff;
+    if (vbv == 0)
+      vbv = 1023;
+  }
+  self->seq.vbv_size_code = CLAMP (vbv, 1, 1023);
+  /* the model runs at the rate the stream signals, as a decoder's does
+   * (an odd number of kbit/s is rounded up to whole 400 bit/s) */
+  gst_cl_mpeg_rate_control_init (&self->rc, bitrate > 0 ?
+      self->seq.bit_rate_code * 400ULL : 0,
+      self->seq.vbv_size_code * VBV_UNIT_BITS,
+      (gdouble) self->fps_n / self->fps_d, self->gop_size, self->quantizer,
+      self->ip_factor, self->mb_width, self->mb_height);
+  self->seq_frames = 0;
+  self->gop_pos = 0;
+  self->need_sequence = TRUE;
+}
+
 static gboolean
 gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
 {
@@ -967,7 +1004,6 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   GstCaps *caps;
   GError *error = NULL;
   gboolean exact;
-  guint bitrate, vbv;
   gint fps_n = GST_VIDEO_INFO_FPS_N (info), fps_d = GST_VIDEO_INFO_FPS_D (info);
   guint code;
 
@@ -1018,29 +1054,7 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
             (GST_VIDEO_INFO_INTERLACE_MODE (info))),
         ("deinterlace first for motion without combing"));
 
-  GST_OBJECT_LOCK (self);
-  bitrate = self->bitrate;
-  vbv = self->vbv_size;
-  GST_OBJECT_UNLOCK (self);
-  if (bitrate > 0) {
-    self->seq.bit_rate_code = MIN ((bitrate * 1000ULL + 399) / 400, 0x3fffe);
-    vbv = choose_vbv_size (self, vbv);
-  } else {
-    self->seq.bit_rate_code = 0x3ffff;
-    if (vbv == 0)
-      vbv = 1023;
-  }
-  self->seq.vbv_size_code = CLAMP (vbv, 1, 1023);
-  /* the model runs at the rate the stream signals, as a decoder's does
-   * (an odd number of kbit/s is rounded up to whole 400 bit/s) */
-  gst_cl_mpeg_rate_control_init (&self->rc, bitrate > 0 ?
-      self->seq.bit_rate_code * 400ULL : 0,
-      self->seq.vbv_size_code * VBV_UNIT_BITS,
-      (gdouble) self->fps_n / self->fps_d, self->gop_size, self->quantizer,
-      self->ip_factor, self->mb_width, self->mb_height);
-  self->seq_frames = 0;
-  self->gop_pos = 0;
-  self->need_sequence = TRUE;
+  start_rate_sequence (self);
   self->avg_activity = 1;
   self->last_recon = 0;
 
@@ -1063,7 +1077,7 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   GST_INFO_OBJECT (self, "%ux%u (%ux%u macroblocks), frame_rate_code %u, "
       "aspect code %u, %s", self->seq.width, self->seq.height,
       self->mb_width, self->mb_height, code, self->seq.aspect_code,
-      bitrate ? "constant bit rate" : "constant quantiser");
+      self->seq_bitrate ? "constant bit rate" : "constant quantiser");
   return gst_video_encoder_negotiate (enc);
 }
 
@@ -1075,8 +1089,8 @@ gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
   Slot *s;
   GError *error = NULL;
   GstFlowReturn ret;
-  guint gop_size;
-  gboolean cq;
+  guint gop_size, bitrate, vbv_size;
+  gboolean cq, rate_set, starts_gop;
 
   if (!self->tr) {
     gst_video_codec_frame_unref (frame);
@@ -1091,8 +1105,25 @@ gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
   }
   GST_OBJECT_LOCK (self);
   gop_size = self->gop_size;
-  cq = self->rc.bit_rate <= 0;
+  bitrate = self->bitrate;
+  vbv_size = self->vbv_size;
   GST_OBJECT_UNLOCK (self);
+  rate_set = bitrate != self->seq_bitrate || vbv_size != self->seq_vbv_size;
+  starts_gop = self->need_sequence || self->gop_pos >= gop_size ||
+      GST_VIDEO_CODEC_FRAME_IS_FORCE_KEYFRAME (frame);
+  if (rate_set && starts_gop) {
+    /* a bit rate or buffer set while playing: the sequence ends with the
+     * GOP, and the next, at the new rate, starts here */
+    GST_INFO_OBJECT (self, "bit rate %u -> %u kbit/s, VBV buffer %u -> %u "
+        "from picture %" G_GUINT64_FORMAT, self->seq_bitrate, bitrate,
+        self->seq_vbv_size, vbv_size, self->frames_out);
+    if ((ret = drain (self, TRUE)) != GST_FLOW_OK) {
+      gst_video_codec_frame_unref (frame);
+      return ret;
+    }
+    start_rate_sequence (self);
+  }
+  cq = self->rc.bit_rate <= 0;
 
   s = &self->slots[self->next_slot];
   self->next_slot ^= 1;
@@ -1100,8 +1131,7 @@ gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
   s->frame = frame;             /* the reference the base class gave us */
   s->dc_only = s->all_skipped = FALSE;
 
-  if (self->need_sequence || self->gop_pos >= gop_size ||
-      GST_VIDEO_CODEC_FRAME_IS_FORCE_KEYFRAME (frame))
+  if (starts_gop)
     self->gop_pos = 0;
   s->intra = self->gop_pos == 0;
   s->gop_start = s->intra;
@@ -1531,8 +1561,9 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_BITRATE,
       g_param_spec_uint ("bitrate", "Bit rate",
           "Target bit rate in kbit/s under the VBV buffer model "
-          "(0: constant quantiser)", 0, 100000, DEFAULT_BITRATE,
-          rw | GST_PARAM_MUTABLE_READY));
+          "(0: constant quantiser); set while playing, it applies from the "
+          "next GOP, which starts a new sequence", 0, 100000, DEFAULT_BITRATE,
+          rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_VBV_BUFFER_SIZE,
       g_param_spec_uint ("vbv-buffer-size", "VBV buffer size",
           "Decoder buffer in units of 16384 bits (0: half a second at the "
@@ -1541,9 +1572,9 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "least two pictures' worth of bits and the largest picture the "
           "encoder may be forced to write (an I picture of DC levels only, "
           "as far as the bit rate can fill the buffer within the longest "
-          "vbv_delay); reading the property gives the value set",
-          0, 1023, DEFAULT_VBV_SIZE,
-          rw | GST_PARAM_MUTABLE_READY));
+          "vbv_delay); reading the property gives the value set; set while "
+          "playing, it applies from the next GOP, as the bit rate",
+          0, 1023, DEFAULT_VBV_SIZE, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_ADAPTIVE_QUANT,
       g_param_spec_boolean ("adaptive-quant", "Adaptive quantisation",
           "Per-macroblock quantiser from its activity (0.5 to 2 times the "

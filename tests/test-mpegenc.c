@@ -1978,6 +1978,106 @@ GST_END_TEST;
  * overflow, no warning (neither a picture that does not fit nor one
  * coded as a repeat of the one before), and the sequence header carries
  * the size set. */
+/* Encodes 36 frames of the natural clip at 176x144 with @props, @change
+ * set before frame @at; the stream's check (it must pass) */
+static MpegCheckResult *
+encode_with_change (const gchar * props, const gchar * change, guint at)
+{
+  const guint w = 176, h_ = 144, n = 36;
+  GstHarness *h = harness_new (props);
+  Encoded e = { g_byte_array_new (), g_array_new (FALSE, FALSE,
+        sizeof (GstClockTime)), 0
+  };
+  MpegCheckResult *r;
+  gchar *errors;
+  guint i;
+
+  set_caps (h, w, h_, 25, "I420");
+  for (i = 0; i < n; i++) {
+    guint8 *f = natural_frame (w, h_, i, 2, 1, 7);
+    if (i == at)
+      test_set_properties (h->element, change);
+    fail_unless_equals_int (gst_harness_push (h, i420_buffer (f, w, h_,
+                i * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
+    g_free (f);
+    pull_all (h, &e);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_all (h, &e);
+  test_harness_teardown (h);
+  fail_unless_equals_int (e.pts->len, n);
+  r = mpegcheck_run (e.stream->data, e.stream->len, NULL);
+  errors = mpegcheck_errors_text (r);
+  fail_unless (mpegcheck_passed (r), "%s, then %s: %s", props, change,
+      errors);
+  fail_unless_equals_int (r->pictures->len, n);
+  g_free (errors);
+  encoded_free (&e);
+  return r;
+}
+
+/* Properties set while playing are used, never only reported: the
+ * quantisers from the next picture coded; a bit rate or VBV buffer (a
+ * sequence's in MPEG-1) from the next GOP, which starts a new sequence
+ * that carries them, in bit-rate and in constant-quantiser mode. */
+GST_START_TEST (test_live_changes)
+{
+  static const struct
+  {
+    const gchar *props, *change;
+    guint bitrate[2], vbv[2];   /* of the two sequences (0: none) */
+  } rates[] = {
+    {"bitrate=150", "bitrate=600", {150, 600}, {0, 0}},
+    {"bitrate=600", "vbv-buffer-size=8", {600, 600}, {0, 8}},
+    {"bitrate=300", "bitrate=0", {300, 0}, {0, 1023}},
+    {"quantizer=6", "bitrate=400", {0, 400}, {1023, 0}},
+  };
+  MpegCheckResult *r;
+  guint c, i;
+
+  /* quantizer 4 -> 10 and ip-factor 1.4 -> 2 after frame 9 (the one in
+   * the device then keeps its own): P pictures 4, then 10; I pictures
+   * round (4 / 1.4) = 3, then 10 / 2 = 5 */
+  r = encode_with_change ("quantizer=4 gop-size=12", "quantizer=10 "
+      "ip-factor=2", 10);
+  for (i = 0; i < r->pictures->len; i++) {
+    const MpegCheckPicture *pic = &g_array_index (r->pictures,
+        MpegCheckPicture, i);
+    guint q = i % 12 ? (i < 10 ? 4 : 10) : (i < 10 ? 3 : 5);
+    fail_unless (pic->slice_quant_min == q && pic->slice_quant_max == q,
+        "picture %u: quantisers %u to %u, not %u", i, pic->slice_quant_min,
+        pic->slice_quant_max, q);
+  }
+  fail_unless_equals_int (r->sequences->len, 1);
+  mpegcheck_result_free (r);
+
+  /* set before frame 15, in the second GOP: the third starts a sequence */
+  for (c = 0; c < G_N_ELEMENTS (rates); c++) {
+    r = encode_with_change (rates[c].props, rates[c].change, 15);
+    fail_unless_equals_int (r->sequences->len, 2);
+    for (i = 0; i < 2; i++) {
+      const MpegCheckSequence *seq = &g_array_index (r->sequences,
+          MpegCheckSequence, i);
+      guint code = rates[c].bitrate[i] ? rates[c].bitrate[i] * 1000 / 400 :
+          0x3ffff;
+      fail_unless_equals_int (seq->first_picture, 24 * i);
+      fail_unless_equals_int (seq->n_pictures, i ? 12 : 24);
+      fail_unless (seq->bit_rate_code == code, "%s, then %s: sequence %u "
+          "signals bit_rate %u, not %u", rates[c].props, rates[c].change, i,
+          seq->bit_rate_code, code);
+      if (rates[c].vbv[i])
+        fail_unless_equals_int (seq->vbv_buffer_size_code, rates[c].vbv[i]);
+    }
+    fail_unless (r->vbv_simulated || rates[c].bitrate[0] == 0);
+    fail_unless (r->n_underflows == 0 && r->n_overflows == 0,
+        "%s, then %s: %u underflows, %u overflows", rates[c].props,
+        rates[c].change, r->n_underflows, r->n_overflows);
+    mpegcheck_result_free (r);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_vbv_tight)
 {
   static const struct
@@ -2147,6 +2247,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_size_change);
   tcase_add_test (tc, test_eos_and_flush);
   tcase_add_test (tc, test_upstream_vectors);
+  tcase_add_test (tc, test_live_changes);
   tcase_add_test (tc, test_chain_not_worse);
   tcase_add_test (tc, test_motion_method);
   tcase_add_test (tc, test_layouts_agree);
