@@ -42,6 +42,11 @@ CLVIDEO_PACKAGES=(
   python3-gi
   python3-gst-1.0
 )
+# A script with a build of its own (tests/sanitize.sh, tests/fuzz.sh) sets
+# these before sourcing this file: packages it needs beyond the above, and
+# options for `meson setup` of its build directory (arrays; CC in the
+# environment picks the compiler, as for meson).
+CLVIDEO_PACKAGES+=(${CLVIDEO_EXTRA_PACKAGES[@]+"${CLVIDEO_EXTRA_PACKAGES[@]}"})
 
 CLVIDEO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CLVIDEO_BUILD="${BUILD_DIR:-build}"
@@ -89,7 +94,8 @@ clvideo_build() {
   local log
   if [ ! -f "$CLVIDEO_BUILD/build.ninja" ]; then
     echo "setup: configuring $CLVIDEO_BUILD"
-    meson setup "$CLVIDEO_BUILD" "$CLVIDEO_ROOT" || {
+    meson setup ${CLVIDEO_MESON_OPTIONS[@]+"${CLVIDEO_MESON_OPTIONS[@]}"} \
+      "$CLVIDEO_BUILD" "$CLVIDEO_ROOT" || {
       echo "setup: meson setup failed" >&2
       return 1
     }

@@ -639,8 +639,8 @@ int
 main (int argc, char **argv)
 {
   gst_check_init (&argc, &argv);
-  if (!g_getenv ("CORPUS_STREAMS") && (!g_find_program_in_path ("ffmpeg") ||
-          !g_find_program_in_path ("mpeg2dec"))) {
+  if (!g_getenv ("CORPUS_STREAMS") && (!test_have_program ("ffmpeg") ||
+          !test_have_program ("mpeg2dec"))) {
     g_print ("SKIP: needs ffmpeg and mpeg2dec (Debian packages ffmpeg, "
         "mpeg2dec)\n");
     return 77;

@@ -2267,7 +2267,7 @@ main (int argc, char **argv)
   Suite *s;
 
   gst_check_init (&argc, &argv);
-  if (!g_find_program_in_path ("ffmpeg")) {
+  if (!test_have_program ("ffmpeg")) {
     g_print ("SKIP: ffmpeg is not installed (Debian package ffmpeg)\n");
     return 77;
   }

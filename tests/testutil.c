@@ -47,6 +47,15 @@ test_suite_add_case (Suite * s)
   return tc;
 }
 
+gboolean
+test_have_program (const gchar * name)
+{
+  gchar *path = g_find_program_in_path (name);
+
+  g_free (path);
+  return path != NULL;
+}
+
 void
 test_set_properties (GstElement * element, const gchar * props)
 {

@@ -19,6 +19,8 @@ void test_release_shared_context (void);
 /* The test case of @s: 900 s a test, the shared context dropped after each. */
 TCase *test_suite_add_case (Suite * s);
 
+/* Whether @name is a program in PATH. */
+gboolean test_have_program (const gchar * name);
 /* Sets "name=value name=value ..." (NULL: none) as gst_util_set_object_arg. */
 void test_set_properties (GstElement * element, const gchar * props);
 /* Gives @element a bus: a harness gives none, and its messages would go. */
