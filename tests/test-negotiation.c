@@ -426,7 +426,7 @@ int
 main (int argc, char **argv)
 {
   gst_check_init (&argc, &argv);
-  if (!g_find_program_in_path ("ffmpeg")) {
+  if (!test_have_program ("ffmpeg")) {
     g_print ("SKIP: needs ffmpeg (Debian package ffmpeg)\n");
     return 77;
   }
