@@ -234,6 +234,22 @@ encode_clip (const gchar * props, guint w, guint h_, guint n, gboolean pan,
   test_harness_teardown (h);
 }
 
+/* Sends EOS and appends what comes out to @stream */
+static void
+end_stream (GstHarness * h, GByteArray * stream)
+{
+  GstBuffer *out;
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((out = gst_harness_try_pull (h))) {
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    g_byte_array_append (stream, map.data, map.size);
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+  }
+}
+
 static gchar *
 write_stream (const gchar * name, GByteArray * stream)
 {
@@ -1882,7 +1898,6 @@ GST_START_TEST (test_vbv_buffer_too_small)
     gchar *src, *expected;
     GstStructure *stats = NULL;
     GstHarness *h;
-    GstBuffer *out;
     GstBus *bus;
     GstMessage *msg;
     MpegCheckResult *r;
@@ -1900,14 +1915,7 @@ GST_START_TEST (test_vbv_buffer_too_small)
     gst_harness_add_src_parse (h, src, FALSE);
     for (i = 0; i < n; i++)
       fail_unless_equals_int (gst_harness_push_from_src (h), GST_FLOW_OK);
-    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-    while ((out = gst_harness_try_pull (h))) {
-      GstMapInfo map;
-      fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
-      g_byte_array_append (stream, map.data, map.size);
-      gst_buffer_unmap (out, &map);
-      gst_buffer_unref (out);
-    }
+    end_stream (h, stream);
 
     /* the warnings about the buffer's size */
     bus = gst_element_get_bus (enc);
@@ -2110,7 +2118,6 @@ GST_START_TEST (test_vbv_tight)
     guint dc_warned = 0;
     gchar *what;
     GstHarness *h;
-    GstBuffer *out;
     GstBus *bus;
     GstMessage *msg;
     MpegCheckResult *r;
@@ -2151,14 +2158,7 @@ GST_START_TEST (test_vbv_tight)
         g_free (f);
       }
     }
-    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-    while ((out = gst_harness_try_pull (h))) {
-      GstMapInfo map;
-      fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
-      g_byte_array_append (stream, map.data, map.size);
-      gst_buffer_unmap (out, &map);
-      gst_buffer_unref (out);
-    }
+    end_stream (h, stream);
 
     bus = gst_element_get_bus (enc);
     while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
