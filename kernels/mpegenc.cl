@@ -1848,6 +1848,9 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         #pragma unroll
         for (i = 0; i < 24; i++)
           pred[i] = 0;
+        #pragma unroll
+        for (i = 0; i < 8; i++)
+          qw[i] = qw_in[i];
       }
     }
   } else {
@@ -1855,9 +1858,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         rd_lambda, lambda4, dc_only, rd_bits, 0, LONG_MAX, levels_of,
         &rd_delta, &rd_cbp, &energy);
   }
-  /* the reconstruction's steps: those of the levels kept (an intra
-   * macroblock of a P picture may be the intra candidate's) */
-  if (intra && (q_kept != q || p_picture))
+  /* the reconstruction's steps: those of a raised quantiser */
+  if (intra && q_kept != q)
     quant_steps (q_kept, 1, 1, qw, rcp, mag1);
   q = q_kept;
 
