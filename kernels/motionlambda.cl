@@ -4,7 +4,7 @@
  * Each block takes the candidate of least SAD + lambda * bits, bits being
  * what MPEG-1 spends on the vector's difference to its predictor, the
  * vector just chosen for the block on its left (reset to 0 at the start of
- * every row, which is a slice). Definitions: gst/gstclmotionlambda.h.
+ * every row, which is a slice). Definitions: gst/clvideo/motionsearch/gstclmotionlambda.h.
  *
  * Only the left neighbour is a dependency, so rows are independent chains:
  * the wavefront of this search is a vertical line sweeping left to right.

@@ -26,7 +26,7 @@ typedef struct {
   uint sad;
 } MotionVector;
 
-/* gst/gstclmpegvlc.h GstClMpegMbRecord */
+/* gst/clvideo/mpegenc/gstclmpegvlc.h GstClMpegMbRecord */
 typedef struct {
   short dx, dy;
   uchar flags, cbp, quant, reserved0;

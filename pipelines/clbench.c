@@ -37,8 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gstclcontext.h"
-#include "gstclfilter.h"
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclfilter.h>
 #include "gstclmotionlambda.h"
 #include "gstclmotionsearchcompute.h"
 #include "gstclmpegtransform.h"

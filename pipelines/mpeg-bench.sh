@@ -165,7 +165,7 @@ for size in $sizes; do
     -color_range unspecified -f yuv4mpegpipe -y "$long_clip"
   for enc in $run_list; do
     # not timed: a first run builds what later ones find in the kernel
-    # caches (POCL's and clmpegenc's binaries, gst/gstclbinarycache.h),
+    # caches (POCL's and clmpegenc's binaries, gst/cl/gstclbinarycache-private.h),
     # which on a fresh machine takes seconds
     case "$enc" in
       clmpegenc*) encode "$enc" "$mid" "$work/warm-up.m1v" >/dev/null 2>&1 ||

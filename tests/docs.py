@@ -273,10 +273,10 @@ def check_lists(srcdir, builddir):
                       % (listed, packages))
 
     # every element of the plugin, in usage.md's opening lines and README
-    plugin = open(os.path.join(srcdir, 'gst', 'plugin.c')).read()
-    sources = ''.join(open(os.path.join(srcdir, 'gst', f)).read()
-                      for f in os.listdir(os.path.join(srcdir, 'gst'))
-                      if f.endswith('.c'))
+    plugin = open(os.path.join(srcdir, 'gst', 'clvideo', 'plugin.c')).read()
+    sources = ''.join(open(os.path.join(root, f)).read()
+                      for root, _, files in os.walk(os.path.join(srcdir, 'gst'))
+                      for f in files if f.endswith('.c'))
     elements = sorted(set(re.findall(
         r'gst_element_register\s*\(\s*\w+\s*,\s*"(\w+)"', plugin)))
     opening = paragraph_with(usage, r'elements of the `clvideo` plugin')
@@ -287,7 +287,7 @@ def check_lists(srcdir, builddir):
         if '| `%s`' % e not in open(readme).read():
             errors.append('README.md\'s element table misses `%s`' % e)
     if not elements:
-        errors.append('no gst_element_register calls found in gst/plugin.c')
+        errors.append('no gst_element_register calls found in gst/clvideo/plugin.c')
 
     # every debug category, where the docs list them
     categories = sorted(set(re.findall(

@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gstclcontext.h"
-#include "gstclprogram.h"
-#include "gstclbinarycache.h"
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclprogram-private.h>
+#include <gst/cl/gstclbinarycache-private.h>
 #include "testutil.h"
 
 #define RUN_TIMEOUT (60 * GST_SECOND)

@@ -17,8 +17,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "gstclcontext.h"
-#include "gstclmemory.h"
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclmemory.h>
 #include "colorlowpass-ref.h"
 #include "testutil.h"
 

@@ -10,8 +10,8 @@
 #include <gst/video/video.h>
 #include <string.h>
 
-#include "gstclcontext.h"
-#include "gstclfilter.h"
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclfilter.h>
 #include "testutil.h"
 
 #define N_FRAMES 5

@@ -20,9 +20,9 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "gstclcontext.h"
-#include "gstclmemory.h"
-#include "gstclhistogrammeta.h"
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclmemory.h>
+#include <gst/cl/gstclhistogrammeta.h>
 #include "colorlowpass-ref.h"
 #include "contrast-ref.h"
 #include "histogram-ref.h"

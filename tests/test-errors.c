@@ -19,8 +19,9 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "gstclcontext.h"
-#include "gstclprogram.h"
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclprogram-private.h>
+#include "gstclvideokernels.h"
 #include "testutil.h"
 
 #define RUN_TIMEOUT (60 * GST_SECOND)
@@ -1184,5 +1185,6 @@ main (int argc, char **argv)
     return no_platform_child (argv[2]);
 
   gst_check_init (&argc, &argv);
+  gst_cl_video_register_kernels ();
   return gst_check_run_suite (errors_suite (), "errors", __FILE__);
 }

@@ -16,9 +16,9 @@
 #include <gst/video/video.h>
 #include <string.h>
 
-#include "gstclcontext.h"
-#include "gstclmemory.h"
-#include "gstclhistogrammeta.h"
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclmemory.h>
+#include <gst/cl/gstclhistogrammeta.h>
 #include "histogram-ref.h"
 #include "testframes.h"
 

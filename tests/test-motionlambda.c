@@ -19,10 +19,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "gstclcontext.h"
-#include "gstclmemory.h"
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclmemory.h>
 #include "gstclmotionlambda.h"
-#include "gstclmotionmeta.h"
+#include <gst/cl/gstclmotionmeta.h>
 #include "gstclmotionsearchcompute.h"
 #include "motionlambda-ref.h"
 #include "testutil.h"

@@ -22,9 +22,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "gstclcontext.h"
-#include "gstclmemory.h"
-#include "gstclmotionmeta.h"
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclmemory.h>
+#include <gst/cl/gstclmotionmeta.h>
 #include "gstclmotionsearchcompute.h"
 #include "motionsearch-ref.h"
 #include "testutil.h"

@@ -23,7 +23,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gstclbufferpool.h"
+#include <gst/cl/gstclbufferpool.h>
 #include "gstclmotionsearchcompute.h"
 #include "gstclmpegtransform.h"
 #include "mpegcheck.h"

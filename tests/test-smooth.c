@@ -15,8 +15,8 @@
 #include <gst/video/video.h>
 #include <string.h>
 
-#include "gstclcontext.h"
-#include "gstclmemory.h"
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclmemory.h>
 #include "smooth-ref.h"
 #include "testutil.h"
 

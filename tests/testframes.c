@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "testframes.h"
-#include "gstclmemory.h"
+#include <gst/cl/gstclmemory.h>
 
 #include <gst/check/gstcheck.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <gst/video/video.h>
-#include "gstclcontext.h"
+#include <gst/cl/gstclcontext.h>
 #include "testutil.h"
 
 G_BEGIN_DECLS

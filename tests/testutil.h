@@ -6,7 +6,7 @@
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
-#include "gstclcontext.h"
+#include <gst/cl/gstclcontext.h>
 
 G_BEGIN_DECLS
 

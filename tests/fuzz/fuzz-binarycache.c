@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gstclbinarycache.h"
+#include <gst/cl/gstclbinarycache-private.h>
 
 int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
 

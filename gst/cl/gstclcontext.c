@@ -1,0 +1,924 @@
+/* gst-clvideo: the shared OpenCL device context
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <gst/cl/gstclcontext.h>
+#include "gstclprogram-private.h"
+#include "gstclbinarycache-private.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cl_context_debug);
+#define GST_CAT_DEFAULT gst_cl_context_debug
+/* Kernel device times are logged here: GST_DEBUG=clprofile:6 */
+GST_DEBUG_CATEGORY_STATIC (gst_cl_profile_debug);
+
+typedef struct {
+  guint64 launches;
+  guint64 total_ns;
+  guint64 min_ns;
+} KernelStats;
+
+typedef struct {
+  cl_event event;
+  const gchar *label;           /* interned */
+} PendingLaunch;
+
+struct _GstClContextPrivate
+{
+  GMutex lock;
+  GHashTable *programs;         /* "name\nOPTIONS" -> cl_program */
+  GHashTable *stats;            /* interned label -> KernelStats */
+  GQueue pending;               /* PendingLaunch, oldest first */
+  gboolean profiling;
+  gboolean owns_context;
+  gsize counts[3];               /* GstClTransferKind -> count */
+  guint programs_from_cache;    /* built from the binary cache */
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstClContext, gst_cl_context, GST_TYPE_OBJECT,
+    G_ADD_PRIVATE (GstClContext);
+    GST_DEBUG_CATEGORY_INIT (gst_cl_context_debug, "clcontext", 0,
+        "OpenCL device context");
+    GST_DEBUG_CATEGORY_INIT (gst_cl_profile_debug, "clprofile", 0,
+        "OpenCL kernel device times"));
+
+static gint n_contexts_created = 0;
+
+static void
+release_program (gpointer program)
+{
+  clReleaseProgram ((cl_program) program);
+}
+
+static void
+gst_cl_context_init (GstClContext * self)
+{
+  self->priv = gst_cl_context_get_instance_private (self);
+  g_mutex_init (&self->priv->lock);
+  self->priv->programs = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, release_program);
+  self->priv->stats = g_hash_table_new_full (g_direct_hash, g_direct_equal,
+      NULL, g_free);
+  g_queue_init (&self->priv->pending);
+}
+
+static void harvest_launches (GstClContext * self, gboolean wait);
+
+static void
+gst_cl_context_finalize (GObject * object)
+{
+  GstClContext *self = GST_CL_CONTEXT (object);
+
+  if (self->queue) {
+    clFinish (self->queue);
+    g_mutex_lock (&self->priv->lock);
+    harvest_launches (self, TRUE);
+    g_mutex_unlock (&self->priv->lock);
+  }
+  g_hash_table_destroy (self->priv->programs);
+  g_hash_table_destroy (self->priv->stats);
+  if (self->queue)
+    clReleaseCommandQueue (self->queue);
+  if (self->context)
+    clReleaseContext (self->context);
+  if (self->device)
+    clReleaseDevice (self->device);
+  g_free (self->device_name);
+  g_free (self->platform_name);
+  g_mutex_clear (&self->priv->lock);
+  G_OBJECT_CLASS (gst_cl_context_parent_class)->finalize (object);
+}
+
+static void
+gst_cl_context_class_init (GstClContextClass * klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = gst_cl_context_finalize;
+}
+
+/* ---- device enumeration ---- */
+
+typedef struct {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_device_type type;
+  gchar *name;
+  gchar *platform_name;
+} DeviceEntry;
+
+/* clGetDeviceInfo of @param (named @name) into @value of @size bytes; on
+ * an error a warning that names the call, the parameter and the code, and
+ * FALSE (@value is left as it was: the caller's fallback). */
+static gboolean
+device_info (cl_device_id d, cl_device_info param, const gchar * name,
+    size_t size, void *value)
+{
+  cl_int ret = clGetDeviceInfo (d, param, size, value, NULL);
+
+  if (ret == CL_SUCCESS)
+    return TRUE;
+  GST_WARNING ("clGetDeviceInfo (%s): %s", name, gst_cl_error_name (ret));
+  return FALSE;
+}
+
+#define DEVICE_INFO(d, param, value) \
+  device_info (d, param, #param, sizeof (*(value)), value)
+
+/* A string parameter of a platform or device ("" when it cannot be had,
+ * with a warning naming the call, the parameter and the code). */
+static gchar *
+info_string (cl_platform_id p, cl_device_id d, cl_uint what,
+    const gchar * name)
+{
+  const gchar *call = d ? "clGetDeviceInfo" : "clGetPlatformInfo";
+  size_t size = 0;
+  gchar *s = NULL;
+  cl_int ret;
+
+  ret = d ? clGetDeviceInfo (d, what, 0, NULL, &size) :
+      clGetPlatformInfo (p, what, 0, NULL, &size);
+  if (ret == CL_SUCCESS && size > 0) {
+    s = g_malloc0 (size + 1);
+    ret = d ? clGetDeviceInfo (d, what, size, s, NULL) :
+        clGetPlatformInfo (p, what, size, s, NULL);
+  }
+  if (ret != CL_SUCCESS) {
+    GST_WARNING ("%s (%s): %s", call, name, gst_cl_error_name (ret));
+    g_free (s);
+    s = NULL;
+  }
+  return s ? g_strstrip (s) : g_strdup ("");
+}
+
+#define get_platform_string(p, what) info_string (p, NULL, what, #what)
+#define get_device_string(d, what) info_string (NULL, d, what, #what)
+
+static void
+device_entry_clear (DeviceEntry * e)
+{
+  g_free (e->name);
+  g_free (e->platform_name);
+}
+
+/* All devices of all platforms, in platform order. */
+static GArray *
+list_devices (GError ** error)
+{
+  cl_uint n_platforms = 0, i;
+  cl_platform_id *platforms;
+  GArray *list;
+  cl_int ret;
+
+  ret = clGetPlatformIDs (0, NULL, &n_platforms);
+  if (ret == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */  || n_platforms == 0) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_NO_PLATFORM,
+        "No OpenCL platform is installed (install an OpenCL driver, for "
+        "example pocl-opencl-icd for the CPU, or check OCL_ICD_VENDORS)");
+    return NULL;
+  }
+  if (!gst_cl_check (ret, "clGetPlatformIDs", error))
+    return NULL;
+
+  platforms = g_new0 (cl_platform_id, n_platforms);
+  ret = clGetPlatformIDs (n_platforms, platforms, NULL);
+  if (!gst_cl_check (ret, "clGetPlatformIDs", error)) {
+    g_free (platforms);
+    return NULL;
+  }
+
+  list = g_array_new (FALSE, TRUE, sizeof (DeviceEntry));
+  g_array_set_clear_func (list, (GDestroyNotify) device_entry_clear);
+  for (i = 0; i < n_platforms; i++) {
+    cl_uint n_devices = 0, j;
+    cl_device_id *devices;
+    gchar *pname;
+
+    if (clGetDeviceIDs (platforms[i], CL_DEVICE_TYPE_ALL, 0, NULL,
+            &n_devices) != CL_SUCCESS || n_devices == 0)
+      continue;
+    devices = g_new0 (cl_device_id, n_devices);
+    if (clGetDeviceIDs (platforms[i], CL_DEVICE_TYPE_ALL, n_devices, devices,
+            NULL) != CL_SUCCESS) {
+      g_free (devices);
+      continue;
+    }
+    pname = get_platform_string (platforms[i], CL_PLATFORM_NAME);
+    for (j = 0; j < n_devices; j++) {
+      DeviceEntry e = { platforms[i], devices[j], 0, NULL, NULL };
+      cl_bool available = CL_TRUE;
+      /* unknown: listed (a context on it says what is wrong), of type
+       * "other" */
+      DEVICE_INFO (devices[j], CL_DEVICE_AVAILABLE, &available);
+      if (!available)
+        continue;
+      DEVICE_INFO (devices[j], CL_DEVICE_TYPE, &e.type);
+      e.name = get_device_string (devices[j], CL_DEVICE_NAME);
+      e.platform_name = g_strdup (pname);
+      g_array_append_val (list, e);
+    }
+    g_free (pname);
+    g_free (devices);
+  }
+  g_free (platforms);
+
+  if (list->len == 0) {
+    g_array_unref (list);
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_NO_PLATFORM,
+        "No available OpenCL device was found on any platform");
+    return NULL;
+  }
+  return list;
+}
+
+static const gchar *
+device_type_name (cl_device_type t)
+{
+  if (t & CL_DEVICE_TYPE_GPU)
+    return "GPU";
+  if (t & CL_DEVICE_TYPE_ACCELERATOR)
+    return "accelerator";
+  if (t & CL_DEVICE_TYPE_CPU)
+    return "CPU";
+  return "other";
+}
+
+static gboolean
+entry_matches (const DeviceEntry * e, guint index, const gchar * spec)
+{
+  gchar *end = NULL;
+  guint64 want;
+  gchar *lspec, *lname, *lplat;
+  gboolean found;
+
+  want = g_ascii_strtoull (spec, &end, 10);
+  if (end && end != spec && *end == '\0')
+    return want == index;
+
+  lspec = g_ascii_strdown (spec, -1);
+  lname = g_ascii_strdown (e->name, -1);
+  lplat = g_ascii_strdown (e->platform_name, -1);
+  found = strstr (lname, lspec) != NULL || strstr (lplat, lspec) != NULL
+      || g_ascii_strcasecmp (spec, device_type_name (e->type)) == 0;
+  g_free (lspec);
+  g_free (lname);
+  g_free (lplat);
+  return found;
+}
+
+static const gchar *
+effective_spec (const gchar * device_spec)
+{
+  if (device_spec && *device_spec)
+    return device_spec;
+  device_spec = g_getenv (GST_CL_DEVICE_ENV);
+  if (device_spec && *device_spec)
+    return device_spec;
+  return NULL;
+}
+
+gchar *
+gst_cl_describe_devices (void)
+{
+  GArray *list = list_devices (NULL);
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  if (!list)
+    return g_string_free (s, FALSE);
+  for (i = 0; i < list->len; i++) {
+    DeviceEntry *e = &g_array_index (list, DeviceEntry, i);
+    g_string_append_printf (s, "%u: %s (%s, %s)\n", i, e->name,
+        e->platform_name, device_type_name (e->type));
+  }
+  g_array_unref (list);
+  return g_string_free (s, FALSE);
+}
+
+/* The device's properties. Where one cannot be had: the type "other"
+ * (copies, not borrowed host memory, and the GPU layout, right on any
+ * device), one compute unit, the 32 KiB of local memory and the work-group
+ * size of 1 that OpenCL 1.2 promises at least, global memory unknown (0),
+ * no platform name; each with a warning. */
+static void
+query_device_properties (GstClContext * self)
+{
+  cl_uint cu = 1;
+  cl_ulong lmem = 32 * 1024, gmem = 0;
+  size_t wg = 1;
+  cl_platform_id platform = NULL;
+  const gchar *layout;
+
+  self->device_type = 0;
+  DEVICE_INFO (self->device, CL_DEVICE_TYPE, &self->device_type);
+  DEVICE_INFO (self->device, CL_DEVICE_MAX_COMPUTE_UNITS, &cu);
+  DEVICE_INFO (self->device, CL_DEVICE_LOCAL_MEM_SIZE, &lmem);
+  DEVICE_INFO (self->device, CL_DEVICE_GLOBAL_MEM_SIZE, &gmem);
+  DEVICE_INFO (self->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &wg);
+  if (!self->platform) {
+    DEVICE_INFO (self->device, CL_DEVICE_PLATFORM, &platform);
+    self->platform = platform;
+  }
+  self->compute_units = cu;
+  self->local_mem_size = lmem;
+  self->global_mem_size = gmem;
+  self->max_work_group_size = wg;
+  self->device_name = get_device_string (self->device, CL_DEVICE_NAME);
+  self->platform_name = get_platform_string (self->platform, CL_PLATFORM_NAME);
+  self->host_unified = (self->device_type & CL_DEVICE_TYPE_CPU) != 0;
+  self->cpu_layout = self->host_unified;
+  layout = g_getenv (GST_CL_LAYOUT_ENV);
+  if (layout && g_ascii_strcasecmp (layout, "cpu") == 0)
+    self->cpu_layout = TRUE;
+  else if (layout && g_ascii_strcasecmp (layout, "gpu") == 0)
+    self->cpu_layout = FALSE;
+}
+
+static cl_command_queue
+create_queue (GstClContext * self, GError ** error)
+{
+  cl_queue_properties props[] = { CL_QUEUE_PROPERTIES,
+    CL_QUEUE_PROFILING_ENABLE, 0
+  };
+  cl_int ret;
+  cl_command_queue q;
+
+  q = clCreateCommandQueueWithProperties (self->context, self->device, props,
+      &ret);
+  if (ret == CL_SUCCESS) {
+    self->priv->profiling = TRUE;
+    return q;
+  }
+  q = clCreateCommandQueueWithProperties (self->context, self->device, NULL,
+      &ret);
+  if (!gst_cl_check (ret, "clCreateCommandQueueWithProperties", error))
+    return NULL;
+  return q;
+}
+
+GstClContext *
+gst_cl_context_new (const gchar * device_spec, GError ** error)
+{
+  static const cl_device_type preference[] = {
+    CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU,
+    CL_DEVICE_TYPE_ALL
+  };
+  GArray *list;
+  const gchar *spec = effective_spec (device_spec);
+  DeviceEntry *chosen = NULL;
+  GstClContext *self;
+  cl_context_properties props[3];
+  cl_int ret;
+  guint i, p;
+
+  /* make sure the debug categories exist before logging */
+  g_type_ensure (GST_TYPE_CL_CONTEXT);
+
+  list = list_devices (error);
+  if (!list)
+    return NULL;
+
+  if (spec) {
+    for (i = 0; i < list->len && !chosen; i++)
+      if (entry_matches (&g_array_index (list, DeviceEntry, i), i, spec))
+        chosen = &g_array_index (list, DeviceEntry, i);
+    if (!chosen) {
+      gchar *devices = gst_cl_describe_devices ();
+      g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_NO_PLATFORM,
+          "No OpenCL device matches '%s'; available devices:\n%s", spec,
+          devices);
+      g_free (devices);
+      g_array_unref (list);
+      return NULL;
+    }
+  } else {
+    for (p = 0; p < G_N_ELEMENTS (preference) && !chosen; p++)
+      for (i = 0; i < list->len && !chosen; i++)
+        if (g_array_index (list, DeviceEntry, i).type & preference[p])
+          chosen = &g_array_index (list, DeviceEntry, i);
+    /* none of a known type (its type could not be had): the first */
+    if (!chosen)
+      chosen = &g_array_index (list, DeviceEntry, 0);
+  }
+
+  self = g_object_new (GST_TYPE_CL_CONTEXT, NULL);
+  gst_object_ref_sink (self);
+  self->platform = chosen->platform;
+  self->device = chosen->device;
+  g_array_unref (list);
+
+  props[0] = CL_CONTEXT_PLATFORM;
+  props[1] = (cl_context_properties) self->platform;
+  props[2] = 0;
+  self->context = clCreateContext (props, 1, &self->device, NULL, NULL, &ret);
+  if (!gst_cl_check (ret, "clCreateContext", error)) {
+    self->device = NULL;
+    gst_object_unref (self);
+    return NULL;
+  }
+  clRetainDevice (self->device);
+  self->priv->owns_context = TRUE;
+  g_atomic_int_inc (&n_contexts_created);
+  query_device_properties (self);
+
+  self->queue = create_queue (self, error);
+  if (!self->queue) {
+    gst_object_unref (self);
+    return NULL;
+  }
+  GST_INFO_OBJECT (self, "created context on %s (%s, %s, %u compute units, "
+      "%" G_GUINT64_FORMAT " KiB local memory)", self->device_name,
+      self->platform_name, device_type_name (self->device_type),
+      self->compute_units, self->local_mem_size / 1024);
+  return self;
+}
+
+GstClContext *
+gst_cl_context_new_wrapped (cl_context context, cl_device_id device,
+    cl_command_queue queue, GError ** error)
+{
+  GstClContext *self;
+
+  g_return_val_if_fail (context != NULL && device != NULL, NULL);
+  self = g_object_new (GST_TYPE_CL_CONTEXT, NULL);
+  gst_object_ref_sink (self);
+  if (!gst_cl_check (clRetainContext (context), "clRetainContext", error) ||
+      !gst_cl_check (clRetainDevice (device), "clRetainDevice", error)) {
+    gst_object_unref (self);
+    return NULL;
+  }
+  self->context = context;
+  self->device = device;
+  query_device_properties (self);
+  if (queue) {
+    cl_command_queue_properties qp = 0;
+    if (!gst_cl_check (clRetainCommandQueue (queue), "clRetainCommandQueue",
+            error)) {
+      gst_object_unref (self);
+      return NULL;
+    }
+    self->queue = queue;
+    clGetCommandQueueInfo (queue, CL_QUEUE_PROPERTIES, sizeof (qp), &qp, NULL);
+    if (qp & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+      g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+          "The application's command queue must be in-order");
+      gst_object_unref (self);
+      return NULL;
+    }
+    self->priv->profiling = (qp & CL_QUEUE_PROFILING_ENABLE) != 0;
+  } else {
+    self->queue = create_queue (self, error);
+    if (!self->queue) {
+      gst_object_unref (self);
+      return NULL;
+    }
+  }
+  return self;
+}
+
+guint
+gst_cl_context_get_n_created (void)
+{
+  return g_atomic_int_get (&n_contexts_created);
+}
+
+gboolean
+gst_cl_context_is_gpu (GstClContext * ctx)
+{
+  return (ctx->device_type & CL_DEVICE_TYPE_GPU) != 0;
+}
+
+gboolean
+gst_cl_context_matches (GstClContext * ctx, const gchar * device_spec)
+{
+  const gchar *spec = effective_spec (device_spec);
+  GArray *list;
+  gboolean match = FALSE;
+  guint i;
+
+  if (!spec)
+    return TRUE;
+  list = list_devices (NULL);
+  if (!list)
+    return FALSE;
+  for (i = 0; i < list->len; i++) {
+    DeviceEntry *e = &g_array_index (list, DeviceEntry, i);
+    if (entry_matches (e, i, spec)) {
+      /* the first device that the spec picks must be this context's */
+      match = e->device == ctx->device;
+      break;
+    }
+  }
+  g_array_unref (list);
+  return match;
+}
+
+/* ---- programs ---- */
+
+static gchar *
+get_build_log (GstClContext * self, cl_program program)
+{
+  size_t size = 0;
+  gchar *log;
+  clGetProgramBuildInfo (program, self->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+      &size);
+  log = g_malloc0 (size + 1);
+  if (size)
+    clGetProgramBuildInfo (program, self->device, CL_PROGRAM_BUILD_LOG, size,
+        log, NULL);
+  return g_strstrip (log);
+}
+
+static cl_program
+get_program (GstClContext * self, const gchar * name, const gchar * options,
+    GError ** error)
+{
+  gchar *key = g_strconcat (name, "\n", options ? options : "", NULL);
+  cl_program program = g_hash_table_lookup (self->priv->programs, key);
+  gchar *source, *full_options, *cache_path;
+  const gchar *src_ptr;
+  cl_int ret;
+
+  if (program) {
+    g_free (key);
+    return program;
+  }
+
+  source = gst_cl_kernel_source_lookup (name, error);
+  if (!source) {
+    g_free (key);
+    return NULL;
+  }
+  full_options = g_strdup_printf ("-cl-std=CL1.2 -DGST_CL_CPU_LAYOUT=%d %s",
+      self->cpu_layout ? 1 : 0, options ? options : "");
+  cache_path = gst_cl_binary_cache_path (self->device, source, full_options);
+  program = cache_path ? gst_cl_binary_cache_load (self->context,
+      self->device, cache_path, full_options) : NULL;
+  if (program) {
+    self->priv->programs_from_cache++;
+    goto done;
+  }
+
+  src_ptr = source;
+  program = clCreateProgramWithSource (self->context, 1, &src_ptr, NULL, &ret);
+  if (!gst_cl_check (ret, "clCreateProgramWithSource", error)) {
+    program = NULL;
+    goto done;
+  }
+  ret = clBuildProgram (program, 1, &self->device, full_options, NULL, NULL);
+  if (ret != CL_SUCCESS) {
+    gchar *log = get_build_log (self, program);
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_BUILD,
+        "clBuildProgram of kernels/%s.cl failed: %s (%d)\noptions: %s\n"
+        "build log:\n%s", name, gst_cl_error_name (ret), ret, full_options,
+        log);
+    g_free (log);
+    clReleaseProgram (program);
+    program = NULL;
+    goto done;
+  }
+  if (cache_path)
+    gst_cl_binary_cache_store (program, cache_path);
+
+done:
+  g_free (source);
+  g_free (cache_path);
+  if (!program) {
+    g_free (full_options);
+    g_free (key);
+    return NULL;
+  }
+  GST_DEBUG_OBJECT (self, "built kernels/%s.cl with %s", name, full_options);
+  g_free (full_options);
+  g_hash_table_insert (self->priv->programs, key, program);
+  return program;
+}
+
+cl_kernel
+gst_cl_context_create_kernel (GstClContext * ctx, const gchar * program_name,
+    const gchar * options, const gchar * kernel_name, GError ** error)
+{
+  cl_program program;
+  cl_kernel kernel = NULL;
+  cl_int ret;
+
+  g_mutex_lock (&ctx->priv->lock);
+  program = get_program (ctx, program_name, options, error);
+  if (program) {
+    kernel = clCreateKernel (program, kernel_name, &ret);
+    if (!gst_cl_check (ret, "clCreateKernel", error))
+      kernel = NULL;
+  }
+  g_mutex_unlock (&ctx->priv->lock);
+  return kernel;
+}
+
+/* ---- launches and profiling ---- */
+
+/* Moves finished launches into the statistics; with @wait, all of them.
+ * Called with the lock held. */
+static void
+harvest_launches (GstClContext * self, gboolean wait)
+{
+  PendingLaunch *pl;
+
+  while ((pl = g_queue_peek_head (&self->priv->pending))) {
+    cl_int status = CL_QUEUED;
+    cl_ulong start = 0, end = 0;
+    KernelStats *st;
+
+    if (wait)
+      clWaitForEvents (1, &pl->event);
+    clGetEventInfo (pl->event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+        sizeof (status), &status, NULL);
+    if (status > CL_COMPLETE)
+      break;                    /* still queued or running */
+    g_queue_pop_head (&self->priv->pending);
+    if (status == CL_COMPLETE &&
+        clGetEventProfilingInfo (pl->event, CL_PROFILING_COMMAND_START,
+            sizeof (start), &start, NULL) == CL_SUCCESS &&
+        clGetEventProfilingInfo (pl->event, CL_PROFILING_COMMAND_END,
+            sizeof (end), &end, NULL) == CL_SUCCESS && end >= start) {
+      st = g_hash_table_lookup (self->priv->stats, pl->label);
+      if (!st) {
+        st = g_new0 (KernelStats, 1);
+        st->min_ns = G_MAXUINT64;
+        g_hash_table_insert (self->priv->stats, (gpointer) pl->label, st);
+      }
+      st->launches++;
+      st->total_ns += end - start;
+      st->min_ns = MIN (st->min_ns, end - start);
+      GST_CAT_LOG_OBJECT (gst_cl_profile_debug, self, "%s: %.3f ms",
+          pl->label, (end - start) / 1e6);
+    }
+    clReleaseEvent (pl->event);
+    g_free (pl);
+  }
+}
+
+gboolean
+gst_cl_context_enqueue_kernel (GstClContext * ctx, cl_kernel kernel,
+    const gchar * label, guint work_dim, const size_t * global_size,
+    const size_t * local_size, GError ** error)
+{
+  cl_event event = NULL;
+  cl_int ret;
+
+  ret = clEnqueueNDRangeKernel (ctx->queue, kernel, work_dim, NULL,
+      global_size, local_size, 0, NULL, ctx->priv->profiling ? &event : NULL);
+  if (!gst_cl_check (ret, "clEnqueueNDRangeKernel", error))
+    return FALSE;
+  if (event) {
+    PendingLaunch *pl = g_new (PendingLaunch, 1);
+    pl->event = event;
+    pl->label = g_intern_string (label);
+    g_mutex_lock (&ctx->priv->lock);
+    g_queue_push_tail (&ctx->priv->pending, pl);
+    /* keep the list short without ever stalling the pipeline on it */
+    harvest_launches (ctx, FALSE);
+    g_mutex_unlock (&ctx->priv->lock);
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cl_context_finish (GstClContext * ctx, GError ** error)
+{
+  return gst_cl_check (clFinish (ctx->queue), "clFinish", error);
+}
+
+gboolean
+gst_cl_context_get_kernel_stats (GstClContext * ctx, const gchar * label,
+    guint64 * launches, guint64 * total_ns, guint64 * min_ns)
+{
+  KernelStats *st;
+  gboolean found;
+
+  clFinish (ctx->queue);
+  g_mutex_lock (&ctx->priv->lock);
+  harvest_launches (ctx, TRUE);
+  st = g_hash_table_lookup (ctx->priv->stats, g_intern_string (label));
+  found = st != NULL;
+  if (launches)
+    *launches = st ? st->launches : 0;
+  if (total_ns)
+    *total_ns = st ? st->total_ns : 0;
+  if (min_ns)
+    *min_ns = st ? st->min_ns : 0;
+  g_mutex_unlock (&ctx->priv->lock);
+  return found;
+}
+
+void
+gst_cl_context_reset_stats (GstClContext * ctx)
+{
+  clFinish (ctx->queue);
+  g_mutex_lock (&ctx->priv->lock);
+  harvest_launches (ctx, TRUE);
+  g_hash_table_remove_all (ctx->priv->stats);
+  memset (ctx->priv->counts, 0, sizeof (ctx->priv->counts));
+  g_mutex_unlock (&ctx->priv->lock);
+}
+
+void
+gst_cl_context_count (GstClContext * ctx, GstClTransferKind kind)
+{
+  g_atomic_pointer_add (&ctx->priv->counts[kind], 1);
+}
+
+void
+gst_cl_context_get_transfer_counts (GstClContext * ctx,
+    GstClTransferCounts * counts)
+{
+  counts->host_maps = g_atomic_pointer_get (&
+      ctx->priv->counts[GST_CL_TRANSFER_HOST_MAP]);
+  counts->uploads = g_atomic_pointer_get (&
+      ctx->priv->counts[GST_CL_TRANSFER_UPLOAD]);
+  counts->downloads = g_atomic_pointer_get (&
+      ctx->priv->counts[GST_CL_TRANSFER_DOWNLOAD]);
+}
+
+guint
+gst_cl_context_get_programs_from_cache (GstClContext * ctx)
+{
+  guint n;
+  g_mutex_lock (&ctx->priv->lock);
+  n = ctx->priv->programs_from_cache;
+  g_mutex_unlock (&ctx->priv->lock);
+  return n;
+}
+
+/* ---- GstContext sharing ---- */
+
+GstContext *
+gst_context_new_cl_context (GstClContext * ctx)
+{
+  GstContext *context = gst_context_new (GST_CL_CONTEXT_TYPE, TRUE);
+  GstStructure *s = gst_context_writable_structure (context);
+  gst_structure_set (s, "context", GST_TYPE_CL_CONTEXT, ctx, NULL);
+  return context;
+}
+
+gboolean
+gst_context_get_cl_context (GstContext * context, GstClContext ** ctx)
+{
+  const GstStructure *s;
+
+  g_return_val_if_fail (GST_IS_CONTEXT (context), FALSE);
+  if (g_strcmp0 (gst_context_get_context_type (context),
+          GST_CL_CONTEXT_TYPE) != 0)
+    return FALSE;
+  s = gst_context_get_structure (context);
+  return gst_structure_get (s, "context", GST_TYPE_CL_CONTEXT, ctx, NULL);
+}
+
+/* Takes a context from @context when it suits @device_spec. */
+static gboolean
+adopt_context (GstElement * element, GstContext * context,
+    const gchar * device_spec, GstClContext ** ctx_ptr)
+{
+  GstClContext *found = NULL;
+
+  if (!gst_context_get_cl_context (context, &found) || !found)
+    return FALSE;
+  if (!gst_cl_context_matches (found, device_spec)) {
+    GST_DEBUG_OBJECT (element, "shared context on %s does not match device "
+        "'%s'", found->device_name, effective_spec (device_spec));
+    gst_object_unref (found);
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (element);
+  if (*ctx_ptr == NULL) {
+    *ctx_ptr = found;
+    found = NULL;
+  }
+  GST_OBJECT_UNLOCK (element);
+  if (found)
+    gst_object_unref (found);
+  return TRUE;
+}
+
+gboolean
+gst_cl_handle_set_context (GstElement * element, GstContext * context,
+    const gchar * device_spec, GstClContext ** ctx_ptr)
+{
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  if (!context || *ctx_ptr)
+    return FALSE;
+  return adopt_context (element, context, device_spec, ctx_ptr);
+}
+
+gboolean
+gst_cl_handle_context_query (GstElement * element, GstQuery * query,
+    GstClContext * ctx)
+{
+  const gchar *type = NULL;
+  GstContext *context, *old = NULL;
+
+  if (!ctx || !gst_query_parse_context_type (query, &type) ||
+      g_strcmp0 (type, GST_CL_CONTEXT_TYPE) != 0)
+    return FALSE;
+  gst_query_parse_context (query, &old);
+  if (old)
+    context = gst_context_copy (old);
+  else
+    context = gst_context_new (GST_CL_CONTEXT_TYPE, TRUE);
+  gst_structure_set (gst_context_writable_structure (context), "context",
+      GST_TYPE_CL_CONTEXT, ctx, NULL);
+  gst_query_set_context (query, context);
+  gst_context_unref (context);
+  GST_LOG_OBJECT (element, "answered context query with %" GST_PTR_FORMAT,
+      ctx);
+  return TRUE;
+}
+
+static gboolean
+pad_query_context (const GValue * item, GValue * value, gpointer user_data)
+{
+  GstPad *pad = g_value_get_object (item);
+  GstQuery *query = user_data;
+  if (gst_pad_peer_query (pad, query)) {
+    g_value_set_boolean (value, TRUE);
+    return FALSE;               /* stop */
+  }
+  return TRUE;
+}
+
+static gboolean
+run_context_query (GstElement * element, GstQuery * query,
+    GstPadDirection direction)
+{
+  GstIterator *it = direction == GST_PAD_SRC ?
+      gst_element_iterate_src_pads (element) :
+      gst_element_iterate_sink_pads (element);
+  GValue res = G_VALUE_INIT;
+  gboolean found;
+
+  g_value_init (&res, G_TYPE_BOOLEAN);
+  g_value_set_boolean (&res, FALSE);
+  while (gst_iterator_fold (it, pad_query_context, &res, query) ==
+      GST_ITERATOR_RESYNC)
+    gst_iterator_resync (it);
+  found = g_value_get_boolean (&res);
+  gst_iterator_free (it);
+  return found;
+}
+
+gboolean
+gst_cl_ensure_element_data (GstElement * element, const gchar * device_spec,
+    GstClContext ** ctx_ptr)
+{
+  GstQuery *query;
+  GstContext *context = NULL;
+  GstClContext *created;
+  GError *error = NULL;
+  GstMessage *msg;
+
+  g_return_val_if_fail (ctx_ptr != NULL, FALSE);
+  if (*ctx_ptr)
+    return TRUE;
+
+  /* 1. ask the neighbours, downstream then upstream */
+  query = gst_query_new_context (GST_CL_CONTEXT_TYPE);
+  if (run_context_query (element, query, GST_PAD_SRC) ||
+      run_context_query (element, query, GST_PAD_SINK)) {
+    gst_query_parse_context (query, &context);
+    if (context)
+      adopt_context (element, context, device_spec, ctx_ptr);
+  }
+  gst_query_unref (query);
+  if (*ctx_ptr) {
+    GST_DEBUG_OBJECT (element, "using context of a neighbour");
+    return TRUE;
+  }
+
+  /* 2. ask the application (and the bins, which cache contexts) */
+  msg = gst_message_new_need_context (GST_OBJECT_CAST (element),
+      GST_CL_CONTEXT_TYPE);
+  gst_element_post_message (element, msg);
+  if (*ctx_ptr) {
+    GST_DEBUG_OBJECT (element, "using context set by the application");
+    return TRUE;
+  }
+
+  /* 3. make one and tell everybody */
+  created = gst_cl_context_new (device_spec, &error);
+  if (!created) {
+    GST_CL_ELEMENT_ERROR (element, error);
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (element);
+  if (*ctx_ptr == NULL) {
+    *ctx_ptr = created;
+    created = NULL;
+  }
+  GST_OBJECT_UNLOCK (element);
+  if (created)
+    gst_object_unref (created);
+
+  context = gst_context_new_cl_context (*ctx_ptr);
+  gst_element_set_context (element, context);
+  msg = gst_message_new_have_context (GST_OBJECT_CAST (element), context);
+  gst_element_post_message (element, msg);
+  GST_INFO_OBJECT (element, "created OpenCL context on %s",
+      (*ctx_ptr)->device_name);
+  return TRUE;
+}

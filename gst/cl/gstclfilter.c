@@ -1,0 +1,626 @@
+/* gst-clvideo: base class of the cl video elements
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Everything the elements have in common: the device context (property,
+ * GstContext sharing), caps with and without the memory:OpenCL feature,
+ * buffer pools of device memory in both directions, and the staging of
+ * system-memory input onto the device. Subclasses only build and run
+ * their kernels.
+ */
+#include <gst/cl/gstclfilter.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
+#define GST_CAT_DEFAULT gst_cl_filter_debug
+
+typedef struct
+{
+  GstClContext *context;
+  gchar *device;
+  GstVideoInfo in_info, out_info;
+  GstBufferPool *staging_pool;  /* device copies of system-memory input */
+  gboolean negotiated;
+  GstBuffer *input;             /* while processing: the incoming buffer */
+} GstClFilterPrivate;
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE,
+};
+
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstClFilter, gst_cl_filter,
+    GST_TYPE_BASE_TRANSFORM, G_ADD_PRIVATE (GstClFilter);
+    GST_DEBUG_CATEGORY_INIT (gst_cl_filter_debug, "clfilter", 0,
+        "OpenCL filter base class"));
+
+#define PRIV(f) ((GstClFilterPrivate *) gst_cl_filter_get_instance_private (f))
+
+GstClContext *
+gst_cl_filter_get_context (GstClFilter * filter)
+{
+  return PRIV (filter)->context;
+}
+
+const GstVideoInfo *
+gst_cl_filter_get_in_info (GstClFilter * filter)
+{
+  return &PRIV (filter)->in_info;
+}
+
+const GstVideoInfo *
+gst_cl_filter_get_out_info (GstClFilter * filter)
+{
+  return &PRIV (filter)->out_info;
+}
+
+GstBuffer *
+gst_cl_filter_get_input_buffer (GstClFilter * filter)
+{
+  return PRIV (filter)->input;
+}
+
+gboolean
+gst_cl_kernel_set_arg (cl_kernel kernel, guint * index, gsize size,
+    const void *value, GError ** error)
+{
+  cl_int ret = clSetKernelArg (kernel, *index, size, value);
+  if (ret != CL_SUCCESS) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "OpenCL call clSetKernelArg (argument %u) failed: %s (%d)", *index,
+        gst_cl_error_name (ret), ret);
+    return FALSE;
+  }
+  (*index)++;
+  return TRUE;
+}
+
+gboolean
+gst_cl_kernel_set_frame_args (cl_kernel kernel, guint * index,
+    GstClFrame * frame, GError ** error)
+{
+  guint p;
+
+  if (!gst_cl_kernel_set_arg (kernel, index, sizeof (cl_mem), &frame->mem,
+          error))
+    return FALSE;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&frame->info); p++) {
+    cl_int offset = frame->info.offset[p];
+    cl_int stride = frame->info.stride[p];
+    if (!gst_cl_kernel_set_arg (kernel, index, sizeof (offset), &offset,
+            error) ||
+        !gst_cl_kernel_set_arg (kernel, index, sizeof (stride), &stride,
+            error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gst_cl_filter_class_add_pad_templates (GstElementClass * klass,
+    const gchar * sink_formats, const gchar * src_formats,
+    gboolean sink_system, gboolean sink_cl, gboolean src_system,
+    gboolean src_cl)
+{
+  const gchar *formats[2] = { sink_formats, src_formats };
+  gboolean system[2] = { sink_system, src_system };
+  gboolean cl[2] = { sink_cl, src_cl };
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    GstCaps *caps = gst_caps_new_empty ();
+    gchar *s;
+    if (cl[i]) {
+      s = g_strdup_printf ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CL "), "
+          "format=(string){ %s }, width=(int)[1, 32767], "
+          "height=(int)[1, 32767], framerate=(fraction)[0/1, 2147483647/1]",
+          formats[i]);
+      gst_caps_append (caps, gst_caps_from_string (s));
+      g_free (s);
+    }
+    if (system[i]) {
+      s = g_strdup_printf ("video/x-raw, format=(string){ %s }, "
+          "width=(int)[1, 32767], height=(int)[1, 32767], "
+          "framerate=(fraction)[0/1, 2147483647/1]", formats[i]);
+      gst_caps_append (caps, gst_caps_from_string (s));
+      g_free (s);
+    }
+    gst_element_class_add_pad_template (klass,
+        gst_pad_template_new (i == 0 ? "sink" : "src",
+            i == 0 ? GST_PAD_SINK : GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+    gst_caps_unref (caps);
+  }
+}
+
+/* ---- properties, context ---- */
+
+static void
+gst_cl_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstClFilterPrivate *priv = PRIV (GST_CL_FILTER (object));
+
+  switch (prop_id) {
+    case PROP_DEVICE:
+      GST_OBJECT_LOCK (object);
+      g_free (priv->device);
+      priv->device = g_value_dup_string (value);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cl_filter_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstClFilterPrivate *priv = PRIV (GST_CL_FILTER (object));
+
+  switch (prop_id) {
+    case PROP_DEVICE:
+      GST_OBJECT_LOCK (object);
+      g_value_set_string (value, priv->device);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cl_filter_set_context (GstElement * element, GstContext * context)
+{
+  GstClFilterPrivate *priv = PRIV (GST_CL_FILTER (element));
+
+  gst_cl_handle_set_context (element, context, priv->device, &priv->context);
+  GST_ELEMENT_CLASS (gst_cl_filter_parent_class)->set_context (element,
+      context);
+}
+
+static void
+release_device_objects (GstClFilter * self)
+{
+  GstClFilterClass *klass = GST_CL_FILTER_GET_CLASS (self);
+  GstClFilterPrivate *priv = PRIV (self);
+
+  if (klass->release)
+    klass->release (self);
+  if (priv->staging_pool) {
+    gst_buffer_pool_set_active (priv->staging_pool, FALSE);
+    gst_clear_object (&priv->staging_pool);
+  }
+}
+
+static GstStateChangeReturn
+gst_cl_filter_change_state (GstElement * element, GstStateChange transition)
+{
+  GstClFilter *self = GST_CL_FILTER (element);
+  GstClFilterPrivate *priv = PRIV (self);
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    if (!gst_cl_ensure_element_data (element, priv->device, &priv->context))
+      return GST_STATE_CHANGE_FAILURE;
+  }
+
+  ret = GST_ELEMENT_CLASS (gst_cl_filter_parent_class)->change_state (element,
+      transition);
+  if (ret == GST_STATE_CHANGE_FAILURE)
+    return ret;
+
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
+    release_device_objects (self);
+    priv->negotiated = FALSE;
+    GST_OBJECT_LOCK (element);
+    gst_clear_object (&priv->context);
+    GST_OBJECT_UNLOCK (element);
+  }
+  return ret;
+}
+
+static gboolean
+gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstClFilterPrivate *priv = PRIV (GST_CL_FILTER (trans));
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    GstClContext *ctx = NULL;
+    gboolean ret;
+    GST_OBJECT_LOCK (trans);
+    if (priv->context)
+      ctx = gst_object_ref (priv->context);
+    GST_OBJECT_UNLOCK (trans);
+    ret = gst_cl_handle_context_query (GST_ELEMENT (trans), query, ctx);
+    if (ctx)
+      gst_object_unref (ctx);
+    if (ret)
+      return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->query (trans,
+      direction, query);
+}
+
+/* ---- caps ---- */
+
+static GstCaps *
+gst_cl_filter_default_transform_video_caps (GstClFilter * filter G_GNUC_UNUSED,
+    GstPadDirection direction G_GNUC_UNUSED, GstCaps * caps)
+{
+  return gst_caps_ref (caps);
+}
+
+static GstCaps *
+gst_cl_filter_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  GstClFilterClass *klass = GST_CL_FILTER_GET_CLASS (self);
+  GstPad *other = direction == GST_PAD_SINK ? trans->srcpad : trans->sinkpad;
+  GstCaps *plain, *mapped, *with_cl, *tmpl, *result;
+  guint i;
+
+  if (klass->process_ip) {
+    /* in place: the buffers pass through, their memory with them */
+    tmpl = gst_pad_get_pad_template_caps (other);
+    result = gst_caps_intersect_full (caps, tmpl, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (tmpl);
+    goto filter;
+  }
+
+  plain = gst_caps_copy (caps);
+  for (i = 0; i < gst_caps_get_size (plain); i++)
+    gst_caps_set_features (plain, i, NULL);
+  plain = gst_caps_simplify (plain);
+  mapped = klass->transform_video_caps (self, direction, plain);
+  gst_caps_unref (plain);
+
+  /* the device-memory variant first: it is preferred where both fit */
+  with_cl = gst_caps_copy (mapped);
+  for (i = 0; i < gst_caps_get_size (with_cl); i++)
+    gst_caps_set_features (with_cl, i,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CL, NULL));
+  with_cl = gst_caps_merge (with_cl, mapped);
+
+  tmpl = gst_pad_get_pad_template_caps (other);
+  result = gst_caps_intersect_full (with_cl, tmpl, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (tmpl);
+  gst_caps_unref (with_cl);
+
+filter:
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, result,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_LOG_OBJECT (self, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
+static gboolean
+gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  GstClFilterClass *klass = GST_CL_FILTER_GET_CLASS (self);
+  GstClFilterPrivate *priv = PRIV (self);
+  GError *error = NULL;
+
+  if (!gst_video_info_from_caps (&priv->in_info, incaps) ||
+      !gst_video_info_from_caps (&priv->out_info, outcaps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("invalid caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps,
+            outcaps));
+    return FALSE;
+  }
+  if (!priv->context) {
+    GST_ELEMENT_ERROR (self, CORE, STATE_CHANGE,
+        ("No OpenCL context: the element was not started"), (NULL));
+    return FALSE;
+  }
+
+  release_device_objects (self);
+  if (klass->set_info && !klass->set_info (self, &priv->in_info,
+          &priv->out_info, &error)) {
+    GST_CL_ELEMENT_ERROR (self, error);
+    return FALSE;
+  }
+  priv->negotiated = TRUE;
+  GST_DEBUG_OBJECT (self, "configured %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      incaps, outcaps);
+  return TRUE;
+}
+
+/* Without a pool downstream, GstBaseTransform would size output buffers
+ * like the input ones; but the output is a frame of the output caps,
+ * whatever layout the input's video meta gives it. */
+static gboolean
+gst_cl_filter_transform_size (GstBaseTransform * trans G_GNUC_UNUSED,
+    GstPadDirection direction G_GNUC_UNUSED, GstCaps * caps G_GNUC_UNUSED,
+    gsize size G_GNUC_UNUSED, GstCaps * othercaps, gsize * othersize)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, othercaps))
+    return FALSE;
+  *othersize = info.size;
+  return TRUE;
+}
+
+/* ---- allocation ---- */
+
+static gboolean
+gst_cl_filter_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstClFilterPrivate *priv = PRIV (GST_CL_FILTER (trans));
+  gboolean in_place = GST_CL_FILTER_GET_CLASS (trans)->process_ip != NULL;
+  GstCaps *caps = NULL;
+  gboolean need_pool = FALSE;
+  GstBufferPool *pool;
+  GstVideoInfo info;
+
+  /* in place, the parent forwards the query downstream: whatever
+   * downstream answers suits our buffers too, even nothing */
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
+      propose_allocation (trans, decide_query, query) && !in_place)
+    return FALSE;
+  if (gst_base_transform_is_passthrough (trans))
+    return TRUE;
+
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps || !need_pool || !priv->context ||
+      !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+  /* in place, a pool from downstream is where the frames end up anyway */
+  if (in_place && gst_query_get_n_allocation_pools (query) > 0)
+    return TRUE;
+
+  /* upstream writing straight into device buffers spares a copy */
+  pool = gst_cl_buffer_pool_new_for_caps (priv->context, caps, 2);
+  if (pool) {
+    gst_query_add_allocation_pool (query, pool, info.size, 2, 0);
+    gst_object_unref (pool);
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  GstClFilterPrivate *priv = PRIV (self);
+  GstCaps *caps = NULL;
+  GstBufferPool *pool;
+  GstVideoInfo info;
+  guint min = 2;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  if (GST_CL_FILTER_GET_CLASS (self)->output_system_memory) {
+    /* Without a pool from downstream every frame would be a fresh
+     * allocation, whose pages the kernel must fault in and clear: at large
+     * sizes that costs more than the copy itself. */
+    if (gst_query_get_n_allocation_pools (query) == 0) {
+      pool = gst_video_buffer_pool_new ();
+      gst_query_add_allocation_pool (query, pool, info.size, 2, 0);
+      gst_object_unref (pool);
+    }
+    return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
+        decide_allocation (trans, query);
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, NULL);
+
+  /* Always our own pool: even under system-memory caps our buffers map for
+   * the host, and the kernels can write them. */
+  pool = gst_cl_buffer_pool_new_for_caps (priv->context, caps, MAX (min, 2));
+  if (!pool) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Cannot configure a pool of OpenCL buffers for %" GST_PTR_FORMAT,
+            caps), (NULL));
+    return FALSE;
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, info.size, MAX (min, 2),
+        0);
+  else
+    gst_query_add_allocation_pool (query, pool, info.size, MAX (min, 2), 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+/* ---- processing ---- */
+
+static GstFlowReturn
+gst_cl_filter_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstClFilterPrivate *priv = PRIV (GST_CL_FILTER (trans));
+  GstFlowReturn ret;
+
+  ret = GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
+      prepare_output_buffer (trans, inbuf, outbuf);
+  if (ret == GST_FLOW_ERROR)
+    GST_ELEMENT_ERROR (trans, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot allocate an output buffer of %" G_GSIZE_FORMAT " bytes on "
+            "the OpenCL device (out of device memory?)",
+            priv->out_info.size), (NULL));
+  return ret;
+}
+
+static gboolean
+stage_input (GstClFilter * self, GstBuffer * inbuf, GstBuffer ** staged,
+    GstClFrame * frame, GError ** error)
+{
+  GstClFilterPrivate *priv = PRIV (self);
+
+  return gst_cl_stage_frame (priv->context, &priv->staging_pool,
+      &priv->in_info, inbuf, staged, frame, error);
+}
+
+static GstFlowReturn
+gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  GstClFilterClass *klass = GST_CL_FILTER_GET_CLASS (self);
+  GstClFilterPrivate *priv = PRIV (self);
+  GstBuffer *staged = NULL;
+  GstClFrame in, out;
+  GError *error = NULL;
+  gboolean ok;
+
+  if (!priv->negotiated)
+    return GST_FLOW_NOT_NEGOTIATED;
+  /* a video meta is no proof of size: the copies and kernels read the
+   * planes where it says */
+  if (!gst_cl_element_check_input_frame (GST_ELEMENT (self), &priv->in_info,
+          inbuf))
+    return GST_FLOW_ERROR;
+
+  if (klass->transform_system)
+    return klass->transform_system (self, inbuf, outbuf);
+
+  if (!gst_buffer_is_cl (outbuf, priv->context)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("output buffer is not OpenCL memory of this element's context"));
+    return GST_FLOW_ERROR;
+  }
+
+  if (!gst_buffer_is_cl (inbuf, priv->context)) {
+    if (!stage_input (self, inbuf, &staged, &in, &error)) {
+      GST_CL_ELEMENT_ERROR (self, error);
+      return GST_FLOW_ERROR;
+    }
+  } else {
+    gst_cl_frame_init (&in, &priv->in_info, inbuf);
+  }
+  gst_cl_frame_init (&out, &priv->out_info, outbuf);
+
+  priv->input = inbuf;
+  ok = klass->process (self, &in, &out, &error);
+  priv->input = NULL;
+  /* the staging buffer may go back to its pool at once: the in-order
+   * queue runs the kernel before any later upload into it */
+  if (staged)
+    gst_buffer_unref (staged);
+  if (!ok) {
+    GST_CL_ELEMENT_ERROR (self, error);
+    return GST_FLOW_ERROR;
+  }
+  gst_cl_memory_mark_written (gst_buffer_peek_memory (outbuf, 0));
+  return GST_FLOW_OK;
+}
+
+/* In-place elements: the frame passes through, the kernels only read it
+ * (system memory through a staging copy, as in transform). */
+static GstFlowReturn
+gst_cl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  GstClFilterClass *klass = GST_CL_FILTER_GET_CLASS (self);
+  GstClFilterPrivate *priv = PRIV (self);
+  GstBuffer *staged = NULL;
+  GstClFrame frame;
+  GError *error = NULL;
+  gboolean ok;
+
+  if (!klass->process_ip)
+    return GST_FLOW_OK;
+  if (!priv->negotiated)
+    return GST_FLOW_NOT_NEGOTIATED;
+  if (!gst_cl_element_check_input_frame (GST_ELEMENT (self), &priv->in_info,
+          buf))
+    return GST_FLOW_ERROR;
+
+  if (!gst_buffer_is_cl (buf, priv->context)) {
+    if (!stage_input (self, buf, &staged, &frame, &error)) {
+      GST_CL_ELEMENT_ERROR (self, error);
+      return GST_FLOW_ERROR;
+    }
+  } else {
+    gst_cl_frame_init (&frame, &priv->in_info, buf);
+  }
+
+  priv->input = buf;
+  ok = klass->process_ip (self, buf, &frame, &error);
+  priv->input = NULL;
+  /* as in transform: the in-order queue finishes with the staging buffer
+   * before any later upload into it */
+  if (staged)
+    gst_buffer_unref (staged);
+  if (!ok) {
+    GST_CL_ELEMENT_ERROR (self, error);
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+static void
+gst_cl_filter_finalize (GObject * object)
+{
+  GstClFilterPrivate *priv = PRIV (GST_CL_FILTER (object));
+  g_free (priv->device);
+  gst_clear_object (&priv->context);
+  G_OBJECT_CLASS (gst_cl_filter_parent_class)->finalize (object);
+}
+
+static void
+gst_cl_filter_class_init (GstClFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_cl_filter_set_property;
+  gobject_class->get_property = gst_cl_filter_get_property;
+  gobject_class->finalize = gst_cl_filter_finalize;
+
+  /**
+   * GstClFilter:device:
+   *
+   * The OpenCL device: an index into the list of devices, or a
+   * case-insensitive part of the device or platform name ("GPU", "CPU",
+   * "NVIDIA", "pthread"). When unset, $GST_CL_DEVICE is read, else the
+   * first GPU, accelerator, then CPU is used. A context shared by another
+   * element or the application is used when it is on that device.
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_string ("device", "Device",
+          "OpenCL device: index, part of the device or platform name, or "
+          "type (GPU, CPU, accelerator); default: $GST_CL_DEVICE, else the "
+          "first GPU, accelerator, CPU",
+          NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  element_class->set_context = gst_cl_filter_set_context;
+  element_class->change_state = gst_cl_filter_change_state;
+
+  trans_class->query = gst_cl_filter_query;
+  trans_class->transform_caps = gst_cl_filter_transform_caps;
+  trans_class->set_caps = gst_cl_filter_set_caps;
+  trans_class->transform_size = gst_cl_filter_transform_size;
+  trans_class->propose_allocation = gst_cl_filter_propose_allocation;
+  trans_class->decide_allocation = gst_cl_filter_decide_allocation;
+  trans_class->transform = gst_cl_filter_transform;
+  trans_class->transform_ip = gst_cl_filter_transform_ip;
+  trans_class->transform_ip_on_passthrough = FALSE;
+  trans_class->prepare_output_buffer = gst_cl_filter_prepare_output_buffer;
+  trans_class->passthrough_on_same_caps = FALSE;
+
+  klass->transform_video_caps = gst_cl_filter_default_transform_video_caps;
+}
+
+static void
+gst_cl_filter_init (GstClFilter * self G_GNUC_UNUSED)
+{
+}

@@ -1,0 +1,248 @@
+/* gst-clvideo: rate-constrained motion search on the device
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Host side of kernels/motionlambda.cl: kernels per layout, the SAD
+ * surface of the GPU layout, and the bands of block rows it is filled and
+ * walked in.
+ */
+#include "gstclvideokernels.h"
+#include "gstclmotionlambda.h"
+#include "gstclmotionsearchcompute.h"
+#include <gst/cl/gstclfilter.h>
+
+#define MAX_LOCAL_SIZE 256
+/* GPU layout: search area bytes kept in local memory per pass, at most */
+#define MAX_AREA_BYTES 16384
+/* GPU layout: SAD surface bytes, at most (larger pictures go in bands) */
+#define MAX_SURFACE_BYTES (64u << 20)
+/* GPU layout: persistent row groups per compute unit */
+#define ROW_GROUPS_PER_CU 4
+
+struct _GstClMotionLambda
+{
+  GstClContext *ctx;
+  guint block, range, lambda;
+  cl_kernel rows_cpu;           /* CPU layout */
+  cl_kernel sads, rows;         /* GPU layout */
+  guint local_size;
+  cl_mem surface;
+  gsize surface_size;
+};
+
+guint
+gst_cl_motion_lambda_f_code (guint search_range)
+{
+  /* vectors reach -2 range half-pels; f_code n codes down to -16 2^(n-1) */
+  guint n = search_range <= 8 ? 1 : g_bit_storage ((2 * search_range - 1)
+      / 16) + 1;
+  return MIN (n, 7);
+}
+
+GstClMotionLambda *
+gst_cl_motion_lambda_new (GstClContext * ctx, guint block_size,
+    guint search_range, guint lambda, GError ** error)
+{
+  GstClMotionLambda *ml;
+  gchar *options;
+
+  gst_cl_video_register_kernels ();
+
+  if (block_size != 16 && block_size != 8) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "motion search: block size %u is not 8 or 16", block_size);
+    return NULL;
+  }
+  if (search_range < 1 || search_range > GST_CL_MOTION_LAMBDA_MAX_RANGE ||
+      lambda < 1 || lambda > GST_CL_MOTION_LAMBDA_MAX) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "motion search: range %u or lambda %u out of bounds (1..%u, 1..%u)",
+        search_range, lambda, GST_CL_MOTION_LAMBDA_MAX_RANGE,
+        GST_CL_MOTION_LAMBDA_MAX);
+    return NULL;
+  }
+
+  ml = g_new0 (GstClMotionLambda, 1);
+  ml->ctx = gst_object_ref (ctx);
+  ml->block = block_size;
+  ml->range = search_range;
+  ml->lambda = lambda;
+
+  if (ctx->cpu_layout) {
+    options = g_strdup_printf ("-DB=%u -DR=%u", block_size, search_range);
+    ml->rows_cpu = gst_cl_context_create_kernel (ctx, "motionlambda",
+        options, "lambda_rows_cpu", error);
+  } else {
+    const guint span = 2 * search_range;
+    const guint area_w = span + block_size - 1;
+    guint64 area_max = MIN (MAX_AREA_BYTES, ctx->local_mem_size / 2);
+    guint strip, ls = MAX_LOCAL_SIZE;
+
+    while (ls > 1 && ls > ctx->max_work_group_size)
+      ls /= 2;
+    ml->local_size = ls;
+    /* candidate rows per pass, so that their search area fits */
+    strip = area_max / area_w > block_size ? area_max / area_w -
+        (block_size - 1) : 1;
+    strip = MIN (strip, span);
+    options = g_strdup_printf ("-DB=%u -DR=%u -DLS=%u -DSTRIP=%u",
+        block_size, search_range, ls, strip);
+    ml->sads = gst_cl_context_create_kernel (ctx, "motionlambda", options,
+        "lambda_sads", error);
+    if (ml->sads)
+      ml->rows = gst_cl_context_create_kernel (ctx, "motionlambda", options,
+          "lambda_rows", error);
+  }
+  g_free (options);
+  if (!ml->rows_cpu && !ml->rows) {
+    gst_cl_motion_lambda_free (ml);
+    return NULL;
+  }
+  return ml;
+}
+
+void
+gst_cl_motion_lambda_free (GstClMotionLambda * ml)
+{
+  if (!ml)
+    return;
+  if (ml->rows_cpu)
+    clReleaseKernel (ml->rows_cpu);
+  if (ml->sads)
+    clReleaseKernel (ml->sads);
+  if (ml->rows)
+    clReleaseKernel (ml->rows);
+  if (ml->surface)
+    clReleaseMemObject (ml->surface);
+  gst_object_unref (ml->ctx);
+  g_free (ml);
+}
+
+gboolean
+gst_cl_motion_lambda_matches (const GstClMotionLambda * ml, guint block_size,
+    guint search_range, guint lambda)
+{
+  return ml->block == block_size && ml->range == search_range &&
+      ml->lambda == lambda;
+}
+
+static gboolean
+set_plane_args (cl_kernel kernel, guint * arg, const GstClPlane * plane,
+    GError ** error)
+{
+  const cl_uint offset = plane->offset, stride = plane->stride;
+
+  return gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_mem), &plane->mem,
+      error) &&
+      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &offset, error) &&
+      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &stride, error);
+}
+
+static gboolean
+ensure_surface (GstClMotionLambda * ml, gsize size, GError ** error)
+{
+  cl_int ret;
+
+  if (ml->surface && ml->surface_size >= size)
+    return TRUE;
+  if (ml->surface)
+    clReleaseMemObject (ml->surface);
+  ml->surface = clCreateBuffer (ml->ctx->context, CL_MEM_READ_WRITE, size,
+      NULL, &ret);
+  if (!gst_cl_check (ret, "clCreateBuffer", error)) {
+    ml->surface = NULL;
+    return FALSE;
+  }
+  ml->surface_size = size;
+  return TRUE;
+}
+
+gboolean
+gst_cl_motion_lambda_run (GstClMotionLambda * ml, const GstClPlane * cur,
+    const GstClPlane * ref, cl_mem vectors, GError ** error)
+{
+  const cl_uint width = cur->width, height = cur->height;
+  const cl_uint blocks_x = (width + ml->block - 1) / ml->block;
+  const guint blocks_y = (height + ml->block - 1) / ml->block;
+  const cl_uint lambda = ml->lambda;
+  const cl_int f_code = gst_cl_motion_lambda_f_code (ml->range);
+  const gsize block_bytes = (gsize) 4 * ml->range * ml->range *
+      sizeof (cl_ushort);
+  guint band, first;
+
+  g_return_val_if_fail (cur->pixel_stride == 1 && ref->pixel_stride == 1,
+      FALSE);
+  g_return_val_if_fail (ref->width >= cur->width &&
+      ref->height >= cur->height, FALSE);
+  G_STATIC_ASSERT (sizeof (GstClMotionVector) == 8);
+
+  if (ml->rows_cpu) {
+    const size_t global = blocks_y, local = 1;
+    guint arg = 0;
+    return set_plane_args (ml->rows_cpu, &arg, cur, error) &&
+        set_plane_args (ml->rows_cpu, &arg, ref, error) &&
+        gst_cl_kernel_set_arg (ml->rows_cpu, &arg, sizeof (cl_uint), &width,
+        error) &&
+        gst_cl_kernel_set_arg (ml->rows_cpu, &arg, sizeof (cl_uint), &height,
+        error) &&
+        gst_cl_kernel_set_arg (ml->rows_cpu, &arg, sizeof (cl_uint),
+        &blocks_x, error) &&
+        gst_cl_kernel_set_arg (ml->rows_cpu, &arg, sizeof (cl_uint), &lambda,
+        error) &&
+        gst_cl_kernel_set_arg (ml->rows_cpu, &arg, sizeof (cl_int), &f_code,
+        error) &&
+        gst_cl_kernel_set_arg (ml->rows_cpu, &arg, sizeof (cl_mem), &vectors,
+        error) &&
+        gst_cl_context_enqueue_kernel (ml->ctx, ml->rows_cpu,
+        GST_CL_MOTION_LAMBDA_ROWS_LABEL, 1, &global, &local, error);
+  }
+
+  /* as many whole block rows as the surface may hold */
+  band = MAX (1, MAX_SURFACE_BYTES / (block_bytes * blocks_x));
+  band = MIN (band, blocks_y);
+  if (!ensure_surface (ml, block_bytes * blocks_x * band, error))
+    return FALSE;
+  for (first = 0; first < blocks_y; first += band) {
+    const cl_uint rows = MIN (band, blocks_y - first);
+    const cl_uint first_block = first * blocks_x, first_row = first;
+    const size_t local = ml->local_size;
+    const size_t sads_global = (size_t) rows * blocks_x * local;
+    const size_t rows_global = MIN (rows, MAX (ml->ctx->compute_units, 1) *
+        ROW_GROUPS_PER_CU) * local;
+    guint arg = 0;
+
+    if (!set_plane_args (ml->sads, &arg, cur, error) ||
+        !set_plane_args (ml->sads, &arg, ref, error) ||
+        !gst_cl_kernel_set_arg (ml->sads, &arg, sizeof (cl_uint), &width,
+            error) ||
+        !gst_cl_kernel_set_arg (ml->sads, &arg, sizeof (cl_uint), &height,
+            error) ||
+        !gst_cl_kernel_set_arg (ml->sads, &arg, sizeof (cl_uint), &blocks_x,
+            error) ||
+        !gst_cl_kernel_set_arg (ml->sads, &arg, sizeof (cl_uint),
+            &first_block, error) ||
+        !gst_cl_kernel_set_arg (ml->sads, &arg, sizeof (cl_mem),
+            &ml->surface, error) ||
+        !gst_cl_context_enqueue_kernel (ml->ctx, ml->sads,
+            GST_CL_MOTION_LAMBDA_SADS_LABEL, 1, &sads_global, &local, error))
+      return FALSE;
+    arg = 0;
+    if (!gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_mem),
+            &ml->surface, error) ||
+        !gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_uint), &blocks_x,
+            error) ||
+        !gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_uint), &first_row,
+            error) ||
+        !gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_uint), &rows,
+            error) ||
+        !gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_uint), &lambda,
+            error) ||
+        !gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_int), &f_code,
+            error) ||
+        !gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_mem), &vectors,
+            error) ||
+        !gst_cl_context_enqueue_kernel (ml->ctx, ml->rows,
+            GST_CL_MOTION_LAMBDA_ROWS_LABEL, 1, &rows_global, &local, error))
+      return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,681 @@
+/* gst-clvideo: block-matching motion search on the device
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Shared by clmotionsearch and clmpegenc (which searches itself when no
+ * upstream clmotionsearch left vectors on the buffer).
+ */
+#include "gstclvideokernels.h"
+#include "gstclmotionsearchcompute.h"
+#include <gst/cl/gstclfilter.h>
+
+#include <math.h>
+
+/* chroma weight in 1/256, and its largest value (keeps costs in 32 bits) */
+#define WEIGHT_ONE 256
+#define MAX_CHROMA_WEIGHT 16.0
+
+/* GPU layout: candidates (dy) per work-item, and the most work-items per
+ * group */
+#define TILE_K 8
+#define TILE_MAX_NT 128
+#define TILE_MIN_NT 32
+
+/* GPU layout of the hierarchical levels: work-items per block for the
+ * refinements (their 30 candidates at most) and for the coarsest level's
+ * search (64 candidates at range 16) */
+#define LEVEL_NT 32
+#define LEVEL_TOP_NT 64
+/* hierarchical: the coarsest level, and the areas searched above full
+ * resolution (4x4 samples at level 2) */
+#define HIER_TOP 2
+#define HIER_AREA 16
+/* CPU layout: blocks per work-item (a launch of a work-group per block
+ * would cost more in dispatch than the refinements' few candidates), and
+ * level-2 samples per work-item of the decimation */
+#define LEVEL_CPU_RUN 8
+#define DECIMATE_CPU_RUN 16
+
+struct _GstClMotionSearch
+{
+  GstClContext *ctx;
+  GstClMotionSearchParams params;
+  guint weight_q;               /* chroma weight in 1/256 */
+  GHashTable *kernels;          /* name and build options -> cl_kernel */
+
+  /* GPU layout */
+  gboolean use_tiles;
+  guint tile_nt, tile_k;
+  gboolean sad_ptx;             /* NVIDIA's vabsdiff4, until it fails to build */
+
+  /* hierarchical, for pictures of pyr_width x pyr_height: the decimated
+   * pictures (current level 1, level 2, then the reference's), the
+   * vectors between the steps */
+  cl_mem pyramid, steps[2];
+  guint pyr_width, pyr_height;
+};
+
+GstClMotionMethod
+gst_cl_motion_method_resolve (GstClMotionMethod method, GstClContext * ctx)
+{
+  if (method != GST_CL_MOTION_METHOD_AUTO)
+    return method;
+  /* the device's kind, not the kernel layout (GST_CL_LAYOUT may force
+   * either): the layout must not change the vectors, and so the stream */
+  return ctx->host_unified ? GST_CL_MOTION_METHOD_HIERARCHICAL :
+      GST_CL_MOTION_METHOD_FULL;
+}
+
+static void
+release_kernel (gpointer kernel)
+{
+  clReleaseKernel ((cl_kernel) kernel);
+}
+
+GstClMotionSearch *
+gst_cl_motion_search_new (GstClContext * ctx,
+    const GstClMotionSearchParams * params, GError ** error)
+{
+  GstClMotionSearchParams resolved;
+  GstClMotionSearch *ms;
+
+  gst_cl_video_register_kernels ();
+
+  g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), NULL);
+  g_return_val_if_fail (params != NULL, NULL);
+  resolved = *params;
+  resolved.method = gst_cl_motion_method_resolve (params->method, ctx);
+  params = &resolved;
+
+  if (params->block_size != 16 && params->block_size != 8) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Motion search block size %u is not supported (16 or 8)",
+        params->block_size);
+    return NULL;
+  }
+  if (params->search_range < 1 ||
+      params->search_range > GST_CL_MOTION_SEARCH_MAX_RANGE) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Motion search range %u is out of range (1 to %u)",
+        params->search_range, GST_CL_MOTION_SEARCH_MAX_RANGE);
+    return NULL;
+  }
+  if (params->lambda != 0) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Rate-constrained motion search (lambda %u) is not available",
+        params->lambda);
+    return NULL;
+  }
+  if (!(params->chroma_weight >= 0.0 &&
+          params->chroma_weight <= MAX_CHROMA_WEIGHT)) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Motion search chroma weight %g is out of range (0 to %g)",
+        params->chroma_weight, MAX_CHROMA_WEIGHT);
+    return NULL;
+  }
+  if (params->method != GST_CL_MOTION_METHOD_FULL &&
+      params->method != GST_CL_MOTION_METHOD_HIERARCHICAL) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "Unknown motion search method %d", params->method);
+    return NULL;
+  }
+  if (params->method == GST_CL_MOTION_METHOD_HIERARCHICAL &&
+      params->chroma_weight > 0.0) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "The hierarchical motion search is luma only (chroma weight %g)",
+        params->chroma_weight);
+    return NULL;
+  }
+
+  ms = g_new0 (GstClMotionSearch, 1);
+  ms->ctx = gst_object_ref (ctx);
+  ms->params = *params;
+  ms->weight_q = (guint) lround (params->chroma_weight * WEIGHT_ONE);
+  ms->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      release_kernel);
+
+  if (!ctx->cpu_layout) {
+    guint span = 2 * params->search_range, bs = params->block_size;
+    guint k = MIN (TILE_K, span), ndy = (span + k - 1) / k;
+    guint rows = ndy * k + bs - 1, words = (span + bs - 1 + 3) / 4;
+    guint64 local = (guint64) rows * (4 * words + 4) +
+        (guint64) 4 * rows * words * 4 + bs * bs + TILE_MAX_NT * 8;
+    guint nt = TILE_MIN_NT;
+
+    while (nt < TILE_MAX_NT && nt < span * ndy)
+      nt *= 2;
+    ms->tile_k = k;
+    ms->tile_nt = nt;
+    /* the widest windows do not fit: the per-block kernel takes them */
+    ms->use_tiles = local <= ctx->local_mem_size &&
+        nt <= ctx->max_work_group_size;
+    ms->sad_ptx = ctx->platform_name &&
+        g_strstr_len (ctx->platform_name, -1, "NVIDIA") != NULL;
+  }
+  return ms;
+}
+
+void
+gst_cl_motion_search_free (GstClMotionSearch * ms)
+{
+  if (!ms)
+    return;
+  g_hash_table_destroy (ms->kernels);
+  if (ms->pyramid)
+    clReleaseMemObject (ms->pyramid);
+  if (ms->steps[0])
+    clReleaseMemObject (ms->steps[0]);
+  if (ms->steps[1])
+    clReleaseMemObject (ms->steps[1]);
+  gst_object_unref (ms->ctx);
+  g_free (ms);
+}
+
+const GstClMotionSearchParams *
+gst_cl_motion_search_get_params (const GstClMotionSearch * ms)
+{
+  return &ms->params;
+}
+
+void
+gst_cl_motion_search_grid (const GstClMotionSearch * ms, guint width,
+    guint height, guint * blocks_x, guint * blocks_y)
+{
+  guint bs = ms->params.block_size;
+
+  *blocks_x = (width + bs - 1) / bs;
+  *blocks_y = (height + bs - 1) / bs;
+}
+
+/* @name built with @options, from the cache or built now */
+static cl_kernel
+lookup_kernel (GstClMotionSearch * ms, const gchar * name,
+    const gchar * options, GError ** error)
+{
+  gchar *key = g_strconcat (name, " ", options, NULL);
+  cl_kernel kernel = g_hash_table_lookup (ms->kernels, key);
+
+  if (!kernel) {
+    kernel = gst_cl_context_create_kernel (ms->ctx, "motionsearch", options,
+        name, error);
+    if (kernel)
+      g_hash_table_insert (ms->kernels, g_strdup (key), kernel);
+  }
+  g_free (key);
+  return kernel;
+}
+
+static cl_kernel
+get_kernel (GstClMotionSearch * ms, const gchar * name,
+    const gchar * extra_options, GError ** error)
+{
+  gchar *options;
+  cl_kernel kernel;
+
+  if (ms->use_tiles)
+    options = g_strdup_printf ("-DBS=%u -DRANGE=%u -DSUBPEL=%d -DTILES=1 "
+        "-DNT=%u -DK=%u -DSAD_PTX=%d %s", ms->params.block_size,
+        ms->params.search_range, ms->params.subpel ? 1 : 0, ms->tile_nt,
+        ms->tile_k, ms->sad_ptx ? 1 : 0,
+        extra_options ? extra_options : "-DCHROMA=0");
+  else
+    options = g_strdup_printf ("-DBS=%u -DRANGE=%u -DSUBPEL=%d %s",
+        ms->params.block_size, ms->params.search_range,
+        ms->params.subpel ? 1 : 0,
+        extra_options ? extra_options : "-DCHROMA=0");
+  kernel = lookup_kernel (ms, name, options, error);
+  g_free (options);
+  return kernel;
+}
+
+/* The GPU kernels; the NVIDIA instruction may be refused by a driver,
+ * then the portable form serves. */
+static cl_kernel
+get_tile_kernel (GstClMotionSearch * ms, const gchar * name,
+    gboolean partial, GError ** error)
+{
+  const gchar *options = partial ? "-DCHROMA=0 -DPARTIAL=1" : NULL;
+  cl_kernel kernel;
+  GError *ptx_error = NULL;
+
+  if (!ms->sad_ptx)
+    return get_kernel (ms, name, options, error);
+  kernel = get_kernel (ms, name, options, &ptx_error);
+  if (kernel)
+    return kernel;
+  GST_WARNING ("motion search without vabsdiff4: %s", ptx_error->message);
+  g_clear_error (&ptx_error);
+  ms->sad_ptx = FALSE;
+  return get_kernel (ms, name, options, error);
+}
+
+static gboolean
+set_plane_args (cl_kernel kernel, guint * arg, const GstClPlane * p,
+    gboolean with_mem, GError ** error)
+{
+  cl_uint off = (cl_uint) p->offset, stride = p->stride;
+
+  if (with_mem && !gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_mem),
+          &p->mem, error))
+    return FALSE;
+  return gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &off, error)
+      && gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &stride, error);
+}
+
+static gboolean
+plane_ok (const GstClPlane * p, const gchar * what, GError ** error)
+{
+  /* the kernels index with 32-bit ints */
+  if ((guint64) p->offset + (guint64) p->stride * p->height <= G_MAXINT32)
+    return TRUE;
+  g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+      "The %s plane of the motion search lies beyond 2 GiB of its buffer",
+      what);
+  return FALSE;
+}
+
+static gboolean run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, const GstClPlane * cur_chroma,
+    const GstClPlane * ref_chroma, guint first_x, guint first_y, guint n_x,
+    guint n_y, cl_mem vectors, GError ** error);
+static gboolean run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, gboolean partial, guint first_x, guint first_y,
+    guint n_x, guint n_y, cl_mem vectors, GError ** error);
+
+static gboolean run_hierarchical (GstClMotionSearch * ms,
+    const GstClPlane * cur, const GstClPlane * ref, cl_mem vectors,
+    GError ** error);
+
+static gboolean
+run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
+    const GstClPlane * cur_chroma, const GstClPlane * ref_chroma,
+    cl_mem vectors, GError ** error)
+{
+  guint width = cur->width, height = cur->height, bx, by;
+
+  g_return_val_if_fail (cur->pixel_stride == 1 && ref->pixel_stride == 1,
+      FALSE);
+  g_return_val_if_fail (ref->width >= cur->width &&
+      ref->height >= cur->height, FALSE);
+  if (!plane_ok (cur, "current", error) || !plane_ok (ref, "reference",
+          error))
+    return FALSE;
+
+  if (cur_chroma) {
+    guint i;
+
+    for (i = 0; i < 2; i++) {
+      g_return_val_if_fail (cur_chroma[i].mem == cur_chroma[0].mem, FALSE);
+      g_return_val_if_fail (ref_chroma[i].mem == ref_chroma[0].mem, FALSE);
+      g_return_val_if_fail (cur_chroma[i].pixel_stride ==
+          cur_chroma[0].pixel_stride, FALSE);
+      g_return_val_if_fail (ref_chroma[i].pixel_stride ==
+          cur_chroma[0].pixel_stride, FALSE);
+      g_return_val_if_fail (ref_chroma[i].width >= cur_chroma[0].width &&
+          ref_chroma[i].height >= cur_chroma[0].height, FALSE);
+      if (!plane_ok (&cur_chroma[i], "current chroma", error) ||
+          !plane_ok (&ref_chroma[i], "reference chroma", error))
+        return FALSE;
+    }
+  }
+
+  gst_cl_motion_search_grid (ms, width, height, &bx, &by);
+  if (ms->params.method == GST_CL_MOTION_METHOD_HIERARCHICAL)
+    return run_hierarchical (ms, cur, ref, vectors, error);
+  if (ms->use_tiles && !cur_chroma) {
+    guint fx = width / ms->params.block_size;
+    guint fy = height / ms->params.block_size;
+
+    /* whole blocks, then the partial ones at the right and bottom edges
+     * by the masking variant */
+    if (fx > 0 && fy > 0 && !run_tiles (ms, cur, ref, FALSE, 0, 0, fx, fy,
+            vectors, error))
+      return FALSE;
+    if (fx < bx && !run_tiles (ms, cur, ref, TRUE, fx, 0, bx - fx, by,
+            vectors, error))
+      return FALSE;
+    if (fy < by && fx > 0 && !run_tiles (ms, cur, ref, TRUE, 0, fy, fx,
+            by - fy, vectors, error))
+      return FALSE;
+    return TRUE;
+  }
+  return run_blocks (ms, cur, ref, cur_chroma, ref_chroma, 0, 0, bx, by,
+      vectors, error);
+}
+
+/* motion_search_blocks over blocks [first_x, first_x + n_x) x [first_y,
+ * first_y + n_y) */
+static gboolean
+run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, const GstClPlane * cur_chroma,
+    const GstClPlane * ref_chroma, guint first_x, guint first_y, guint n_x,
+    guint n_y, cl_mem vectors, GError ** error)
+{
+  cl_kernel kernel;
+  gchar *chroma_options = NULL;
+  cl_uint width = cur->width, height = cur->height;
+  cl_uint first[2] = { first_x, first_y };
+  guint arg = 0;
+  size_t global[2], local[2];
+  gboolean ok;
+
+  if (cur_chroma)
+    chroma_options = g_strdup_printf ("-DCHROMA=1 -DCSX=%u -DCSY=%u -DCPS=%u "
+        "-DWQ=%u", cur_chroma[0].width < cur->width ? 1 : 0,
+        cur_chroma[0].height < cur->height ? 1 : 0,
+        cur_chroma[0].pixel_stride, ms->weight_q);
+  kernel = get_kernel (ms, "motion_search_blocks", chroma_options, error);
+  g_free (chroma_options);
+  if (!kernel)
+    return FALSE;
+
+  ok = set_plane_args (kernel, &arg, cur, TRUE, error) &&
+      set_plane_args (kernel, &arg, ref, TRUE, error) &&
+      gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error) &&
+      gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height, error);
+  if (ok && cur_chroma) {
+    ok = set_plane_args (kernel, &arg, &cur_chroma[0], TRUE, error) &&
+        set_plane_args (kernel, &arg, &cur_chroma[1], FALSE, error) &&
+        set_plane_args (kernel, &arg, &ref_chroma[0], TRUE, error) &&
+        set_plane_args (kernel, &arg, &ref_chroma[1], FALSE, error);
+  } else if (ok) {
+    /* unused without chroma: any valid buffer */
+    ok = set_plane_args (kernel, &arg, cur, TRUE, error) &&
+        set_plane_args (kernel, &arg, cur, FALSE, error) &&
+        set_plane_args (kernel, &arg, ref, TRUE, error) &&
+        set_plane_args (kernel, &arg, ref, FALSE, error);
+  }
+  ok = ok && gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &first[0],
+      error) && gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint),
+      &first[1], error) && gst_cl_kernel_set_arg (kernel, &arg,
+      sizeof (cl_mem), &vectors, error);
+  if (!ok)
+    return FALSE;
+
+  global[0] = n_x;
+  global[1] = n_y;
+  /* one work-item per work-group on CPUs: a block is already SIMD-wide
+   * work, and a wider group invites the compiler to vectorise across
+   * work-items, which turns the row loads into gathers */
+  local[0] = local[1] = 1;
+  return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+      GST_CL_MOTION_SEARCH_LABEL, 2, global,
+      ms->ctx->cpu_layout ? local : NULL, error);
+}
+
+/* The arguments the GPU kernels begin with: the planes, the picture size
+ * and the first block. */
+static gboolean
+set_picture_args (cl_kernel kernel, guint * arg, const GstClPlane * cur,
+    const GstClPlane * ref, const cl_uint * first, GError ** error)
+{
+  cl_uint width = cur->width, height = cur->height;
+
+  return set_plane_args (kernel, arg, cur, TRUE, error) &&
+      set_plane_args (kernel, arg, ref, TRUE, error) &&
+      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &width, error) &&
+      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &height, error) &&
+      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &first[0], error)
+      && gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &first[1],
+      error);
+}
+
+/* motion_search_tiles over blocks [first_x, first_x + n_x) x [first_y,
+ * first_y + n_y), then their refinement */
+static gboolean
+run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, gboolean partial, guint first_x, guint first_y,
+    guint n_x, guint n_y, cl_mem vectors, GError ** error)
+{
+  cl_kernel kernel;
+  cl_uint first[2] = { first_x, first_y }, end[2] = { first_x + n_x,
+    first_y + n_y };
+  size_t global[2], local[2];
+  guint arg = 0;
+
+  kernel = get_tile_kernel (ms, "motion_search_tiles", partial, error);
+  if (!kernel)
+    return FALSE;
+  if (!set_picture_args (kernel, &arg, cur, ref, first, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &vectors, error))
+    return FALSE;
+  global[0] = (size_t) n_x * ms->tile_nt;
+  global[1] = n_y;
+  local[0] = ms->tile_nt;
+  local[1] = 1;
+  if (!gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+          GST_CL_MOTION_SEARCH_LABEL, 2, global, local, error))
+    return FALSE;
+  if (!ms->params.subpel)
+    return TRUE;
+
+  kernel = get_tile_kernel (ms, "motion_refine_blocks", FALSE, error);
+  if (!kernel)
+    return FALSE;
+  arg = 0;
+  if (!set_picture_args (kernel, &arg, cur, ref, first, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &end[0], error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &end[1],
+          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem),
+          &vectors, error))
+    return FALSE;
+  global[0] = n_x;
+  global[1] = n_y;
+  return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+      GST_CL_MOTION_SEARCH_REFINE_LABEL, 2, global, NULL, error);
+}
+
+/* ---- hierarchical search ---- */
+
+/* The decimated plane of a picture at @level (1 or 2), rows packed. */
+static void
+level_plane (GstClMotionSearch * ms, guint level, gboolean reference,
+    GstClPlane * p)
+{
+  guint w = ms->pyr_width, h = ms->pyr_height;
+  gsize l1 = (gsize) ((w + 1) / 2) * ((h + 1) / 2);
+  gsize l2 = (gsize) ((w + 3) / 4) * ((h + 3) / 4);
+
+  p->mem = ms->pyramid;
+  p->offset = (reference ? l1 + l2 : 0) + (level == 2 ? l1 : 0);
+  p->width = p->stride = (w + (1 << level) - 1) >> level;
+  p->height = (h + (1 << level) - 1) >> level;
+  p->pixel_stride = 1;
+}
+
+/* The buffers for pictures of @width x @height, kept while the size
+ * stays: the decimated pictures, and vectors of the areas and blocks
+ * between the steps. */
+static gboolean
+ensure_pyramid (GstClMotionSearch * ms, guint width, guint height,
+    GError ** error)
+{
+  gsize l1 = (gsize) ((width + 1) / 2) * ((height + 1) / 2);
+  gsize l2 = (gsize) ((width + 3) / 4) * ((height + 3) / 4);
+  guint bx, by, i;
+  gsize sizes[3];
+  cl_mem *mems[3] = { &ms->pyramid, &ms->steps[0], &ms->steps[1] };
+  cl_int ret = CL_SUCCESS;
+
+  if (ms->pyramid && ms->pyr_width == width && ms->pyr_height == height)
+    return TRUE;
+  gst_cl_motion_search_grid (ms, width, height, &bx, &by);
+  /* and 16 bytes after the last plane: the CPU search at level 2 reads
+   * whole 16-byte rows past a block's last allowed displacement */
+  sizes[0] = 2 * (l1 + l2) + 16;
+  /* the blocks' grid is the finer one (8x8 blocks) or the same */
+  sizes[1] = sizes[2] = (gsize) bx * by * sizeof (GstClMotionVector);
+  for (i = 0; i < 3; i++) {
+    if (*mems[i])
+      clReleaseMemObject (*mems[i]);
+    *mems[i] = NULL;
+  }
+  for (i = 0; i < 3 && ret == CL_SUCCESS; i++)
+    *mems[i] = clCreateBuffer (ms->ctx->context, CL_MEM_READ_WRITE,
+        sizes[i], NULL, &ret);
+  if (!gst_cl_check (ret, "clCreateBuffer", error)) {
+    for (i = 0; i < 3; i++)
+      if (*mems[i])
+        clReleaseMemObject (*mems[i]);
+    ms->pyramid = ms->steps[0] = ms->steps[1] = NULL;
+    return FALSE;
+  }
+  ms->pyr_width = width;
+  ms->pyr_height = height;
+  return TRUE;
+}
+
+/* the grid of @level: 16x16 areas above full resolution */
+static guint
+level_block (GstClMotionSearch * ms, guint level)
+{
+  return level > 0 ? HIER_AREA : ms->params.block_size;
+}
+
+/* work-items per block of @level's kernel on GPUs */
+static guint
+level_work_items (GstClMotionSearch * ms, guint level)
+{
+  if (level == HIER_TOP && LEVEL_TOP_NT <= ms->ctx->max_work_group_size)
+    return LEVEL_TOP_NT;
+  return LEVEL_NT;
+}
+
+/* @name from the program of @level and @pass (1, or 2: the propagation
+ * at full resolution, with the half-pel refinement); motion_decimate
+ * comes from level 2's */
+static cl_kernel
+level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
+    guint pass, GError ** error)
+{
+  guint nt = ms->ctx->cpu_layout ? 0 : level_work_items (ms, level);
+  gchar *options, *hnt;
+  cl_kernel kernel;
+
+  hnt = nt ? g_strdup_printf (" -DHNT=%u", nt) :
+      g_strdup_printf (" -DBPW=%u", LEVEL_CPU_RUN);
+  /* the range is an argument, and the coarse levels do not depend on the
+   * block size or half-pel refinement: few programs serve all searches */
+  options = g_strdup_printf ("-DBS=%u -DSUBPEL=%d -DCHROMA=0 -DLEVEL=%u "
+      "-DPASS=%u -DLBS=%u%s", level_block (ms, level),
+      pass == 2 && ms->params.subpel ? 1 : 0, level, level > 0 ? 1 : pass,
+      level_block (ms, level) >> level, hnt);
+  kernel = lookup_kernel (ms, name, options, error);
+  g_free (options);
+  g_free (hnt);
+  return kernel;
+}
+
+static gboolean
+decimate (GstClMotionSearch * ms, const GstClPlane * src, gboolean reference,
+    GError ** error)
+{
+  cl_kernel kernel = level_kernel (ms, "motion_decimate", HIER_TOP, 1,
+      error);
+  GstClPlane l1, l2;
+  /* the reference may be larger (padded): the picture's size counts */
+  cl_uint width = ms->pyr_width, height = ms->pyr_height, off1, off2;
+  size_t global[2];
+  guint arg = 0;
+
+  if (!kernel)
+    return FALSE;
+  level_plane (ms, 1, reference, &l1);
+  level_plane (ms, 2, reference, &l2);
+  off1 = (cl_uint) l1.offset;
+  off2 = (cl_uint) l2.offset;
+  if (!set_plane_args (kernel, &arg, src, TRUE, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height,
+          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem),
+          &ms->pyramid, error) || !gst_cl_kernel_set_arg (kernel, &arg,
+          sizeof (cl_uint), &off1, error) || !gst_cl_kernel_set_arg (kernel,
+          &arg, sizeof (cl_uint), &off2, error))
+    return FALSE;
+  global[0] = (width + 3) / 4;
+  if (ms->ctx->cpu_layout)
+    global[0] = (global[0] + DECIMATE_CPU_RUN - 1) / DECIMATE_CPU_RUN;
+  global[1] = (height + 3) / 4;
+  return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+      GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error);
+}
+
+/* One step: @in holds the previous step's vectors, @out gets this
+ * one's. */
+static gboolean
+search_level (GstClMotionSearch * ms, guint level, guint pass,
+    const GstClPlane * cur, const GstClPlane * ref, cl_mem in, cl_mem out,
+    GError ** error)
+{
+  cl_kernel kernel = level_kernel (ms, "motion_search_level", level, pass,
+      error);
+  guint nt = ms->ctx->cpu_layout ? 1 : level_work_items (ms, level);
+  guint bs = level_block (ms, level), gx;
+  cl_uint width = ms->pyr_width, height = ms->pyr_height;
+  cl_uint range = ms->params.search_range;
+  size_t global[2], local[2];
+  guint arg = 0;
+
+  if (!kernel)
+    return FALSE;
+  if (!set_plane_args (kernel, &arg, cur, TRUE, error) ||
+      !set_plane_args (kernel, &arg, ref, TRUE, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height,
+          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint),
+          &range, error) || !gst_cl_kernel_set_arg (kernel, &arg,
+          sizeof (cl_mem), &in, error) || !gst_cl_kernel_set_arg (kernel,
+          &arg, sizeof (cl_mem), &out, error))
+    return FALSE;
+  /* CPUs: one work-item per group, as in run_blocks, for a run of blocks */
+  gx = (width + bs - 1) / bs;
+  if (ms->ctx->cpu_layout)
+    gx = (gx + LEVEL_CPU_RUN - 1) / LEVEL_CPU_RUN;
+  global[0] = (size_t) gx * nt;
+  global[1] = (height + bs - 1) / bs;
+  local[0] = nt;
+  local[1] = 1;
+  return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+      GST_CL_MOTION_SEARCH_LABEL, 2, global, local, error);
+}
+
+/* Decimates both pictures, then level 2, level 1, and the two passes at
+ * full resolution, each step's vectors in the buffer the next reads. */
+static gboolean
+run_hierarchical (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, cl_mem vectors, GError ** error)
+{
+  GstClPlane c1, r1, c2, r2;
+
+  if (!ensure_pyramid (ms, cur->width, cur->height, error) ||
+      !decimate (ms, cur, FALSE, error) || !decimate (ms, ref, TRUE, error))
+    return FALSE;
+  level_plane (ms, 1, FALSE, &c1);
+  level_plane (ms, 1, TRUE, &r1);
+  level_plane (ms, 2, FALSE, &c2);
+  level_plane (ms, 2, TRUE, &r2);
+  return search_level (ms, 2, 1, &c2, &r2, ms->steps[1], ms->steps[0],
+      error) && search_level (ms, 1, 1, &c1, &r1, ms->steps[0],
+      ms->steps[1], error) && search_level (ms, 0, 1, cur, ref,
+      ms->steps[1], ms->steps[0], error) && search_level (ms, 0, 2, cur,
+      ref, ms->steps[0], vectors, error);
+}
+
+gboolean
+gst_cl_motion_search_run (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, cl_mem vectors, GError ** error)
+{
+  g_return_val_if_fail (ms && cur && ref && vectors, FALSE);
+  return run (ms, cur, ref, NULL, NULL, vectors, error);
+}
+
+gboolean
+gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
+    const GstClPlane * cur, const GstClPlane * ref,
+    const GstClPlane * cur_chroma, const GstClPlane * ref_chroma,
+    cl_mem vectors, GError ** error)
+{
+  g_return_val_if_fail (ms && cur && ref && vectors, FALSE);
+  if (ms->params.chroma_weight <= 0.0 || !cur_chroma || !ref_chroma)
+    return run (ms, cur, ref, NULL, NULL, vectors, error);
+  return run (ms, cur, ref, cur_chroma, ref_chroma, vectors, error);
+}

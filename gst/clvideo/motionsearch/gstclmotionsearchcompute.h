@@ -1,0 +1,96 @@
+/* gst-clvideo: block-matching motion search on the device
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclmemory.h>
+#include <gst/cl/gstclmotionmeta.h>
+
+G_BEGIN_DECLS
+
+/* Label of the search kernels in the context's profiling statistics. */
+#define GST_CL_MOTION_SEARCH_LABEL "motionsearch"
+/* ... and of the half-pel refinement where it runs on its own (GPUs) */
+#define GST_CL_MOTION_SEARCH_REFINE_LABEL "motionsearch-refine"
+
+/* Largest search range the kernels take. */
+#define GST_CL_MOTION_SEARCH_MAX_RANGE 128
+
+/* The method that @method stands for on @ctx's device (AUTO resolved). */
+GstClMotionMethod gst_cl_motion_method_resolve (GstClMotionMethod method,
+    GstClContext * ctx);
+
+/**
+ * GstClMotionSearch:
+ *
+ * Block-matching search of kernels/motionsearch.cl, exhaustive or
+ * hierarchical, in the layout the context asks for (CPU or GPU). Every
+ * block of the picture is searched, partial blocks at the right and bottom
+ * edges included (their visible samples only). Only candidates whose whole
+ * reference block lies inside the picture count (MPEG-1 vectors may not
+ * point outside it); the zero vector always does. The best candidate has
+ * the least cost; ties go to the smaller |dx| + |dy|, then to the first in
+ * raster order (dy, then dx, ascending), so that every device and a plain
+ * C search agree to the bit.
+ *
+ * The hierarchical method decimates both pictures (rounded means of 2x2
+ * and 4x4 samples) into device buffers of its own, allocated on first use
+ * and again when the picture size changes, searches the whole window at
+ * the coarsest level (16x16 areas, 4x4 decimated samples) and refines
+ * level by level; see kernels/motionsearch.cl for the exact candidates.
+ * Each step is one launch, with no dependency between the blocks of a
+ * step.
+ *
+ * Kernels are built on first use and kept. Not thread-safe: one per
+ * element.
+ */
+typedef struct _GstClMotionSearch GstClMotionSearch;
+
+GstClMotionSearch *gst_cl_motion_search_new (GstClContext * ctx,
+    const GstClMotionSearchParams * params, GError ** error);
+void gst_cl_motion_search_free (GstClMotionSearch * ms);
+
+const GstClMotionSearchParams *gst_cl_motion_search_get_params (const
+    GstClMotionSearch * ms);
+
+/* Grid for a plane of width x height: ceil (w / block) x ceil (h / block). */
+void gst_cl_motion_search_grid (const GstClMotionSearch * ms, guint width,
+    guint height, guint * blocks_x, guint * blocks_y);
+
+/**
+ * gst_cl_motion_search_run:
+ * @ms: the search
+ * @cur: the current picture's luma; its width and height are the
+ *   picture's
+ * @ref: the reference picture's luma, at least as large as @cur (only its
+ *   first width x height samples are read: an encoder may pass a plane
+ *   padded to whole macroblocks)
+ * @vectors: device buffer of at least blocks_x * blocks_y
+ *   #GstClMotionVector
+ * @error: where a failed OpenCL call is reported
+ *
+ * Enqueues the search of @cur against @ref on the context's in-order
+ * queue and returns without waiting; @vectors receives one vector per
+ * block in raster order. Planes must have a pixel stride of 1.
+ */
+gboolean gst_cl_motion_search_run (GstClMotionSearch * ms,
+    const GstClPlane * cur, const GstClPlane * ref, cl_mem vectors,
+    GError ** error);
+
+/**
+ * gst_cl_motion_search_run_with_chroma:
+ * @cur_chroma: (nullable): the current picture's U and V planes (in one
+ *   buffer, same pixel stride; subsampled by 1 or 2 in each direction)
+ * @ref_chroma: (nullable): the reference picture's U and V planes
+ *
+ * As gst_cl_motion_search_run(), with the chroma planes weighed into the
+ * full-pel cost when the parameters' chroma_weight is above 0 (without
+ * them, or at weight 0, the same as gst_cl_motion_search_run()).
+ */
+gboolean gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
+    const GstClPlane * cur, const GstClPlane * ref,
+    const GstClPlane * cur_chroma, const GstClPlane * ref_chroma,
+    cl_mem vectors, GError ** error);
+
+G_END_DECLS

@@ -1,0 +1,303 @@
+/* gst-clvideo: the MPEG-1 encoder's device stages
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gstclvideokernels.h"
+#include "gstclmpegtransform.h"
+#include <gst/cl/gstclfilter.h>
+
+#define CPU_GROUP 64
+
+struct _GstClMpegTransform
+{
+  GstClContext *ctx;
+  guint width, height;
+  guint mb_width, mb_height;
+  cl_kernel load, encode;
+  cl_kernel pack_offsets, pack_levels;  /* GPU layout */
+  cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
+  gboolean cpu_layout;          /* one work-item per macroblock */
+};
+
+GstClMpegTransform *
+gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
+    GError ** error)
+{
+  GstClMpegTransform *tr = g_new0 (GstClMpegTransform, 1);
+
+  gst_cl_video_register_kernels ();
+
+  tr->ctx = gst_object_ref (ctx);
+  tr->width = width;
+  tr->height = height;
+  tr->mb_width = (width + 15) / 16;
+  tr->mb_height = (height + 15) / 16;
+  tr->cpu_layout = ctx->cpu_layout;
+  tr->load = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+      ctx->cpu_layout ? "mpeg_load_rows" : "mpeg_load", error);
+  /* GPUs: a work-group of 64 per macroblock; CPUs: one work-item per
+   * macroblock walking it in plain loops */
+  if (tr->load)
+    tr->encode = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+        tr->cpu_layout ? "mpeg_encode_mb_cpu" : "mpeg_encode_mb", error);
+  if (tr->encode && !tr->cpu_layout) {
+    tr->pack_offsets = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+        "mpeg_pack_offsets", error);
+    if (tr->pack_offsets)
+      tr->pack_levels = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+          "mpeg_pack_levels", error);
+  }
+  if (tr->encode && (tr->cpu_layout || tr->pack_levels)) {
+    guint8 bits[GST_CL_MPEG_RD_BITS_SIZE];
+    cl_int ret;
+
+    gst_cl_mpeg_rd_bits (bits);
+    tr->rd_bits = clCreateBuffer (ctx->context, CL_MEM_READ_ONLY |
+        CL_MEM_COPY_HOST_PTR, sizeof (bits), bits, &ret);
+    if (!gst_cl_check (ret, "clCreateBuffer", error)) {
+      gst_cl_mpeg_transform_free (tr);
+      return NULL;
+    }
+  }
+  if (!tr->rd_bits) {
+    gst_cl_mpeg_transform_free (tr);
+    return NULL;
+  }
+  return tr;
+}
+
+void
+gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
+{
+  if (!tr)
+    return;
+  if (tr->load)
+    clReleaseKernel (tr->load);
+  if (tr->encode)
+    clReleaseKernel (tr->encode);
+  if (tr->rd_bits)
+    clReleaseMemObject (tr->rd_bits);
+  if (tr->pack_offsets)
+    clReleaseKernel (tr->pack_offsets);
+  if (tr->pack_levels)
+    clReleaseKernel (tr->pack_levels);
+  gst_object_unref (tr->ctx);
+  g_free (tr);
+}
+
+guint
+gst_cl_mpeg_transform_mb_width (const GstClMpegTransform * tr)
+{
+  return tr->mb_width;
+}
+
+guint
+gst_cl_mpeg_transform_mb_height (const GstClMpegTransform * tr)
+{
+  return tr->mb_height;
+}
+
+gsize
+gst_cl_mpeg_transform_picture_size (const GstClMpegTransform * tr)
+{
+  return (gsize) tr->mb_width * tr->mb_height * 384;
+}
+
+gsize
+gst_cl_mpeg_transform_records_size (const GstClMpegTransform * tr)
+{
+  return (gsize) tr->mb_width * tr->mb_height * sizeof (GstClMpegMbRecord);
+}
+
+gsize
+gst_cl_mpeg_transform_levels_size (const GstClMpegTransform * tr)
+{
+  return (gsize) tr->mb_width * tr->mb_height * GST_CL_MPEG_MB_LEVELS *
+      sizeof (gint16);
+}
+
+cl_mem
+gst_cl_mpeg_transform_alloc (GstClMpegTransform * tr, gsize size,
+    GError ** error)
+{
+  cl_mem_flags flags = CL_MEM_READ_WRITE;
+  cl_int ret;
+  cl_mem mem;
+
+  if (tr->ctx->host_unified)
+    flags |= CL_MEM_ALLOC_HOST_PTR;
+  mem = clCreateBuffer (tr->ctx->context, flags, MAX (size, 1), NULL, &ret);
+  if (!gst_cl_check (ret, "clCreateBuffer", error))
+    return NULL;
+  return mem;
+}
+
+void
+gst_cl_mpeg_transform_plane (const GstClMpegTransform * tr, cl_mem picture,
+    guint comp, GstClPlane * plane)
+{
+  guint W = tr->mb_width * 16, H = tr->mb_height * 16;
+
+  plane->mem = picture;
+  plane->pixel_stride = 1;
+  if (comp == 0) {
+    plane->offset = 0;
+    plane->stride = plane->width = W;
+    plane->height = H;
+  } else {
+    plane->offset = (gsize) W * H + (comp - 1) * (gsize) (W / 2) * (H / 2);
+    plane->stride = plane->width = W / 2;
+    plane->height = H / 2;
+  }
+}
+
+gboolean
+gst_cl_mpeg_transform_load (GstClMpegTransform * tr, const GstClFrame * frame,
+    cl_mem picture, GError ** error)
+{
+  GstClPlane y, u, v;
+  cl_uint a[9], W = tr->mb_width * 16, H = tr->mb_height * 16;
+  size_t global[2], local[2];
+  guint arg = 0, i;
+
+  gst_cl_frame_get_plane (frame, GST_VIDEO_COMP_Y, &y);
+  gst_cl_frame_get_plane (frame, GST_VIDEO_COMP_U, &u);
+  gst_cl_frame_get_plane (frame, GST_VIDEO_COMP_V, &v);
+  a[0] = y.offset;
+  a[1] = y.stride;
+  a[2] = u.offset;
+  a[3] = u.stride;
+  a[4] = v.offset;
+  a[5] = v.stride;
+  a[6] = u.pixel_stride;
+  a[7] = tr->width;
+  a[8] = tr->height;
+  if (!gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_mem), &frame->mem,
+          error))
+    return FALSE;
+  for (i = 0; i < 9; i++)
+    if (!gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_uint), &a[i],
+            error))
+      return FALSE;
+  if (!gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_mem), &picture,
+          error) ||
+      !gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_uint), &W, error) ||
+      !gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_uint), &H, error))
+    return FALSE;
+  if (tr->cpu_layout) {
+    /* a work-item per chroma row */
+    global[0] = H / 2;
+    return gst_cl_context_enqueue_kernel (tr->ctx, tr->load,
+        GST_CL_MPEG_LOAD_LABEL, 1, global, NULL, error);
+  }
+  /* W / 2 is a multiple of 8, H / 2 of 8 */
+  global[0] = W / 2;
+  global[1] = H / 2;
+  local[0] = 8;
+  local[1] = 8;
+  return gst_cl_context_enqueue_kernel (tr->ctx, tr->load,
+      GST_CL_MPEG_LOAD_LABEL, 2, global, local, error);
+}
+
+gboolean
+gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr, cl_mem vectors,
+    GError ** error)
+{
+  const cl_uint zero = 0;
+  cl_int ret;
+
+  ret = clEnqueueFillBuffer (tr->ctx->queue, vectors, &zero, sizeof (zero), 0,
+      (gsize) tr->mb_width * tr->mb_height * 8, 0, NULL, NULL);
+  return gst_cl_check (ret, "clEnqueueFillBuffer", error);
+}
+
+gboolean
+gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
+    cl_mem vectors, const GstClMpegEncodeParams * p, cl_mem records,
+    cl_mem levels, cl_mem recon, GError ** error)
+{
+  cl_uint a[10];
+  size_t global, local = 64;
+  guint arg = 0, i;
+
+  a[0] = tr->mb_width;
+  a[1] = tr->mb_height;
+  a[2] = p->p_picture ? 1 : 0;
+  a[3] = CLAMP (p->qscale, 1, 31);
+  a[4] = p->adaptive ? 1 : 0;
+  a[5] = MAX (p->avg_activity, 1);
+  a[6] = p->intra_bias;
+  a[7] = p->dc_only ? 1 : 0;
+  a[8] = p->rd_lambda;
+  a[9] = p->mv_lambda;
+  if (!gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &cur, error)
+      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &ref,
+          error)
+      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &recon,
+          error)
+      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &vectors,
+          error)
+      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &records,
+          error)
+      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &levels,
+          error)
+      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem),
+          &tr->rd_bits, error))
+    return FALSE;
+  for (i = 0; i < G_N_ELEMENTS (a); i++)
+    if (!gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_uint), &a[i],
+            error))
+      return FALSE;
+  if (tr->cpu_layout) {
+    /* small groups: each work-item keeps a macroblock in private memory */
+    local = CPU_GROUP;
+    global = ((size_t) tr->mb_width * tr->mb_height + local - 1) / local *
+        local;
+    return gst_cl_context_enqueue_kernel (tr->ctx, tr->encode,
+        GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
+  }
+  global = (size_t) tr->mb_width * tr->mb_height * local;
+  return gst_cl_context_enqueue_kernel (tr->ctx, tr->encode,
+      GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
+}
+
+gboolean
+gst_cl_mpeg_transform_packs_levels (const GstClMpegTransform * tr)
+{
+  return !tr->cpu_layout;
+}
+
+gboolean
+gst_cl_mpeg_transform_pack (GstClMpegTransform * tr, cl_mem records,
+    cl_mem levels, cl_mem offsets, cl_mem packed, GError ** error)
+{
+  cl_uint n = tr->mb_width * tr->mb_height;
+  size_t global, local;
+  guint arg = 0;
+
+  g_return_val_if_fail (tr->pack_levels != NULL, FALSE);
+  if (!gst_cl_kernel_set_arg (tr->pack_offsets, &arg, sizeof (cl_mem),
+          &records, error) ||
+      !gst_cl_kernel_set_arg (tr->pack_offsets, &arg, sizeof (cl_uint), &n,
+          error) ||
+      !gst_cl_kernel_set_arg (tr->pack_offsets, &arg, sizeof (cl_mem),
+          &offsets, error))
+    return FALSE;
+  global = local = 256;
+  if (!gst_cl_context_enqueue_kernel (tr->ctx, tr->pack_offsets,
+          GST_CL_MPEG_PACK_LABEL, 1, &global, &local, error))
+    return FALSE;
+  arg = 0;
+  if (!gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
+          &records, error) ||
+      !gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
+          &levels, error) ||
+      !gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
+          &offsets, error) ||
+      !gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
+          &packed, error))
+    return FALSE;
+  local = 64;
+  global = (size_t) n * local;
+  return gst_cl_context_enqueue_kernel (tr->ctx, tr->pack_levels,
+      GST_CL_MPEG_PACK_LABEL, 1, &global, &local, error);
+}

@@ -1,0 +1,104 @@
+/* gst-clvideo: the MPEG-1 encoder's device stages
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclmemory.h>
+#include "gstclmpegvlc.h"
+
+G_BEGIN_DECLS
+
+/* Labels of the kernels in the context's profiling statistics. */
+#define GST_CL_MPEG_LOAD_LABEL "mpeg-load"
+#define GST_CL_MPEG_ENCODE_LABEL "mpeg-encode"
+#define GST_CL_MPEG_PACK_LABEL "mpeg-pack"
+
+typedef struct {
+  gboolean p_picture;
+  guint qscale;                 /* 1..31 */
+  gboolean adaptive;            /* per-macroblock quantiser from activity */
+  guint avg_activity;           /* mean macroblock activity (adaptive) */
+  guint intra_bias;             /* inter SAD must beat activity + this */
+  gboolean dc_only;             /* keep DC levels only (rate control's last
+                                 * resort) */
+  guint rd_lambda;              /* rate-distortion optimisation: trellis
+                                 * quantisation and the keeping of a
+                                 * macroblock's levels, lambda in 1/16 q^2
+                                 * per bit of squared error; 0: rounding with
+                                 * a dead zone */
+  guint mv_lambda;              /* with rd_lambda, the macroblock decisions:
+                                 * the moving candidate (searched vector or
+                                 * the left neighbour's) by SAD + mv_lambda /
+                                 * 16 q per vector bit, then zero vector,
+                                 * moving and intra coded and compared; 0:
+                                 * SAD rules (zero vector unless the searched
+                                 * one is clearly better, intra unless the
+                                 * prediction beats the activity) */
+} GstClMpegEncodeParams;
+
+/**
+ * GstClMpegTransform:
+ *
+ * The per-macroblock stages of kernels/mpegenc.cl for one picture size:
+ * padding a frame into a macroblock-aligned planar picture, and the
+ * prediction / DCT / quantisation / reconstruction of every macroblock
+ * (one work-group each), leaving a GstClMpegMbRecord and the zigzag
+ * levels per macroblock for the entropy coder, and the reconstruction
+ * that serves as the next reference. Pictures are device buffers of
+ * gst_cl_mpeg_transform_picture_size() bytes: Y (W x H), then Cb and Cr
+ * (W/2 x H/2), W and H the size rounded up to 16. Not thread-safe.
+ */
+typedef struct _GstClMpegTransform GstClMpegTransform;
+
+GstClMpegTransform *gst_cl_mpeg_transform_new (GstClContext * ctx,
+    guint width, guint height, GError ** error);
+void gst_cl_mpeg_transform_free (GstClMpegTransform * tr);
+
+guint gst_cl_mpeg_transform_mb_width (const GstClMpegTransform * tr);
+guint gst_cl_mpeg_transform_mb_height (const GstClMpegTransform * tr);
+gsize gst_cl_mpeg_transform_picture_size (const GstClMpegTransform * tr);
+/* Bytes of the records and of the levels of a picture. */
+gsize gst_cl_mpeg_transform_records_size (const GstClMpegTransform * tr);
+gsize gst_cl_mpeg_transform_levels_size (const GstClMpegTransform * tr);
+
+/* A new device buffer of @size bytes (host-mappable cheaply on CPUs). */
+cl_mem gst_cl_mpeg_transform_alloc (GstClMpegTransform * tr, gsize size,
+    GError ** error);
+
+/* Component @comp (0 Y, 1 Cb, 2 Cr) of the picture in @picture. */
+void gst_cl_mpeg_transform_plane (const GstClMpegTransform * tr,
+    cl_mem picture, guint comp, GstClPlane * plane);
+
+/* Enqueues the padding of @frame (I420 or NV12 of the transform's size)
+ * into @picture. */
+gboolean gst_cl_mpeg_transform_load (GstClMpegTransform * tr,
+    const GstClFrame * frame, cl_mem picture, GError ** error);
+
+/* Sets the vectors of @vectors (one GstClMotionVector-sized entry per
+ * macroblock) to zero. */
+gboolean gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr,
+    cl_mem vectors, GError ** error);
+
+/* Enqueues the coding of @cur (predicted from @ref with @vectors in P
+ * pictures; @ref and @vectors are not read in I pictures but must be
+ * valid buffers) into @records, @levels and the reconstruction @recon. */
+gboolean gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur,
+    cl_mem ref, cl_mem vectors, const GstClMpegEncodeParams * params,
+    cl_mem records, cl_mem levels, cl_mem recon, GError ** error);
+
+/* TRUE where the levels go back to the host packed (a discrete device:
+ * the GPU layout), FALSE where the host maps @levels as they are. */
+gboolean gst_cl_mpeg_transform_packs_levels (const GstClMpegTransform * tr);
+
+/* Enqueues the packing of @levels into @packed: per macroblock, per block,
+ * the levels up to the block's last non-zero one (intra blocks at least
+ * one), in that order, without gaps; @offsets (macroblocks + 1 entries of
+ * 32 bits) receives where each macroblock starts and the total.
+ * gst_cl_mpeg_packed_offsets() gives the same offsets from the records.
+ * @packed must hold gst_cl_mpeg_transform_levels_size() bytes. */
+gboolean gst_cl_mpeg_transform_pack (GstClMpegTransform * tr,
+    cl_mem records, cl_mem levels, cl_mem offsets, cl_mem packed,
+    GError ** error);
+
+G_END_DECLS
