@@ -4,10 +4,12 @@
  * Everything the elements have in common: the device context (property,
  * GstContext sharing), caps with and without the memory:OpenCL feature,
  * buffer pools of device memory in both directions, and the staging of
- * system-memory input onto the device. Subclasses only build and run
- * their kernels.
+ * system-memory input onto the device, and the non-blocking reads behind
+ * element messages (flushed at EOS and on a flush). Subclasses only build
+ * and run their kernels.
  */
 #include <gst/cl/gstclfilter.h>
+#include <gst/cl/gstclreadback.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
 #define GST_CAT_DEFAULT gst_cl_filter_debug
@@ -20,6 +22,8 @@ typedef struct
   GstBufferPool *staging_pool;  /* device copies of system-memory input */
   gboolean negotiated;
   GstBuffer *input;             /* while processing: the incoming buffer */
+  GstClockTime frame_duration;  /* from the input framerate, or NONE */
+  GstClReadback *readback;      /* reads behind element messages */
 } GstClFilterPrivate;
 
 enum
@@ -35,30 +39,181 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstClFilter, gst_cl_filter,
 
 #define PRIV(f) ((GstClFilterPrivate *) gst_cl_filter_get_instance_private (f))
 
+/**
+ * gst_cl_filter_get_context:
+ * @filter: a #GstClFilter
+ *
+ * The element's OpenCL context: set from the READY state on, %NULL in
+ * NULL. Meant for the virtual methods, which run while it cannot change.
+ *
+ * Returns: (transfer none) (nullable): the context
+ *
+ * Since: 0.1
+ */
 GstClContext *
 gst_cl_filter_get_context (GstClFilter * filter)
 {
   return PRIV (filter)->context;
 }
 
+/**
+ * gst_cl_filter_get_in_info:
+ * @filter: a #GstClFilter
+ *
+ * The video info of the negotiated input caps; valid once
+ * #GstClFilterClass.set_info has been called. Not MT safe: for the
+ * streaming thread.
+ *
+ * Returns: (transfer none): the input video info
+ *
+ * Since: 0.1
+ */
 const GstVideoInfo *
 gst_cl_filter_get_in_info (GstClFilter * filter)
 {
   return &PRIV (filter)->in_info;
 }
 
+/**
+ * gst_cl_filter_get_out_info:
+ * @filter: a #GstClFilter
+ *
+ * The video info of the negotiated output caps, as
+ * gst_cl_filter_get_in_info() for the input.
+ *
+ * Returns: (transfer none): the output video info
+ *
+ * Since: 0.1
+ */
 const GstVideoInfo *
 gst_cl_filter_get_out_info (GstClFilter * filter)
 {
   return &PRIV (filter)->out_info;
 }
 
+/**
+ * gst_cl_filter_get_input_buffer:
+ * @filter: a #GstClFilter
+ *
+ * The buffer being processed as it came in (before any staging on the
+ * device), for its metas. Valid inside #GstClFilterClass.process and
+ * #GstClFilterClass.process_ip only.
+ *
+ * Returns: (transfer none) (nullable): the input buffer, %NULL outside
+ *   processing
+ *
+ * Since: 0.1
+ */
 GstBuffer *
 gst_cl_filter_get_input_buffer (GstClFilter * filter)
 {
   return PRIV (filter)->input;
 }
 
+/**
+ * gst_cl_filter_get_frame_duration:
+ * @filter: a #GstClFilter
+ * @buffer: a frame of the negotiated input
+ *
+ * The duration of @buffer, or where it has none that of one frame at the
+ * input framerate. Not MT safe: for the streaming thread.
+ *
+ * Returns: the duration, or %GST_CLOCK_TIME_NONE when neither is known
+ *   (variable framerate)
+ *
+ * Since: 0.1
+ */
+GstClockTime
+gst_cl_filter_get_frame_duration (GstClFilter * filter, GstBuffer * buffer)
+{
+  if (GST_BUFFER_DURATION_IS_VALID (buffer))
+    return GST_BUFFER_DURATION (buffer);
+  return PRIV (filter)->frame_duration;
+}
+
+/* A read for a message completed: the subclass fills it in, we post it. */
+static void
+message_read (GstStructure * s, gconstpointer data, gsize size,
+    gpointer user_data)
+{
+  GstClFilter *self = user_data;
+
+  GST_CL_FILTER_GET_CLASS (self)->fill_message (self, s, data, size);
+  GST_LOG_OBJECT (self, "posting %" GST_PTR_FORMAT, s);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/**
+ * gst_cl_filter_read_message:
+ * @filter: a #GstClFilter whose class has #GstClFilterClass.fill_message
+ * @mem: device buffer holding the result
+ * @offset: where the result starts in @mem, in bytes
+ * @size: the size of the result in bytes
+ * @s: (transfer full): the element message's structure, for instance from
+ *   gst_cl_frame_message_structure_new()
+ * @error: return location for a #GError, or %NULL
+ *
+ * Enqueues a non-blocking read of a result the element's kernels compute
+ * (behind them on the in-order queue), for an element message: once the
+ * read has completed, #GstClFilterClass.fill_message completes @s from the
+ * bytes and the base class posts it. Completed reads are picked up after
+ * each frame is processed; at EOS and on a flush the base class waits for
+ * all of them. Messages are posted in the order of the reads.
+ *
+ * Call it from #GstClFilterClass.process or #GstClFilterClass.process_ip.
+ * Not MT safe.
+ *
+ * Returns: %FALSE, with @error set, when the read cannot be enqueued (@s is
+ *   freed then)
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cl_filter_read_message (GstClFilter * filter, cl_mem mem, gsize offset,
+    gsize size, GstStructure * s, GError ** error)
+{
+  GstClFilterPrivate *priv = PRIV (filter);
+
+  g_return_val_if_fail (GST_CL_FILTER_GET_CLASS (filter)->fill_message,
+      FALSE);
+  if (!priv->readback)
+    priv->readback = gst_cl_readback_new (priv->context, message_read, filter);
+  return gst_cl_readback_push (priv->readback, mem, offset, size, s, error);
+}
+
+/* Posts the messages whose reads have completed; with @wait, all of them.
+ * FALSE: the element errored out. */
+static gboolean
+post_messages (GstClFilter * self, gboolean wait)
+{
+  GstClFilterPrivate *priv = PRIV (self);
+  GError *error = NULL;
+
+  if (priv->readback && !gst_cl_readback_poll (priv->readback, wait, &error)) {
+    GST_CL_ELEMENT_ERROR (self, error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/**
+ * gst_cl_kernel_set_arg:
+ * @kernel: an OpenCL kernel
+ * @index: (inout): the argument to set; incremented on success
+ * @size: the size of the value in bytes
+ * @value: (nullable): the value, as for clSetKernelArg()
+ * @error: return location for a #GError, or %NULL
+ *
+ * Sets argument *@index of @kernel and moves @index to the next, so that a
+ * kernel's arguments are set in a chain of calls. MT safe for distinct
+ * kernels (OpenCL's rule for clSetKernelArg()).
+ *
+ * Returns: %FALSE, with @error naming the call and the CL_* code, on
+ *   failure
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_kernel_set_arg (cl_kernel kernel, guint * index, gsize size,
     const void *value, GError ** error)
@@ -74,6 +229,21 @@ gst_cl_kernel_set_arg (cl_kernel kernel, guint * index, gsize size,
   return TRUE;
 }
 
+/**
+ * gst_cl_kernel_set_frame_args:
+ * @kernel: an OpenCL kernel
+ * @index: (inout): the first argument to set; moved past the last set
+ * @frame: the frame
+ * @error: return location for a #GError, or %NULL
+ *
+ * Sets the arguments that describe @frame, from *@index on: its device
+ * buffer, then each plane's offset and stride as cl_int (buffer, offset0,
+ * stride0, ..., offsetN-1, strideN-1). MT safe for distinct kernels.
+ *
+ * Returns: %FALSE, with @error set, on failure
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_kernel_set_frame_args (cl_kernel kernel, guint * index,
     GstClFrame * frame, GError ** error)
@@ -95,6 +265,22 @@ gst_cl_kernel_set_frame_args (cl_kernel kernel, guint * index,
   return TRUE;
 }
 
+/**
+ * gst_cl_filter_class_add_pad_templates:
+ * @klass: the element class, in its class_init
+ * @sink_formats: the sink pad's formats, comma-separated ("NV12, I420")
+ * @src_formats: the source pad's formats, likewise
+ * @sink_system: the sink pad takes system memory
+ * @sink_cl: the sink pad takes memory:OpenCL
+ * @src_system: the source pad gives system memory
+ * @src_cl: the source pad gives memory:OpenCL
+ *
+ * Installs the "sink" and "src" always pad templates: raw video of the
+ * formats, any size up to 32767 and any framerate, in the memory features
+ * asked for (memory:OpenCL first, the preferred one).
+ *
+ * Since: 0.1
+ */
 void
 gst_cl_filter_class_add_pad_templates (GstElementClass * klass,
     const gchar * sink_formats, const gchar * src_formats,
@@ -324,6 +510,10 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
 
+  priv->frame_duration = GST_VIDEO_INFO_FPS_N (&priv->in_info) > 0 ?
+      gst_util_uint64_scale_int (GST_SECOND,
+      GST_VIDEO_INFO_FPS_D (&priv->in_info),
+      GST_VIDEO_INFO_FPS_N (&priv->in_info)) : GST_CLOCK_TIME_NONE;
   release_device_objects (self);
   if (klass->set_info && !klass->set_info (self, &priv->in_info,
           &priv->out_info, &error)) {
@@ -518,7 +708,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   }
   gst_cl_memory_mark_written (gst_buffer_peek_memory (outbuf, 0));
-  return GST_FLOW_OK;
+  return post_messages (self, FALSE) ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
 /* In-place elements: the frame passes through, the kernels only read it
@@ -562,13 +752,63 @@ gst_cl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     GST_CL_ELEMENT_ERROR (self, error);
     return GST_FLOW_ERROR;
   }
-  return GST_FLOW_OK;
+  return post_messages (self, FALSE) ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+/* ---- events, state ---- */
+
+static void
+reset (GstClFilter * self)
+{
+  GstClFilterClass *klass = GST_CL_FILTER_GET_CLASS (self);
+
+  if (klass->reset)
+    klass->reset (self);
+}
+
+static gboolean
+gst_cl_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+    case GST_EVENT_FLUSH_STOP:
+      /* what is still on its way from the device goes out now */
+      post_messages (self, TRUE);
+      if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+        reset (self);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->sink_event
+      (trans, event);
+}
+
+static gboolean
+gst_cl_filter_start (GstBaseTransform * trans)
+{
+  reset (GST_CL_FILTER (trans));
+  return TRUE;
+}
+
+static gboolean
+gst_cl_filter_stop (GstBaseTransform * trans)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+
+  g_clear_pointer (&PRIV (self)->readback, gst_cl_readback_free);
+  reset (self);
+  return TRUE;
 }
 
 static void
 gst_cl_filter_finalize (GObject * object)
 {
   GstClFilterPrivate *priv = PRIV (GST_CL_FILTER (object));
+
+  g_clear_pointer (&priv->readback, gst_cl_readback_free);
   g_free (priv->device);
   gst_clear_object (&priv->context);
   G_OBJECT_CLASS (gst_cl_filter_parent_class)->finalize (object);
@@ -606,6 +846,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   element_class->change_state = gst_cl_filter_change_state;
 
   trans_class->query = gst_cl_filter_query;
+  trans_class->sink_event = gst_cl_filter_sink_event;
+  trans_class->start = gst_cl_filter_start;
+  trans_class->stop = gst_cl_filter_stop;
   trans_class->transform_caps = gst_cl_filter_transform_caps;
   trans_class->set_caps = gst_cl_filter_set_caps;
   trans_class->transform_size = gst_cl_filter_transform_size;
@@ -621,6 +864,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
 }
 
 static void
-gst_cl_filter_init (GstClFilter * self G_GNUC_UNUSED)
+gst_cl_filter_init (GstClFilter * self)
 {
+  PRIV (self)->frame_duration = GST_CLOCK_TIME_NONE;
 }

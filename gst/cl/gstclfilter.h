@@ -18,7 +18,23 @@ G_DECLARE_DERIVABLE_TYPE (GstClFilter, gst_cl_filter, GST, CL_FILTER,
     GstBaseTransform)
 
 /**
+ * GstClFilter:
+ *
+ * The base class of the OpenCL video elements: it owns the device context
+ * (the #GstClFilter:device property, #GstContext sharing), negotiates caps
+ * with and without the memory:OpenCL feature, offers and picks pools of
+ * device buffers, stages system-memory input onto the device, and reads
+ * small results back for element messages without stalling on the device.
+ * Subclasses only build and run their kernels.
+ *
+ * The instance has no public fields.
+ *
+ * Since: 0.1
+ */
+
+/**
  * GstClFilterClass:
+ * @parent_class: the parent class
  * @transform_video_caps: maps feature-less caps of one pad to those of the
  *   other (default: the same caps); memory features are added by the base.
  * @set_info: called on every (re)negotiation, with the context known:
@@ -34,6 +50,18 @@ G_DECLARE_DERIVABLE_TYPE (GstClFilter, gst_cl_filter, GST, CL_FILTER,
  *   when it is OpenCL memory of the context, else a staged copy). @buffer
  *   is writable (metas may be added) and goes downstream as it is. Both
  *   pads then carry the same caps, memory feature included.
+ * @reset: optional; drops what carries over from frame to frame (a
+ *   reference frame, smoothing state, the time since the last message).
+ *   Called on start, on stop and on a flush, from the streaming thread or
+ *   with streaming stopped.
+ * @fill_message: needed by elements that call gst_cl_filter_read_message():
+ *   fills in the element message @s from the @size bytes at @data that the
+ *   read brought back; the base class posts @s afterwards.
+ *
+ * The virtual methods are called from the streaming thread unless said
+ * otherwise.
+ *
+ * Since: 0.1
  */
 struct _GstClFilterClass
 {
@@ -53,6 +81,13 @@ struct _GstClFilterClass
 
   gboolean (*process_ip) (GstClFilter * filter, GstBuffer * buffer,
       GstClFrame * frame, GError ** error);
+
+  void (*reset) (GstClFilter * filter);
+  void (*fill_message) (GstClFilter * filter, GstStructure * s,
+      gconstpointer data, gsize size);
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 };
 
 GST_CL_API
@@ -61,13 +96,16 @@ GST_CL_API
 const GstVideoInfo *gst_cl_filter_get_in_info (GstClFilter * filter);
 GST_CL_API
 const GstVideoInfo *gst_cl_filter_get_out_info (GstClFilter * filter);
-/* The buffer being processed as it came in (before any staging on the
- * device), for its metas; valid inside @process and @process_ip only. */
 GST_CL_API
 GstBuffer *gst_cl_filter_get_input_buffer (GstClFilter * filter);
+GST_CL_API
+GstClockTime gst_cl_filter_get_frame_duration (GstClFilter * filter,
+    GstBuffer * buffer);
 
-/* Sets the plane arguments of a frame: (buffer, offset0, stride0, ...,
- * offsetN-1, strideN-1) from argument @index on; returns the next index. */
+GST_CL_API
+gboolean gst_cl_filter_read_message (GstClFilter * filter, cl_mem mem,
+    gsize offset, gsize size, GstStructure * s, GError ** error);
+
 GST_CL_API
 gboolean gst_cl_kernel_set_frame_args (cl_kernel kernel, guint * index,
     GstClFrame * frame, GError ** error);
@@ -75,7 +113,6 @@ GST_CL_API
 gboolean gst_cl_kernel_set_arg (cl_kernel kernel, guint * index, gsize size,
     const void *value, GError ** error);
 
-/* Installs the pad templates: @formats in both memory features. */
 GST_CL_API
 void gst_cl_filter_class_add_pad_templates (GstElementClass * klass,
     const gchar * sink_formats, const gchar * src_formats,

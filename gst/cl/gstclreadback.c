@@ -34,6 +34,19 @@ pending_free (Pending * p)
   g_free (p);
 }
 
+/**
+ * gst_cl_readback_new:
+ * @ctx: the context whose queue runs the reads
+ * @func: called for each completed read, until @rb is freed
+ * @user_data: passed to @func
+ *
+ * A new, empty queue of reads. It holds a reference to @ctx.
+ *
+ * Returns: (transfer full): the readback; free it with
+ *   gst_cl_readback_free()
+ *
+ * Since: 0.1
+ */
 GstClReadback *
 gst_cl_readback_new (GstClContext * ctx, GstClReadbackFunc func,
     gpointer user_data)
@@ -47,6 +60,15 @@ gst_cl_readback_new (GstClContext * ctx, GstClReadbackFunc func,
   return rb;
 }
 
+/**
+ * gst_cl_readback_clear:
+ * @rb: a #GstClReadback
+ *
+ * Waits for the pending reads and drops them without calling back (their
+ * structures are freed). Blocks until the device has written them.
+ *
+ * Since: 0.1
+ */
 void
 gst_cl_readback_clear (GstClReadback * rb)
 {
@@ -59,6 +81,15 @@ gst_cl_readback_clear (GstClReadback * rb)
   }
 }
 
+/**
+ * gst_cl_readback_free:
+ * @rb: (transfer full) (nullable): a #GstClReadback
+ *
+ * Waits for the pending reads, drops them without calling back, and frees
+ * @rb. Does nothing for %NULL.
+ *
+ * Since: 0.1
+ */
 void
 gst_cl_readback_free (GstClReadback * rb)
 {
@@ -69,12 +100,39 @@ gst_cl_readback_free (GstClReadback * rb)
   g_free (rb);
 }
 
+/**
+ * gst_cl_readback_get_n_pending:
+ * @rb: a #GstClReadback
+ *
+ * How many reads are in flight: enqueued, and neither called back nor
+ * dropped yet.
+ *
+ * Returns: the number of pending reads
+ *
+ * Since: 0.1
+ */
 guint
 gst_cl_readback_get_n_pending (GstClReadback * rb)
 {
   return g_queue_get_length (&rb->pending);
 }
 
+/**
+ * gst_cl_readback_poll:
+ * @rb: a #GstClReadback
+ * @wait: wait for all pending reads
+ * @error: return location for a #GError, or %NULL
+ *
+ * Calls back for the reads that have completed, oldest first; with @wait,
+ * waits for all of them. Without @wait it still waits for the oldest
+ * reads while more than 16 are pending, which bounds the host memory when
+ * the device falls behind. A failed read is dropped without calling back.
+ *
+ * Returns: %FALSE, with @error naming the failed call and the CL_* code,
+ *   when a read or the wait failed
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_readback_poll (GstClReadback * rb, gboolean wait, GError ** error)
 {
@@ -116,6 +174,24 @@ gst_cl_readback_poll (GstClReadback * rb, gboolean wait, GError ** error)
   return TRUE;
 }
 
+/**
+ * gst_cl_readback_push:
+ * @rb: a #GstClReadback
+ * @mem: the device buffer to read
+ * @offset: where to start in @mem, in bytes
+ * @size: how many bytes to read
+ * @s: (transfer full): describes the read; handed to the callback with the
+ *   data
+ * @error: return location for a #GError, or %NULL
+ *
+ * Enqueues a non-blocking read of @size bytes of @mem from @offset on the
+ * context's queue (behind the commands already enqueued) and submits it.
+ *
+ * Returns: %FALSE, with @error set, when the read cannot be enqueued or
+ *   submitted (@s is freed when it cannot be enqueued)
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_readback_push (GstClReadback * rb, cl_mem mem, gsize offset,
     gsize size, GstStructure * s, GError ** error)
@@ -139,6 +215,22 @@ gst_cl_readback_push (GstClReadback * rb, cl_mem mem, gsize offset,
   return gst_cl_check (clFlush (rb->ctx->queue), "clFlush", error);
 }
 
+/**
+ * gst_cl_frame_message_structure_new:
+ * @name: the structure's name
+ * @segment: the segment @buf belongs to
+ * @buf: the frame
+ * @duration: the frame's duration, or %GST_CLOCK_TIME_NONE
+ *
+ * A new element-message structure @name describing the frame @buf:
+ * "timestamp" (its PTS), "stream-time" and "running-time" (in @segment),
+ * "duration" (@duration), all guint64 nanoseconds, %GST_CLOCK_TIME_NONE
+ * when unknown. MT safe.
+ *
+ * Returns: (transfer full): the structure
+ *
+ * Since: 0.1
+ */
 GstStructure *
 gst_cl_frame_message_structure_new (const gchar * name,
     const GstSegment * segment, GstBuffer * buf, GstClockTime duration)
@@ -155,6 +247,23 @@ gst_cl_frame_message_structure_new (const gchar * name,
       running, "duration", G_TYPE_UINT64, duration, NULL);
 }
 
+/**
+ * gst_cl_interval_complete:
+ * @elapsed: (inout): the frame time since the last message
+ * @duration: the frame's duration, or %GST_CLOCK_TIME_NONE
+ * @interval: the time between messages; 0 for every frame
+ *
+ * Whether a frame of @duration completes an @interval of messages, the
+ * frame time since the last message being in *@elapsed: durations add up,
+ * and the frame at which the sum reaches the interval completes it (the
+ * excess carries over). A frame of unknown duration counts as a whole
+ * interval. MT safe (for distinct @elapsed).
+ *
+ * Returns: %TRUE when the frame completes the interval (and a message is
+ *   due)
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_interval_complete (GstClockTime * elapsed, GstClockTime duration,
     guint64 interval)

@@ -111,7 +111,6 @@ struct _GstClContrast
   GstVideoInfo info;
   gboolean have_info;
   guint64 n_pixels;
-  GstClockTime frame_duration;
 
   /* device objects */
   GstClHistogramCompute *compute;
@@ -119,8 +118,6 @@ struct _GstClContrast
   cl_mem lut, state, params;
   cl_kernel lut_kernel;
   cl_kernel apply_kernel[3];    /* unaligned, aligned rows; whole plane */
-
-  GstClReadback *readback;
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstClContrast, gst_cl_contrast, GST_TYPE_CL_FILTER,
@@ -154,10 +151,9 @@ mode_name (gint mode)
 /* ---- messages ---- */
 
 static void
-params_read (GstStructure * s, gconstpointer data, gsize size,
-    gpointer user_data)
+gst_cl_contrast_fill_message (GstClFilter * filter G_GNUC_UNUSED,
+    GstStructure * s, gconstpointer data, gsize size)
 {
-  GstClContrast *self = user_data;
   const cl_int *p = data;
 
   g_assert (size >= N_PARAMS * sizeof (cl_int));
@@ -170,9 +166,6 @@ params_read (GstStructure * s, gconstpointer data, gsize size,
         (guint) p[P_FRAME_LO], "frame-hi", G_TYPE_UINT, (guint) p[P_FRAME_HI],
         "smoothed-lo", G_TYPE_UINT, (guint) p[P_STATE_LO], "smoothed-hi",
         G_TYPE_UINT, (guint) p[P_STATE_HI], NULL);
-  GST_DEBUG_OBJECT (self, "used %" GST_PTR_FORMAT, s);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
 }
 
 /* ---- device objects ---- */
@@ -185,17 +178,12 @@ gst_cl_contrast_set_info (GstClFilter * filter, GstVideoInfo * in,
 
   self->n_pixels = (guint64) GST_VIDEO_INFO_WIDTH (in) *
       GST_VIDEO_INFO_HEIGHT (in);
-  self->frame_duration = GST_VIDEO_INFO_FPS_N (in) > 0 ?
-      gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (in),
-      GST_VIDEO_INFO_FPS_N (in)) : GST_CLOCK_TIME_NONE;
   /* another size or format is another scene for the smoothing (the same
    * caps sent again are not) */
   if (!self->have_info || !gst_video_info_is_equal (&self->info, in))
     self->reset = TRUE;
   self->info = *in;
   self->have_info = TRUE;
-  GST_INFO_OBJECT (self, "%s %dx%d", GST_VIDEO_INFO_NAME (in),
-      GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
   return TRUE;
 }
 
@@ -532,64 +520,23 @@ gst_cl_contrast_process (GstClFilter * filter, GstClFrame * in,
     return FALSE;
 
   if (post) {
-    GstClockTime duration = GST_BUFFER_DURATION_IS_VALID (inbuf) ?
-        GST_BUFFER_DURATION (inbuf) : self->frame_duration;
     GstStructure *s = gst_cl_frame_message_structure_new ("clcontrast",
-        &GST_BASE_TRANSFORM (self)->segment, inbuf, duration);
+        &GST_BASE_TRANSFORM (self)->segment, inbuf,
+        gst_cl_filter_get_frame_duration (filter, inbuf));
 
     gst_structure_set (s, "from-meta", G_TYPE_BOOLEAN, from_meta, NULL);
-    if (!self->readback)
-      self->readback = gst_cl_readback_new (ctx, params_read, self);
-    if (!gst_cl_readback_push (self->readback, self->params, 0,
-            N_PARAMS * sizeof (cl_int), s, error))
-      return FALSE;
+    return gst_cl_filter_read_message (filter, self->params, 0,
+        N_PARAMS * sizeof (cl_int), s, error);
   }
-  if (self->readback && !gst_cl_readback_poll (self->readback, FALSE, error))
-    return FALSE;
   return TRUE;
 }
 
-/* ---- events, state ---- */
-
-static gboolean
-gst_cl_contrast_sink_event (GstBaseTransform * trans, GstEvent * event)
+/* the smoothing starts over (a new caps' info is compared with the last
+ * one in set_info) */
+static void
+gst_cl_contrast_reset (GstClFilter * filter)
 {
-  GstClContrast *self = GST_CL_CONTRAST (trans);
-  GError *error = NULL;
-
-  switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_EOS:
-    case GST_EVENT_FLUSH_STOP:
-      if (self->readback &&
-          !gst_cl_readback_poll (self->readback, TRUE, &error))
-        GST_CL_ELEMENT_ERROR (self, error);
-      if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-        self->reset = TRUE;
-      break;
-    default:
-      break;
-  }
-  return GST_BASE_TRANSFORM_CLASS (gst_cl_contrast_parent_class)->sink_event
-      (trans, event);
-}
-
-static gboolean
-gst_cl_contrast_start (GstBaseTransform * trans)
-{
-  GstClContrast *self = GST_CL_CONTRAST (trans);
-
-  self->reset = TRUE;
-  self->have_info = FALSE;
-  return TRUE;
-}
-
-static gboolean
-gst_cl_contrast_stop (GstBaseTransform * trans)
-{
-  GstClContrast *self = GST_CL_CONTRAST (trans);
-
-  g_clear_pointer (&self->readback, gst_cl_readback_free);
-  return TRUE;
+  GST_CL_CONTRAST (filter)->reset = TRUE;
 }
 
 /* ---- GObject ---- */
@@ -655,27 +602,16 @@ gst_cl_contrast_get_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cl_contrast_finalize (GObject * object)
-{
-  GstClContrast *self = GST_CL_CONTRAST (object);
-
-  g_clear_pointer (&self->readback, gst_cl_readback_free);
-  G_OBJECT_CLASS (gst_cl_contrast_parent_class)->finalize (object);
-}
-
-static void
 gst_cl_contrast_class_init (GstClContrastClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstClFilterClass *filter_class = GST_CL_FILTER_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING;
 
   gobject_class->set_property = gst_cl_contrast_set_property;
   gobject_class->get_property = gst_cl_contrast_get_property;
-  gobject_class->finalize = gst_cl_contrast_finalize;
 
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
@@ -715,12 +651,11 @@ gst_cl_contrast_class_init (GstClContrastClass * klass)
   gst_cl_filter_class_add_pad_templates (element_class, FORMATS, FORMATS,
       TRUE, TRUE, TRUE, TRUE);
 
-  trans_class->sink_event = gst_cl_contrast_sink_event;
-  trans_class->start = gst_cl_contrast_start;
-  trans_class->stop = gst_cl_contrast_stop;
   filter_class->set_info = gst_cl_contrast_set_info;
   filter_class->process = gst_cl_contrast_process;
   filter_class->release = gst_cl_contrast_release;
+  filter_class->reset = gst_cl_contrast_reset;
+  filter_class->fill_message = gst_cl_contrast_fill_message;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CL_CONTRAST_MODE, 0);
 }
@@ -735,5 +670,4 @@ gst_cl_contrast_init (GstClContrast * self)
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->last_mode = DEFAULT_MODE;
   self->reset = TRUE;
-  self->frame_duration = GST_CLOCK_TIME_NONE;
 }

@@ -77,14 +77,12 @@ struct _GstClHistogram
   guint comps[MAX_HISTOGRAMS];
   GstClHistogramChannel channels[MAX_HISTOGRAMS];
   guint64 pixels[MAX_HISTOGRAMS];
-  GstClockTime frame_duration;  /* from the framerate, or NONE */
 
   /* device objects */
   GstClHistogramCompute *compute;
   GstBufferPool *bins_pool;     /* MAX_HISTOGRAMS * 256 cl_uint each */
 
   /* messages */
-  GstClReadback *readback;
   GstClockTime elapsed;         /* frame time since the last message */
 };
 
@@ -173,12 +171,11 @@ add_channel_fields (GstStructure * s, const gchar * name, const guint32 * bins)
 #undef SET
 }
 
-/* A read of the bins completed: fill in the message and post it. */
+/* A read of the bins completed: the message gets their statistics. */
 static void
-bins_read (GstStructure * s, gconstpointer data, gsize size,
-    gpointer user_data)
+gst_cl_histogram_fill_message (GstClFilter * filter G_GNUC_UNUSED,
+    GstStructure * s, gconstpointer data, gsize size)
 {
-  GstClHistogram *self = user_data;
   const GValue *names = gst_structure_get_value (s, "channels");
   const guint32 *bins = data;
   guint i, n = gst_value_array_get_size (names);
@@ -188,9 +185,6 @@ bins_read (GstStructure * s, gconstpointer data, gsize size,
     add_channel_fields (s,
         g_value_get_string (gst_value_array_get_value (names, i)),
         bins + i * GST_CL_HISTOGRAM_BINS);
-  GST_LOG_OBJECT (self, "posting %" GST_PTR_FORMAT, s);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
 }
 
 /* The message skeleton for @buf: times and channels; the bins follow. */
@@ -255,11 +249,6 @@ gst_cl_histogram_set_info (GstClFilter * filter, GstVideoInfo * in,
     else
       self->pixels[i] = 0;
   }
-  self->frame_duration = GST_VIDEO_INFO_FPS_N (in) > 0 ?
-      gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (in),
-      GST_VIDEO_INFO_FPS_N (in)) : GST_CLOCK_TIME_NONE;
-  GST_INFO_OBJECT (self, "%s %dx%d", GST_VIDEO_INFO_NAME (in),
-      GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
   return TRUE;
 }
 
@@ -363,60 +352,19 @@ gst_cl_histogram_process_ip (GstClFilter * filter, GstBuffer * buffer,
       self->channels, self->pixels);
   gst_buffer_unref (storage);
 
-  duration = GST_BUFFER_DURATION_IS_VALID (buffer) ?
-      GST_BUFFER_DURATION (buffer) : self->frame_duration;
-  if (gst_cl_interval_complete (&self->elapsed, duration, interval) && post) {
-    if (!self->readback)
-      self->readback = gst_cl_readback_new (ctx, bins_read, self);
-    if (!gst_cl_readback_push (self->readback, bins, 0,
-            (gsize) n * GST_CL_HISTOGRAM_BINS * sizeof (cl_uint),
-            message_structure (self, buffer, n, duration), error))
-      return FALSE;
-  }
-  if (self->readback && !gst_cl_readback_poll (self->readback, FALSE, error))
-    return FALSE;
+  duration = gst_cl_filter_get_frame_duration (filter, buffer);
+  if (gst_cl_interval_complete (&self->elapsed, duration, interval) && post)
+    return gst_cl_filter_read_message (filter, bins, 0,
+        (gsize) n * GST_CL_HISTOGRAM_BINS * sizeof (cl_uint),
+        message_structure (self, buffer, n, duration), error);
   return TRUE;
 }
 
-/* ---- events, state ---- */
-
-static gboolean
-gst_cl_histogram_sink_event (GstBaseTransform * trans, GstEvent * event)
+/* the message interval starts over */
+static void
+gst_cl_histogram_reset (GstClFilter * filter)
 {
-  GstClHistogram *self = GST_CL_HISTOGRAM (trans);
-  GError *error = NULL;
-
-  switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_EOS:
-    case GST_EVENT_FLUSH_STOP:
-      /* what is still on its way from the device goes out now */
-      if (self->readback &&
-          !gst_cl_readback_poll (self->readback, TRUE, &error))
-        GST_CL_ELEMENT_ERROR (self, error);
-      if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-        self->elapsed = 0;
-      break;
-    default:
-      break;
-  }
-  return GST_BASE_TRANSFORM_CLASS (gst_cl_histogram_parent_class)->sink_event
-      (trans, event);
-}
-
-static gboolean
-gst_cl_histogram_start (GstBaseTransform * trans)
-{
-  GST_CL_HISTOGRAM (trans)->elapsed = 0;
-  return TRUE;
-}
-
-static gboolean
-gst_cl_histogram_stop (GstBaseTransform * trans)
-{
-  GstClHistogram *self = GST_CL_HISTOGRAM (trans);
-
-  g_clear_pointer (&self->readback, gst_cl_readback_free);
-  return TRUE;
+  GST_CL_HISTOGRAM (filter)->elapsed = 0;
 }
 
 /* ---- GObject ---- */
@@ -470,27 +418,16 @@ gst_cl_histogram_get_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cl_histogram_finalize (GObject * object)
-{
-  GstClHistogram *self = GST_CL_HISTOGRAM (object);
-
-  g_clear_pointer (&self->readback, gst_cl_readback_free);
-  G_OBJECT_CLASS (gst_cl_histogram_parent_class)->finalize (object);
-}
-
-static void
 gst_cl_histogram_class_init (GstClHistogramClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstClFilterClass *filter_class = GST_CL_FILTER_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
   gobject_class->set_property = gst_cl_histogram_set_property;
   gobject_class->get_property = gst_cl_histogram_get_property;
-  gobject_class->finalize = gst_cl_histogram_finalize;
 
   /**
    * GstClHistogram:channels:
@@ -530,12 +467,11 @@ gst_cl_histogram_class_init (GstClHistogramClass * klass)
   gst_cl_filter_class_add_pad_templates (element_class, FORMATS, FORMATS,
       TRUE, TRUE, TRUE, TRUE);
 
-  trans_class->sink_event = gst_cl_histogram_sink_event;
-  trans_class->start = gst_cl_histogram_start;
-  trans_class->stop = gst_cl_histogram_stop;
   filter_class->set_info = gst_cl_histogram_set_info;
   filter_class->process_ip = gst_cl_histogram_process_ip;
   filter_class->release = gst_cl_histogram_release;
+  filter_class->reset = gst_cl_histogram_reset;
+  filter_class->fill_message = gst_cl_histogram_fill_message;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CL_HISTOGRAM_CHANNELS, 0);
 }
@@ -546,7 +482,6 @@ gst_cl_histogram_init (GstClHistogram * self)
   self->channels_prop = DEFAULT_CHANNELS;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->interval = DEFAULT_INTERVAL;
-  self->frame_duration = GST_CLOCK_TIME_NONE;
   /* the frames go through untouched; only metas are added */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }

@@ -122,7 +122,6 @@ struct _GstClMotionSearchElement
 
   /* per negotiation */
   GstVideoInfo info;
-  GstClockTime frame_duration;
 
   /* device objects */
   GstClMotionSearch *search;
@@ -132,8 +131,6 @@ struct _GstClMotionSearchElement
   gboolean have_ref;
   gboolean ref_has_chroma;
   GstClockTime ref_pts;
-
-  GstClReadback *readback;
 };
 
 /* Registered by hand rather than by G_DEFINE_TYPE: GstObject names an
@@ -195,10 +192,9 @@ gst_cl_motion_block_size_get_type (void)
 /* ---- statistics for the messages ---- */
 
 static void
-vectors_read (GstStructure * s, gconstpointer data, gsize size,
-    gpointer user_data)
+gst_cl_motion_search_fill_message (GstClFilter * filter G_GNUC_UNUSED,
+    GstStructure * s, gconstpointer data, gsize size)
 {
-  GstClMotionSearchElement *self = user_data;
   const GstClMotionVector *v = data;
   guint i, n = size / sizeof (GstClMotionVector), zero = 0;
   gdouble mag = 0.0, sad = 0.0;
@@ -214,9 +210,6 @@ vectors_read (GstStructure * s, gconstpointer data, gsize size,
       "mean-magnitude", G_TYPE_DOUBLE, n ? mag / 2.0 / n : 0.0,
       "mean-sad", G_TYPE_DOUBLE, n ? sad / n : 0.0,
       "zero-share", G_TYPE_DOUBLE, n ? (gdouble) zero / n : 0.0, NULL);
-  GST_LOG_OBJECT (self, "posting %" GST_PTR_FORMAT, s);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
 }
 
 /* ---- drawing ---- */
@@ -332,11 +325,6 @@ gst_cl_motion_search_set_info (GstClFilter * filter, GstVideoInfo * in,
   /* a new format or size: the previous frame is no reference */
   self->info = *in;
   drop_reference (self);
-  self->frame_duration = GST_VIDEO_INFO_FPS_N (in) > 0 ?
-      gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (in),
-      GST_VIDEO_INFO_FPS_N (in)) : GST_CLOCK_TIME_NONE;
-  GST_INFO_OBJECT (self, "%s %dx%d", GST_VIDEO_INFO_NAME (in),
-      GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
   return TRUE;
 }
 
@@ -529,20 +517,11 @@ gst_cl_motion_search_process_ip (GstClFilter * filter, GstBuffer * buffer,
   self->ref_has_chroma = !gray;
   self->ref_pts = GST_BUFFER_PTS (buffer);
 
-  if (meta && post) {
-    GstClockTime duration = GST_BUFFER_DURATION_IS_VALID (buffer) ?
-        GST_BUFFER_DURATION (buffer) : self->frame_duration;
-    if (!self->readback)
-      self->readback = gst_cl_readback_new (ctx, vectors_read, self);
-    if (!gst_cl_readback_push (self->readback, meta->vectors, 0,
-            (gsize) meta->blocks_x * meta->blocks_y *
-            sizeof (GstClMotionVector),
-            gst_cl_frame_message_structure_new ("clmotionsearch",
-                &GST_BASE_TRANSFORM (self)->segment, buffer, duration),
-            error))
-      return FALSE;
-  }
-  if (self->readback && !gst_cl_readback_poll (self->readback, FALSE, error))
+  if (meta && post && !gst_cl_filter_read_message (filter, meta->vectors, 0,
+          (gsize) meta->blocks_x * meta->blocks_y * sizeof (GstClMotionVector),
+          gst_cl_frame_message_structure_new ("clmotionsearch",
+              &GST_BASE_TRANSFORM (self)->segment, buffer,
+              gst_cl_filter_get_frame_duration (filter, buffer)), error))
     return FALSE;
 
   if (meta && draw && !draw_on_buffer (self, buffer, meta, error))
@@ -550,46 +529,11 @@ gst_cl_motion_search_process_ip (GstClFilter * filter, GstBuffer * buffer,
   return TRUE;
 }
 
-/* ---- events, state ---- */
-
-static gboolean
-gst_cl_motion_search_sink_event (GstBaseTransform * trans, GstEvent * event)
+/* after a flush or a restart the last frame is no reference */
+static void
+gst_cl_motion_search_reset (GstClFilter * filter)
 {
-  GstClMotionSearchElement *self = GST_CL_MOTION_SEARCH_ELEMENT (trans);
-  GError *error = NULL;
-
-  switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_EOS:
-    case GST_EVENT_FLUSH_STOP:
-      /* what is still on its way from the device goes out now */
-      if (self->readback &&
-          !gst_cl_readback_poll (self->readback, TRUE, &error))
-        GST_CL_ELEMENT_ERROR (self, error);
-      if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-        drop_reference (self);
-      break;
-    default:
-      break;
-  }
-  return GST_BASE_TRANSFORM_CLASS (gst_cl_motion_search_element_parent_class)->
-      sink_event (trans, event);
-}
-
-static gboolean
-gst_cl_motion_search_start (GstBaseTransform * trans)
-{
-  drop_reference (GST_CL_MOTION_SEARCH_ELEMENT (trans));
-  return TRUE;
-}
-
-static gboolean
-gst_cl_motion_search_stop (GstBaseTransform * trans)
-{
-  GstClMotionSearchElement *self = GST_CL_MOTION_SEARCH_ELEMENT (trans);
-
-  g_clear_pointer (&self->readback, gst_cl_readback_free);
-  drop_reference (self);
-  return TRUE;
+  drop_reference (GST_CL_MOTION_SEARCH_ELEMENT (filter));
 }
 
 /* ---- GObject ---- */
@@ -673,29 +617,17 @@ gst_cl_motion_search_get_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_cl_motion_search_finalize (GObject * object)
-{
-  GstClMotionSearchElement *self = GST_CL_MOTION_SEARCH_ELEMENT (object);
-
-  g_clear_pointer (&self->readback, gst_cl_readback_free);
-  G_OBJECT_CLASS (gst_cl_motion_search_element_parent_class)->finalize
-      (object);
-}
-
-static void
 gst_cl_motion_search_element_class_init (GstClMotionSearchElementClass *
     klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstClFilterClass *filter_class = GST_CL_FILTER_CLASS (klass);
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
   gobject_class->set_property = gst_cl_motion_search_set_property;
   gobject_class->get_property = gst_cl_motion_search_get_property;
-  gobject_class->finalize = gst_cl_motion_search_finalize;
 
   /**
    * GstClMotionSearchElement:block-size:
@@ -790,12 +722,11 @@ gst_cl_motion_search_element_class_init (GstClMotionSearchElementClass *
   gst_cl_filter_class_add_pad_templates (element_class, FORMATS, FORMATS,
       TRUE, TRUE, TRUE, TRUE);
 
-  trans_class->sink_event = gst_cl_motion_search_sink_event;
-  trans_class->start = gst_cl_motion_search_start;
-  trans_class->stop = gst_cl_motion_search_stop;
   filter_class->set_info = gst_cl_motion_search_set_info;
   filter_class->process_ip = gst_cl_motion_search_process_ip;
   filter_class->release = gst_cl_motion_search_release;
+  filter_class->reset = gst_cl_motion_search_reset;
+  filter_class->fill_message = gst_cl_motion_search_fill_message;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CL_MOTION_BLOCK_SIZE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CL_MOTION_METHOD, 0);
@@ -815,7 +746,6 @@ gst_cl_motion_search_element_init (GTypeInstance * instance,
   self->props.method = DEFAULT_METHOD;
   self->draw_vectors = DEFAULT_DRAW_VECTORS;
   self->post_messages = DEFAULT_POST_MESSAGES;
-  self->frame_duration = GST_CLOCK_TIME_NONE;
   self->ref_pts = GST_CLOCK_TIME_NONE;
   /* the frames go through untouched unless vectors are drawn */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
