@@ -441,17 +441,9 @@ static GstHarness *
 new_harness (const gchar * props, const gchar * out_format,
     const gchar * colorimetry)
 {
-  GstElement *e = gst_element_factory_make ("clcolorlowpass", NULL);
-  GstHarness *h;
+  GstHarness *h = test_harness_new ("clcolorlowpass", props);
   gchar *caps;
 
-  fail_unless (e != NULL, "no clcolorlowpass element");
-  test_set_properties (e, props);
-  test_set_shared_context (e);
-
-  h = gst_harness_new_with_element (e, "sink", "src");
-  gst_object_unref (e);
-  test_attach_bus (h->element);
   caps = out_caps_string (out_format, colorimetry);
   gst_harness_set_sink_caps_str (h, caps);
   g_free (caps);

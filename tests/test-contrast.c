@@ -30,23 +30,6 @@
 
 #define RUN_TIMEOUT (120 * GST_SECOND)
 
-/* A harness around the elements of @desc ("clcontrast mode=equalize",
- * "clhistogram ! clcontrast"), all on the shared context. */
-static GstHarness *
-new_harness (const gchar * desc)
-{
-  GError *error = NULL;
-  GstElement *bin = gst_parse_bin_from_description (desc, TRUE, &error);
-  GstHarness *h;
-
-  fail_unless (bin != NULL, "%s: %s", desc, error ? error->message : "?");
-  test_set_shared_context (bin);
-  h = gst_harness_new_with_element (bin, "sink", "src");
-  gst_object_unref (bin);
-  test_attach_bus (h->element);
-  return h;
-}
-
 static void
 set_frame_caps (GstHarness * h, const TestFrame * frame)
 {
@@ -190,7 +173,7 @@ GST_START_TEST (test_formats)
 {
   const TestFormat *f = test_format_find (contrast_formats[__i__ / 2]);
   gboolean equalize = __i__ % 2;
-  GstHarness *h = new_harness (equalize ? "clcontrast mode=equalize" :
+  GstHarness *h = test_harness_new_bin (equalize ? "clcontrast mode=equalize" :
       "clcontrast");
   Stream st;
   guint s, c;
@@ -229,7 +212,7 @@ GST_START_TEST (test_cuts)
   for (i = 0; i < G_N_ELEMENTS (cuts); i++) {
     gchar *desc = g_strdup_printf ("clcontrast low-cut=%g high-cut=%g",
         cuts[i].low, cuts[i].high);
-    GstHarness *h = new_harness (desc);
+    GstHarness *h = test_harness_new_bin (desc);
     Stream st;
 
     stream_init (&st, REF_CONTRAST_STRETCH, cuts[i].low, cuts[i].high, 0.0);
@@ -264,7 +247,7 @@ static const struct
 GST_START_TEST (test_layouts)
 {
   const TestFormat *f = test_format_find (contrast_formats[__i__]);
-  GstHarness *h = new_harness ("clcontrast");
+  GstHarness *h = test_harness_new_bin ("clcontrast");
   Stream st;
   guint l;
 
@@ -379,7 +362,7 @@ GST_START_TEST (test_smoothing)
   const TestFormat *f = test_format_find (__i__ % 2 ? "NV12" : "GRAY8");
   gchar *desc = g_strdup_printf ("clcontrast name=c smoothing=%s "
       "post-messages=true low-cut=1 high-cut=2", smoothings[__i__]);
-  GstHarness *h = new_harness (desc);
+  GstHarness *h = test_harness_new_bin (desc);
   GstElement *e = gst_bin_get_by_name (GST_BIN (h->element), "c");
   RefContrastResult results[G_N_ELEMENTS (smoothing_events)];
   RefContrastMode modes[G_N_ELEMENTS (smoothing_events)];
@@ -468,8 +451,8 @@ GST_START_TEST (test_meta_path)
     gchar *alone_desc = g_strdup_printf ("clcontrast %s", props[p]);
     gchar *meta_desc = g_strdup_printf ("clhistogram %s ! clcontrast %s",
         p == 1 ? "channels=all" : "", props[p]);
-    GstHarness *alone = new_harness (alone_desc);
-    GstHarness *chain = new_harness (meta_desc);
+    GstHarness *alone = test_harness_new_bin (alone_desc);
+    GstHarness *chain = test_harness_new_bin (meta_desc);
     Stream st;
     guint n_frames = 0;
     guint64 launches = 0;
@@ -553,7 +536,7 @@ GST_START_TEST (test_meta_selection)
   };
   GstClContext *ctx = test_get_shared_context ();
   const TestFormat *f = test_format_find ("I420");
-  GstHarness *h = new_harness ("clcontrast post-messages=true");
+  GstHarness *h = test_harness_new_bin ("clcontrast post-messages=true");
   GstClHistogramChannel channels[2] = { GST_CL_HISTOGRAM_CHANNEL_U,
     GST_CL_HISTOGRAM_CHANNEL_Y
   };
@@ -638,7 +621,7 @@ GST_START_TEST (test_messages)
   guint i, k;
 
   for (i = 0; i < G_N_ELEMENTS (descs); i++) {
-    GstHarness *h = new_harness (descs[i]);
+    GstHarness *h = test_harness_new_bin (descs[i]);
     RefContrastMode mode = i % 2 ? REF_CONTRAST_EQUALIZE :
         REF_CONTRAST_STRETCH;
     RefContrastResult results[5];
@@ -680,7 +663,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_caps_change)
 {
-  GstHarness *h = new_harness ("clcontrast mode=equalize");
+  GstHarness *h = test_harness_new_bin ("clcontrast mode=equalize");
   static const struct
   {
     const gchar *format;

@@ -25,17 +25,7 @@
 static GstHarness *
 new_harness (const gchar * props)
 {
-  GstElement *e = gst_element_factory_make ("clhistogram", NULL);
-  GstHarness *h;
-
-  fail_unless (e != NULL, "no clhistogram element");
-  test_set_properties (e, props);
-  test_set_shared_context (e);
-  h = gst_harness_new_with_element (e, "sink", "src");
-  gst_object_unref (e);
-  /* errors and messages go here */
-  test_attach_bus (h->element);
-  return h;
+  return test_harness_new ("clhistogram", props);
 }
 
 static void
@@ -349,19 +339,10 @@ GST_START_TEST (test_meta_downstream)
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
-    GError *error = NULL;
-    GstElement *bin = gst_parse_bin_from_description (cases[i].desc, TRUE,
-        &error);
+    GstHarness *h = test_harness_new_bin (cases[i].desc);
     GstClHistogramMeta *meta;
     TestFrame frame = { 0, };
-    GstHarness *h;
     GstBuffer *out;
-
-    fail_unless (bin != NULL, "%s: %s", cases[i].desc,
-        error ? error->message : "?");
-    test_set_shared_context (bin);
-    h = gst_harness_new_with_element (bin, "sink", "src");
-    gst_object_unref (bin);
 
     test_frame_make (&frame, test_format_find ("I420"), 64, 48, -1, 0,
         CONTENT_NATURAL, i);

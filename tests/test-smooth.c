@@ -340,15 +340,8 @@ input_make_cl (Input * in, GstClContext * ctx, const Format * f, gint width,
 static GstHarness *
 new_harness (const gchar * props, gboolean cl_out)
 {
-  GstElement *e = gst_element_factory_make ("clsmooth", NULL);
-  GstHarness *h;
+  GstHarness *h = test_harness_new ("clsmooth", props);
 
-  fail_unless (e != NULL, "no clsmooth element");
-  test_set_properties (e, props);
-  test_set_shared_context (e);
-  h = gst_harness_new_with_element (e, "sink", "src");
-  gst_object_unref (e);
-  test_attach_bus (h->element);
   gst_harness_set_sink_caps_str (h, cl_out ?
       "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CL ")" : "video/x-raw");
   return h;

@@ -82,6 +82,40 @@ test_attach_bus (GstElement * element)
   gst_object_unref (bus);
 }
 
+/* Takes @element. */
+static GstHarness *
+harness_on_shared_context (GstElement * element)
+{
+  GstHarness *h;
+
+  test_set_shared_context (element);
+  h = gst_harness_new_with_element (element, "sink", "src");
+  gst_object_unref (element);
+  /* errors and messages go here */
+  test_attach_bus (h->element);
+  return h;
+}
+
+GstHarness *
+test_harness_new (const gchar * factory, const gchar * props)
+{
+  GstElement *e = gst_element_factory_make (factory, NULL);
+
+  fail_unless (e != NULL, "no %s element", factory);
+  test_set_properties (e, props);
+  return harness_on_shared_context (e);
+}
+
+GstHarness *
+test_harness_new_bin (const gchar * desc)
+{
+  GError *error = NULL;
+  GstElement *bin = gst_parse_bin_from_description (desc, TRUE, &error);
+
+  fail_unless (bin != NULL, "%s: %s", desc, error ? error->message : "?");
+  return harness_on_shared_context (bin);
+}
+
 void
 test_harness_teardown (GstHarness * h)
 {

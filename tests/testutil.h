@@ -25,6 +25,12 @@ gboolean test_have_program (const gchar * name);
 void test_set_properties (GstElement * element, const gchar * props);
 /* Gives @element a bus: a harness gives none, and its messages would go. */
 void test_attach_bus (GstElement * element);
+/* A harness of a @factory element with @props ("name=value ...", NULL:
+ * none), on the shared context, with a bus; tear down with
+ * test_harness_teardown(). */
+GstHarness *test_harness_new (const gchar * factory, const gchar * props);
+/* Likewise around the elements of @desc ("clhistogram ! clcontrast"). */
+GstHarness *test_harness_new_bin (const gchar * desc);
 /* Flushes the element's bus (queued messages hold it), then tears @h down. */
 void test_harness_teardown (GstHarness * h);
 /* "message (debug)" of the element's next error, or "no error message". */

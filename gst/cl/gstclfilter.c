@@ -647,14 +647,59 @@ gst_cl_filter_prepare_output_buffer (GstBaseTransform * trans,
   return ret;
 }
 
-static gboolean
-stage_input (GstClFilter * self, GstBuffer * inbuf, GstBuffer ** staged,
-    GstClFrame * frame, GError ** error)
+/* Whether @buf can be processed: caps negotiated, and a video meta that
+ * is no proof of size checked (the copies and kernels read the planes
+ * where it says). */
+static GstFlowReturn
+check_input (GstClFilter * self, GstBuffer * buf)
 {
   GstClFilterPrivate *priv = PRIV (self);
 
-  return gst_cl_stage_frame (priv->context, &priv->staging_pool,
-      &priv->in_info, inbuf, staged, frame, error);
+  if (!priv->negotiated)
+    return GST_FLOW_NOT_NEGOTIATED;
+  if (!gst_cl_element_check_input_frame (GST_ELEMENT (self), &priv->in_info,
+          buf))
+    return GST_FLOW_ERROR;
+  return GST_FLOW_OK;
+}
+
+/* The device frame of input @buf: @buf itself when it is OpenCL memory of
+ * the context, else a copy staged on the device, returned in @staged. */
+static gboolean
+device_frame (GstClFilter * self, GstBuffer * buf, GstBuffer ** staged,
+    GstClFrame * frame)
+{
+  GstClFilterPrivate *priv = PRIV (self);
+  GError *error = NULL;
+
+  *staged = NULL;
+  if (gst_buffer_is_cl (buf, priv->context)) {
+    gst_cl_frame_init (frame, &priv->in_info, buf);
+    return TRUE;
+  }
+  if (!gst_cl_stage_frame (priv->context, &priv->staging_pool,
+          &priv->in_info, buf, staged, frame, &error)) {
+    GST_CL_ELEMENT_ERROR (self, error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* After the subclass processed a frame. The staging buffer may go back to
+ * its pool at once: the in-order queue runs the kernels before any later
+ * upload into it. */
+static GstFlowReturn
+frame_done (GstClFilter * self, GstBuffer * staged, gboolean ok,
+    GError * error)
+{
+  PRIV (self)->input = NULL;
+  if (staged)
+    gst_buffer_unref (staged);
+  if (!ok) {
+    GST_CL_ELEMENT_ERROR (self, error);
+    return GST_FLOW_ERROR;
+  }
+  return post_messages (self, FALSE) ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
 static GstFlowReturn
@@ -664,19 +709,15 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstClFilter *self = GST_CL_FILTER (trans);
   GstClFilterClass *klass = GST_CL_FILTER_GET_CLASS (self);
   GstClFilterPrivate *priv = PRIV (self);
-  GstBuffer *staged = NULL;
+  GstBuffer *staged;
   GstClFrame in, out;
   GError *error = NULL;
+  GstFlowReturn ret;
   gboolean ok;
 
-  if (!priv->negotiated)
-    return GST_FLOW_NOT_NEGOTIATED;
-  /* a video meta is no proof of size: the copies and kernels read the
-   * planes where it says */
-  if (!gst_cl_element_check_input_frame (GST_ELEMENT (self), &priv->in_info,
-          inbuf))
-    return GST_FLOW_ERROR;
-
+  ret = check_input (self, inbuf);
+  if (ret != GST_FLOW_OK)
+    return ret;
   if (klass->transform_system)
     return klass->transform_system (self, inbuf, outbuf);
 
@@ -685,30 +726,15 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
         ("output buffer is not OpenCL memory of this element's context"));
     return GST_FLOW_ERROR;
   }
-
-  if (!gst_buffer_is_cl (inbuf, priv->context)) {
-    if (!stage_input (self, inbuf, &staged, &in, &error)) {
-      GST_CL_ELEMENT_ERROR (self, error);
-      return GST_FLOW_ERROR;
-    }
-  } else {
-    gst_cl_frame_init (&in, &priv->in_info, inbuf);
-  }
+  if (!device_frame (self, inbuf, &staged, &in))
+    return GST_FLOW_ERROR;
   gst_cl_frame_init (&out, &priv->out_info, outbuf);
 
   priv->input = inbuf;
   ok = klass->process (self, &in, &out, &error);
-  priv->input = NULL;
-  /* the staging buffer may go back to its pool at once: the in-order
-   * queue runs the kernel before any later upload into it */
-  if (staged)
-    gst_buffer_unref (staged);
-  if (!ok) {
-    GST_CL_ELEMENT_ERROR (self, error);
-    return GST_FLOW_ERROR;
-  }
-  gst_cl_memory_mark_written (gst_buffer_peek_memory (outbuf, 0));
-  return post_messages (self, FALSE) ? GST_FLOW_OK : GST_FLOW_ERROR;
+  if (ok)
+    gst_cl_memory_mark_written (gst_buffer_peek_memory (outbuf, 0));
+  return frame_done (self, staged, ok, error);
 }
 
 /* In-place elements: the frame passes through, the kernels only read it
@@ -718,41 +744,23 @@ gst_cl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
   GstClFilterClass *klass = GST_CL_FILTER_GET_CLASS (self);
-  GstClFilterPrivate *priv = PRIV (self);
-  GstBuffer *staged = NULL;
+  GstBuffer *staged;
   GstClFrame frame;
   GError *error = NULL;
+  GstFlowReturn ret;
   gboolean ok;
 
   if (!klass->process_ip)
     return GST_FLOW_OK;
-  if (!priv->negotiated)
-    return GST_FLOW_NOT_NEGOTIATED;
-  if (!gst_cl_element_check_input_frame (GST_ELEMENT (self), &priv->in_info,
-          buf))
+  ret = check_input (self, buf);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (!device_frame (self, buf, &staged, &frame))
     return GST_FLOW_ERROR;
 
-  if (!gst_buffer_is_cl (buf, priv->context)) {
-    if (!stage_input (self, buf, &staged, &frame, &error)) {
-      GST_CL_ELEMENT_ERROR (self, error);
-      return GST_FLOW_ERROR;
-    }
-  } else {
-    gst_cl_frame_init (&frame, &priv->in_info, buf);
-  }
-
-  priv->input = buf;
+  PRIV (self)->input = buf;
   ok = klass->process_ip (self, buf, &frame, &error);
-  priv->input = NULL;
-  /* as in transform: the in-order queue finishes with the staging buffer
-   * before any later upload into it */
-  if (staged)
-    gst_buffer_unref (staged);
-  if (!ok) {
-    GST_CL_ELEMENT_ERROR (self, error);
-    return GST_FLOW_ERROR;
-  }
-  return post_messages (self, FALSE) ? GST_FLOW_OK : GST_FLOW_ERROR;
+  return frame_done (self, staged, ok, error);
 }
 
 /* ---- events, state ---- */
