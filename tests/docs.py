@@ -12,6 +12,9 @@
       docs/usage.md (exit 77, a skip, without python3-gi or python3-gst-1.0)
   docs.py lists SRCDIR BUILDDIR           the lists in the docs against the
       sources: packages, elements, debug categories
+  docs.py element-tables SRCDIR BUILDDIR  docs/usage.md's pad and property
+      tables against what docs/gen-element-docs.py writes from
+      gst-inspect-1.0 of the built plugin
 
 A code block after a line '<!-- not run: REASON -->' is not run; the
 test prints it with its reason. Everything else must pass: an example that
@@ -320,9 +323,22 @@ def check_lists(srcdir, builddir):
     return 1 if errors else 0
 
 
+def check_element_tables(srcdir, builddir):
+    """The generated parts of docs/usage.md, as the generator would write
+    them now (it prints the difference and how to regenerate)."""
+    env = dict(os.environ,
+               GST_PLUGIN_PATH=os.path.join(os.path.abspath(builddir), 'gst'))
+    res = subprocess.run([sys.executable,
+                          os.path.join(srcdir, 'docs', 'gen-element-docs.py'),
+                          '--check', os.path.join(srcdir, 'docs', 'usage.md')],
+                         env=env, timeout=TIMEOUT * 5)
+    return 1 if res.returncode else 0
+
+
 def main():
     modes = {'pipelines': run_pipelines, 'c-example': run_c_example,
-             'python-example': run_python_example, 'lists': check_lists}
+             'python-example': run_python_example, 'lists': check_lists,
+             'element-tables': check_element_tables}
     if len(sys.argv) != 4 or sys.argv[1] not in modes:
         print(__doc__)
         return 2
