@@ -384,13 +384,7 @@ GST_START_TEST (test_smoothing)
     if (k == 0 || ev == EVENT_CAPS)
       set_frame_caps (h, &frame);
     if (ev == EVENT_FLUSH) {
-      GstSegment segment;
-      fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-      fail_unless (gst_harness_push_event (h,
-              gst_event_new_flush_stop (TRUE)));
-      gst_segment_init (&segment, GST_FORMAT_TIME);
-      fail_unless (gst_harness_push_event (h,
-              gst_event_new_segment (&segment)));
+      test_harness_flush (h);
     }
     if (ev == EVENT_DISCONT || ev == EVENT_FLUSH || ev == EVENT_CAPS ||
         ev == EVENT_MODE || (k > 0 && smoothing_events[k - 1] == EVENT_MODE))
@@ -558,7 +552,6 @@ GST_START_TEST (test_meta_selection)
     guint32 bins[2 * 256], real[256];
     GstBuffer *storage, *in, *out;
     RefContrastResult res;
-    GstSegment segment;
     guint8 lut[256], *luma;
     GList *msgs;
 
@@ -591,10 +584,7 @@ GST_START_TEST (test_meta_selection)
     gst_buffer_unref (out);
 
     /* a flush sends the message out */
-    fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-    fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-    gst_segment_init (&segment, GST_FORMAT_TIME);
-    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+    test_harness_flush (h);
     msgs = test_pop_element_messages (h);
     fail_unless_equals_int (g_list_length (msgs), 1);
     check_message (msgs->data, &res, REF_CONTRAST_STRETCH, used, cases[c]);

@@ -114,11 +114,16 @@ limited_luma (guint8 v)
   return (guint8) ((CLAMP (y16, 0, 4095) + 8) >> 4);
 }
 
-/* Checks a converted grey frame: luma exact (from grey_at when
- * @gradient, else 126, the luma of uniform grey 128 after any lowpass)
- * and neutral chroma everywhere, every sample of every plane. */
+/* The sample a check wants at byte @x of row @y of plane @p, whose first
+ * component is @comp. */
+typedef guint8 (*WantFunc) (guint p, gint comp, gint x, gint y,
+    gconstpointer data);
+
+/* Checks every row of every plane of @buf, a frame of @caps: its first
+ * width bytes with @pixels_only, else width x pixel stride bytes. */
 static void
-check_grey_output (GstBuffer * buf, GstCaps * caps, gboolean gradient)
+check_frame (GstBuffer * buf, GstCaps * caps, gboolean pixels_only,
+    WantFunc want, gconstpointer data)
 {
   GstVideoInfo info;
   GstVideoFrame frame;
@@ -129,26 +134,39 @@ check_grey_output (GstBuffer * buf, GstCaps * caps, gboolean gradient)
   fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READ));
   for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
     gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gint w, h, ps;
+    gint w, h;
 
     gst_video_format_info_component (info.finfo, p, comp);
     w = GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0]);
+    if (!pixels_only)
+      w *= GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, comp[0]);
     h = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
-    ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, comp[0]);
     for (y = 0; y < h; y++) {
       const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
           p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-      for (x = 0; x < w * ps; x++) {
-        guint8 want;
-        if (comp[0] == GST_VIDEO_COMP_Y)
-          want = gradient ? limited_luma (grey_at (x, y)) : 126;
-        else
-          want = 128;
-        fail_unless_equals_int_hex (row[x], want);
-      }
+      for (x = 0; x < w; x++)
+        fail_unless_equals_int_hex (row[x], want (p, comp[0], x, y, data));
     }
   }
   gst_video_frame_unmap (&frame);
+}
+
+/* luma exact (from grey_at with a gradient, else 126, the luma of uniform
+ * grey 128 after any lowpass), neutral chroma */
+static guint8
+grey_want (guint p G_GNUC_UNUSED, gint comp, gint x, gint y,
+    gconstpointer gradient)
+{
+  if (comp != GST_VIDEO_COMP_Y)
+    return 128;
+  return GPOINTER_TO_INT (gradient) ? limited_luma (grey_at (x, y)) : 126;
+}
+
+/* Checks a converted grey frame, every sample of every plane. */
+static void
+check_grey_output (GstBuffer * buf, GstCaps * caps, gboolean gradient)
+{
+  check_frame (buf, caps, FALSE, grey_want, GINT_TO_POINTER (gradient));
 }
 
 /* ---- no OpenCL platform ---- */
@@ -589,29 +607,18 @@ make_laid_out_frame (const GstVideoInfo * info, gboolean tight, gint delta)
   return buf;
 }
 
+static guint8
+value_want (guint p, gint comp G_GNUC_UNUSED, gint x, gint y,
+    gconstpointer data G_GNUC_UNUSED)
+{
+  return value_at (p, x, y);
+}
+
 /* Checks that @buf (a frame of @caps) holds value_at() in every sample. */
 static void
 check_copied_frame (GstBuffer * buf, GstCaps * caps)
 {
-  GstVideoInfo info;
-  GstVideoFrame frame;
-  guint p;
-  gint x, y;
-
-  fail_unless (gst_video_info_from_caps (&info, caps));
-  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READ));
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-    gst_video_format_info_component (info.finfo, p, comp);
-    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]); y++) {
-      const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
-          p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-      for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0]); x++)
-        fail_unless_equals_int_hex (row[x], value_at (p, x, y));
-    }
-  }
-  gst_video_frame_unmap (&frame);
+  check_frame (buf, caps, TRUE, value_want, NULL);
 }
 
 /* Valid metas with other strides than GstVideoInfo's are taken, read

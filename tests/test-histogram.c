@@ -526,13 +526,7 @@ messages_for_frames (GstHarness * h, TestFrame * frame, gint n,
   for (k = 0; k < n; k++) {
     GstBuffer *in = gst_buffer_copy (frame->buffer), *out;
     if (flush_at_half && k == n / 2) {
-      GstSegment segment;
-      fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-      fail_unless (gst_harness_push_event (h,
-              gst_event_new_flush_stop (TRUE)));
-      gst_segment_init (&segment, GST_FORMAT_TIME);
-      fail_unless (gst_harness_push_event (h,
-              gst_event_new_segment (&segment)));
+      test_harness_flush (h);
     }
     GST_BUFFER_PTS (in) = k * (GST_CLOCK_TIME_IS_VALID (duration) ?
         duration : GST_MSECOND);

@@ -463,6 +463,41 @@ run_and_check (GstHarness * h, Input * in, const Settings * s,
 
 /* ---- hand-worked values ---- */
 
+/* The output of a black GRAY8 frame of @width x @height with one 255
+ * pixel at (@ix, @iy), row by row without padding (g_free it). */
+static guint8 *
+impulse_output (GstHarness * h, gint width, gint height, gint ix, gint iy,
+    guint32 seed)
+{
+  guint8 *samples = g_malloc ((gsize) width * height);
+  GstVideoFrame frame;
+  GstVideoInfo info;
+  GstBuffer *out;
+  GstMapInfo map;
+  Input in = { 0, };
+  gint x, y;
+
+  input_make (&in, find_format ("GRAY8"), width, height, CONTENT_RANDOM,
+      seed, FALSE, 0, 0);
+  fail_unless (gst_buffer_map (in.buffer, &map, GST_MAP_WRITE));
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++)
+      map.data[y * in.stride[0] + x] = x == ix && y == iy ? 255 : 0;
+  gst_buffer_unmap (in.buffer, &map);
+  set_input_caps (h, &in);
+  out = test_push_and_pull (h, in.buffer, in.desc);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, width, height);
+  fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+  for (y = 0; y < height; y++)
+    memcpy (samples + y * width, (const guint8 *)
+        GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), width);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (out);
+  input_clear (&in);
+  return samples;
+}
+
 /* A 255 impulse in a black GRAY8 frame comes out as the kernel's weights
  * (w_i w_j 255 + S/2) / S. 1D weights: box 1 ... 1; binomial r=1: 1 2 1,
  * r=2: 1 4 6 4 1. For example the r=1 binomial gives 16 32 16 / 32 64 32 /
@@ -478,7 +513,6 @@ GST_START_TEST (test_impulse)
     {1, FALSE, {1, 1, 1}}, {2, FALSE, {1, 1, 1, 1, 1}},
     {1, TRUE, {1, 2, 1}}, {2, TRUE, {1, 4, 6, 4, 1}},
   };
-  const Format *f = find_format ("GRAY8");
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
@@ -487,37 +521,20 @@ GST_START_TEST (test_impulse)
     Settings s = { r, cases[i].gaussian, FALSE };
     gchar *props = settings_props (&s);
     GstHarness *h = new_harness (props, FALSE);
-    GstVideoFrame frame;
-    GstVideoInfo info;
-    GstBuffer *out;
-    GstMapInfo map;
-    Input in = { 0, };
+    guint8 *out = impulse_output (h, 9, 7, 4, 3, 1);
     gint x, y;
 
-    input_make (&in, f, 9, 7, CONTENT_RANDOM, 1, FALSE, 0, 0);
-    fail_unless (gst_buffer_map (in.buffer, &map, GST_MAP_WRITE));
-    for (y = 0; y < 7; y++)
-      for (x = 0; x < 9; x++)
-        map.data[y * in.stride[0] + x] = x == 4 && y == 3 ? 255 : 0;
-    gst_buffer_unmap (in.buffer, &map);
-    set_input_caps (h, &in);
-    out = test_push_and_pull (h, in.buffer, in.desc);
-    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 9, 7);
-    fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
     for (y = 0; y < 7; y++)
       for (x = 0; x < 9; x++) {
         gint dx = x - 4, dy = y - 3, expected = 0;
-        gint got = ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
-                0))[y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0) + x];
+        gint got = out[y * 9 + x];
         if (ABS (dx) <= r && ABS (dy) <= r)
           expected = (cases[i].w1d[dx + r] * cases[i].w1d[dy + r] * 255 +
               S / 2) / S;
         fail_unless (got == expected, "%s: impulse response at (%d, %d) is "
             "%d, expected %d", props, x, y, got, expected);
       }
-    gst_video_frame_unmap (&frame);
-    gst_buffer_unref (out);
-    input_clear (&in);
+    g_free (out);
     test_harness_teardown (h);
     g_free (props);
   }
@@ -532,35 +549,17 @@ GST_END_TEST;
 GST_START_TEST (test_edge_replication)
 {
   static const gint expected[3][3] = { {113, 57, 0}, {57, 28, 0}, {0, 0, 0} };
-  const Format *f = find_format ("GRAY8");
   GstHarness *h = new_harness ("radius=1", FALSE);
-  GstVideoFrame frame;
-  GstVideoInfo info;
-  GstBuffer *out;
-  GstMapInfo map;
-  Input in = { 0, };
+  guint8 *out = impulse_output (h, 6, 5, 0, 0, 2);
   gint x, y;
 
-  input_make (&in, f, 6, 5, CONTENT_RANDOM, 2, FALSE, 0, 0);
-  fail_unless (gst_buffer_map (in.buffer, &map, GST_MAP_WRITE));
-  for (y = 0; y < 5; y++)
-    for (x = 0; x < 6; x++)
-      map.data[y * in.stride[0] + x] = x == 0 && y == 0 ? 255 : 0;
-  gst_buffer_unmap (in.buffer, &map);
-  set_input_caps (h, &in);
-  out = test_push_and_pull (h, in.buffer, in.desc);
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 6, 5);
-  fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
   for (y = 0; y < 3; y++)
     for (x = 0; x < 3; x++) {
-      gint got = ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
-              0))[y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0) + x];
+      gint got = out[y * 6 + x];
       fail_unless (got == expected[y][x], "corner impulse at (%d, %d) is "
           "%d, expected %d", x, y, got, expected[y][x]);
     }
-  gst_video_frame_unmap (&frame);
-  gst_buffer_unref (out);
-  input_clear (&in);
+  g_free (out);
   test_harness_teardown (h);
 }
 

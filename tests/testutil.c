@@ -117,6 +117,17 @@ test_harness_new_bin (const gchar * desc)
 }
 
 void
+test_harness_flush (GstHarness * h)
+{
+  GstSegment segment;
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+}
+
+void
 test_harness_teardown (GstHarness * h)
 {
   GstBus *bus = gst_element_get_bus (h->element);

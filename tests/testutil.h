@@ -31,6 +31,8 @@ void test_attach_bus (GstElement * element);
 GstHarness *test_harness_new (const gchar * factory, const gchar * props);
 /* Likewise around the elements of @desc ("clhistogram ! clcontrast"). */
 GstHarness *test_harness_new_bin (const gchar * desc);
+/* A flush (start, stop) and a new time segment, through @h. */
+void test_harness_flush (GstHarness * h);
 /* Flushes the element's bus (queued messages hold it), then tears @h down. */
 void test_harness_teardown (GstHarness * h);
 /* "message (debug)" of the element's next error, or "no error message". */
