@@ -49,54 +49,49 @@ G_DEFINE_TYPE_WITH_CODE (GstClUpload, gst_cl_upload, GST_TYPE_CL_FILTER,
         "OpenCL upload and download"));
 G_DEFINE_TYPE (GstClDownload, gst_cl_download, GST_TYPE_CL_FILTER);
 
-static GstFlowReturn
-gst_cl_upload_transform_system (GstClFilter * filter, GstBuffer * inbuf,
-    GstBuffer * outbuf)
+/* The copy of one direction: FALSE with @error set, or with the error
+ * already posted. */
+typedef gboolean (*CopyFunc) (GstClFilter * filter, GstClContext * ctx,
+    const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer * outbuf,
+    GError ** error);
+
+static gboolean
+upload (GstClFilter * filter, GstClContext * ctx, const GstVideoInfo * info,
+    GstBuffer * inbuf, GstBuffer * outbuf, GError ** error)
 {
-  GstClContext *ctx = gst_cl_filter_get_context (filter);
-  const GstVideoInfo *info = gst_cl_filter_get_in_info (filter);
-  GError *error = NULL;
-  GstClFrame out;
+  GstClFrame src, out;
   gboolean ok;
 
   if (!gst_buffer_is_cl (outbuf, ctx)) {
     GST_ELEMENT_ERROR (filter, CORE, NEGOTIATION, (NULL),
         ("output buffer is not OpenCL memory"));
-    return GST_FLOW_ERROR;
+    return FALSE;
   }
   gst_cl_frame_init (&out, info, outbuf);
 
-  if (gst_buffer_is_cl (inbuf, ctx)) {
-    GstClFrame src;
+  if (!gst_buffer_is_cl (inbuf, ctx))
+    ok = gst_cl_frame_upload_buffer (ctx, &out, info, inbuf, error);
+  else {
     gst_cl_frame_init (&src, info, inbuf);
     ok = gst_cl_check (clEnqueueCopyBuffer (ctx->queue, src.mem, out.mem,
             src.info.offset[0], out.info.offset[0], MIN (info->size,
                 gst_buffer_get_size (inbuf)), 0, NULL, NULL),
-        "clEnqueueCopyBuffer", &error);
+        "clEnqueueCopyBuffer", error);
     if (ok && memcmp (src.info.stride, out.info.stride,
             sizeof (src.info.stride)) != 0) {
       /* layouts differ: fall back to a host copy, correct if slow */
-      ok = gst_cl_frame_upload_buffer (ctx, &out, info, inbuf, &error);
+      ok = gst_cl_frame_upload_buffer (ctx, &out, info, inbuf, error);
     }
-  } else {
-    ok = gst_cl_frame_upload_buffer (ctx, &out, info, inbuf, &error);
   }
-  if (!ok) {
-    if (error)
-      GST_CL_ELEMENT_ERROR (filter, error);
-    return GST_FLOW_ERROR;
-  }
-  gst_cl_memory_mark_written (gst_buffer_peek_memory (outbuf, 0));
-  return GST_FLOW_OK;
+  if (ok)
+    gst_cl_memory_mark_written (gst_buffer_peek_memory (outbuf, 0));
+  return ok;
 }
 
-static GstFlowReturn
-gst_cl_download_transform_system (GstClFilter * filter, GstBuffer * inbuf,
-    GstBuffer * outbuf)
+static gboolean
+download (GstClFilter * filter, GstClContext * ctx, const GstVideoInfo * info,
+    GstBuffer * inbuf, GstBuffer * outbuf, GError ** error)
 {
-  GstClContext *ctx = gst_cl_filter_get_context (filter);
-  const GstVideoInfo *info = gst_cl_filter_get_in_info (filter);
-  GError *error = NULL;
   GstVideoFrame in, out;
   GstClFrame src;
   gboolean ok;
@@ -104,11 +99,11 @@ gst_cl_download_transform_system (GstClFilter * filter, GstBuffer * inbuf,
   if (!gst_video_frame_map (&out, info, outbuf, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (filter, RESOURCE, WRITE, (NULL),
         ("Cannot map the output buffer"));
-    return GST_FLOW_ERROR;
+    return FALSE;
   }
   if (gst_buffer_is_cl (inbuf, ctx)) {
     gst_cl_frame_init (&src, info, inbuf);
-    ok = gst_cl_frame_download (ctx, &out, &src, &error);
+    ok = gst_cl_frame_download (ctx, &out, &src, error);
   } else {
     /* memory of another context or the host: map and copy */
     ok = gst_video_frame_map (&in, info, inbuf, GST_MAP_READ);
@@ -117,30 +112,51 @@ gst_cl_download_transform_system (GstClFilter * filter, GstBuffer * inbuf,
       gst_video_frame_unmap (&in);
     }
     if (!ok)
-      g_set_error (&error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+      g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
           "Cannot copy the input frame");
   }
   gst_video_frame_unmap (&out);
-  if (!ok) {
-    GST_CL_ELEMENT_ERROR (filter, error);
+  return ok;
+}
+
+/* clupload's and cldownload's transform */
+static GstFlowReturn
+gst_cl_transfer_transform_system (GstClFilter * filter, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  CopyFunc copy = GST_IS_CL_UPLOAD (filter) ? upload : download;
+  GError *error = NULL;
+
+  if (!copy (filter, gst_cl_filter_get_context (filter),
+          gst_cl_filter_get_in_info (filter), inbuf, outbuf, &error)) {
+    if (error)
+      GST_CL_ELEMENT_ERROR (filter, error);
     return GST_FLOW_ERROR;
   }
   return GST_FLOW_OK;
 }
 
+/* Device memory on the source pad (upload) or the sink pad (download);
+ * either takes memory:OpenCL in, for frames of another context. */
 static void
-gst_cl_upload_class_init (GstClUploadClass * klass)
+transfer_class_init (GstClFilterClass * klass, const gchar * long_name,
+    const gchar * description, gboolean upload)
 {
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
 
-  gst_element_class_set_static_metadata (element_class,
-      "OpenCL uploader", "Filter/Video",
-      "Copies video frames from system memory to OpenCL device memory",
-      "gst-clvideo developers");
+  gst_element_class_set_static_metadata (element_class, long_name,
+      "Filter/Video", description, "gst-clvideo developers");
   gst_cl_filter_class_add_pad_templates (element_class, TRANSFER_FORMATS,
-      TRANSFER_FORMATS, TRUE, TRUE, FALSE, TRUE);
-  GST_CL_FILTER_CLASS (klass)->transform_system =
-      gst_cl_upload_transform_system;
+      TRANSFER_FORMATS, upload, TRUE, !upload, upload);
+  klass->transform_system = gst_cl_transfer_transform_system;
+  klass->output_system_memory = !upload;
+}
+
+static void
+gst_cl_upload_class_init (GstClUploadClass * klass)
+{
+  transfer_class_init (GST_CL_FILTER_CLASS (klass), "OpenCL uploader",
+      "Copies video frames from system memory to OpenCL device memory", TRUE);
 }
 
 static void
@@ -151,17 +167,9 @@ gst_cl_upload_init (GstClUpload * self G_GNUC_UNUSED)
 static void
 gst_cl_download_class_init (GstClDownloadClass * klass)
 {
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-
-  gst_element_class_set_static_metadata (element_class,
-      "OpenCL downloader", "Filter/Video",
+  transfer_class_init (GST_CL_FILTER_CLASS (klass), "OpenCL downloader",
       "Copies video frames from OpenCL device memory to system memory",
-      "gst-clvideo developers");
-  gst_cl_filter_class_add_pad_templates (element_class, TRANSFER_FORMATS,
-      TRANSFER_FORMATS, FALSE, TRUE, TRUE, FALSE);
-  GST_CL_FILTER_CLASS (klass)->transform_system =
-      gst_cl_download_transform_system;
-  GST_CL_FILTER_CLASS (klass)->output_system_memory = TRUE;
+      FALSE);
 }
 
 static void
