@@ -56,6 +56,7 @@
 #include <gst/cl/gstclmotionmeta.h>
 #include "gstclmotionsearchcompute.h"
 #include "gstclmpegbitwriter.h"
+#include "gstclmpegheaders.h"
 #include "gstclmpegratecontrol.h"
 #include "gstclmpegtransform.h"
 #include "gstclmpegvlc.h"
@@ -181,7 +182,6 @@ struct _GstClMpegEnc
 
   /* entropy coding */
   GThreadPool *workers;
-  GstClMpegBitWriter header;
   GstClMpegBitWriter *rows;
   GstClMpegMbRecord *skip_recs; /* a picture of skipped macroblocks */
   GMutex job_lock;
@@ -598,9 +598,9 @@ static GstBuffer *
 assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
     guint * requant)
 {
-  GstClMpegBitWriter *hw = &self->header;
+  GstBitWriter hw;
   guint n = self->mb_width * self->mb_height, i, f_code = 1;
-  guint64 total, stuff = 0, qsum = 0, asum = 0;
+  guint64 total, stuff = 0, qsum = 0, asum = 0, header_bytes;
   GstBuffer *out;
   GstMapInfo map;
   gsize off;
@@ -612,17 +612,19 @@ assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
   code_slices (self, s, f_code);
   self->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
 
-  gst_cl_mpeg_bit_writer_reset (hw);
+  /* a few dozen bytes a picture: a writer of their own costs nothing */
+  gst_bit_writer_init_with_size (&hw, 256, FALSE);
   if (s->seq_start)
-    gst_cl_mpeg_write_sequence_header (hw, &self->seq);
+    gst_cl_mpeg_write_sequence_header (&hw, &self->seq);
   if (s->gop_start)
-    gst_cl_mpeg_write_gop_header (hw, s->gop_frame, self->seq.frame_rate_code,
-        TRUE);
-  gst_cl_mpeg_write_picture_header (hw, s->temporal_reference,
+    gst_cl_mpeg_write_gop_header (&hw, s->gop_frame,
+        self->seq.frame_rate_code, TRUE);
+  gst_cl_mpeg_write_picture_header (&hw, s->temporal_reference,
       s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
       gst_cl_mpeg_rate_control_vbv_delay (&self->rc,
-          gst_cl_mpeg_bit_writer_bits (hw) + 32), f_code);
-  total = hw->size;
+          gst_bit_writer_get_size (&hw) + 32), f_code);
+  header_bytes = gst_bit_writer_get_size (&hw) / 8;
+  total = header_bytes;
   for (i = 0; i < self->mb_height; i++)
     total += self->rows[i].size;
   if (end)
@@ -630,8 +632,10 @@ assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
   *requant = gst_cl_mpeg_rate_control_check (&self->rc, s->intra,
       s->dc_only, total * 8, s->quant);
   *bits = total * 8;
-  if (*requant && !s->all_skipped && !(s->intra && s->dc_only))
+  if (*requant && !s->all_skipped && !(s->intra && s->dc_only)) {
+    gst_bit_writer_reset (&hw);
     return NULL;
+  }
   /* the last resort goes out as it is: over the room the rate control
    * leaves for the next I picture is no fault yet, over the buffer is */
   if (gst_cl_mpeg_rate_control_underflows (&self->rc, total * 8))
@@ -644,8 +648,9 @@ assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
 
   out = gst_buffer_new_allocate (NULL, total + stuff, NULL);
   gst_buffer_map (out, &map, GST_MAP_WRITE);
-  memcpy (map.data, hw->data, hw->size);
-  off = hw->size;
+  memcpy (map.data, gst_bit_writer_get_data (&hw), header_bytes);
+  gst_bit_writer_reset (&hw);
+  off = header_bytes;
   for (i = 0; i < self->mb_height; i++) {
     memcpy (map.data + off, self->rows[i].data, self->rows[i].size);
     off += self->rows[i].size;
@@ -857,7 +862,6 @@ gst_cl_mpeg_enc_start (GstVideoEncoder * enc)
   GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
   guint n = MIN (g_get_num_processors (), 16);
 
-  gst_cl_mpeg_bit_writer_init (&self->header, 256);
   if (n > 1)
     self->workers = g_thread_pool_new (worker_func, self, n - 1, FALSE, NULL);
   self->frames_out = self->bytes_out = self->vlc_ns = self->wait_ns = 0;
@@ -877,7 +881,6 @@ gst_cl_mpeg_enc_stop (GstVideoEncoder * enc)
   if (self->workers)
     g_thread_pool_free (self->workers, FALSE, TRUE);
   self->workers = NULL;
-  gst_cl_mpeg_bit_writer_clear (&self->header);
   g_clear_pointer (&self->input_state, gst_video_codec_state_unref);
   return TRUE;
 }
