@@ -894,18 +894,21 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
   static const GstClMpegEngineCallbacks callbacks = {
     picture_done, engine_warning,
   };
+  static const GstClMpegEngineSettings defaults = {
+    .gop_size = DEFAULT_GOP_SIZE,
+    .quantizer = DEFAULT_QUANTIZER,
+    .bitrate = DEFAULT_BITRATE,
+    .vbv_size = DEFAULT_VBV_SIZE,
+    .slices = DEFAULT_SLICES,
+    .search_range = DEFAULT_SEARCH_RANGE,
+    .ip_factor = DEFAULT_IP_FACTOR,
+    .adaptive = DEFAULT_ADAPTIVE_QUANT,
+    .subpel = DEFAULT_SUBPEL,
+    .rdo = DEFAULT_RDO,
+    .motion_method = DEFAULT_MOTION_METHOD,
+  };
 
-  self->settings.gop_size = DEFAULT_GOP_SIZE;
-  self->settings.quantizer = DEFAULT_QUANTIZER;
-  self->settings.ip_factor = DEFAULT_IP_FACTOR;
-  self->settings.bitrate = DEFAULT_BITRATE;
-  self->settings.vbv_size = DEFAULT_VBV_SIZE;
-  self->settings.adaptive = DEFAULT_ADAPTIVE_QUANT;
-  self->settings.search_range = DEFAULT_SEARCH_RANGE;
-  self->settings.subpel = DEFAULT_SUBPEL;
-  self->settings.motion_method = DEFAULT_MOTION_METHOD;
-  self->settings.rdo = DEFAULT_RDO;
-  self->settings.slices = DEFAULT_SLICES;
+  self->settings = defaults;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->interval = DEFAULT_INTERVAL;
   self->engine = gst_cl_mpeg_engine_new (GST_OBJECT (self), &self->settings,
