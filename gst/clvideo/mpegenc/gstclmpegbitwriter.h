@@ -16,6 +16,13 @@ G_BEGIN_DECLS
  * go to @data 32 at a time, so that a field costs a shift and an or;
  * after gst_cl_mpeg_bit_writer_align() (and so after a start code) every
  * bit is in @data.
+ *
+ * It writes the slice data, the hot path, where it pays: on the slice
+ * coder's stream of fields GStreamer's GstBitWriter, which ORs each field
+ * into zeroed bytes a byte at a time, took 2.4 to 2.9 times as long per
+ * field (pipelines/bitwriter-bench, 2026-11-25, AMD EPYC; see
+ * docs/performance.md). The headers, a few per picture, are written with
+ * GstBitWriter (gstclmpegheaders.c).
  */
 typedef struct {
   guint8 *data;

@@ -54,14 +54,14 @@
 #include <gst/cl/gstclcontext.h>
 #include <gst/cl/gstclmemory.h>
 #include <gst/cl/gstclmotionmeta.h>
-#include "gstclmotionsearchcompute.h"
-#include "gstclmpegbitwriter.h"
-#include "gstclmpegratecontrol.h"
-#include "gstclmpegtransform.h"
-#include "gstclmpegvlc.h"
 #include <gst/cl/gstclreadback.h>
+#include "gstclmotionsearchcompute.h"
+#include "gstclmpegengine.h"
+#include "gstclmpegheaders.h"
+#include "gstclmpegtransform.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cl_mpeg_enc_debug);
+/* the engine logs into it too */
+GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define GST_CAT_DEFAULT gst_cl_mpeg_enc_debug
 
 #define DEFAULT_GOP_SIZE 12
@@ -77,19 +77,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_mpeg_enc_debug);
 #define DEFAULT_SLICES 0
 #define DEFAULT_POST_MESSAGES FALSE
 #define DEFAULT_INTERVAL GST_SECOND
-
-/* an inter macroblock must predict better than its own activity by this
- * much (SAD units) to beat intra coding */
-#define INTRA_BIAS 384
-/* rate-distortion decisions: lambda in 1/16 q^2 per bit of squared
- * error, and in 1/16 q per bit of SAD for the vectors */
-#define RD_LAMBDA 16
-#define MV_LAMBDA 2
-/* VBV buffer when not set: half a second at the bit rate (more where
- * the stream needs it) */
-#define AUTO_VBV_SECONDS 0.5
-/* vbv_buffer_size's unit */
-#define VBV_UNIT_BITS 16384ULL
 
 #define MAX_WIDTH 4095
 #define MAX_HEIGHT 2800         /* 175 slice rows */
@@ -114,90 +101,24 @@ enum
   PROP_INTERVAL,
 };
 
-/* one frame between its device stages and its entropy coding */
-typedef struct
-{
-  GstVideoCodecFrame *frame;
-  cl_mem cur, vectors, records, levels;
-  GstClMpegMbRecord *rec;       /* mapped results, once @ready */
-  gint16 *lev;                  /* mapped levels (CPU layout) */
-  /* GPU layout: the levels packed on the device and read back */
-  cl_mem offsets, packed;
-  gint16 *packed_host;
-  guint32 *mb_offsets;
-  gboolean levels_read;
-  cl_event levels_ready;        /* the read of the packed levels */
-  cl_event ready;
-  gboolean intra, gop_start, seq_start;
-  guint quant;
-  guint ref, out;               /* reconstruction buffers */
-  guint temporal_reference;
-  guint64 gop_frame;            /* first picture of its GOP, in the sequence */
-  gboolean encoded;
-  /* the rate control's last resorts when even quantiser 31 is too many
-   * bits: intra DC only; P every macroblock skipped */
-  gboolean dc_only, all_skipped;
-} Slot;
-
 struct _GstClMpegEnc
 {
   GstVideoEncoder parent;
 
-  /* properties */
+  /* properties: the device, the engine's settings (passed on to it as
+   * they are set) and the progress messages */
   gchar *device;
-  guint gop_size, quantizer, bitrate, vbv_size, search_range;
-  gdouble ip_factor;
-  gboolean adaptive, subpel, rdo;
-  guint slices;
-  GstClMotionMethod motion_method;
+  GstClMpegEngineSettings settings;
   gboolean post_messages;
   guint64 interval;
 
   GstClContext *ctx;
-  GstClMpegTransform *tr;
-  GstClMotionSearch *ms;
-  GstBufferPool *staging;
+  GstClMpegEngine *engine;
   GstVideoCodecState *input_state;
   GstVideoInfo info;
-  guint mb_width, mb_height;
-  cl_mem recon[3];
-  guint last_recon;
-  Slot slots[2];
-  guint next_slot;
-  Slot *pending;
-
-  /* stream */
-  GstClMpegSequenceParams seq;
   gint fps_n, fps_d;
   gint refused_fps_n, refused_fps_d;    /* the rate last refused, if any */
-  guint64 seq_frames;           /* pictures so far in the sequence */
-  /* the "bitrate" and "vbv-buffer-size" the sequence follows */
-  guint seq_bitrate, seq_vbv_size;
-  guint gop_pos;
-  guint64 gop_first;
-  gboolean need_sequence;
-  GstClMpegRateControl rc;
-  guint avg_activity;
 
-  /* entropy coding */
-  GThreadPool *workers;
-  GstClMpegBitWriter header;
-  GstClMpegBitWriter *rows;
-  GstClMpegMbRecord *skip_recs; /* a picture of skipped macroblocks */
-  GMutex job_lock;
-  GCond job_cond;
-  guint job_left;
-  gint job_next;                /* the next slice to code (atomic) */
-  guint job_rows, job_slices;   /* macroblock rows per slice, slices */
-  Slot *job_slot;
-  const GstClMpegMbRecord *job_recs;
-  guint job_f_code;
-
-  /* statistics */
-  guint64 frames_out, bytes_out, vlc_ns, wait_ns;
-  /* P pictures the rate control coded as a repeat of their reference,
-   * pictures it coded with DC levels only */
-  guint64 repeated, dc_only;
   /* the progress interval so far: frame time (past the last message's
    * interval), the stream time, frames, bytes and quantisers summed, and
    * when it began (monotonic, us) */
@@ -232,479 +153,20 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 
 static GstStructure *make_stats (GstClMpegEnc * self);
 
-/* ---- device objects ---- */
-
-/* Waits for *@event, if any, and lets it go. */
-static gboolean
-wait_event (cl_event * event, GError ** error)
-{
-  cl_int ret;
-
-  if (!*event)
-    return TRUE;
-  ret = clWaitForEvents (1, event);
-  clReleaseEvent (*event);
-  *event = NULL;
-  return gst_cl_check (ret, "clWaitForEvents", error);
-}
-
-static void
-slot_unmap (GstClMpegEnc * self, Slot * s)
-{
-  /* on the way out: the commands' own errors were reported */
-  wait_event (&s->levels_ready, NULL);
-  wait_event (&s->ready, NULL);
-  if (s->rec)
-    clEnqueueUnmapMemObject (self->ctx->queue, s->records, s->rec, 0, NULL,
-        NULL);
-  if (s->lev)
-    clEnqueueUnmapMemObject (self->ctx->queue, s->levels, s->lev, 0, NULL,
-        NULL);
-  s->rec = NULL;
-  s->lev = NULL;
-}
-
-static void
-slot_drop_frame (GstClMpegEnc * self, Slot * s)
-{
-  slot_unmap (self, s);
-  if (s->frame)
-    gst_video_codec_frame_unref (s->frame);
-  s->frame = NULL;
-  s->encoded = FALSE;
-}
-
-static void
-release_mem (cl_mem * m)
-{
-  if (*m)
-    clReleaseMemObject (*m);
-  *m = NULL;
-}
-
-static void
-release_device (GstClMpegEnc * self)
-{
-  guint i;
-
-  for (i = 0; i < 2; i++) {
-    Slot *s = &self->slots[i];
-    slot_drop_frame (self, s);
-    release_mem (&s->cur);
-    release_mem (&s->vectors);
-    release_mem (&s->records);
-    release_mem (&s->levels);
-    release_mem (&s->offsets);
-    release_mem (&s->packed);
-    g_clear_pointer (&s->packed_host, g_free);
-    g_clear_pointer (&s->mb_offsets, g_free);
-  }
-  self->pending = NULL;
-  for (i = 0; i < 3; i++)
-    release_mem (&self->recon[i]);
-  g_clear_pointer (&self->ms, gst_cl_motion_search_free);
-  g_clear_pointer (&self->tr, gst_cl_mpeg_transform_free);
-  if (self->staging) {
-    gst_buffer_pool_set_active (self->staging, FALSE);
-    gst_clear_object (&self->staging);
-  }
-  if (self->rows) {
-    for (i = 0; i < self->mb_height; i++)
-      gst_cl_mpeg_bit_writer_clear (&self->rows[i]);
-    g_clear_pointer (&self->rows, g_free);
-  }
-  g_clear_pointer (&self->skip_recs, g_free);
-}
-
-static gboolean
-setup_device (GstClMpegEnc * self, GError ** error)
-{
-  GstClMotionSearchParams mp = { 0, };
-  gsize pic, rec, lev, vec;
-  guint i, w = GST_VIDEO_INFO_WIDTH (&self->info);
-  guint h = GST_VIDEO_INFO_HEIGHT (&self->info);
-
-  self->tr = gst_cl_mpeg_transform_new (self->ctx, w, h, error);
-  if (!self->tr)
-    return FALSE;
-  self->mb_width = gst_cl_mpeg_transform_mb_width (self->tr);
-  self->mb_height = gst_cl_mpeg_transform_mb_height (self->tr);
-  pic = gst_cl_mpeg_transform_picture_size (self->tr);
-  rec = gst_cl_mpeg_transform_records_size (self->tr);
-  lev = gst_cl_mpeg_transform_levels_size (self->tr);
-  vec = (gsize) self->mb_width * self->mb_height * sizeof (GstClMotionVector);
-  for (i = 0; i < 3; i++)
-    if (!(self->recon[i] = gst_cl_mpeg_transform_alloc (self->tr, pic,
-                error)))
-      return FALSE;
-  for (i = 0; i < 2; i++) {
-    Slot *s = &self->slots[i];
-    if (!(s->cur = gst_cl_mpeg_transform_alloc (self->tr, pic, error)) ||
-        !(s->vectors = gst_cl_mpeg_transform_alloc (self->tr, vec, error)) ||
-        !(s->records = gst_cl_mpeg_transform_alloc (self->tr, rec, error)) ||
-        !(s->levels = gst_cl_mpeg_transform_alloc (self->tr, lev, error)))
-      return FALSE;
-    if (gst_cl_mpeg_transform_packs_levels (self->tr)) {
-      gsize n = (gsize) self->mb_width * self->mb_height;
-      if (!(s->offsets = gst_cl_mpeg_transform_alloc (self->tr,
-                  (n + 1) * sizeof (guint32), error)) ||
-          !(s->packed = gst_cl_mpeg_transform_alloc (self->tr, lev, error)))
-        return FALSE;
-      /* the entropy coder may read 64 levels past the last */
-      s->packed_host = g_new0 (gint16, n * GST_CL_MPEG_MB_LEVELS + 64);
-      s->mb_offsets = g_new (guint32, n);
-    }
-  }
-  GST_OBJECT_LOCK (self);
-  mp.block_size = 16;
-  mp.search_range = self->search_range;
-  mp.subpel = self->subpel;
-  mp.method = self->motion_method;
-  GST_OBJECT_UNLOCK (self);
-  if (mp.search_range > 0) {
-    self->ms = gst_cl_motion_search_new (self->ctx, &mp, error);
-    if (!self->ms)
-      return FALSE;
-  }
-  self->skip_recs = g_new0 (GstClMpegMbRecord,
-      (gsize) self->mb_width * self->mb_height);
-  for (i = 0; i < self->mb_width * self->mb_height; i++) {
-    self->skip_recs[i].flags = GST_CL_MPEG_MB_SKIPPABLE;
-    self->skip_recs[i].quant = 31;
-  }
-  self->rows = g_new0 (GstClMpegBitWriter, self->mb_height);
-  for (i = 0; i < self->mb_height; i++)
-    gst_cl_mpeg_bit_writer_init (&self->rows[i],
-        (gsize) self->mb_width * 64);
-  return TRUE;
-}
-
-/* ---- entropy coding on worker threads ---- */
-
-/* Codes slice @slice (job_rows macroblock rows) into the writer of its
- * first row; those of its other rows stay empty. */
-static void
-code_slice (GstClMpegEnc * self, guint slice)
-{
-  Slot *s = self->job_slot;
-  guint row = slice * self->job_rows, i;
-  guint rows = MIN (self->job_rows, self->mb_height - row);
-  gsize first = (gsize) row * self->mb_width;
-
-  for (i = 0; i < rows; i++)
-    gst_cl_mpeg_bit_writer_reset (&self->rows[row + i]);
-  gst_cl_mpeg_write_slice (&self->rows[row], row, self->mb_width * rows,
-      s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
-      self->job_f_code, self->job_recs + first,
-      s->packed ? s->packed_host : s->lev + first * GST_CL_MPEG_MB_LEVELS,
-      s->packed ? s->mb_offsets + first : NULL);
-}
-
-/* Codes slices while there are slices left; returns how many. */
-static guint
-code_slices_left (GstClMpegEnc * self)
-{
-  guint done = 0;
-  gint slice;
-
-  while ((slice = g_atomic_int_add (&self->job_next, 1)) <
-      (gint) self->job_slices) {
-    code_slice (self, slice);
-    done++;
-  }
-  return done;
-}
-
-static void
-worker_func (gpointer data G_GNUC_UNUSED, gpointer user_data)
-{
-  GstClMpegEnc *self = user_data;
-  guint done = code_slices_left (self);
-
-  /* a worker that starts late finds no slice left: nothing to report */
-  if (!done)
-    return;
-  g_mutex_lock (&self->job_lock);
-  self->job_left -= done;
-  if (self->job_left == 0)
-    g_cond_signal (&self->job_cond);
-  g_mutex_unlock (&self->job_lock);
-}
-
-/* Codes every slice of @s into self->rows, in parallel. */
-static void
-code_slices (GstClMpegEnc * self, Slot * s, guint f_code)
-{
-  guint slice, i, done, slices;
-
-  GST_OBJECT_LOCK (self);
-  slices = self->slices;
-  GST_OBJECT_UNLOCK (self);
-  /* rows per slice, as even as whole rows allow */
-  if (slices == 0 || slices > self->mb_height)
-    slices = self->mb_height;
-  self->job_rows = (self->mb_height + slices - 1) / slices;
-  self->job_slices = (self->mb_height + self->job_rows - 1) / self->job_rows;
-  self->job_slot = s;
-  self->job_recs = s->all_skipped ? self->skip_recs : s->rec;
-  self->job_f_code = f_code;
-  if (!self->workers || self->job_slices == 1) {
-    for (slice = 0; slice < self->job_slices; slice++)
-      code_slice (self, slice);
-    return;
-  }
-  self->job_left = self->job_slices;
-  g_atomic_int_set (&self->job_next, 0);
-  /* the workers and this thread take slices in turn until none is left:
-   * while the device's threads keep the cores busy, workers may wake up
-   * late, and this thread does not wait for them to start */
-  for (i = g_thread_pool_get_max_threads (self->workers); i > 0; i--)
-    g_thread_pool_push (self->workers, GUINT_TO_POINTER (1), NULL);
-  done = code_slices_left (self);
-  g_mutex_lock (&self->job_lock);
-  self->job_left -= done;
-  while (self->job_left > 0)
-    g_cond_wait (&self->job_cond, &self->job_lock);
-  g_mutex_unlock (&self->job_lock);
-  /* workers still queued for this job find no slice, whatever comes
-   * next */
-  g_atomic_int_set (&self->job_next, G_MAXINT / 2);
-}
-
-/* ---- device stages ---- */
-
-/* Device copy of the input frame (whose layout handle_frame checked): the
- * buffer itself when it is OpenCL memory of our context, its samples
- * borrowed on a CPU device (*@borrowed, to release), else a staged upload
- * (*@staged, to unref). */
-static gboolean
-device_frame (GstClMpegEnc * self, GstBuffer * in, GstClFrame * clf,
-    GstBuffer ** staged, cl_mem * borrowed, GError ** error)
-{
-  *staged = NULL;
-  *borrowed = NULL;
-  if (gst_buffer_is_cl (in, self->ctx)) {
-    gst_cl_frame_init (clf, &self->info, in);
-    return TRUE;
-  }
-  if (gst_cl_frame_borrow (self->ctx, &self->info, in, clf)) {
-    *borrowed = clf->mem;
-    return TRUE;
-  }
-  return gst_cl_stage_frame (self->ctx, &self->staging, &self->info, in,
-      staged, clf, error);
-}
-
-/* Vectors of an upstream clmotionsearch, when they fit our grid. */
-static gboolean
-upstream_vectors (GstClMpegEnc * self, GstBuffer * in, Slot * s,
-    GError ** error)
-{
-  GstClMotionMeta *meta = gst_buffer_get_cl_motion_meta (in);
-  cl_int ret;
-
-  if (!meta || meta->context != self->ctx || meta->block_size != 16 ||
-      meta->blocks_x != self->mb_width || meta->blocks_y != self->mb_height)
-    return FALSE;
-  ret = clEnqueueCopyBuffer (self->ctx->queue, meta->vectors, s->vectors, 0,
-      0, (gsize) self->mb_width * self->mb_height * sizeof (GstClMotionVector),
-      0, NULL, NULL);
-  if (!gst_cl_check (ret, "clEnqueueCopyBuffer", error))
-    return FALSE;
-  GST_LOG_OBJECT (self, "vectors from upstream");
-  return TRUE;
-}
-
-/* Uploads and pads the frame of @s, and finds its vectors (P). */
-static gboolean
-submit_input (GstClMpegEnc * self, Slot * s, GError ** error)
-{
-  GstBuffer *in = s->frame->input_buffer, *staged = NULL;
-  cl_mem borrowed;
-  GstClFrame clf;
-  gboolean ok;
-
-  if (!device_frame (self, in, &clf, &staged, &borrowed, error))
-    return FALSE;
-  ok = gst_cl_mpeg_transform_load (self->tr, &clf, s->cur, error);
-  /* the in-order queue has read the staging buffer before any later
-   * upload into it; a borrowed frame stays mapped until it is read */
-  if (staged)
-    gst_buffer_unref (staged);
-  if (borrowed)
-    clReleaseMemObject (borrowed);
-  if (!ok || s->intra)
-    return ok;
-  if (upstream_vectors (self, in, s, error))
-    return TRUE;
-  if (self->ms) {
-    GstClPlane cur, ref;
-    gst_cl_mpeg_transform_plane (self->tr, s->cur, 0, &cur);
-    gst_cl_mpeg_transform_plane (self->tr, self->recon[s->ref], 0, &ref);
-    return gst_cl_motion_search_run (self->ms, &cur, &ref, s->vectors, error);
-  }
-  return gst_cl_mpeg_transform_zero_vectors (self->tr, s->vectors, error);
-}
-
-/* Enqueues the macroblock stages of @s and the mapping of their results. */
-static gboolean
-submit_encode (GstClMpegEnc * self, Slot * s, GError ** error)
-{
-  GstClMpegEncodeParams p;
-  gboolean rdo;
-  cl_int ret;
-
-  p.p_picture = !s->intra;
-  p.qscale = s->quant;
-  GST_OBJECT_LOCK (self);
-  p.adaptive = self->adaptive;
-  rdo = self->rdo;
-  GST_OBJECT_UNLOCK (self);
-  p.avg_activity = self->avg_activity;
-  p.intra_bias = INTRA_BIAS;
-  p.dc_only = s->dc_only;
-  p.rd_lambda = rdo ? RD_LAMBDA : 0;
-  p.mv_lambda = rdo ? MV_LAMBDA : 0;
-  if (!gst_cl_mpeg_transform_encode (self->tr, s->cur, self->recon[s->ref],
-          s->vectors, &p, s->records, s->levels, self->recon[s->out], error))
-    return FALSE;
-  s->levels_read = FALSE;
-  /* packed levels are read once the records give their size; whole ones
-   * are mapped with the records */
-  if (s->packed && !gst_cl_mpeg_transform_pack (self->tr, s->records,
-          s->levels, s->offsets, s->packed, error))
-    return FALSE;
-  s->rec = clEnqueueMapBuffer (self->ctx->queue, s->records, CL_FALSE,
-      CL_MAP_READ, 0, gst_cl_mpeg_transform_records_size (self->tr), 0, NULL,
-      s->packed ? &s->ready : NULL, &ret);
-  if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
-    return FALSE;
-  if (!s->packed) {
-    s->lev = clEnqueueMapBuffer (self->ctx->queue, s->levels, CL_FALSE,
-        CL_MAP_READ, 0, gst_cl_mpeg_transform_levels_size (self->tr), 0,
-        NULL, &s->ready, &ret);
-    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
-      return FALSE;
-  }
-  GST_CL_COUNT_HOST_MAP (self->ctx);
-  s->encoded = TRUE;
-  /* start the device now: the host codes the previous frame meanwhile */
-  return gst_cl_check (clFlush (self->ctx->queue), "clFlush", error);
-}
-
-/* ---- coding a frame ---- */
-
-static GstBuffer *
-assemble (GstClMpegEnc * self, Slot * s, gboolean end, guint64 * bits,
-    guint * requant)
-{
-  GstClMpegBitWriter *hw = &self->header;
-  guint n = self->mb_width * self->mb_height, i, f_code = 1;
-  guint64 total, stuff = 0, qsum = 0, asum = 0;
-  GstBuffer *out;
-  GstMapInfo map;
-  gsize off;
-  gint64 t0;
-
-  t0 = g_get_monotonic_time ();
-  if (!s->intra && !s->all_skipped)
-    f_code = gst_cl_mpeg_choose_f_code (s->rec, n);
-  code_slices (self, s, f_code);
-  self->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
-
-  gst_cl_mpeg_bit_writer_reset (hw);
-  if (s->seq_start)
-    gst_cl_mpeg_write_sequence_header (hw, &self->seq);
-  if (s->gop_start)
-    gst_cl_mpeg_write_gop_header (hw, s->gop_frame, self->seq.frame_rate_code,
-        TRUE);
-  gst_cl_mpeg_write_picture_header (hw, s->temporal_reference,
-      s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
-      gst_cl_mpeg_rate_control_vbv_delay (&self->rc,
-          gst_cl_mpeg_bit_writer_bits (hw) + 32), f_code);
-  total = hw->size;
-  for (i = 0; i < self->mb_height; i++)
-    total += self->rows[i].size;
-  if (end)
-    total += 4;
-  *requant = gst_cl_mpeg_rate_control_check (&self->rc, s->intra,
-      s->dc_only, total * 8, s->quant);
-  *bits = total * 8;
-  if (*requant && !s->all_skipped && !(s->intra && s->dc_only))
-    return NULL;
-  /* the last resort goes out as it is: over the room the rate control
-   * leaves for the next I picture is no fault yet, over the buffer is */
-  if (gst_cl_mpeg_rate_control_underflows (&self->rc, total * 8))
-    GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("The bit rate is too low for "
-            "this content: a picture of %" G_GUINT64_FORMAT " bits does not "
-            "fit the VBV buffer (%.0f bits there)", total * 8,
-            self->rc.fullness), (NULL));
-  *requant = 0;
-  stuff = gst_cl_mpeg_rate_control_stuffing (&self->rc, total * 8) / 8;
-
-  out = gst_buffer_new_allocate (NULL, total + stuff, NULL);
-  gst_buffer_map (out, &map, GST_MAP_WRITE);
-  memcpy (map.data, hw->data, hw->size);
-  off = hw->size;
-  for (i = 0; i < self->mb_height; i++) {
-    memcpy (map.data + off, self->rows[i].data, self->rows[i].size);
-    off += self->rows[i].size;
-  }
-  /* zero stuffing goes before the next start code */
-  memset (map.data + off, 0, stuff);
-  off += stuff;
-  if (end) {
-    static const guint8 end_code[4] = { 0, 0, 1, 0xb7 };
-    memcpy (map.data + off, end_code, 4);
-  }
-  gst_buffer_unmap (out, &map);
-
-  for (i = 0; i < n; i++) {
-    qsum += self->job_recs[i].quant;
-    asum += s->rec[i].activity;
-  }
-  self->avg_activity = MAX (asum / n, 1);
-  *bits = (total + stuff) * 8;
-  gst_cl_mpeg_rate_control_update (&self->rc, s->intra, total * 8, stuff * 8,
-      (gdouble) qsum / n, s->dc_only || s->all_skipped);
-  return out;
-}
-
-/* Starts the read of the packed levels of @s, as many as its records
- * say (waiting for the records first), unless there is none to do;
- * @blocking waits for it too. */
-static gboolean
-read_packed_levels (GstClMpegEnc * self, Slot * s, gboolean blocking,
-    GError ** error)
-{
-  guint n = self->mb_width * self->mb_height;
-  guint32 total;
-  cl_int ret = CL_SUCCESS;
-
-  if (!s->packed || !s->encoded || s->levels_read || s->all_skipped)
-    return TRUE;
-  if (!wait_event (&s->ready, error))
-    return FALSE;
-  total = gst_cl_mpeg_packed_offsets (s->rec, n, s->mb_offsets);
-  if (total > 0)
-    ret = clEnqueueReadBuffer (self->ctx->queue, s->packed,
-        blocking ? CL_TRUE : CL_FALSE, 0, (gsize) total * sizeof (gint16),
-        s->packed_host, 0, NULL, blocking ? NULL : &s->levels_ready);
-  if (!gst_cl_check (ret, "clEnqueueReadBuffer", error))
-    return FALSE;
-  if (!blocking && !gst_cl_check (clFlush (self->ctx->queue), "clFlush",
-          error))
-    return FALSE;
-  s->levels_read = TRUE;
-  return TRUE;
-}
-
 static void
 progress_restart (GstClMpegEnc * self)
 {
   self->progress_time = 0;
   self->progress_frames = self->progress_bytes = self->progress_quant = 0;
   self->progress_start_us = g_get_monotonic_time ();
+}
+
+/* A new stream: the first message comes a whole interval in. */
+static void
+progress_reset (GstClMpegEnc * self)
+{
+  self->progress_elapsed = 0;
+  progress_restart (self);
 }
 
 /* Counts a coded picture of @bytes at quantiser @quant into the progress
@@ -735,12 +197,15 @@ count_progress (GstClMpegEnc * self, GstVideoCodecFrame * frame,
   if (!gst_cl_interval_complete (&self->progress_elapsed, duration, interval))
     return;
   if (post) {
+    GstClMpegEngineStats stats;
+
+    gst_cl_mpeg_engine_get_stats (self->engine, &stats);
     wall = (g_get_monotonic_time () - self->progress_start_us) / 1e6;
     st = gst_cl_frame_message_structure_new ("clmpegenc",
         &GST_VIDEO_ENCODER (self)->input_segment, frame->input_buffer,
         duration);
-    gst_structure_set (st, "frames", G_TYPE_UINT64, self->frames_out,
-        "bytes", G_TYPE_UINT64, self->bytes_out,
+    gst_structure_set (st, "frames", G_TYPE_UINT64, stats.frames,
+        "bytes", G_TYPE_UINT64, stats.bytes,
         "interval-frames", G_TYPE_UINT64, self->progress_frames,
         "interval-bytes", G_TYPE_UINT64, self->progress_bytes,
         "bitrate", G_TYPE_DOUBLE, self->progress_bytes * 8.0 * GST_SECOND /
@@ -754,99 +219,36 @@ count_progress (GstClMpegEnc * self, GstVideoCodecFrame * frame,
   progress_restart (self);
 }
 
-/* Waits for the device results of @s, codes the picture (again, coarser,
- * while it would underflow the VBV or leave no room for the next I
- * picture: at quantiser 31 with DC levels only, a P picture then with
- * its macroblocks skipped) and finishes its frame. */
+/* ---- the engine's callbacks ---- */
+
 static GstFlowReturn
-finish_slot (GstClMpegEnc * self, Slot * s, gboolean end)
+picture_done (GstVideoCodecFrame * frame, guint64 bytes, guint quant,
+    gpointer user_data)
 {
-  GstVideoCodecFrame *frame;
-  GError *error = NULL;
-  GstBuffer *out;
-  guint64 bits = 0;
-  guint requant = 0;
-  gint64 t0;
+  GstClMpegEnc *self = user_data;
 
-  for (;;) {
-    t0 = g_get_monotonic_time ();
-    if (!wait_event (&s->ready, &error) ||
-        !read_packed_levels (self, s, TRUE, &error) ||
-        !wait_event (&s->levels_ready, &error))
-      goto failed;
-    self->wait_ns += (g_get_monotonic_time () - t0) * 1000;
-    out = assemble (self, s, end, &bits, &requant);
-    if (out)
-      break;
-    GST_DEBUG_OBJECT (self, "%c picture of %" G_GUINT64_FORMAT " bits "
-        "too large for the VBV buffer (%.0f bits there): quantiser %u%s -> "
-        "%u", s->intra ? 'I' : 'P', bits, self->rc.fullness, s->quant,
-        s->dc_only ? " DC only" : "", requant);
-    self->rc.reencodes++;
-    if (requant > 31 && !s->intra && s->dc_only) {
-      /* every macroblock skipped: the reference is the reconstruction */
-      gsize size = gst_cl_mpeg_transform_picture_size (self->tr);
-      cl_int ret = clEnqueueCopyBuffer (self->ctx->queue,
-          self->recon[s->ref], self->recon[s->out], 0, 0, size, 0, NULL, NULL);
-      if (!gst_cl_check (ret, "clEnqueueCopyBuffer", &error))
-        goto failed;
-      s->all_skipped = TRUE;
-      /* the picture shown is not the one given: the application must
-       * know (once; the stats count the others) */
-      if (self->repeated++ == 0)
-        GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("The bit rate is too "
-                "low for this content: picture %" G_GUINT64_FORMAT " is "
-                "coded as a repeat of the one before, to keep the VBV buffer "
-                "from underflowing (the stats' repeated-pictures counts "
-                "those that follow)", self->frames_out), (NULL));
-      continue;
-    }
-    slot_unmap (self, s);
-    if (requant > 31)
-      s->dc_only = TRUE;
-    s->quant = MIN (requant, 31);
-    if (!submit_encode (self, s, &error))
-      goto failed;
-  }
-  slot_unmap (self, s);
-  /* each block its mean alone: the application must know (once) */
-  if (s->dc_only && !s->all_skipped && self->dc_only++ == 0)
-    GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("The bit rate is too low "
-            "for this content: picture %" G_GUINT64_FORMAT " is coded with "
-            "DC levels only (each block's mean), to keep the VBV buffer "
-            "from underflowing (the stats' dc-only-pictures counts those "
-            "that follow)", self->frames_out), (NULL));
-
-  frame = s->frame;
-  s->frame = NULL;
-  s->encoded = FALSE;
-  frame->output_buffer = out;
-  if (s->intra)
-    GST_VIDEO_CODEC_FRAME_SET_SYNC_POINT (frame);
-  else
-    GST_VIDEO_CODEC_FRAME_UNSET_SYNC_POINT (frame);
-  frame->dts = frame->pts;
-  self->frames_out++;
-  self->bytes_out += bits / 8;
-  count_progress (self, frame, bits / 8, s->quant);
-  GST_LOG_OBJECT (self, "picture %c q %u: %" G_GUINT64_FORMAT " bits",
-      s->intra ? 'I' : 'P', s->quant, bits);
+  count_progress (self, frame, bytes, quant);
   return gst_video_encoder_finish_frame (GST_VIDEO_ENCODER (self), frame);
-
-failed:
-  GST_CL_ELEMENT_ERROR (self, error);
-  return GST_FLOW_ERROR;
 }
 
+static void
+engine_warning (GQuark domain, gint code, const gchar * text,
+    gpointer user_data)
+{
+  gst_element_message_full (GST_ELEMENT (user_data), GST_MESSAGE_WARNING,
+      domain, code, g_strdup (text), NULL, __FILE__, GST_FUNCTION, __LINE__);
+}
+
+/* Finishes the frame the engine holds; @end: the sequence ends. */
 static GstFlowReturn
 drain (GstClMpegEnc * self, gboolean end)
 {
-  Slot *s = self->pending;
+  GError *error = NULL;
+  GstFlowReturn ret = gst_cl_mpeg_engine_drain (self->engine, end, &error);
 
-  self->pending = NULL;
-  if (!s)
-    return GST_FLOW_OK;
-  return finish_slot (self, s, end);
+  if (error)
+    GST_CL_ELEMENT_ERROR (self, error);
+  return ret;
 }
 
 /* ---- GstVideoEncoder ---- */
@@ -855,16 +257,10 @@ static gboolean
 gst_cl_mpeg_enc_start (GstVideoEncoder * enc)
 {
   GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
-  guint n = MIN (g_get_num_processors (), 16);
 
-  gst_cl_mpeg_bit_writer_init (&self->header, 256);
-  if (n > 1)
-    self->workers = g_thread_pool_new (worker_func, self, n - 1, FALSE, NULL);
-  self->frames_out = self->bytes_out = self->vlc_ns = self->wait_ns = 0;
-  self->repeated = self->dc_only = 0;
+  gst_cl_mpeg_engine_start (self->engine);
   self->refused_fps_n = self->refused_fps_d = 0;
-  self->progress_elapsed = 0;
-  progress_restart (self);
+  progress_reset (self);
   return TRUE;
 }
 
@@ -873,11 +269,7 @@ gst_cl_mpeg_enc_stop (GstVideoEncoder * enc)
 {
   GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
 
-  release_device (self);
-  if (self->workers)
-    g_thread_pool_free (self->workers, FALSE, TRUE);
-  self->workers = NULL;
-  gst_cl_mpeg_bit_writer_clear (&self->header);
+  gst_cl_mpeg_engine_stop (self->engine);
   g_clear_pointer (&self->input_state, gst_video_codec_state_unref);
   return TRUE;
 }
@@ -919,82 +311,6 @@ refuse_frame_rate (GstClMpegEnc * self, gint fps_n, gint fps_d)
   g_string_free (rates, TRUE);
 }
 
-/* The VBV buffer (units of VBV_UNIT_BITS) at the bit rate the sequence
- * header signals: @vbv as set (0: half a second), raised to the smallest
- * that the stream needs (gst_cl_mpeg_rate_control_min_buffer_bits); a
- * value set smaller gets a warning that names the one used. */
-static guint
-choose_vbv_size (GstClMpegEnc * self, guint vbv)
-{
-  guint64 bit_rate = self->seq.bit_rate_code * 400ULL;
-  gdouble fps = (gdouble) self->fps_n / self->fps_d;
-  guint64 forced = gst_cl_mpeg_rate_control_forced_picture_bits (
-      self->mb_width, self->mb_height);
-  guint64 min_bits = gst_cl_mpeg_rate_control_min_buffer_bits (bit_rate, fps,
-      forced);
-  guint needed = MIN ((min_bits + VBV_UNIT_BITS - 1) / VBV_UNIT_BITS, 1023);
-  gchar *why;
-
-  if (vbv == 0) {
-    vbv = (guint) (bit_rate * AUTO_VBV_SECONDS / VBV_UNIT_BITS + 0.5);
-    GST_DEBUG_OBJECT (self, "vbv-buffer-size 0: half a second is %u, the "
-        "stream needs %u", vbv, needed);
-    return MAX (vbv, needed);
-  }
-  if (vbv >= needed)
-    return vbv;
-  if (min_bits > 2.0 * bit_rate / fps + 1)
-    why = g_strdup_printf ("too small for the largest picture the encoder "
-        "may have to write at %ux%u (an I picture of DC levels only, %.0f "
-        "kbit%s)", self->seq.width, self->seq.height, forced / 1000.0,
-        forced > min_bits ? ", more than the bit rate brings in within the "
-        "longest vbv_delay" : "");
-  else
-    why = g_strdup_printf ("smaller than two pictures at %.0f kbit/s and "
-        "%.4g fps", bit_rate / 1000.0, fps);
-  GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("vbv-buffer-size %u (%.0f "
-          "kbit) is %s; using %u (%.0f kbit)", vbv,
-          vbv * (gdouble) VBV_UNIT_BITS / 1000.0, why, needed,
-          needed * (gdouble) VBV_UNIT_BITS / 1000.0), (NULL));
-  g_free (why);
-  return needed;
-}
-
-/* Starts a sequence at the bit rate and VBV buffer the properties set
- * now, with a rate control that keeps to them (MPEG-1 keeps both for a
- * whole sequence). */
-static void
-start_rate_sequence (GstClMpegEnc * self)
-{
-  guint bitrate, vbv;
-
-  GST_OBJECT_LOCK (self);
-  bitrate = self->bitrate;
-  vbv = self->vbv_size;
-  GST_OBJECT_UNLOCK (self);
-  self->seq_bitrate = bitrate;
-  self->seq_vbv_size = vbv;
-  if (bitrate > 0) {
-    self->seq.bit_rate_code = MIN ((bitrate * 1000ULL + 399) / 400, 0x3fffe);
-    vbv = choose_vbv_size (self, vbv);
-  } else {
-    self->seq.bit_rate_code = 0x3ffff;
-    if (vbv == 0)
-      vbv = 1023;
-  }
-  self->seq.vbv_size_code = CLAMP (vbv, 1, 1023);
-  /* the model runs at the rate the stream signals, as a decoder's does
-   * (an odd number of kbit/s is rounded up to whole 400 bit/s) */
-  gst_cl_mpeg_rate_control_init (&self->rc, bitrate > 0 ?
-      self->seq.bit_rate_code * 400ULL : 0,
-      self->seq.vbv_size_code * VBV_UNIT_BITS,
-      (gdouble) self->fps_n / self->fps_d, self->gop_size, self->quantizer,
-      self->ip_factor, self->mb_width, self->mb_height);
-  self->seq_frames = 0;
-  self->gop_pos = 0;
-  self->need_sequence = TRUE;
-}
-
 static gboolean
 gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
 {
@@ -1005,7 +321,7 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   GError *error = NULL;
   gboolean exact;
   gint fps_n = GST_VIDEO_INFO_FPS_N (info), fps_d = GST_VIDEO_INFO_FPS_D (info);
-  guint code;
+  guint code, aspect_code;
 
   if (!self->ctx) {
     GST_ELEMENT_ERROR (self, CORE, STATE_CHANGE,
@@ -1025,19 +341,8 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   /* a rate refused later is reported again */
   self->refused_fps_n = self->refused_fps_d = 0;
 
-  release_device (self);
-  self->info = *info;
-  if (!setup_device (self, &error)) {
-    GST_CL_ELEMENT_ERROR (self, error);
-    release_device (self);
-    return FALSE;
-  }
-
   gst_cl_mpeg_frame_rate (code, &self->fps_n, &self->fps_d);
-  self->seq.width = GST_VIDEO_INFO_WIDTH (info);
-  self->seq.height = GST_VIDEO_INFO_HEIGHT (info);
-  self->seq.frame_rate_code = code;
-  self->seq.aspect_code = gst_cl_mpeg_aspect_code (GST_VIDEO_INFO_PAR_N (info),
+  aspect_code = gst_cl_mpeg_aspect_code (GST_VIDEO_INFO_PAR_N (info),
       GST_VIDEO_INFO_PAR_D (info), &exact);
   /* (the application hears of what the stream will not carry as given) */
   if (!exact)
@@ -1045,8 +350,8 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
         ("MPEG-1 has no code for the pixel aspect ratio %d/%d: coded as the "
             "nearest it has, %.4f", GST_VIDEO_INFO_PAR_N (info),
             GST_VIDEO_INFO_PAR_D (info),
-            gst_cl_mpeg_aspect_ratio (self->seq.aspect_code)),
-        ("pel_aspect_ratio code %u", self->seq.aspect_code));
+            gst_cl_mpeg_aspect_ratio (aspect_code)),
+        ("pel_aspect_ratio code %u", aspect_code));
   if (GST_VIDEO_INFO_IS_INTERLACED (info))
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("The input is interlaced (%s): MPEG-1 codes it as progressive "
@@ -1054,9 +359,12 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
             (GST_VIDEO_INFO_INTERLACE_MODE (info))),
         ("deinterlace first for motion without combing"));
 
-  start_rate_sequence (self);
-  self->avg_activity = 1;
-  self->last_recon = 0;
+  self->info = *info;
+  if (!gst_cl_mpeg_engine_configure (self->engine, self->ctx, info, code,
+          aspect_code, &error)) {
+    GST_CL_ELEMENT_ERROR (self, error);
+    return FALSE;
+  }
 
   if (self->input_state)
     gst_video_codec_state_unref (self->input_state);
@@ -1074,10 +382,6 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
         self->fps_n);
     gst_video_encoder_set_latency (enc, lat, lat);
   }
-  GST_INFO_OBJECT (self, "%ux%u (%ux%u macroblocks), frame_rate_code %u, "
-      "aspect code %u, %s", self->seq.width, self->seq.height,
-      self->mb_width, self->mb_height, code, self->seq.aspect_code,
-      self->seq_bitrate ? "constant bit rate" : "constant quantiser");
   return gst_video_encoder_negotiate (enc);
 }
 
@@ -1086,13 +390,10 @@ gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
     GstVideoCodecFrame * frame)
 {
   GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
-  Slot *s;
   GError *error = NULL;
   GstFlowReturn ret;
-  guint gop_size, bitrate, vbv_size;
-  gboolean cq, rate_set, starts_gop;
 
-  if (!self->tr) {
+  if (!gst_cl_mpeg_engine_is_configured (self->engine)) {
     gst_video_codec_frame_unref (frame);
     return GST_FLOW_NOT_NEGOTIATED;
   }
@@ -1103,94 +404,22 @@ gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
     gst_video_codec_frame_unref (frame);
     return GST_FLOW_ERROR;
   }
-  GST_OBJECT_LOCK (self);
-  gop_size = self->gop_size;
-  bitrate = self->bitrate;
-  vbv_size = self->vbv_size;
-  GST_OBJECT_UNLOCK (self);
-  rate_set = bitrate != self->seq_bitrate || vbv_size != self->seq_vbv_size;
-  starts_gop = self->need_sequence || self->gop_pos >= gop_size ||
-      GST_VIDEO_CODEC_FRAME_IS_FORCE_KEYFRAME (frame);
-  if (rate_set && starts_gop) {
-    /* a bit rate or buffer set while playing: the sequence ends with the
-     * GOP, and the next, at the new rate, starts here */
-    GST_INFO_OBJECT (self, "bit rate %u -> %u kbit/s, VBV buffer %u -> %u "
-        "from picture %" G_GUINT64_FORMAT, self->seq_bitrate, bitrate,
-        self->seq_vbv_size, vbv_size, self->frames_out);
-    if ((ret = drain (self, TRUE)) != GST_FLOW_OK) {
-      gst_video_codec_frame_unref (frame);
-      return ret;
-    }
-    start_rate_sequence (self);
-  }
-  cq = self->rc.bit_rate <= 0;
-
-  s = &self->slots[self->next_slot];
-  self->next_slot ^= 1;
-  g_assert (s != self->pending && s->frame == NULL);
-  s->frame = frame;             /* the reference the base class gave us */
-  s->dc_only = s->all_skipped = FALSE;
-
-  if (starts_gop)
-    self->gop_pos = 0;
-  s->intra = self->gop_pos == 0;
-  s->gop_start = s->intra;
-  s->seq_start = s->intra;
-  if (s->gop_start)
-    self->gop_first = self->seq_frames;
-  s->gop_frame = self->gop_first;
-  s->temporal_reference = self->gop_pos;
-  self->need_sequence = FALSE;
-  self->gop_pos++;
-  self->seq_frames++;
-  s->ref = self->last_recon;
-  s->out = (self->last_recon + 1) % 3;
-  self->last_recon = s->out;
-
-  /* the previous frame's levels go back to the host ahead of this
-   * frame's device work, not behind it */
-  if (self->pending && !read_packed_levels (self, self->pending, FALSE,
-          &error))
-    goto failed;
-  if (!submit_input (self, s, &error))
-    goto failed;
-  /* With a constant quantiser the device can code this frame while the
-   * host codes the previous one. With a bit rate the quantiser depends on
-   * the previous frame's size: the device meanwhile pads the frame and
-   * searches its vectors. */
-  if (cq) {
-    s->quant = gst_cl_mpeg_rate_control_quant (&self->rc, s->intra,
-        s->gop_start);
-    if (!submit_encode (self, s, &error))
-      goto failed;
-  }
-  ret = drain (self, FALSE);
-  if (ret != GST_FLOW_OK) {
-    slot_drop_frame (self, s);
-    return ret;
-  }
-  if (!cq) {
-    s->quant = gst_cl_mpeg_rate_control_quant (&self->rc, s->intra,
-        s->gop_start);
-    if (!submit_encode (self, s, &error))
-      goto failed;
-  }
-  self->pending = s;
-  return GST_FLOW_OK;
-
-failed:
-  slot_drop_frame (self, s);
-  GST_CL_ELEMENT_ERROR (self, error);
-  return GST_FLOW_ERROR;
+  ret = gst_cl_mpeg_engine_encode (self->engine, frame, &error);
+  if (error)
+    GST_CL_ELEMENT_ERROR (self, error);
+  return ret;
 }
 
 static void
 log_stage_times (GstClMpegEnc * self)
 {
+  GstClMpegEngineStats stats;
   GstStructure *st;
-  guint64 n = MAX (self->frames_out, 1), load, search, enc, wait, vlc;
+  guint64 n, load, search, enc, wait, vlc;
 
-  if (!self->ctx || !self->frames_out ||
+  gst_cl_mpeg_engine_get_stats (self->engine, &stats);
+  n = MAX (stats.frames, 1);
+  if (!self->ctx || !stats.frames ||
       gst_debug_category_get_threshold (GST_CAT_DEFAULT) < GST_LEVEL_INFO)
     return;
   st = make_stats (self);
@@ -1200,11 +429,20 @@ log_stage_times (GstClMpegEnc * self)
       "host-vlc-ns", G_TYPE_UINT64, &vlc, NULL);
   GST_INFO_OBJECT (self, "stage times per frame over %" G_GUINT64_FORMAT
       " frames (ms): device pad %.3f, search %.3f, macroblocks %.3f; host "
-      "waiting %.3f, entropy coding %.3f (%u threads)", self->frames_out,
+      "waiting %.3f, entropy coding %.3f (%u threads)", stats.frames,
       load / 1e6 / n, search / 1e6 / n, enc / 1e6 / n, wait / 1e6 / n,
-      vlc / 1e6 / n, self->workers ?
-      g_thread_pool_get_max_threads (self->workers) + 1 : 1);
+      vlc / 1e6 / n, stats.threads);
   gst_structure_free (st);
+}
+
+static gboolean
+gst_cl_mpeg_enc_flush (GstVideoEncoder * enc)
+{
+  GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
+
+  gst_cl_mpeg_engine_flush (self->engine);
+  progress_reset (self);
+  return TRUE;
 }
 
 static GstFlowReturn
@@ -1215,23 +453,6 @@ gst_cl_mpeg_enc_finish (GstVideoEncoder * enc)
 
   log_stage_times (self);
   return ret;
-}
-
-static gboolean
-gst_cl_mpeg_enc_flush (GstVideoEncoder * enc)
-{
-  GstClMpegEnc *self = GST_CL_MPEG_ENC (enc);
-
-  if (self->pending)
-    slot_drop_frame (self, self->pending);
-  self->pending = NULL;
-  /* start over with a new sequence */
-  self->need_sequence = TRUE;
-  self->seq_frames = 0;
-  gst_cl_mpeg_rate_control_restart (&self->rc);
-  self->progress_elapsed = 0;
-  progress_restart (self);
-  return TRUE;
 }
 
 static gboolean
@@ -1350,7 +571,7 @@ gst_cl_mpeg_enc_change_state (GstElement * element, GstStateChange transition)
   if (ret == GST_STATE_CHANGE_FAILURE)
     return ret;
   if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
-    release_device (self);
+    gst_cl_mpeg_engine_release (self->engine);
     GST_OBJECT_LOCK (self);
     gst_clear_object (&self->ctx);
     GST_OBJECT_UNLOCK (self);
@@ -1364,6 +585,7 @@ static GstStructure *
 make_stats (GstClMpegEnc * self)
 {
   guint64 load_ns = 0, enc_ns = 0, ms_ns = 0, pack_ns = 0;
+  GstClMpegEngineStats stats;
 
   if (self->ctx) {
     gst_cl_context_get_kernel_stats (self->ctx, GST_CL_MPEG_LOAD_LABEL, NULL,
@@ -1376,19 +598,20 @@ make_stats (GstClMpegEnc * self)
     gst_cl_context_get_kernel_stats (self->ctx, GST_CL_MOTION_SEARCH_LABEL,
         NULL, &ms_ns, NULL);
   }
+  gst_cl_mpeg_engine_get_stats (self->engine, &stats);
   return gst_structure_new ("clmpegenc-stats",
-      "frames", G_TYPE_UINT64, self->frames_out,
-      "bytes", G_TYPE_UINT64, self->bytes_out,
-      "reencodes", G_TYPE_UINT64, self->rc.reencodes,
-      "repeated-pictures", G_TYPE_UINT64, self->repeated,
-      "dc-only-pictures", G_TYPE_UINT64, self->dc_only,
-      "stuffing-bytes", G_TYPE_UINT64, self->rc.stuffing_bits / 8,
-      "vbv-buffer-size", G_TYPE_UINT, self->seq.vbv_size_code,
+      "frames", G_TYPE_UINT64, stats.frames,
+      "bytes", G_TYPE_UINT64, stats.bytes,
+      "reencodes", G_TYPE_UINT64, stats.reencodes,
+      "repeated-pictures", G_TYPE_UINT64, stats.repeated,
+      "dc-only-pictures", G_TYPE_UINT64, stats.dc_only,
+      "stuffing-bytes", G_TYPE_UINT64, stats.stuffing_bytes,
+      "vbv-buffer-size", G_TYPE_UINT, stats.vbv_size,
       "device-load-ns", G_TYPE_UINT64, load_ns,
       "device-search-ns", G_TYPE_UINT64, ms_ns,
       "device-encode-ns", G_TYPE_UINT64, enc_ns,
-      "host-wait-ns", G_TYPE_UINT64, self->wait_ns,
-      "host-vlc-ns", G_TYPE_UINT64, self->vlc_ns, NULL);
+      "host-wait-ns", G_TYPE_UINT64, stats.wait_ns,
+      "host-vlc-ns", G_TYPE_UINT64, stats.vlc_ns, NULL);
 }
 
 static void
@@ -1404,40 +627,37 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
       self->device = g_value_dup_string (value);
       break;
     case PROP_GOP_SIZE:
-      self->gop_size = g_value_get_uint (value);
-      self->rc.gop_size = MAX (self->gop_size, 1);
+      self->settings.gop_size = g_value_get_uint (value);
       break;
     case PROP_QUANTIZER:
-      self->quantizer = g_value_get_uint (value);
-      self->rc.const_quant = self->quantizer;
+      self->settings.quantizer = g_value_get_uint (value);
       break;
     case PROP_IP_FACTOR:
-      self->ip_factor = g_value_get_double (value);
-      self->rc.ip_factor = self->ip_factor;
+      self->settings.ip_factor = g_value_get_double (value);
       break;
     case PROP_BITRATE:
-      self->bitrate = g_value_get_uint (value);
+      self->settings.bitrate = g_value_get_uint (value);
       break;
     case PROP_VBV_BUFFER_SIZE:
-      self->vbv_size = g_value_get_uint (value);
+      self->settings.vbv_size = g_value_get_uint (value);
       break;
     case PROP_ADAPTIVE_QUANT:
-      self->adaptive = g_value_get_boolean (value);
+      self->settings.adaptive = g_value_get_boolean (value);
       break;
     case PROP_SEARCH_RANGE:
-      self->search_range = g_value_get_uint (value);
+      self->settings.search_range = g_value_get_uint (value);
       break;
     case PROP_SUBPEL:
-      self->subpel = g_value_get_boolean (value);
+      self->settings.subpel = g_value_get_boolean (value);
       break;
     case PROP_MOTION_METHOD:
-      self->motion_method = g_value_get_enum (value);
+      self->settings.motion_method = g_value_get_enum (value);
       break;
     case PROP_RDO:
-      self->rdo = g_value_get_boolean (value);
+      self->settings.rdo = g_value_get_boolean (value);
       break;
     case PROP_SLICES:
-      self->slices = g_value_get_uint (value);
+      self->settings.slices = g_value_get_uint (value);
       break;
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
@@ -1449,6 +669,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  /* the engine takes them from its next picture, GOP or configuration,
+   * as each says */
+  gst_cl_mpeg_engine_set_settings (self->engine, &self->settings);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -1468,37 +691,37 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_string (value, self->device);
       break;
     case PROP_GOP_SIZE:
-      g_value_set_uint (value, self->gop_size);
+      g_value_set_uint (value, self->settings.gop_size);
       break;
     case PROP_QUANTIZER:
-      g_value_set_uint (value, self->quantizer);
+      g_value_set_uint (value, self->settings.quantizer);
       break;
     case PROP_IP_FACTOR:
-      g_value_set_double (value, self->ip_factor);
+      g_value_set_double (value, self->settings.ip_factor);
       break;
     case PROP_BITRATE:
-      g_value_set_uint (value, self->bitrate);
+      g_value_set_uint (value, self->settings.bitrate);
       break;
     case PROP_VBV_BUFFER_SIZE:
-      g_value_set_uint (value, self->vbv_size);
+      g_value_set_uint (value, self->settings.vbv_size);
       break;
     case PROP_ADAPTIVE_QUANT:
-      g_value_set_boolean (value, self->adaptive);
+      g_value_set_boolean (value, self->settings.adaptive);
       break;
     case PROP_SEARCH_RANGE:
-      g_value_set_uint (value, self->search_range);
+      g_value_set_uint (value, self->settings.search_range);
       break;
     case PROP_SUBPEL:
-      g_value_set_boolean (value, self->subpel);
+      g_value_set_boolean (value, self->settings.subpel);
       break;
     case PROP_MOTION_METHOD:
-      g_value_set_enum (value, self->motion_method);
+      g_value_set_enum (value, self->settings.motion_method);
       break;
     case PROP_RDO:
-      g_value_set_boolean (value, self->rdo);
+      g_value_set_boolean (value, self->settings.rdo);
       break;
     case PROP_SLICES:
-      g_value_set_uint (value, self->slices);
+      g_value_set_uint (value, self->settings.slices);
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
@@ -1520,8 +743,7 @@ gst_cl_mpeg_enc_finalize (GObject * object)
 
   g_free (self->device);
   gst_clear_object (&self->ctx);
-  g_mutex_clear (&self->job_lock);
-  g_cond_clear (&self->job_cond);
+  gst_cl_mpeg_engine_free (self->engine);
   G_OBJECT_CLASS (gst_cl_mpeg_enc_parent_class)->finalize (object);
 }
 
@@ -1669,21 +891,26 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
 static void
 gst_cl_mpeg_enc_init (GstClMpegEnc * self)
 {
-  self->gop_size = DEFAULT_GOP_SIZE;
-  self->quantizer = DEFAULT_QUANTIZER;
-  self->bitrate = DEFAULT_BITRATE;
-  self->vbv_size = DEFAULT_VBV_SIZE;
-  self->adaptive = DEFAULT_ADAPTIVE_QUANT;
-  self->search_range = DEFAULT_SEARCH_RANGE;
-  self->subpel = DEFAULT_SUBPEL;
-  self->motion_method = DEFAULT_MOTION_METHOD;
-  self->rdo = DEFAULT_RDO;
-  self->slices = DEFAULT_SLICES;
+  static const GstClMpegEngineCallbacks callbacks = {
+    picture_done, engine_warning,
+  };
+  static const GstClMpegEngineSettings defaults = {
+    .gop_size = DEFAULT_GOP_SIZE,
+    .quantizer = DEFAULT_QUANTIZER,
+    .bitrate = DEFAULT_BITRATE,
+    .vbv_size = DEFAULT_VBV_SIZE,
+    .slices = DEFAULT_SLICES,
+    .search_range = DEFAULT_SEARCH_RANGE,
+    .ip_factor = DEFAULT_IP_FACTOR,
+    .adaptive = DEFAULT_ADAPTIVE_QUANT,
+    .subpel = DEFAULT_SUBPEL,
+    .rdo = DEFAULT_RDO,
+    .motion_method = DEFAULT_MOTION_METHOD,
+  };
+
+  self->settings = defaults;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->interval = DEFAULT_INTERVAL;
-  self->rc.const_quant = DEFAULT_QUANTIZER;
-  self->ip_factor = DEFAULT_IP_FACTOR;
-  self->rc.ip_factor = DEFAULT_IP_FACTOR;
-  g_mutex_init (&self->job_lock);
-  g_cond_init (&self->job_cond);
+  self->engine = gst_cl_mpeg_engine_new (GST_OBJECT (self), &self->settings,
+      &callbacks, self);
 }

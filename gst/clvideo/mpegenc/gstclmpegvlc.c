@@ -1,5 +1,5 @@
-/* gst-clvideo: MPEG-1 video (ISO/IEC 11172-2) headers and variable-length
- * coding of slices
+/* gst-clvideo: MPEG-1 video (ISO/IEC 11172-2) variable-length coding of
+ * slices
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The code tables are written from the standard's annex B, as bit strings
@@ -7,7 +7,6 @@
  */
 #include "gstclmpegvlc.h"
 
-#include <math.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -218,134 +217,6 @@ gst_cl_mpeg_rd_bits (guint8 bits[GST_CL_MPEG_RD_BITS_SIZE])
     bits[GST_CL_MPEG_RD_DC_BITS + d] = t->dc_luma[d].len;
     bits[GST_CL_MPEG_RD_DC_BITS + 9 + d] = t->dc_chroma[d].len;
   }
-}
-
-/* ---- sequence level ---- */
-
-static const gint frame_rates[9][2] = {
-  {0, 1}, {24000, 1001}, {24, 1}, {25, 1}, {30000, 1001}, {30, 1}, {50, 1},
-  {60000, 1001}, {60, 1},
-};
-
-guint
-gst_cl_mpeg_frame_rate_code (gint fps_n, gint fps_d)
-{
-  guint i;
-  if (fps_n <= 0 || fps_d <= 0)
-    return 0;
-  for (i = 1; i <= 8; i++)
-    if ((gint64) fps_n * frame_rates[i][1] ==
-        (gint64) fps_d * frame_rates[i][0])
-      return i;
-  return 0;
-}
-
-void
-gst_cl_mpeg_frame_rate (guint code, gint * fps_n, gint * fps_d)
-{
-  if (code < 1 || code > 8)
-    code = 3;
-  *fps_n = frame_rates[code][0];
-  *fps_d = frame_rates[code][1];
-}
-
-/* pel_aspect_ratio: height / width of a pixel, codes 1..14 */
-static const gdouble pel_aspect[15] = {
-  0.0, 1.0, 0.6735, 0.7031, 0.7615, 0.8055, 0.8437, 0.8935, 0.9157,
-  0.9815, 1.0255, 1.0695, 1.0950, 1.1575, 1.2015,
-};
-
-guint
-gst_cl_mpeg_aspect_code (gint par_n, gint par_d, gboolean * exact)
-{
-  gdouble want, best_err = G_MAXDOUBLE;
-  guint i, best = 1;
-
-  if (par_n <= 0 || par_d <= 0) {
-    *exact = par_n == par_d;
-    return 1;
-  }
-  want = (gdouble) par_d / par_n;
-  for (i = 1; i <= 14; i++) {
-    gdouble err = fabs (pel_aspect[i] / want - 1.0);
-    if (err < best_err) {
-      best_err = err;
-      best = i;
-    }
-  }
-  *exact = best_err <= 0.01;
-  return best;
-}
-
-gdouble
-gst_cl_mpeg_aspect_ratio (guint code)
-{
-  return code >= 1 && code <= 14 ? 1.0 / pel_aspect[code] : 1.0;
-}
-
-void
-gst_cl_mpeg_write_sequence_header (GstClMpegBitWriter * bw,
-    const GstClMpegSequenceParams * p)
-{
-  gst_cl_mpeg_bit_writer_start_code (bw, 0xb3);
-  gst_cl_mpeg_bit_writer_put (bw, p->width, 12);
-  gst_cl_mpeg_bit_writer_put (bw, p->height, 12);
-  gst_cl_mpeg_bit_writer_put (bw, p->aspect_code, 4);
-  gst_cl_mpeg_bit_writer_put (bw, p->frame_rate_code, 4);
-  gst_cl_mpeg_bit_writer_put (bw, p->bit_rate_code, 18);
-  gst_cl_mpeg_bit_writer_put (bw, 1, 1);        /* marker */
-  gst_cl_mpeg_bit_writer_put (bw, p->vbv_size_code, 10);
-  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* constrained_parameters */
-  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* default intra matrix */
-  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* default non-intra matrix */
-  gst_cl_mpeg_bit_writer_align (bw);
-}
-
-void
-gst_cl_mpeg_write_gop_header (GstClMpegBitWriter * bw, guint64 frame_index,
-    guint frame_rate_code, gboolean closed)
-{
-  gint fps_n, fps_d;
-  guint64 rate, secs;
-  guint pictures;
-
-  gst_cl_mpeg_frame_rate (frame_rate_code, &fps_n, &fps_d);
-  rate = (fps_n + fps_d - 1) / fps_d;   /* nominal: 30 for 29.97 */
-  pictures = frame_index % rate;
-  secs = frame_index / rate;
-  gst_cl_mpeg_bit_writer_start_code (bw, 0xb8);
-  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* drop_frame_flag */
-  gst_cl_mpeg_bit_writer_put (bw, (secs / 3600) % 24, 5);
-  gst_cl_mpeg_bit_writer_put (bw, (secs / 60) % 60, 6);
-  gst_cl_mpeg_bit_writer_put (bw, 1, 1);        /* marker */
-  gst_cl_mpeg_bit_writer_put (bw, secs % 60, 6);
-  gst_cl_mpeg_bit_writer_put (bw, pictures, 6);
-  gst_cl_mpeg_bit_writer_put (bw, closed ? 1 : 0, 1);
-  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* broken_link */
-  gst_cl_mpeg_bit_writer_align (bw);
-}
-
-void
-gst_cl_mpeg_write_picture_header (GstClMpegBitWriter * bw,
-    guint temporal_reference, guint coding_type, guint vbv_delay,
-    guint forward_f_code)
-{
-  gst_cl_mpeg_bit_writer_start_code (bw, 0x00);
-  gst_cl_mpeg_bit_writer_put (bw, temporal_reference & 1023, 10);
-  gst_cl_mpeg_bit_writer_put (bw, coding_type, 3);
-  gst_cl_mpeg_bit_writer_put (bw, vbv_delay & 0xffff, 16);
-  if (coding_type == GST_CL_MPEG_PICTURE_P) {
-    gst_cl_mpeg_bit_writer_put (bw, 0, 1);      /* full_pel_forward_vector */
-    gst_cl_mpeg_bit_writer_put (bw, forward_f_code, 3);
-  }
-  gst_cl_mpeg_bit_writer_put (bw, 0, 1);        /* extra_bit_picture */
-  gst_cl_mpeg_bit_writer_align (bw);
-}
-
-void
-gst_cl_mpeg_write_sequence_end (GstClMpegBitWriter * bw)
-{
-  gst_cl_mpeg_bit_writer_start_code (bw, 0xb7);
 }
 
 guint

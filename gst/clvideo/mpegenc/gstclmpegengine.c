@@ -1,0 +1,998 @@
+/* gst-clvideo: MPEG-1 encoding engine: frame scheduling between the device
+ * stages, the slice coders and the rate control
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Two slots carry a frame each from its device stages (upload and padding,
+ * motion search, macroblock stages) to its entropy coding: the device
+ * works on one while the host codes the slices of the other. With a bit
+ * rate the quantiser of a frame depends on the size of the one before, so
+ * its macroblock stages wait for that; a picture the VBV model refuses is
+ * coded again, coarser (finish_slot).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclmpegengine.h"
+
+#include <string.h>
+
+#include <gst/cl/gstclerror.h>
+#include <gst/cl/gstclmemory.h>
+#include "gstclmotionsearchcompute.h"
+#include "gstclmpegbitwriter.h"
+#include "gstclmpegheaders.h"
+#include "gstclmpegratecontrol.h"
+#include "gstclmpegtransform.h"
+#include "gstclmpegvlc.h"
+
+/* the element's category: the engine's log is the element's */
+GST_DEBUG_CATEGORY_EXTERN (gst_cl_mpeg_enc_debug);
+#define GST_CAT_DEFAULT gst_cl_mpeg_enc_debug
+
+/* an inter macroblock must predict better than its own activity by this
+ * much (SAD units) to beat intra coding */
+#define INTRA_BIAS 384
+/* rate-distortion decisions: lambda in 1/16 q^2 per bit of squared
+ * error, and in 1/16 q per bit of SAD for the vectors */
+#define RD_LAMBDA 16
+#define MV_LAMBDA 2
+/* VBV buffer when not set: half a second at the bit rate (more where
+ * the stream needs it) */
+#define AUTO_VBV_SECONDS 0.5
+/* vbv_buffer_size's unit */
+#define VBV_UNIT_BITS 16384ULL
+
+/* one frame between its device stages and its entropy coding */
+typedef struct
+{
+  GstVideoCodecFrame *frame;
+  cl_mem cur, vectors, records, levels;
+  GstClMpegMbRecord *rec;       /* mapped results, once @ready */
+  gint16 *lev;                  /* mapped levels (CPU layout) */
+  /* GPU layout: the levels packed on the device and read back */
+  cl_mem offsets, packed;
+  gint16 *packed_host;
+  guint32 *mb_offsets;
+  gboolean levels_read;
+  cl_event levels_ready;        /* the read of the packed levels */
+  cl_event ready;
+  gboolean intra, gop_start, seq_start;
+  guint quant;
+  guint ref, out;               /* reconstruction buffers */
+  guint temporal_reference;
+  guint64 gop_frame;            /* first picture of its GOP, in the sequence */
+  gboolean encoded;
+  /* the rate control's last resorts when even quantiser 31 is too many
+   * bits: intra DC only; P every macroblock skipped */
+  gboolean dc_only, all_skipped;
+} Slot;
+
+struct _GstClMpegEngine
+{
+  GstObject *parent;            /* what the log names */
+  GstClMpegEngineCallbacks cb;
+  gpointer user_data;
+  GMutex settings_lock;
+  GstClMpegEngineSettings settings;
+
+  GstClContext *ctx;
+  GstClMpegTransform *tr;
+  GstClMotionSearch *ms;
+  GstBufferPool *staging;
+  GstVideoInfo info;
+  guint mb_width, mb_height;
+  cl_mem recon[3];
+  guint last_recon;
+  Slot slots[2];
+  guint next_slot;
+  Slot *pending;
+
+  /* stream */
+  GstClMpegSequenceParams seq;
+  gint fps_n, fps_d;
+  guint64 seq_frames;           /* pictures so far in the sequence */
+  /* the "bitrate" and "vbv-buffer-size" the sequence follows */
+  guint seq_bitrate, seq_vbv_size;
+  guint gop_pos;
+  guint64 gop_first;
+  gboolean need_sequence;
+  GstClMpegRateControl rc;
+  guint avg_activity;
+
+  /* entropy coding */
+  GThreadPool *workers;
+  GstClMpegBitWriter *rows;
+  GstClMpegMbRecord *skip_recs; /* a picture of skipped macroblocks */
+  GMutex job_lock;
+  GCond job_cond;
+  guint job_left;
+  gint job_next;                /* the next slice to code (atomic) */
+  guint job_rows, job_slices;   /* macroblock rows per slice, slices */
+  Slot *job_slot;
+  const GstClMpegMbRecord *job_recs;
+  guint job_f_code;
+
+  /* statistics */
+  guint64 frames_out, bytes_out, vlc_ns, wait_ns;
+  /* P pictures the rate control coded as a repeat of their reference,
+   * pictures it coded with DC levels only */
+  guint64 repeated, dc_only;
+};
+
+/* Passes a warning to the element, formatted. */
+static void
+warn (GstClMpegEngine * e, GQuark domain, gint code, const gchar * format,
+    ...) G_GNUC_PRINTF (4, 5);
+
+static void
+warn (GstClMpegEngine * e, GQuark domain, gint code, const gchar * format,
+    ...)
+{
+  va_list args;
+  gchar *text;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  e->cb.warning (domain, code, text, e->user_data);
+  g_free (text);
+}
+
+/* ---- device objects ---- */
+
+/* Waits for *@event, if any, and lets it go. */
+static gboolean
+wait_event (cl_event * event, GError ** error)
+{
+  cl_int ret;
+
+  if (!*event)
+    return TRUE;
+  ret = clWaitForEvents (1, event);
+  clReleaseEvent (*event);
+  *event = NULL;
+  return gst_cl_check (ret, "clWaitForEvents", error);
+}
+
+static void
+slot_unmap (GstClMpegEngine * e, Slot * s)
+{
+  /* on the way out: the commands' own errors were reported */
+  wait_event (&s->levels_ready, NULL);
+  wait_event (&s->ready, NULL);
+  if (s->rec)
+    clEnqueueUnmapMemObject (e->ctx->queue, s->records, s->rec, 0, NULL,
+        NULL);
+  if (s->lev)
+    clEnqueueUnmapMemObject (e->ctx->queue, s->levels, s->lev, 0, NULL,
+        NULL);
+  s->rec = NULL;
+  s->lev = NULL;
+}
+
+static void
+slot_drop_frame (GstClMpegEngine * e, Slot * s)
+{
+  slot_unmap (e, s);
+  if (s->frame)
+    gst_video_codec_frame_unref (s->frame);
+  s->frame = NULL;
+  s->encoded = FALSE;
+}
+
+static void
+release_mem (cl_mem * m)
+{
+  if (*m)
+    clReleaseMemObject (*m);
+  *m = NULL;
+}
+
+void
+gst_cl_mpeg_engine_release (GstClMpegEngine * e)
+{
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    Slot *s = &e->slots[i];
+    slot_drop_frame (e, s);
+    release_mem (&s->cur);
+    release_mem (&s->vectors);
+    release_mem (&s->records);
+    release_mem (&s->levels);
+    release_mem (&s->offsets);
+    release_mem (&s->packed);
+    g_clear_pointer (&s->packed_host, g_free);
+    g_clear_pointer (&s->mb_offsets, g_free);
+  }
+  e->pending = NULL;
+  for (i = 0; i < 3; i++)
+    release_mem (&e->recon[i]);
+  g_clear_pointer (&e->ms, gst_cl_motion_search_free);
+  g_clear_pointer (&e->tr, gst_cl_mpeg_transform_free);
+  if (e->staging) {
+    gst_buffer_pool_set_active (e->staging, FALSE);
+    gst_clear_object (&e->staging);
+  }
+  if (e->rows) {
+    for (i = 0; i < e->mb_height; i++)
+      gst_cl_mpeg_bit_writer_clear (&e->rows[i]);
+    g_clear_pointer (&e->rows, g_free);
+  }
+  g_clear_pointer (&e->skip_recs, g_free);
+  gst_clear_object (&e->ctx);
+}
+
+static gboolean
+setup_device (GstClMpegEngine * e, GError ** error)
+{
+  GstClMotionSearchParams mp = { 0, };
+  gsize pic, rec, lev, vec;
+  guint i, w = GST_VIDEO_INFO_WIDTH (&e->info);
+  guint h = GST_VIDEO_INFO_HEIGHT (&e->info);
+
+  e->tr = gst_cl_mpeg_transform_new (e->ctx, w, h, error);
+  if (!e->tr)
+    return FALSE;
+  e->mb_width = gst_cl_mpeg_transform_mb_width (e->tr);
+  e->mb_height = gst_cl_mpeg_transform_mb_height (e->tr);
+  pic = gst_cl_mpeg_transform_picture_size (e->tr);
+  rec = gst_cl_mpeg_transform_records_size (e->tr);
+  lev = gst_cl_mpeg_transform_levels_size (e->tr);
+  vec = (gsize) e->mb_width * e->mb_height * sizeof (GstClMotionVector);
+  for (i = 0; i < 3; i++)
+    if (!(e->recon[i] = gst_cl_mpeg_transform_alloc (e->tr, pic,
+                error)))
+      return FALSE;
+  for (i = 0; i < 2; i++) {
+    Slot *s = &e->slots[i];
+    if (!(s->cur = gst_cl_mpeg_transform_alloc (e->tr, pic, error)) ||
+        !(s->vectors = gst_cl_mpeg_transform_alloc (e->tr, vec, error)) ||
+        !(s->records = gst_cl_mpeg_transform_alloc (e->tr, rec, error)) ||
+        !(s->levels = gst_cl_mpeg_transform_alloc (e->tr, lev, error)))
+      return FALSE;
+    if (gst_cl_mpeg_transform_packs_levels (e->tr)) {
+      gsize n = (gsize) e->mb_width * e->mb_height;
+      if (!(s->offsets = gst_cl_mpeg_transform_alloc (e->tr,
+                  (n + 1) * sizeof (guint32), error)) ||
+          !(s->packed = gst_cl_mpeg_transform_alloc (e->tr, lev, error)))
+        return FALSE;
+      /* the entropy coder may read 64 levels past the last */
+      s->packed_host = g_new0 (gint16, n * GST_CL_MPEG_MB_LEVELS + 64);
+      s->mb_offsets = g_new (guint32, n);
+    }
+  }
+  g_mutex_lock (&e->settings_lock);
+  mp.block_size = 16;
+  mp.search_range = e->settings.search_range;
+  mp.subpel = e->settings.subpel;
+  mp.method = e->settings.motion_method;
+  g_mutex_unlock (&e->settings_lock);
+  if (mp.search_range > 0) {
+    e->ms = gst_cl_motion_search_new (e->ctx, &mp, error);
+    if (!e->ms)
+      return FALSE;
+  }
+  e->skip_recs = g_new0 (GstClMpegMbRecord,
+      (gsize) e->mb_width * e->mb_height);
+  for (i = 0; i < e->mb_width * e->mb_height; i++) {
+    e->skip_recs[i].flags = GST_CL_MPEG_MB_SKIPPABLE;
+    e->skip_recs[i].quant = 31;
+  }
+  e->rows = g_new0 (GstClMpegBitWriter, e->mb_height);
+  for (i = 0; i < e->mb_height; i++)
+    gst_cl_mpeg_bit_writer_init (&e->rows[i],
+        (gsize) e->mb_width * 64);
+  return TRUE;
+}
+
+/* ---- entropy coding on worker threads ---- */
+
+/* Codes slice @slice (job_rows macroblock rows) into the writer of its
+ * first row; those of its other rows stay empty. */
+static void
+code_slice (GstClMpegEngine * e, guint slice)
+{
+  Slot *s = e->job_slot;
+  guint row = slice * e->job_rows, i;
+  guint rows = MIN (e->job_rows, e->mb_height - row);
+  gsize first = (gsize) row * e->mb_width;
+
+  for (i = 0; i < rows; i++)
+    gst_cl_mpeg_bit_writer_reset (&e->rows[row + i]);
+  gst_cl_mpeg_write_slice (&e->rows[row], row, e->mb_width * rows,
+      s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
+      e->job_f_code, e->job_recs + first,
+      s->packed ? s->packed_host : s->lev + first * GST_CL_MPEG_MB_LEVELS,
+      s->packed ? s->mb_offsets + first : NULL);
+}
+
+/* Codes slices while there are slices left; returns how many. */
+static guint
+code_slices_left (GstClMpegEngine * e)
+{
+  guint done = 0;
+  gint slice;
+
+  while ((slice = g_atomic_int_add (&e->job_next, 1)) <
+      (gint) e->job_slices) {
+    code_slice (e, slice);
+    done++;
+  }
+  return done;
+}
+
+static void
+worker_func (gpointer data G_GNUC_UNUSED, gpointer user_data)
+{
+  GstClMpegEngine *e = user_data;
+  guint done = code_slices_left (e);
+
+  /* a worker that starts late finds no slice left: nothing to report */
+  if (!done)
+    return;
+  g_mutex_lock (&e->job_lock);
+  e->job_left -= done;
+  if (e->job_left == 0)
+    g_cond_signal (&e->job_cond);
+  g_mutex_unlock (&e->job_lock);
+}
+
+/* Codes every slice of @s into e->rows, in parallel. */
+static void
+code_slices (GstClMpegEngine * e, Slot * s, guint f_code)
+{
+  guint slice, i, done, slices;
+
+  g_mutex_lock (&e->settings_lock);
+  slices = e->settings.slices;
+  g_mutex_unlock (&e->settings_lock);
+  /* rows per slice, as even as whole rows allow */
+  if (slices == 0 || slices > e->mb_height)
+    slices = e->mb_height;
+  e->job_rows = (e->mb_height + slices - 1) / slices;
+  e->job_slices = (e->mb_height + e->job_rows - 1) / e->job_rows;
+  e->job_slot = s;
+  e->job_recs = s->all_skipped ? e->skip_recs : s->rec;
+  e->job_f_code = f_code;
+  if (!e->workers || e->job_slices == 1) {
+    for (slice = 0; slice < e->job_slices; slice++)
+      code_slice (e, slice);
+    return;
+  }
+  e->job_left = e->job_slices;
+  g_atomic_int_set (&e->job_next, 0);
+  /* the workers and this thread take slices in turn until none is left:
+   * while the device's threads keep the cores busy, workers may wake up
+   * late, and this thread does not wait for them to start */
+  for (i = g_thread_pool_get_max_threads (e->workers); i > 0; i--)
+    g_thread_pool_push (e->workers, GUINT_TO_POINTER (1), NULL);
+  done = code_slices_left (e);
+  g_mutex_lock (&e->job_lock);
+  e->job_left -= done;
+  while (e->job_left > 0)
+    g_cond_wait (&e->job_cond, &e->job_lock);
+  g_mutex_unlock (&e->job_lock);
+  /* workers still queued for this job find no slice, whatever comes
+   * next */
+  g_atomic_int_set (&e->job_next, G_MAXINT / 2);
+}
+
+/* ---- device stages ---- */
+
+/* Device copy of the input frame (whose layout the element checked): the
+ * buffer itself when it is OpenCL memory of our context, its samples
+ * borrowed on a CPU device (*@borrowed, to release), else a staged upload
+ * (*@staged, to unref). */
+static gboolean
+device_frame (GstClMpegEngine * e, GstBuffer * in, GstClFrame * clf,
+    GstBuffer ** staged, cl_mem * borrowed, GError ** error)
+{
+  *staged = NULL;
+  *borrowed = NULL;
+  if (gst_buffer_is_cl (in, e->ctx)) {
+    gst_cl_frame_init (clf, &e->info, in);
+    return TRUE;
+  }
+  if (gst_cl_frame_borrow (e->ctx, &e->info, in, clf)) {
+    *borrowed = clf->mem;
+    return TRUE;
+  }
+  return gst_cl_stage_frame (e->ctx, &e->staging, &e->info, in,
+      staged, clf, error);
+}
+
+/* Vectors of an upstream clmotionsearch, when they fit our grid. */
+static gboolean
+upstream_vectors (GstClMpegEngine * e, GstBuffer * in, Slot * s,
+    GError ** error)
+{
+  GstClMotionMeta *meta = gst_buffer_get_cl_motion_meta (in);
+  cl_int ret;
+
+  if (!meta || meta->context != e->ctx || meta->block_size != 16 ||
+      meta->blocks_x != e->mb_width || meta->blocks_y != e->mb_height)
+    return FALSE;
+  ret = clEnqueueCopyBuffer (e->ctx->queue, meta->vectors, s->vectors, 0,
+      0, (gsize) e->mb_width * e->mb_height * sizeof (GstClMotionVector),
+      0, NULL, NULL);
+  if (!gst_cl_check (ret, "clEnqueueCopyBuffer", error))
+    return FALSE;
+  GST_LOG_OBJECT (e->parent, "vectors from upstream");
+  return TRUE;
+}
+
+/* Uploads and pads the frame of @s, and finds its vectors (P). */
+static gboolean
+submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
+{
+  GstBuffer *in = s->frame->input_buffer, *staged = NULL;
+  cl_mem borrowed;
+  GstClFrame clf;
+  gboolean ok;
+
+  if (!device_frame (e, in, &clf, &staged, &borrowed, error))
+    return FALSE;
+  ok = gst_cl_mpeg_transform_load (e->tr, &clf, s->cur, error);
+  /* the in-order queue has read the staging buffer before any later
+   * upload into it; a borrowed frame stays mapped until it is read */
+  if (staged)
+    gst_buffer_unref (staged);
+  if (borrowed)
+    clReleaseMemObject (borrowed);
+  if (!ok || s->intra)
+    return ok;
+  if (upstream_vectors (e, in, s, error))
+    return TRUE;
+  if (e->ms) {
+    GstClPlane cur, ref;
+    gst_cl_mpeg_transform_plane (e->tr, s->cur, 0, &cur);
+    gst_cl_mpeg_transform_plane (e->tr, e->recon[s->ref], 0, &ref);
+    return gst_cl_motion_search_run (e->ms, &cur, &ref, s->vectors, error);
+  }
+  return gst_cl_mpeg_transform_zero_vectors (e->tr, s->vectors, error);
+}
+
+/* Enqueues the macroblock stages of @s and the mapping of their results. */
+static gboolean
+submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
+{
+  GstClMpegEncodeParams p;
+  gboolean rdo;
+  cl_int ret;
+
+  p.p_picture = !s->intra;
+  p.qscale = s->quant;
+  g_mutex_lock (&e->settings_lock);
+  p.adaptive = e->settings.adaptive;
+  rdo = e->settings.rdo;
+  g_mutex_unlock (&e->settings_lock);
+  p.avg_activity = e->avg_activity;
+  p.intra_bias = INTRA_BIAS;
+  p.dc_only = s->dc_only;
+  p.rd_lambda = rdo ? RD_LAMBDA : 0;
+  p.mv_lambda = rdo ? MV_LAMBDA : 0;
+  if (!gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
+          s->vectors, &p, s->records, s->levels, e->recon[s->out], error))
+    return FALSE;
+  s->levels_read = FALSE;
+  /* packed levels are read once the records give their size; whole ones
+   * are mapped with the records */
+  if (s->packed && !gst_cl_mpeg_transform_pack (e->tr, s->records,
+          s->levels, s->offsets, s->packed, error))
+    return FALSE;
+  s->rec = clEnqueueMapBuffer (e->ctx->queue, s->records, CL_FALSE,
+      CL_MAP_READ, 0, gst_cl_mpeg_transform_records_size (e->tr), 0, NULL,
+      s->packed ? &s->ready : NULL, &ret);
+  if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
+    return FALSE;
+  if (!s->packed) {
+    s->lev = clEnqueueMapBuffer (e->ctx->queue, s->levels, CL_FALSE,
+        CL_MAP_READ, 0, gst_cl_mpeg_transform_levels_size (e->tr), 0,
+        NULL, &s->ready, &ret);
+    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
+      return FALSE;
+  }
+  GST_CL_COUNT_HOST_MAP (e->ctx);
+  s->encoded = TRUE;
+  /* start the device now: the host codes the previous frame meanwhile */
+  return gst_cl_check (clFlush (e->ctx->queue), "clFlush", error);
+}
+
+/* ---- coding a frame ---- */
+
+static GstBuffer *
+assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
+    guint * requant)
+{
+  GstBitWriter hw;
+  guint n = e->mb_width * e->mb_height, i, f_code = 1;
+  guint64 total, stuff = 0, qsum = 0, asum = 0, header_bytes;
+  GstBuffer *out;
+  GstMapInfo map;
+  gsize off;
+  gint64 t0;
+
+  t0 = g_get_monotonic_time ();
+  if (!s->intra && !s->all_skipped)
+    f_code = gst_cl_mpeg_choose_f_code (s->rec, n);
+  code_slices (e, s, f_code);
+  e->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
+
+  /* a few dozen bytes a picture: a writer of their own costs nothing */
+  gst_bit_writer_init_with_size (&hw, 256, FALSE);
+  if (s->seq_start)
+    gst_cl_mpeg_write_sequence_header (&hw, &e->seq);
+  if (s->gop_start)
+    gst_cl_mpeg_write_gop_header (&hw, s->gop_frame, e->seq.frame_rate_code,
+        TRUE);
+  gst_cl_mpeg_write_picture_header (&hw, s->temporal_reference,
+      s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
+      gst_cl_mpeg_rate_control_vbv_delay (&e->rc,
+          gst_bit_writer_get_size (&hw) + 32), f_code);
+  header_bytes = gst_bit_writer_get_size (&hw) / 8;
+  total = header_bytes;
+  for (i = 0; i < e->mb_height; i++)
+    total += e->rows[i].size;
+  if (end)
+    total += 4;
+  *requant = gst_cl_mpeg_rate_control_check (&e->rc, s->intra,
+      s->dc_only, total * 8, s->quant);
+  *bits = total * 8;
+  if (*requant && !s->all_skipped && !(s->intra && s->dc_only)) {
+    gst_bit_writer_reset (&hw);
+    return NULL;
+  }
+  /* the last resort goes out as it is: over the room the rate control
+   * leaves for the next I picture is no fault yet, over the buffer is */
+  if (gst_cl_mpeg_rate_control_underflows (&e->rc, total * 8))
+    warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The bit rate is too "
+        "low for this content: a picture of %" G_GUINT64_FORMAT " bits does "
+        "not fit the VBV buffer (%.0f bits there)", total * 8,
+        e->rc.fullness);
+  *requant = 0;
+  stuff = gst_cl_mpeg_rate_control_stuffing (&e->rc, total * 8) / 8;
+
+  out = gst_buffer_new_allocate (NULL, total + stuff, NULL);
+  gst_buffer_map (out, &map, GST_MAP_WRITE);
+  memcpy (map.data, gst_bit_writer_get_data (&hw), header_bytes);
+  gst_bit_writer_reset (&hw);
+  off = header_bytes;
+  for (i = 0; i < e->mb_height; i++) {
+    memcpy (map.data + off, e->rows[i].data, e->rows[i].size);
+    off += e->rows[i].size;
+  }
+  /* zero stuffing goes before the next start code */
+  memset (map.data + off, 0, stuff);
+  off += stuff;
+  if (end) {
+    static const guint8 end_code[4] = { 0, 0, 1, 0xb7 };
+    memcpy (map.data + off, end_code, 4);
+  }
+  gst_buffer_unmap (out, &map);
+
+  for (i = 0; i < n; i++) {
+    qsum += e->job_recs[i].quant;
+    asum += s->rec[i].activity;
+  }
+  e->avg_activity = MAX (asum / n, 1);
+  *bits = (total + stuff) * 8;
+  gst_cl_mpeg_rate_control_update (&e->rc, s->intra, total * 8, stuff * 8,
+      (gdouble) qsum / n, s->dc_only || s->all_skipped);
+  return out;
+}
+
+/* Starts the read of the packed levels of @s, as many as its records
+ * say (waiting for the records first), unless there is none to do;
+ * @blocking waits for it too. */
+static gboolean
+read_packed_levels (GstClMpegEngine * e, Slot * s, gboolean blocking,
+    GError ** error)
+{
+  guint n = e->mb_width * e->mb_height;
+  guint32 total;
+  cl_int ret = CL_SUCCESS;
+
+  if (!s->packed || !s->encoded || s->levels_read || s->all_skipped)
+    return TRUE;
+  if (!wait_event (&s->ready, error))
+    return FALSE;
+  total = gst_cl_mpeg_packed_offsets (s->rec, n, s->mb_offsets);
+  if (total > 0)
+    ret = clEnqueueReadBuffer (e->ctx->queue, s->packed,
+        blocking ? CL_TRUE : CL_FALSE, 0, (gsize) total * sizeof (gint16),
+        s->packed_host, 0, NULL, blocking ? NULL : &s->levels_ready);
+  if (!gst_cl_check (ret, "clEnqueueReadBuffer", error))
+    return FALSE;
+  if (!blocking && !gst_cl_check (clFlush (e->ctx->queue), "clFlush",
+          error))
+    return FALSE;
+  s->levels_read = TRUE;
+  return TRUE;
+}
+
+/* Waits for the device results of @s, codes the picture (again, coarser,
+ * while it would underflow the VBV or leave no room for the next I
+ * picture: at quantiser 31 with DC levels only, a P picture then with
+ * its macroblocks skipped) and finishes its frame. */
+static GstFlowReturn
+finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
+{
+  GstVideoCodecFrame *frame;
+  GstBuffer *out;
+  guint64 bits = 0;
+  guint requant = 0;
+  gint64 t0;
+
+  for (;;) {
+    t0 = g_get_monotonic_time ();
+    if (!wait_event (&s->ready, error) ||
+        !read_packed_levels (e, s, TRUE, error) ||
+        !wait_event (&s->levels_ready, error))
+      return GST_FLOW_ERROR;
+    e->wait_ns += (g_get_monotonic_time () - t0) * 1000;
+    out = assemble (e, s, end, &bits, &requant);
+    if (out)
+      break;
+    GST_DEBUG_OBJECT (e->parent, "%c picture of %" G_GUINT64_FORMAT " bits "
+        "too large for the VBV buffer (%.0f bits there): quantiser %u%s -> "
+        "%u", s->intra ? 'I' : 'P', bits, e->rc.fullness, s->quant,
+        s->dc_only ? " DC only" : "", requant);
+    e->rc.reencodes++;
+    if (requant > 31 && !s->intra && s->dc_only) {
+      /* every macroblock skipped: the reference is the reconstruction */
+      gsize size = gst_cl_mpeg_transform_picture_size (e->tr);
+      cl_int ret = clEnqueueCopyBuffer (e->ctx->queue,
+          e->recon[s->ref], e->recon[s->out], 0, 0, size, 0, NULL, NULL);
+      if (!gst_cl_check (ret, "clEnqueueCopyBuffer", error))
+        return GST_FLOW_ERROR;
+      s->all_skipped = TRUE;
+      /* the picture shown is not the one given: the application must
+       * know (once; the stats count the others) */
+      if (e->repeated++ == 0)
+        warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The bit rate "
+            "is too low for this content: picture %" G_GUINT64_FORMAT " is "
+            "coded as a repeat of the one before, to keep the VBV buffer "
+            "from underflowing (the stats' repeated-pictures counts those "
+            "that follow)", e->frames_out);
+      continue;
+    }
+    slot_unmap (e, s);
+    if (requant > 31)
+      s->dc_only = TRUE;
+    s->quant = MIN (requant, 31);
+    if (!submit_encode (e, s, error))
+      return GST_FLOW_ERROR;
+  }
+  slot_unmap (e, s);
+  /* each block its mean alone: the application must know (once) */
+  if (s->dc_only && !s->all_skipped && e->dc_only++ == 0)
+    warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The bit rate is "
+        "too low for this content: picture %" G_GUINT64_FORMAT " is coded "
+        "with DC levels only (each block's mean), to keep the VBV buffer "
+        "from underflowing (the stats' dc-only-pictures counts those that "
+        "follow)", e->frames_out);
+
+  frame = s->frame;
+  s->frame = NULL;
+  s->encoded = FALSE;
+  frame->output_buffer = out;
+  if (s->intra)
+    GST_VIDEO_CODEC_FRAME_SET_SYNC_POINT (frame);
+  else
+    GST_VIDEO_CODEC_FRAME_UNSET_SYNC_POINT (frame);
+  frame->dts = frame->pts;
+  e->frames_out++;
+  e->bytes_out += bits / 8;
+  GST_LOG_OBJECT (e->parent, "picture %c q %u: %" G_GUINT64_FORMAT " bits",
+      s->intra ? 'I' : 'P', s->quant, bits);
+  return e->cb.picture_done (frame, bits / 8, s->quant, e->user_data);
+}
+
+GstFlowReturn
+gst_cl_mpeg_engine_drain (GstClMpegEngine * e, gboolean end, GError ** error)
+{
+  Slot *s = e->pending;
+
+  e->pending = NULL;
+  if (!s)
+    return GST_FLOW_OK;
+  return finish_slot (e, s, end, error);
+}
+
+/* ---- sequences and GOPs ---- */
+
+/* The VBV buffer (units of VBV_UNIT_BITS) at the bit rate the sequence
+ * header signals: @vbv as set (0: half a second), raised to the smallest
+ * that the stream needs (gst_cl_mpeg_rate_control_min_buffer_bits); a
+ * value set smaller gets a warning that names the one used. */
+static guint
+choose_vbv_size (GstClMpegEngine * e, guint vbv)
+{
+  guint64 bit_rate = e->seq.bit_rate_code * 400ULL;
+  gdouble fps = (gdouble) e->fps_n / e->fps_d;
+  guint64 forced = gst_cl_mpeg_rate_control_forced_picture_bits (
+      e->mb_width, e->mb_height);
+  guint64 min_bits = gst_cl_mpeg_rate_control_min_buffer_bits (bit_rate, fps,
+      forced);
+  guint needed = MIN ((min_bits + VBV_UNIT_BITS - 1) / VBV_UNIT_BITS, 1023);
+  gchar *why;
+
+  if (vbv == 0) {
+    vbv = (guint) (bit_rate * AUTO_VBV_SECONDS / VBV_UNIT_BITS + 0.5);
+    GST_DEBUG_OBJECT (e->parent, "vbv-buffer-size 0: half a second is %u, the "
+        "stream needs %u", vbv, needed);
+    return MAX (vbv, needed);
+  }
+  if (vbv >= needed)
+    return vbv;
+  if (min_bits > 2.0 * bit_rate / fps + 1)
+    why = g_strdup_printf ("too small for the largest picture the encoder "
+        "may have to write at %ux%u (an I picture of DC levels only, %.0f "
+        "kbit%s)", e->seq.width, e->seq.height, forced / 1000.0,
+        forced > min_bits ? ", more than the bit rate brings in within the "
+        "longest vbv_delay" : "");
+  else
+    why = g_strdup_printf ("smaller than two pictures at %.0f kbit/s and "
+        "%.4g fps", bit_rate / 1000.0, fps);
+  warn (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "vbv-buffer-size "
+      "%u (%.0f kbit) is %s; using %u (%.0f kbit)", vbv,
+      vbv * (gdouble) VBV_UNIT_BITS / 1000.0, why, needed,
+      needed * (gdouble) VBV_UNIT_BITS / 1000.0);
+  g_free (why);
+  return needed;
+}
+
+/* Starts a sequence at the bit rate and VBV buffer the properties set
+ * now, with a rate control that keeps to them (MPEG-1 keeps both for a
+ * whole sequence). */
+static void
+start_rate_sequence (GstClMpegEngine * e)
+{
+  guint bitrate, vbv, gop_size, quantizer;
+  gdouble ip_factor;
+
+  g_mutex_lock (&e->settings_lock);
+  bitrate = e->settings.bitrate;
+  vbv = e->settings.vbv_size;
+  gop_size = e->settings.gop_size;
+  quantizer = e->settings.quantizer;
+  ip_factor = e->settings.ip_factor;
+  g_mutex_unlock (&e->settings_lock);
+  e->seq_bitrate = bitrate;
+  e->seq_vbv_size = vbv;
+  if (bitrate > 0) {
+    e->seq.bit_rate_code = MIN ((bitrate * 1000ULL + 399) / 400, 0x3fffe);
+    vbv = choose_vbv_size (e, vbv);
+  } else {
+    e->seq.bit_rate_code = 0x3ffff;
+    if (vbv == 0)
+      vbv = 1023;
+  }
+  e->seq.vbv_size_code = CLAMP (vbv, 1, 1023);
+  /* the model runs at the rate the stream signals, as a decoder's does
+   * (an odd number of kbit/s is rounded up to whole 400 bit/s) */
+  gst_cl_mpeg_rate_control_init (&e->rc, bitrate > 0 ?
+      e->seq.bit_rate_code * 400ULL : 0,
+      e->seq.vbv_size_code * VBV_UNIT_BITS,
+      (gdouble) e->fps_n / e->fps_d, gop_size, quantizer, ip_factor,
+      e->mb_width, e->mb_height);
+  e->seq_frames = 0;
+  e->gop_pos = 0;
+  e->need_sequence = TRUE;
+}
+
+GstFlowReturn
+gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
+    GError ** error)
+{
+  Slot *s;
+  GstFlowReturn ret;
+  guint gop_size, bitrate, vbv_size;
+  gboolean cq, rate_set, starts_gop;
+
+  g_mutex_lock (&e->settings_lock);
+  gop_size = e->settings.gop_size;
+  bitrate = e->settings.bitrate;
+  vbv_size = e->settings.vbv_size;
+  g_mutex_unlock (&e->settings_lock);
+  rate_set = bitrate != e->seq_bitrate || vbv_size != e->seq_vbv_size;
+  starts_gop = e->need_sequence || e->gop_pos >= gop_size ||
+      GST_VIDEO_CODEC_FRAME_IS_FORCE_KEYFRAME (frame);
+  if (rate_set && starts_gop) {
+    /* a bit rate or buffer set while playing: the sequence ends with the
+     * GOP, and the next, at the new rate, starts here */
+    GST_INFO_OBJECT (e->parent, "bit rate %u -> %u kbit/s, VBV buffer %u -> %u "
+        "from picture %" G_GUINT64_FORMAT, e->seq_bitrate, bitrate,
+        e->seq_vbv_size, vbv_size, e->frames_out);
+    if ((ret = gst_cl_mpeg_engine_drain (e, TRUE, error)) != GST_FLOW_OK) {
+      gst_video_codec_frame_unref (frame);
+      return ret;
+    }
+    start_rate_sequence (e);
+  }
+  cq = e->rc.bit_rate <= 0;
+
+  s = &e->slots[e->next_slot];
+  e->next_slot ^= 1;
+  g_assert (s != e->pending && s->frame == NULL);
+  s->frame = frame;             /* the reference the base class gave us */
+  s->dc_only = s->all_skipped = FALSE;
+
+  if (starts_gop)
+    e->gop_pos = 0;
+  s->intra = e->gop_pos == 0;
+  s->gop_start = s->intra;
+  s->seq_start = s->intra;
+  if (s->gop_start)
+    e->gop_first = e->seq_frames;
+  s->gop_frame = e->gop_first;
+  s->temporal_reference = e->gop_pos;
+  e->need_sequence = FALSE;
+  e->gop_pos++;
+  e->seq_frames++;
+  s->ref = e->last_recon;
+  s->out = (e->last_recon + 1) % 3;
+  e->last_recon = s->out;
+
+  /* the previous frame's levels go back to the host ahead of this
+   * frame's device work, not behind it */
+  if (e->pending && !read_packed_levels (e, e->pending, FALSE, error))
+    goto failed;
+  if (!submit_input (e, s, error))
+    goto failed;
+  /* With a constant quantiser the device can code this frame while the
+   * host codes the previous one. With a bit rate the quantiser depends on
+   * the previous frame's size: the device meanwhile pads the frame and
+   * searches its vectors. */
+  if (cq) {
+    s->quant = gst_cl_mpeg_rate_control_quant (&e->rc, s->intra,
+        s->gop_start);
+    if (!submit_encode (e, s, error))
+      goto failed;
+  }
+  ret = gst_cl_mpeg_engine_drain (e, FALSE, error);
+  if (ret != GST_FLOW_OK) {
+    slot_drop_frame (e, s);
+    return ret;
+  }
+  if (!cq) {
+    s->quant = gst_cl_mpeg_rate_control_quant (&e->rc, s->intra,
+        s->gop_start);
+    if (!submit_encode (e, s, error))
+      goto failed;
+  }
+  e->pending = s;
+  return GST_FLOW_OK;
+
+failed:
+  slot_drop_frame (e, s);
+  return GST_FLOW_ERROR;
+}
+
+
+/* ---- life cycle ---- */
+
+GstClMpegEngine *
+gst_cl_mpeg_engine_new (GstObject * parent,
+    const GstClMpegEngineSettings * settings,
+    const GstClMpegEngineCallbacks * callbacks, gpointer user_data)
+{
+  GstClMpegEngine *e = g_new0 (GstClMpegEngine, 1);
+
+  e->parent = parent;
+  e->cb = *callbacks;
+  e->user_data = user_data;
+  g_mutex_init (&e->settings_lock);
+  g_mutex_init (&e->job_lock);
+  g_cond_init (&e->job_cond);
+  gst_cl_mpeg_engine_set_settings (e, settings);
+  return e;
+}
+
+void
+gst_cl_mpeg_engine_free (GstClMpegEngine * e)
+{
+  gst_cl_mpeg_engine_stop (e);
+  g_mutex_clear (&e->settings_lock);
+  g_mutex_clear (&e->job_lock);
+  g_cond_clear (&e->job_cond);
+  g_free (e);
+}
+
+void
+gst_cl_mpeg_engine_set_settings (GstClMpegEngine * e,
+    const GstClMpegEngineSettings * settings)
+{
+  g_mutex_lock (&e->settings_lock);
+  e->settings = *settings;
+  /* what the rate control reads for each picture */
+  e->rc.gop_size = MAX (settings->gop_size, 1);
+  e->rc.const_quant = settings->quantizer;
+  e->rc.ip_factor = settings->ip_factor;
+  g_mutex_unlock (&e->settings_lock);
+}
+
+void
+gst_cl_mpeg_engine_start (GstClMpegEngine * e)
+{
+  guint n = MIN (g_get_num_processors (), 16);
+
+  if (n > 1)
+    e->workers = g_thread_pool_new (worker_func, e, n - 1, FALSE, NULL);
+  e->frames_out = e->bytes_out = e->vlc_ns = e->wait_ns = 0;
+  e->repeated = e->dc_only = 0;
+}
+
+gboolean
+gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
+    const GstVideoInfo * info, guint frame_rate_code, guint aspect_code,
+    GError ** error)
+{
+  gst_cl_mpeg_engine_release (e);
+  e->ctx = gst_object_ref (ctx);
+  e->info = *info;
+  if (!setup_device (e, error)) {
+    gst_cl_mpeg_engine_release (e);
+    return FALSE;
+  }
+
+  gst_cl_mpeg_frame_rate (frame_rate_code, &e->fps_n, &e->fps_d);
+  e->seq.width = GST_VIDEO_INFO_WIDTH (info);
+  e->seq.height = GST_VIDEO_INFO_HEIGHT (info);
+  e->seq.frame_rate_code = frame_rate_code;
+  e->seq.aspect_code = aspect_code;
+  start_rate_sequence (e);
+  e->avg_activity = 1;
+  e->last_recon = 0;
+  GST_INFO_OBJECT (e->parent, "%ux%u (%ux%u macroblocks), frame_rate_code "
+      "%u, aspect code %u, %s", e->seq.width, e->seq.height, e->mb_width,
+      e->mb_height, frame_rate_code, aspect_code,
+      e->seq_bitrate ? "constant bit rate" : "constant quantiser");
+  return TRUE;
+}
+
+gboolean
+gst_cl_mpeg_engine_is_configured (GstClMpegEngine * e)
+{
+  return e->tr != NULL;
+}
+
+void
+gst_cl_mpeg_engine_flush (GstClMpegEngine * e)
+{
+  if (e->pending)
+    slot_drop_frame (e, e->pending);
+  e->pending = NULL;
+  /* start over with a new sequence */
+  e->need_sequence = TRUE;
+  e->seq_frames = 0;
+  gst_cl_mpeg_rate_control_restart (&e->rc);
+}
+
+void
+gst_cl_mpeg_engine_stop (GstClMpegEngine * e)
+{
+  gst_cl_mpeg_engine_release (e);
+  if (e->workers)
+    g_thread_pool_free (e->workers, FALSE, TRUE);
+  e->workers = NULL;
+}
+
+void
+gst_cl_mpeg_engine_get_stats (GstClMpegEngine * e,
+    GstClMpegEngineStats * stats)
+{
+  stats->frames = e->frames_out;
+  stats->bytes = e->bytes_out;
+  stats->reencodes = e->rc.reencodes;
+  stats->repeated = e->repeated;
+  stats->dc_only = e->dc_only;
+  stats->stuffing_bytes = e->rc.stuffing_bits / 8;
+  stats->vbv_size = e->seq.vbv_size_code;
+  stats->wait_ns = e->wait_ns;
+  stats->vlc_ns = e->vlc_ns;
+  stats->threads = e->workers ?
+      g_thread_pool_get_max_threads (e->workers) + 1 : 1;
+}

@@ -1,0 +1,98 @@
+/* gst-clvideo: MPEG-1 encoding engine: frame scheduling between the device
+ * stages, the slice coders and the rate control
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/video/video.h>
+#include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclmotionmeta.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GstClMpegEngine:
+ *
+ * Codes frames into MPEG-1 pictures, one frame behind: while the device
+ * works on a frame, the host codes the slices of the one before on worker
+ * threads. Every GOP is closed and starts a sequence; the rate control
+ * recodes a picture that would underflow the VBV buffer. The element
+ * around it (clmpegenc) owns the properties, the caps and the bus; the
+ * engine hands it each coded frame and what the application must hear
+ * of through #GstClMpegEngineCallbacks.
+ */
+typedef struct _GstClMpegEngine GstClMpegEngine;
+
+/* What the element's properties set. gop_size, quantizer, ip_factor,
+ * adaptive, rdo and slices apply from the next picture, bitrate and
+ * vbv_size from the next GOP (which starts a new sequence), the motion
+ * search's from the next gst_cl_mpeg_engine_configure(). */
+typedef struct
+{
+  guint gop_size, quantizer, bitrate, vbv_size, slices, search_range;
+  gdouble ip_factor;
+  gboolean adaptive, subpel, rdo;
+  GstClMotionMethod motion_method;
+} GstClMpegEngineSettings;
+
+typedef struct
+{
+  /* @frame is coded: its output_buffer holds @bytes at mean quantiser
+   * @quant; the callback owns @frame (gst_video_encoder_finish_frame) and
+   * returns the flow */
+  GstFlowReturn (*picture_done) (GstVideoCodecFrame * frame, guint64 bytes,
+      guint quant, gpointer user_data);
+  /* a warning for the application (@domain and @code as GStreamer's
+   * element warnings) */
+  void (*warning) (GQuark domain, gint code, const gchar * text,
+      gpointer user_data);
+} GstClMpegEngineCallbacks;
+
+typedef struct
+{
+  guint64 frames, bytes;
+  /* VBV re-encodes, P pictures coded as a repeat of their reference,
+   * pictures of DC levels only, zero stuffing */
+  guint64 reencodes, repeated, dc_only, stuffing_bytes;
+  guint vbv_size;               /* the sequence's vbv_buffer_size */
+  guint64 wait_ns, vlc_ns;      /* host time waiting, entropy coding */
+  guint threads;                /* entropy coding threads */
+} GstClMpegEngineStats;
+
+/* @parent: what the debug log names. */
+GstClMpegEngine *gst_cl_mpeg_engine_new (GstObject * parent,
+    const GstClMpegEngineSettings * settings,
+    const GstClMpegEngineCallbacks * callbacks, gpointer user_data);
+void gst_cl_mpeg_engine_free (GstClMpegEngine * e);
+
+/* Any thread, any time. */
+void gst_cl_mpeg_engine_set_settings (GstClMpegEngine * e,
+    const GstClMpegEngineSettings * settings);
+
+/* Starts the slice coders and the statistics. */
+void gst_cl_mpeg_engine_start (GstClMpegEngine * e);
+/* Frames of @info (whose rate has @frame_rate_code) on @ctx from now: a
+ * new sequence. What is queued must be drained first. */
+gboolean gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
+    const GstVideoInfo * info, guint frame_rate_code, guint aspect_code,
+    GError ** error);
+gboolean gst_cl_mpeg_engine_is_configured (GstClMpegEngine * e);
+/* Takes @frame (whose input buffer has the configured layout) and
+ * finishes the one before it, if any; GST_FLOW_ERROR with *@error set
+ * where the device failed (the callback's flow otherwise). */
+GstFlowReturn gst_cl_mpeg_engine_encode (GstClMpegEngine * e,
+    GstVideoCodecFrame * frame, GError ** error);
+/* Finishes the frame queued; @end: with a sequence end code. */
+GstFlowReturn gst_cl_mpeg_engine_drain (GstClMpegEngine * e, gboolean end,
+    GError ** error);
+/* Drops the frame queued; the next frame starts a new sequence. */
+void gst_cl_mpeg_engine_flush (GstClMpegEngine * e);
+/* Lets the device objects and the context go. */
+void gst_cl_mpeg_engine_release (GstClMpegEngine * e);
+/* Releases, and stops the slice coders. */
+void gst_cl_mpeg_engine_stop (GstClMpegEngine * e);
+
+void gst_cl_mpeg_engine_get_stats (GstClMpegEngine * e,
+    GstClMpegEngineStats * stats);
+
+G_END_DECLS
