@@ -9,6 +9,13 @@
 
 G_BEGIN_DECLS
 
+/**
+ * GST_TYPE_CL_BUFFER_POOL:
+ *
+ * The #GType of #GstClBufferPool.
+ *
+ * Since: 0.1
+ */
 #define GST_TYPE_CL_BUFFER_POOL (gst_cl_buffer_pool_get_type ())
 GST_CL_API
 G_DECLARE_FINAL_TYPE (GstClBufferPool, gst_cl_buffer_pool, GST,

@@ -47,6 +47,13 @@ G_BEGIN_DECLS
  */
 #define GST_CL_LAYOUT_ENV "GST_CL_LAYOUT"
 
+/**
+ * GST_TYPE_CL_CONTEXT:
+ *
+ * The #GType of #GstClContext.
+ *
+ * Since: 0.1
+ */
 #define GST_TYPE_CL_CONTEXT (gst_cl_context_get_type ())
 GST_CL_API
 G_DECLARE_FINAL_TYPE (GstClContext, gst_cl_context, GST, CL_CONTEXT, GstObject)

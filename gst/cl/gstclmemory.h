@@ -56,6 +56,13 @@ typedef struct {
   cl_map_flags map_flags;
 } GstClMemory;
 
+/**
+ * GST_TYPE_CL_ALLOCATOR:
+ *
+ * The #GType of #GstClAllocator.
+ *
+ * Since: 0.1
+ */
 #define GST_TYPE_CL_ALLOCATOR (gst_cl_allocator_get_type ())
 GST_CL_API
 G_DECLARE_FINAL_TYPE (GstClAllocator, gst_cl_allocator, GST, CL_ALLOCATOR,
