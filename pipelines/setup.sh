@@ -41,6 +41,12 @@ CLVIDEO_PACKAGES=(
   # array fields of messages)
   python3-gi
   python3-gst-1.0
+  # GObject introspection of libgstcl-1.0 (GstCl-1.0.gir and its typelib)
+  # and pipelines/cl-metas.py, which reads the metas through it
+  gobject-introspection
+  libgirepository1.0-dev
+  gir1.2-gstreamer-1.0
+  gir1.2-gst-plugins-base-1.0
 )
 # A script with a build of its own (tests/sanitize.sh, tests/fuzz.sh) sets
 # these before sourcing this file: packages it needs beyond the above, and

@@ -21,7 +21,9 @@ export BUILD_DIR="${FUZZ_BUILD_DIR:-build-fuzz}"
 export CC=clang
 # llvm: llvm-symbolizer, for the reports' stack traces
 CLVIDEO_EXTRA_PACKAGES=(clang libclang-rt-14-dev llvm)
-CLVIDEO_MESON_OPTIONS=(-Dfuzzing=enabled -Dtests=disabled)
+# (no GObject introspection: the targets do not use it)
+CLVIDEO_MESON_OPTIONS=(-Dfuzzing=enabled -Dtests=disabled
+  -Dintrospection=disabled)
 
 # shellcheck source=pipelines/setup.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../pipelines/setup.sh" || exit 1

@@ -3,8 +3,8 @@
  *
  * One cl_context per pipeline, application-provided contexts (need-context
  * answered from a bus sync handler, wrapped cl_context), sharing between
- * pipelines, the "device" property, host <-> device transfer counts and
- * kernel profiling.
+ * pipelines, the "device" property, host <-> device transfer counts,
+ * kernel profiling, and elements that start in several threads at once.
  */
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
@@ -724,6 +724,155 @@ GST_START_TEST (test_transfer_counts)
 
 GST_END_TEST;
 
+/* ---- elements that start at once ---- */
+
+#define RACE_PIPELINES 2
+#define RACE_ELEMENTS 4         /* per pipeline */
+#define RACE_ROUNDS 50
+
+/* All threads wait here until the last one arrives, then go together. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  guint waiting;
+  guint total;
+} Barrier;
+
+static void
+barrier_wait (Barrier * b)
+{
+  g_mutex_lock (&b->lock);
+  if (++b->waiting == b->total)
+    g_cond_broadcast (&b->cond);
+  while (b->waiting < b->total)
+    g_cond_wait (&b->cond, &b->lock);
+  g_mutex_unlock (&b->lock);
+}
+
+typedef struct
+{
+  Barrier *barrier;
+  GstElement *element;
+  GstStateChangeReturn ret;
+} Starter;
+
+static gpointer
+start_element (gpointer data)
+{
+  Starter *st = data;
+
+  barrier_wait (st->barrier);
+  st->ret = gst_element_set_state (st->element, GST_STATE_READY);
+  return NULL;
+}
+
+/* Unlinked cl elements in two pipelines, all taken from NULL to READY in
+ * threads of their own at the same moment: no neighbour can answer, only
+ * the pipeline, with the context one of them made. Each pipeline must end
+ * with one context, made once: GstContext does not travel between
+ * pipelines, so each pipeline makes its own (as with CUDA and GL). Without
+ * the lock of gst_cl_ensure_element_data() several elements of a pipeline
+ * find nothing at once and each makes a context. */
+GST_START_TEST (test_concurrent_start)
+{
+  const guint n = RACE_PIPELINES * RACE_ELEMENTS;
+  guint round, i;
+
+  for (round = 0; round < RACE_ROUNDS; round++) {
+    GstElement *pipelines[RACE_PIPELINES];
+    Starter starters[RACE_PIPELINES * RACE_ELEMENTS];
+    GThread *threads[RACE_PIPELINES * RACE_ELEMENTS];
+    Barrier barrier = { .total = n };
+    guint before = gst_cl_context_get_n_created ();
+
+    g_mutex_init (&barrier.lock);
+    g_cond_init (&barrier.cond);
+    for (i = 0; i < RACE_PIPELINES; i++)
+      pipelines[i] = gst_pipeline_new (NULL);
+    for (i = 0; i < n; i++) {
+      starters[i].barrier = &barrier;
+      starters[i].element = gst_element_factory_make ("clcolorlowpass", NULL);
+      fail_unless (starters[i].element != NULL);
+      gst_bin_add (GST_BIN (pipelines[i / RACE_ELEMENTS]),
+          starters[i].element);
+    }
+    for (i = 0; i < n; i++)
+      threads[i] = g_thread_new ("starter", start_element, &starters[i]);
+    for (i = 0; i < n; i++)
+      g_thread_join (threads[i]);
+
+    for (i = 0; i < n; i++) {
+      GstClContext *ctx =
+          gst_cl_filter_get_context (GST_CL_FILTER (starters[i].element));
+      GstClContext *first = gst_cl_filter_get_context (GST_CL_FILTER
+          (starters[i - i % RACE_ELEMENTS].element));
+
+      fail_unless_equals_int (starters[i].ret, GST_STATE_CHANGE_SUCCESS);
+      fail_unless (ctx != NULL);
+      fail_unless (ctx == first, "round %u: pipeline %u has two contexts",
+          round, i / RACE_ELEMENTS);
+      /* and not the other pipeline's */
+      if (i >= RACE_ELEMENTS)
+        fail_unless (ctx != gst_cl_filter_get_context (GST_CL_FILTER
+                (starters[i - RACE_ELEMENTS].element)));
+    }
+    fail_unless_equals_int (gst_cl_context_get_n_created () - before,
+        RACE_PIPELINES);
+
+    for (i = 0; i < RACE_PIPELINES; i++)
+      stop_pipeline (pipelines[i]);
+    g_mutex_clear (&barrier.lock);
+    g_cond_clear (&barrier.cond);
+  }
+}
+
+GST_END_TEST;
+
+/* One pipeline, started by several threads at once through its elements'
+ * state changes and by the pipeline itself: still one context. */
+GST_START_TEST (test_concurrent_start_one_pipeline)
+{
+  guint round, i;
+
+  for (round = 0; round < RACE_ROUNDS; round++) {
+    GstElement *pipeline = gst_pipeline_new (NULL);
+    Starter starters[RACE_ELEMENTS];
+    GThread *threads[RACE_ELEMENTS];
+    Barrier barrier = { .total = RACE_ELEMENTS + 1 };
+    guint before = gst_cl_context_get_n_created ();
+    GstClContext *common;
+
+    g_mutex_init (&barrier.lock);
+    g_cond_init (&barrier.cond);
+    for (i = 0; i < RACE_ELEMENTS; i++) {
+      starters[i].barrier = &barrier;
+      starters[i].element = gst_element_factory_make ("clcolorlowpass", NULL);
+      fail_unless (starters[i].element != NULL);
+      gst_bin_add (GST_BIN (pipeline), starters[i].element);
+      threads[i] = g_thread_new ("starter", start_element, &starters[i]);
+    }
+    barrier_wait (&barrier);
+    fail_unless (gst_element_set_state (pipeline, GST_STATE_READY) !=
+        GST_STATE_CHANGE_FAILURE);
+    for (i = 0; i < RACE_ELEMENTS; i++)
+      g_thread_join (threads[i]);
+
+    common = gst_cl_filter_get_context (GST_CL_FILTER (starters[0].element));
+    fail_unless (common != NULL);
+    for (i = 0; i < RACE_ELEMENTS; i++)
+      fail_unless (gst_cl_filter_get_context (GST_CL_FILTER
+              (starters[i].element)) == common,
+          "round %u: the pipeline has two contexts", round);
+    fail_unless_equals_int (gst_cl_context_get_n_created () - before, 1);
+    stop_pipeline (pipeline);
+    g_mutex_clear (&barrier.lock);
+    g_cond_clear (&barrier.cond);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 context_suite (void)
 {
@@ -742,6 +891,8 @@ context_suite (void)
   tcase_add_loop_test (tc, test_device_valid, 0,
       G_N_ELEMENTS (device_pipelines));
   tcase_add_test (tc, test_transfer_counts);
+  tcase_add_test (tc, test_concurrent_start);
+  tcase_add_test (tc, test_concurrent_start_one_pipeline);
   return s;
 }
 

@@ -5,8 +5,14 @@
 
 #include <gst/gst.h>
 
-/* GST_CL_API marks the library's exported symbols; everything else is
- * built with hidden visibility. */
+/**
+ * GST_CL_API:
+ *
+ * Marks the exported symbols of libgstcl-1.0; everything else is built
+ * with hidden visibility.
+ *
+ * Since: 0.1
+ */
 #ifndef GST_CL_API
 # ifdef BUILDING_GST_CL
 #  define GST_CL_API GST_API_EXPORT

@@ -1,6 +1,13 @@
 /* gst-clvideo: buffer pool of GstClMemory video frames
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+/**
+ * SECTION:gstclbufferpool
+ * @title: GstClBufferPool
+ * @short_description: pools of video frames and plain buffers on the device
+ *
+ * Since: 0.1
+ */
 #include <gst/cl/gstclbufferpool.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_buffer_pool_debug);
@@ -104,6 +111,16 @@ gst_cl_buffer_pool_init (GstClBufferPool * self G_GNUC_UNUSED)
 {
 }
 
+/**
+ * gst_cl_buffer_pool_new:
+ * @ctx: a #GstClContext
+ *
+ * A pool of video frames on @ctx's device, to configure with caps.
+ *
+ * Returns: (transfer full): the new pool
+ *
+ * Since: 0.1
+ */
 GstBufferPool *
 gst_cl_buffer_pool_new (GstClContext * ctx)
 {
@@ -114,6 +131,19 @@ gst_cl_buffer_pool_new (GstClContext * ctx)
   return GST_BUFFER_POOL_CAST (self);
 }
 
+/**
+ * gst_cl_buffer_pool_new_for_caps:
+ * @ctx: a #GstClContext
+ * @caps: video caps
+ * @min_buffers: the fewest buffers the pool holds
+ *
+ * A pool configured for @caps (video meta on), not yet active.
+ *
+ * Returns: (transfer full) (nullable): the pool, or %NULL when @caps are
+ *   not video caps
+ *
+ * Since: 0.1
+ */
 GstBufferPool *
 gst_cl_buffer_pool_new_for_caps (GstClContext * ctx, GstCaps * caps,
     guint min_buffers)
@@ -137,6 +167,21 @@ gst_cl_buffer_pool_new_for_caps (GstClContext * ctx, GstCaps * caps,
   return pool;
 }
 
+/**
+ * gst_cl_buffer_pool_new_sized:
+ * @ctx: a #GstClContext
+ * @size: bytes per buffer
+ * @min_buffers: the fewest buffers the pool holds
+ * @error: return location for a #GError
+ *
+ * An active pool of plain device buffers (one #GstClMemory each) of @size
+ * bytes, for results of kernels kept with a frame's meta such as
+ * histograms or motion vectors.
+ *
+ * Returns: (transfer full) (nullable): the pool, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 GstBufferPool *
 gst_cl_buffer_pool_new_sized (GstClContext * ctx, gsize size,
     guint min_buffers, GError ** error)

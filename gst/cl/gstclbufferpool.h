@@ -9,14 +9,31 @@
 
 G_BEGIN_DECLS
 
+/**
+ * GST_TYPE_CL_BUFFER_POOL:
+ *
+ * The #GType of #GstClBufferPool.
+ *
+ * Since: 0.1
+ */
 #define GST_TYPE_CL_BUFFER_POOL (gst_cl_buffer_pool_get_type ())
 GST_CL_API
 G_DECLARE_FINAL_TYPE (GstClBufferPool, gst_cl_buffer_pool, GST,
     CL_BUFFER_POOL, GstBufferPool)
 
+/**
+ * GstClBufferPool:
+ *
+ * A pool of video frames in #GstClMemory of one context, each with a
+ * #GstVideoMeta. A buffer that returns to the pool has undefined content.
+ *
+ * Since: 0.1
+ */
 struct _GstClBufferPool
 {
   GstBufferPool parent;
+
+  /*< private >*/
   GstClContext *context;
   GstAllocator *allocator;
   GstVideoInfo info;
@@ -25,14 +42,10 @@ struct _GstClBufferPool
 GST_CL_API
 GstBufferPool *gst_cl_buffer_pool_new (GstClContext * ctx);
 
-/* A configured pool for @caps (video meta on), not yet active. */
 GST_CL_API
 GstBufferPool *gst_cl_buffer_pool_new_for_caps (GstClContext * ctx,
     GstCaps * caps, guint min_buffers);
 
-/* An active pool of plain device buffers of @size bytes (results of
- * kernels kept with a frame's meta, such as histograms or motion vectors),
- * at least @min_buffers of them. */
 GST_CL_API
 GstBufferPool *gst_cl_buffer_pool_new_sized (GstClContext * ctx, gsize size,
     guint min_buffers, GError ** error);

@@ -1,6 +1,24 @@
 /* gst-clvideo: the shared OpenCL device context
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+/**
+ * SECTION:gstclcontext
+ * @title: GstClContext
+ * @short_description: the OpenCL device context that cl elements share
+ *
+ * A #GstClContext wraps an OpenCL device, a context on it and one in-order
+ * command queue. The cl elements of a pipeline share one, found or made by
+ * gst_cl_ensure_element_data() and passed around as a #GstContext of type
+ * #GST_CL_CONTEXT_TYPE. An application can make one with
+ * gst_cl_context_new() (or wrap its own OpenCL objects with
+ * gst_cl_context_new_wrapped()) and hand it to its pipelines with
+ * gst_context_new_cl_context() and gst_element_set_context(), or answer
+ * their `need-context` messages with it.
+ *
+ * All functions of a context may be called from any thread.
+ *
+ * Since: 0.1
+ */
 #include <gst/cl/gstclcontext.h>
 #include "gstclprogram-private.h"
 #include "gstclbinarycache-private.h"
@@ -33,6 +51,20 @@ struct _GstClContextPrivate
   gboolean owns_context;
   gsize counts[3];               /* GstClTransferKind -> count */
   guint programs_from_cache;    /* built from the binary cache */
+};
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_NAME,
+  PROP_PLATFORM_NAME,
+  PROP_DEVICE_TYPE,
+  PROP_COMPUTE_UNITS,
+  PROP_LOCAL_MEM_SIZE,
+  PROP_GLOBAL_MEM_SIZE,
+  PROP_MAX_WORK_GROUP_SIZE,
+  PROP_HOST_UNIFIED,
+  PROP_CPU_LAYOUT,
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstClContext, gst_cl_context, GST_TYPE_OBJECT,
@@ -89,10 +121,150 @@ gst_cl_context_finalize (GObject * object)
   G_OBJECT_CLASS (gst_cl_context_parent_class)->finalize (object);
 }
 
+static const gchar *device_type_name (cl_device_type t);
+
+static void
+gst_cl_context_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstClContext *self = GST_CL_CONTEXT (object);
+
+  /* set once when the context is made: no lock needed */
+  switch (prop_id) {
+    case PROP_DEVICE_NAME:
+      g_value_set_string (value, self->device_name);
+      break;
+    case PROP_PLATFORM_NAME:
+      g_value_set_string (value, self->platform_name);
+      break;
+    case PROP_DEVICE_TYPE:
+      g_value_set_string (value, device_type_name (self->device_type));
+      break;
+    case PROP_COMPUTE_UNITS:
+      g_value_set_uint (value, self->compute_units);
+      break;
+    case PROP_LOCAL_MEM_SIZE:
+      g_value_set_uint64 (value, self->local_mem_size);
+      break;
+    case PROP_GLOBAL_MEM_SIZE:
+      g_value_set_uint64 (value, self->global_mem_size);
+      break;
+    case PROP_MAX_WORK_GROUP_SIZE:
+      g_value_set_uint64 (value, self->max_work_group_size);
+      break;
+    case PROP_HOST_UNIFIED:
+      g_value_set_boolean (value, self->host_unified);
+      break;
+    case PROP_CPU_LAYOUT:
+      g_value_set_boolean (value, self->cpu_layout);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
 static void
 gst_cl_context_class_init (GstClContextClass * klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = gst_cl_context_finalize;
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->finalize = gst_cl_context_finalize;
+  gobject_class->get_property = gst_cl_context_get_property;
+
+  /**
+   * GstClContext:device-name:
+   *
+   * The device's name (CL_DEVICE_NAME).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
+      g_param_spec_string ("device-name", "Device name",
+          "The OpenCL device's name", NULL, flags));
+  /**
+   * GstClContext:platform-name:
+   *
+   * The name of the device's platform (CL_PLATFORM_NAME).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_PLATFORM_NAME,
+      g_param_spec_string ("platform-name", "Platform name",
+          "The OpenCL platform's name", NULL, flags));
+  /**
+   * GstClContext:device-type:
+   *
+   * "GPU", "accelerator", "CPU" or "other".
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE_TYPE,
+      g_param_spec_string ("device-type", "Device type",
+          "GPU, accelerator, CPU or other", NULL, flags));
+  /**
+   * GstClContext:compute-units:
+   *
+   * The device's compute units (CL_DEVICE_MAX_COMPUTE_UNITS).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_COMPUTE_UNITS,
+      g_param_spec_uint ("compute-units", "Compute units",
+          "The device's compute units", 0, G_MAXUINT, 0, flags));
+  /**
+   * GstClContext:local-mem-size:
+   *
+   * Bytes of local memory per work-group (CL_DEVICE_LOCAL_MEM_SIZE).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_LOCAL_MEM_SIZE,
+      g_param_spec_uint64 ("local-mem-size", "Local memory size",
+          "Bytes of local memory per work-group", 0, G_MAXUINT64, 0, flags));
+  /**
+   * GstClContext:global-mem-size:
+   *
+   * Bytes of global memory (CL_DEVICE_GLOBAL_MEM_SIZE; 0: unknown).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_GLOBAL_MEM_SIZE,
+      g_param_spec_uint64 ("global-mem-size", "Global memory size",
+          "Bytes of global memory (0: unknown)", 0, G_MAXUINT64, 0, flags));
+  /**
+   * GstClContext:max-work-group-size:
+   *
+   * The largest work-group (CL_DEVICE_MAX_WORK_GROUP_SIZE).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_WORK_GROUP_SIZE,
+      g_param_spec_uint64 ("max-work-group-size", "Max work-group size",
+          "Work-items in a work-group at the most", 0, G_MAXUINT64, 0,
+          flags));
+  /**
+   * GstClContext:host-unified:
+   *
+   * Whether buffers live in host memory (CPU devices): mapping them costs
+   * no copy.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_HOST_UNIFIED,
+      g_param_spec_boolean ("host-unified", "Host unified",
+          "Buffers live in host memory", FALSE, flags));
+  /**
+   * GstClContext:cpu-layout:
+   *
+   * Whether kernels are laid out for CPUs rather than GPUs.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_CPU_LAYOUT,
+      g_param_spec_boolean ("cpu-layout", "CPU layout",
+          "Kernels are laid out for CPUs", FALSE, flags));
 }
 
 /* ---- device enumeration ---- */
@@ -275,6 +447,16 @@ effective_spec (const gchar * device_spec)
   return NULL;
 }
 
+/**
+ * gst_cl_describe_devices:
+ *
+ * Lists the usable OpenCL devices, one line each: "index: device
+ * (platform, type)", the index being what a device spec may name.
+ *
+ * Returns: (transfer full): the list, empty when there is no device
+ *
+ * Since: 0.1
+ */
 gchar *
 gst_cl_describe_devices (void)
 {
@@ -354,6 +536,24 @@ create_queue (GstClContext * self, GError ** error)
   return q;
 }
 
+/**
+ * gst_cl_context_new:
+ * @device_spec: (nullable): the device: an index into the list of
+ *   gst_cl_describe_devices(), a case-insensitive substring of the device
+ *   or platform name, or a device type ("GPU", "CPU", "accelerator");
+ *   %NULL or "" for #GST_CL_DEVICE_ENV, else the first GPU, accelerator or
+ *   CPU
+ * @error: return location for a #GError
+ *
+ * Makes a context on the device @device_spec picks, with an in-order
+ * command queue. Counted by gst_cl_context_get_n_created().
+ *
+ * Returns: (transfer full) (nullable): the new context, or %NULL with
+ *   @error set (#GST_CL_ERROR_NO_PLATFORM: no platform, or no device
+ *   matches; #GST_CL_ERROR_CALL: an OpenCL call failed)
+ *
+ * Since: 0.1
+ */
 GstClContext *
 gst_cl_context_new (const gchar * device_spec, GError ** error)
 {
@@ -431,6 +631,22 @@ gst_cl_context_new (const gchar * device_spec, GError ** error)
   return self;
 }
 
+/**
+ * gst_cl_context_new_wrapped: (skip)
+ * @context: the application's OpenCL context (retained)
+ * @device: a device of @context (retained)
+ * @queue: (nullable): an in-order command queue on @device (retained), or
+ *   %NULL for a new one
+ * @error: return location for a #GError
+ *
+ * Wraps an application's own OpenCL objects, so that the cl elements work
+ * on them. Not counted by gst_cl_context_get_n_created().
+ *
+ * Returns: (transfer full) (nullable): the new context, or %NULL with
+ *   @error set (an out-of-order @queue is refused)
+ *
+ * Since: 0.1
+ */
 GstClContext *
 gst_cl_context_new_wrapped (cl_context context, cl_device_id device,
     cl_command_queue queue, GError ** error)
@@ -474,18 +690,82 @@ gst_cl_context_new_wrapped (cl_context context, cl_device_id device,
   return self;
 }
 
+/**
+ * gst_cl_context_get_n_created:
+ *
+ * The number of OpenCL contexts that gst_cl_context_new() made in this
+ * process (wrapped ones not counted), for tests: the elements of a
+ * pipeline make one between them.
+ *
+ * Returns: the count
+ *
+ * Since: 0.1
+ */
 guint
 gst_cl_context_get_n_created (void)
 {
   return g_atomic_int_get (&n_contexts_created);
 }
 
+/**
+ * gst_cl_context_get_device_name:
+ * @ctx: a #GstClContext
+ *
+ * Returns: (transfer none): the device's name, as long as @ctx lives
+ *
+ * Since: 0.1
+ */
+const gchar *
+gst_cl_context_get_device_name (GstClContext * ctx)
+{
+  g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), NULL);
+  return ctx->device_name;
+}
+
+/**
+ * gst_cl_context_get_platform_name:
+ * @ctx: a #GstClContext
+ *
+ * Returns: (transfer none): the name of the device's platform, as long as
+ *   @ctx lives
+ *
+ * Since: 0.1
+ */
+const gchar *
+gst_cl_context_get_platform_name (GstClContext * ctx)
+{
+  g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), NULL);
+  return ctx->platform_name;
+}
+
+/**
+ * gst_cl_context_is_gpu:
+ * @ctx: a #GstClContext
+ *
+ * Returns: whether the context's device is a GPU
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_context_is_gpu (GstClContext * ctx)
 {
+  g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), FALSE);
   return (ctx->device_type & CL_DEVICE_TYPE_GPU) != 0;
 }
 
+/**
+ * gst_cl_context_matches:
+ * @ctx: a #GstClContext
+ * @device_spec: (nullable): a device spec, as for gst_cl_context_new()
+ *
+ * Whether @ctx suits an element whose device choice is @device_spec: the
+ * first device that the spec (else #GST_CL_DEVICE_ENV) picks must be the
+ * context's device. Without a choice any context suits.
+ *
+ * Returns: %TRUE when @ctx suits @device_spec
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_context_matches (GstClContext * ctx, const gchar * device_spec)
 {
@@ -493,6 +773,8 @@ gst_cl_context_matches (GstClContext * ctx, const gchar * device_spec)
   GArray *list;
   gboolean match = FALSE;
   guint i;
+
+  g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), FALSE);
 
   if (!spec)
     return TRUE;
@@ -592,6 +874,24 @@ done:
   return program;
 }
 
+/**
+ * gst_cl_context_create_kernel: (skip)
+ * @ctx: a #GstClContext
+ * @program_name: a kernel source registered with the library (the
+ *   plugin's kernels/NAME.cl)
+ * @options: (nullable): build options
+ * @kernel_name: the kernel function
+ * @error: return location for a #GError
+ *
+ * A new kernel of program @program_name built with @options. The program
+ * is built once per context, source and options (or loaded from the
+ * binary cache), then kept. MT safe.
+ *
+ * Returns: (transfer full) (nullable): the kernel, to release with
+ *   clReleaseKernel(), or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 cl_kernel
 gst_cl_context_create_kernel (GstClContext * ctx, const gchar * program_name,
     const gchar * options, const gchar * kernel_name, GError ** error)
@@ -654,6 +954,24 @@ harvest_launches (GstClContext * self, gboolean wait)
   }
 }
 
+/**
+ * gst_cl_context_enqueue_kernel: (skip)
+ * @ctx: a #GstClContext
+ * @kernel: a kernel of @ctx, its arguments set
+ * @label: what its device time is accounted under (see
+ *   gst_cl_context_get_kernel_stats())
+ * @work_dim: 1 to 3
+ * @global_size: @work_dim global sizes
+ * @local_size: (nullable): @work_dim work-group sizes, or %NULL
+ * @error: return location for a #GError
+ *
+ * Enqueues @kernel on the context's queue without waiting. MT safe (the
+ * kernel's arguments are the caller's to keep from other threads).
+ *
+ * Returns: %TRUE when enqueued, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_context_enqueue_kernel (GstClContext * ctx, cl_kernel kernel,
     const gchar * label, guint work_dim, const size_t * global_size,
@@ -679,12 +997,38 @@ gst_cl_context_enqueue_kernel (GstClContext * ctx, cl_kernel kernel,
   return TRUE;
 }
 
+/**
+ * gst_cl_context_finish:
+ * @ctx: a #GstClContext
+ * @error: return location for a #GError
+ *
+ * Waits until all work enqueued on the context's queue has completed.
+ *
+ * Returns: %TRUE on success, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_context_finish (GstClContext * ctx, GError ** error)
 {
   return gst_cl_check (clFinish (ctx->queue), "clFinish", error);
 }
 
+/**
+ * gst_cl_context_get_kernel_stats:
+ * @ctx: a #GstClContext
+ * @label: a label given to gst_cl_context_enqueue_kernel()
+ * @launches: (out) (optional): completed launches under @label
+ * @total_ns: (out) (optional): their device time, in nanoseconds
+ * @min_ns: (out) (optional): the shortest one's device time
+ *
+ * Device time statistics of the launches under @label (on queues with
+ * profiling; waits for the queue first). MT safe.
+ *
+ * Returns: whether any launch under @label was timed
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_context_get_kernel_stats (GstClContext * ctx, const gchar * label,
     guint64 * launches, guint64 * total_ns, guint64 * min_ns)
@@ -707,6 +1051,15 @@ gst_cl_context_get_kernel_stats (GstClContext * ctx, const gchar * label,
   return found;
 }
 
+/**
+ * gst_cl_context_reset_stats:
+ * @ctx: a #GstClContext
+ *
+ * Clears the kernel statistics and the transfer counts (waits for the
+ * queue first). MT safe.
+ *
+ * Since: 0.1
+ */
 void
 gst_cl_context_reset_stats (GstClContext * ctx)
 {
@@ -718,12 +1071,30 @@ gst_cl_context_reset_stats (GstClContext * ctx)
   g_mutex_unlock (&ctx->priv->lock);
 }
 
+/**
+ * gst_cl_context_count:
+ * @ctx: a #GstClContext
+ * @kind: what was transferred
+ *
+ * Counts one transfer (see gst_cl_context_get_transfer_counts()). MT safe.
+ *
+ * Since: 0.1
+ */
 void
 gst_cl_context_count (GstClContext * ctx, GstClTransferKind kind)
 {
   g_atomic_pointer_add (&ctx->priv->counts[kind], 1);
 }
 
+/**
+ * gst_cl_context_get_transfer_counts:
+ * @ctx: a #GstClContext
+ * @counts: (out caller-allocates): the counts
+ *
+ * The host <-> device transfers counted so far. MT safe.
+ *
+ * Since: 0.1
+ */
 void
 gst_cl_context_get_transfer_counts (GstClContext * ctx,
     GstClTransferCounts * counts)
@@ -736,6 +1107,17 @@ gst_cl_context_get_transfer_counts (GstClContext * ctx,
       ctx->priv->counts[GST_CL_TRANSFER_DOWNLOAD]);
 }
 
+/**
+ * gst_cl_context_get_programs_from_cache:
+ * @ctx: a #GstClContext
+ *
+ * How many of the programs this context built came from the on-disk
+ * binary cache rather than from source. MT safe.
+ *
+ * Returns: the count
+ *
+ * Since: 0.1
+ */
 guint
 gst_cl_context_get_programs_from_cache (GstClContext * ctx)
 {
@@ -748,26 +1130,86 @@ gst_cl_context_get_programs_from_cache (GstClContext * ctx)
 
 /* ---- GstContext sharing ---- */
 
+/**
+ * gst_context_new_cl_context:
+ * @ctx: a #GstClContext
+ *
+ * A persistent #GstContext of type #GST_CL_CONTEXT_TYPE holding @ctx, to
+ * give to gst_element_set_context() (on a pipeline, or on the element of a
+ * `need-context` message).
+ *
+ * Returns: (transfer full): the new #GstContext
+ *
+ * Since: 0.1
+ */
 GstContext *
 gst_context_new_cl_context (GstClContext * ctx)
 {
-  GstContext *context = gst_context_new (GST_CL_CONTEXT_TYPE, TRUE);
-  GstStructure *s = gst_context_writable_structure (context);
-  gst_structure_set (s, "context", GST_TYPE_CL_CONTEXT, ctx, NULL);
+  GstContext *context;
+
+  g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), NULL);
+  context = gst_context_new (GST_CL_CONTEXT_TYPE, TRUE);
+  gst_structure_set (gst_context_writable_structure (context), "context",
+      GST_TYPE_CL_CONTEXT, ctx, NULL);
   return context;
 }
 
+/**
+ * gst_context_get_cl_context:
+ * @context: a #GstContext
+ * @ctx: (out) (transfer full) (optional): the #GstClContext it holds
+ *
+ * Returns: %TRUE when @context is of type #GST_CL_CONTEXT_TYPE and holds a
+ *   #GstClContext
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_context_get_cl_context (GstContext * context, GstClContext ** ctx)
 {
   const GstStructure *s;
+  GstClContext *found = NULL;
 
   g_return_val_if_fail (GST_IS_CONTEXT (context), FALSE);
   if (g_strcmp0 (gst_context_get_context_type (context),
           GST_CL_CONTEXT_TYPE) != 0)
     return FALSE;
   s = gst_context_get_structure (context);
-  return gst_structure_get (s, "context", GST_TYPE_CL_CONTEXT, ctx, NULL);
+  if (!gst_structure_get (s, "context", GST_TYPE_CL_CONTEXT, &found, NULL) ||
+      !found)
+    return FALSE;
+  if (ctx)
+    *ctx = found;
+  else
+    gst_object_unref (found);
+  return TRUE;
+}
+
+/* Stores @ctx (taken) in *@ctx_ptr unless another thread (a set_context)
+ * got there first; the element's object lock guards *@ctx_ptr. */
+static void
+install_context (GstElement * element, GstClContext ** ctx_ptr,
+    GstClContext * ctx)
+{
+  GST_OBJECT_LOCK (element);
+  if (*ctx_ptr == NULL) {
+    *ctx_ptr = ctx;
+    ctx = NULL;
+  }
+  GST_OBJECT_UNLOCK (element);
+  if (ctx)
+    gst_object_unref (ctx);
+}
+
+static gboolean
+has_context (GstElement * element, GstClContext ** ctx_ptr)
+{
+  gboolean has;
+
+  GST_OBJECT_LOCK (element);
+  has = *ctx_ptr != NULL;
+  GST_OBJECT_UNLOCK (element);
+  return has;
 }
 
 /* Takes a context from @context when it suits @device_spec. */
@@ -777,7 +1219,7 @@ adopt_context (GstElement * element, GstContext * context,
 {
   GstClContext *found = NULL;
 
-  if (!gst_context_get_cl_context (context, &found) || !found)
+  if (!gst_context_get_cl_context (context, &found))
     return FALSE;
   if (!gst_cl_context_matches (found, device_spec)) {
     GST_DEBUG_OBJECT (element, "shared context on %s does not match device "
@@ -785,27 +1227,51 @@ adopt_context (GstElement * element, GstContext * context,
     gst_object_unref (found);
     return FALSE;
   }
-  GST_OBJECT_LOCK (element);
-  if (*ctx_ptr == NULL) {
-    *ctx_ptr = found;
-    found = NULL;
-  }
-  GST_OBJECT_UNLOCK (element);
-  if (found)
-    gst_object_unref (found);
+  install_context (element, ctx_ptr, found);
   return TRUE;
 }
 
+/**
+ * gst_cl_handle_set_context:
+ * @element: a cl element
+ * @context: (nullable): the #GstContext given to its set_context
+ * @device_spec: (nullable): the element's device choice
+ * @ctx_ptr: (inout) (transfer full) (nullable): the element's context
+ *
+ * For an element's #GstElementClass.set_context(): takes the #GstClContext
+ * of @context into *@ctx_ptr when the element has none yet and it suits
+ * @device_spec (see gst_cl_context_matches()). *@ctx_ptr is written under
+ * the element's object lock. The element must chain up to its parent
+ * class's set_context() too.
+ *
+ * Returns: whether a context was taken
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_handle_set_context (GstElement * element, GstContext * context,
     const gchar * device_spec, GstClContext ** ctx_ptr)
 {
   g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
-  if (!context || *ctx_ptr)
+  g_return_val_if_fail (ctx_ptr != NULL, FALSE);
+  if (!context || has_context (element, ctx_ptr))
     return FALSE;
   return adopt_context (element, context, device_spec, ctx_ptr);
 }
 
+/**
+ * gst_cl_handle_context_query:
+ * @element: a cl element
+ * @query: a #GstQuery of type %GST_QUERY_CONTEXT
+ * @ctx: (nullable): the element's context, if it has one
+ *
+ * For an element's query handlers: answers a context query of type
+ * #GST_CL_CONTEXT_TYPE with @ctx.
+ *
+ * Returns: whether the query was answered
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_handle_context_query (GstElement * element, GstQuery * query,
     GstClContext * ctx)
@@ -813,6 +1279,8 @@ gst_cl_handle_context_query (GstElement * element, GstQuery * query,
   const gchar *type = NULL;
   GstContext *context, *old = NULL;
 
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  g_return_val_if_fail (GST_IS_QUERY (query), FALSE);
   if (!ctx || !gst_query_parse_context_type (query, &type) ||
       g_strcmp0 (type, GST_CL_CONTEXT_TYPE) != 0)
     return FALSE;
@@ -862,21 +1330,15 @@ run_context_query (GstElement * element, GstQuery * query,
   return found;
 }
 
-gboolean
-gst_cl_ensure_element_data (GstElement * element, const gchar * device_spec,
+/* Steps 1 and 2 of gst_cl_ensure_element_data(): a context from the
+ * neighbours, else from the application or a bin. */
+static gboolean
+find_context (GstElement * element, const gchar * device_spec,
     GstClContext ** ctx_ptr)
 {
   GstQuery *query;
   GstContext *context = NULL;
-  GstClContext *created;
-  GError *error = NULL;
-  GstMessage *msg;
 
-  g_return_val_if_fail (ctx_ptr != NULL, FALSE);
-  if (*ctx_ptr)
-    return TRUE;
-
-  /* 1. ask the neighbours, downstream then upstream */
   query = gst_query_new_context (GST_CL_CONTEXT_TYPE);
   if (run_context_query (element, query, GST_PAD_SRC) ||
       run_context_query (element, query, GST_PAD_SINK)) {
@@ -885,40 +1347,103 @@ gst_cl_ensure_element_data (GstElement * element, const gchar * device_spec,
       adopt_context (element, context, device_spec, ctx_ptr);
   }
   gst_query_unref (query);
-  if (*ctx_ptr) {
+  if (has_context (element, ctx_ptr)) {
     GST_DEBUG_OBJECT (element, "using context of a neighbour");
     return TRUE;
   }
 
-  /* 2. ask the application (and the bins, which cache contexts) */
-  msg = gst_message_new_need_context (GST_OBJECT_CAST (element),
-      GST_CL_CONTEXT_TYPE);
-  gst_element_post_message (element, msg);
-  if (*ctx_ptr) {
-    GST_DEBUG_OBJECT (element, "using context set by the application");
+  /* a synchronous answer: the bins (which keep the contexts they have
+   * seen) and the application's sync handler call set_context */
+  gst_element_post_message (element,
+      gst_message_new_need_context (GST_OBJECT_CAST (element),
+          GST_CL_CONTEXT_TYPE));
+  if (has_context (element, ctx_ptr)) {
+    GST_DEBUG_OBJECT (element, "using context set by the application or "
+        "a bin");
     return TRUE;
   }
+  return FALSE;
+}
+
+/* One lock for the whole process around query-or-create, as CUDA's
+ * gst_cuda_ensure_element_context() has: elements of one pipeline that
+ * start at once in different threads would each find nothing and make a
+ * context of their own. Held, the first makes one and posts have-context
+ * (the bins keep it) before the next asks. Recursive: a sync handler may
+ * start another element from inside the need-context message. */
+static GRecMutex ensure_lock;
+
+/**
+ * gst_cl_ensure_element_data:
+ * @element: a cl element
+ * @device_spec: (nullable): the element's device choice (see
+ *   gst_cl_context_new())
+ * @ctx_ptr: (inout) (transfer full) (nullable): the element's context; its
+ *   element's set_context() must store into the same place (with
+ *   gst_cl_handle_set_context())
+ *
+ * Makes sure the element has a #GstClContext, for its change from NULL to
+ * READY. Unless *@ctx_ptr is set already it
+ *
+ * 1. queries the neighbours downstream, then upstream, for a context;
+ * 2. posts a `need-context` message, which the bins (from the contexts
+ *    they have seen) or the application (from a bus sync handler) answer
+ *    with gst_element_set_context();
+ * 3. else makes a context on the device of @device_spec, sets it on
+ *    @element and posts a `have-context` message, so that the other
+ *    elements of its pipeline find it at step 2.
+ *
+ * A context found is only taken when it suits @device_spec.
+ *
+ * MT safe: one process-wide lock is held over the three steps, so that
+ * the elements of one pipeline that start at the same time in several
+ * threads end with one context. Elements of separate pipelines share a
+ * context only where the application hands the same one to both: a
+ * #GstContext travels within one pipeline.
+ *
+ * Returns: %TRUE when the element has a context, else %FALSE with an
+ *   element error posted
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cl_ensure_element_data (GstElement * element, const gchar * device_spec,
+    GstClContext ** ctx_ptr)
+{
+  GstContext *context;
+  GstClContext *created, *ctx;
+  GError *error = NULL;
+  gboolean ret = TRUE;
+
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  g_return_val_if_fail (ctx_ptr != NULL, FALSE);
+
+  g_rec_mutex_lock (&ensure_lock);
+  if (has_context (element, ctx_ptr) ||
+      find_context (element, device_spec, ctx_ptr))
+    goto done;
 
   /* 3. make one and tell everybody */
   created = gst_cl_context_new (device_spec, &error);
   if (!created) {
     GST_CL_ELEMENT_ERROR (element, error);
-    return FALSE;
+    ret = FALSE;
+    goto done;
   }
-  GST_OBJECT_LOCK (element);
-  if (*ctx_ptr == NULL) {
-    *ctx_ptr = created;
-    created = NULL;
-  }
-  GST_OBJECT_UNLOCK (element);
-  if (created)
-    gst_object_unref (created);
+  install_context (element, ctx_ptr, created);
 
-  context = gst_context_new_cl_context (*ctx_ptr);
+  GST_OBJECT_LOCK (element);
+  ctx = gst_object_ref (*ctx_ptr);
+  GST_OBJECT_UNLOCK (element);
+  context = gst_context_new_cl_context (ctx);
   gst_element_set_context (element, context);
-  msg = gst_message_new_have_context (GST_OBJECT_CAST (element), context);
-  gst_element_post_message (element, msg);
+  gst_element_post_message (element,
+      gst_message_new_have_context (GST_OBJECT_CAST (element), context));
   GST_INFO_OBJECT (element, "created OpenCL context on %s",
-      (*ctx_ptr)->device_name);
-  return TRUE;
+      ctx->device_name);
+  gst_object_unref (ctx);
+
+done:
+  g_rec_mutex_unlock (&ensure_lock);
+  return ret;
 }

@@ -18,21 +18,76 @@ G_BEGIN_DECLS
  * An application answers `need-context` messages of this type (for example
  * from a bus sync handler) with gst_context_new_cl_context() to make every
  * cl element of its pipelines use a device of its choosing.
+ *
+ * Since: 0.1
  */
 #define GST_CL_CONTEXT_TYPE "gst.cl.context"
 
-/* Environment variable choosing the device when an element's "device"
- * property is unset: an index into the list of devices or a case-insensitive
- * substring of the device or platform name. */
+/**
+ * GST_CL_DEVICE_ENV:
+ *
+ * The environment variable that chooses the device where an element's
+ * "device" property (or the device_spec of gst_cl_context_new()) is unset:
+ * an index into the list of gst_cl_describe_devices(), or a
+ * case-insensitive substring of the device or platform name, or a device
+ * type ("GPU", "CPU", "accelerator").
+ *
+ * Since: 0.1
+ */
 #define GST_CL_DEVICE_ENV "GST_CL_DEVICE"
+
+/**
+ * GST_CL_LAYOUT_ENV:
+ *
+ * The environment variable that overrides the kernel layout a new context
+ * picks from its device type: "cpu" or "gpu" (read when a context is made;
+ * for tests of both layouts on one device).
+ *
+ * Since: 0.1
+ */
 #define GST_CL_LAYOUT_ENV "GST_CL_LAYOUT"
 
+/**
+ * GST_TYPE_CL_CONTEXT:
+ *
+ * The #GType of #GstClContext.
+ *
+ * Since: 0.1
+ */
 #define GST_TYPE_CL_CONTEXT (gst_cl_context_get_type ())
 GST_CL_API
 G_DECLARE_FINAL_TYPE (GstClContext, gst_cl_context, GST, CL_CONTEXT, GstObject)
 
 typedef struct _GstClContextPrivate GstClContextPrivate;
 
+/**
+ * GstClContext:
+ * @platform: the OpenCL platform of @device
+ * @device: the device
+ * @context: the OpenCL context on @device
+ * @queue: the in-order command queue that all cl elements of the context
+ *   enqueue on (profiling enabled where the device can)
+ * @device_type: CL_DEVICE_TYPE_* bits of @device
+ * @device_name: the device's name
+ * @platform_name: the platform's name
+ * @compute_units: CL_DEVICE_MAX_COMPUTE_UNITS
+ * @local_mem_size: CL_DEVICE_LOCAL_MEM_SIZE, in bytes
+ * @max_work_group_size: CL_DEVICE_MAX_WORK_GROUP_SIZE
+ * @global_mem_size: CL_DEVICE_GLOBAL_MEM_SIZE, in bytes (0: unknown)
+ * @host_unified: %TRUE for CPU devices: buffers live in host memory and
+ *   mapping them costs no copy
+ * @cpu_layout: kernels are laid out for CPUs (long vectorisable rows, no
+ *   local memory) rather than GPUs (work-group tiles in local memory): the
+ *   device type's choice, or #GST_CL_LAYOUT_ENV
+ *
+ * An OpenCL device, its context and one in-order command queue, shared by
+ * the cl elements of a pipeline (see gst_cl_ensure_element_data()). The
+ * fields are set when the object is made and never change: any thread may
+ * read them. The OpenCL handles are for C code; GObject introspection sees
+ * the device's description as read-only properties.
+ *
+ * Since: 0.1
+ */
 struct _GstClContext
 {
   GstObject parent;
@@ -40,7 +95,7 @@ struct _GstClContext
   cl_platform_id platform;
   cl_device_id device;
   cl_context context;
-  cl_command_queue queue;       /* in-order, profiling enabled when possible */
+  cl_command_queue queue;
 
   cl_device_type device_type;
   gchar *device_name;
@@ -49,22 +104,45 @@ struct _GstClContext
   guint64 local_mem_size;
   gsize max_work_group_size;
   guint64 global_mem_size;
-  /* TRUE for CPU devices: buffers live in host memory and mapping is free */
   gboolean host_unified;
-  /* Kernels laid out for CPUs (long vectorisable rows, no local memory)
-   * rather than GPUs (work-group tiles in local memory): the device type's
-   * choice, or $GST_CL_LAYOUT ("cpu" or "gpu") to test both anywhere. */
   gboolean cpu_layout;
 
+  /*< private >*/
   GstClContextPrivate *priv;
 };
 
-/* Counts of host <-> device traffic, for tests and benchmarks. */
+/**
+ * GstClTransferCounts:
+ * @host_maps: #GstClMemory mapped for host access
+ * @uploads: clEnqueueWriteBuffer calls from system memory
+ * @downloads: clEnqueueReadBuffer calls into system memory
+ *
+ * Counts of the host <-> device traffic of a context since it was made or
+ * since gst_cl_context_reset_stats(), for tests and benchmarks.
+ *
+ * Since: 0.1
+ */
 typedef struct {
-  guint64 host_maps;            /* GstClMemory mapped for host access */
-  guint64 uploads;              /* clEnqueueWriteBuffer from system memory */
-  guint64 downloads;            /* clEnqueueReadBuffer into system memory */
+  guint64 host_maps;
+  guint64 uploads;
+  guint64 downloads;
 } GstClTransferCounts;
+
+/**
+ * GstClTransferKind:
+ * @GST_CL_TRANSFER_HOST_MAP: a #GstClMemory mapped for the host
+ * @GST_CL_TRANSFER_UPLOAD: a write from system memory to the device
+ * @GST_CL_TRANSFER_DOWNLOAD: a read from the device into system memory
+ *
+ * What gst_cl_context_count() counts.
+ *
+ * Since: 0.1
+ */
+typedef enum {
+  GST_CL_TRANSFER_HOST_MAP,
+  GST_CL_TRANSFER_UPLOAD,
+  GST_CL_TRANSFER_DOWNLOAD,
+} GstClTransferKind;
 
 GST_CL_API
 GstClContext *gst_cl_context_new (const gchar * device_spec, GError ** error);
@@ -73,36 +151,33 @@ GstClContext *gst_cl_context_new_wrapped (cl_context context,
     cl_device_id device, cl_command_queue queue, GError ** error);
 
 GST_CL_API
+const gchar *gst_cl_context_get_device_name (GstClContext * ctx);
+GST_CL_API
+const gchar *gst_cl_context_get_platform_name (GstClContext * ctx);
+GST_CL_API
 gboolean gst_cl_context_matches (GstClContext * ctx, const gchar * device_spec);
 GST_CL_API
 gboolean gst_cl_context_is_gpu (GstClContext * ctx);
 
-/* Number of cl_context objects this process created (wrapped ones excluded). */
 GST_CL_API
 guint gst_cl_context_get_n_created (void);
 
-/* Lists the usable devices as "index: device (platform, type)" lines. */
 GST_CL_API
 gchar *gst_cl_describe_devices (void);
 
-/* Returns a new kernel from program @program_name built with @options (the
- * program is compiled once per context, source and options, then cached). */
 GST_CL_API
 cl_kernel gst_cl_context_create_kernel (GstClContext * ctx,
     const gchar * program_name, const gchar * options,
     const gchar * kernel_name, GError ** error);
 
-/* Enqueues @kernel; its device time is accounted under @label. */
 GST_CL_API
 gboolean gst_cl_context_enqueue_kernel (GstClContext * ctx, cl_kernel kernel,
     const gchar * label, guint work_dim, const size_t * global_size,
     const size_t * local_size, GError ** error);
 
-/* Waits for all enqueued work of the context to finish. */
 GST_CL_API
 gboolean gst_cl_context_finish (GstClContext * ctx, GError ** error);
 
-/* Device time statistics per label (complete launches only). */
 GST_CL_API
 gboolean gst_cl_context_get_kernel_stats (GstClContext * ctx,
     const gchar * label, guint64 * launches, guint64 * total_ns,
@@ -110,30 +185,47 @@ gboolean gst_cl_context_get_kernel_stats (GstClContext * ctx,
 GST_CL_API
 void gst_cl_context_reset_stats (GstClContext * ctx);
 
-/* Programs this context built from the on-disk binary cache
- * (gstclbinarycache.h) instead of from source. */
 GST_CL_API
 guint gst_cl_context_get_programs_from_cache (GstClContext * ctx);
 
 GST_CL_API
 void gst_cl_context_get_transfer_counts (GstClContext * ctx,
     GstClTransferCounts * counts);
-typedef enum {
-  GST_CL_TRANSFER_HOST_MAP,
-  GST_CL_TRANSFER_UPLOAD,
-  GST_CL_TRANSFER_DOWNLOAD,
-} GstClTransferKind;
 
 GST_CL_API
 void gst_cl_context_count (GstClContext * ctx, GstClTransferKind kind);
+
+/**
+ * GST_CL_COUNT_HOST_MAP:
+ * @ctx: a #GstClContext
+ *
+ * Counts a host mapping of a #GstClMemory of @ctx.
+ *
+ * Since: 0.1
+ */
 #define GST_CL_COUNT_HOST_MAP(ctx) \
   gst_cl_context_count (ctx, GST_CL_TRANSFER_HOST_MAP)
+/**
+ * GST_CL_COUNT_UPLOAD:
+ * @ctx: a #GstClContext
+ *
+ * Counts a write from system memory to the device of @ctx.
+ *
+ * Since: 0.1
+ */
 #define GST_CL_COUNT_UPLOAD(ctx) \
   gst_cl_context_count (ctx, GST_CL_TRANSFER_UPLOAD)
+/**
+ * GST_CL_COUNT_DOWNLOAD:
+ * @ctx: a #GstClContext
+ *
+ * Counts a read from the device of @ctx into system memory.
+ *
+ * Since: 0.1
+ */
 #define GST_CL_COUNT_DOWNLOAD(ctx) \
   gst_cl_context_count (ctx, GST_CL_TRANSFER_DOWNLOAD)
 
-/* GstContext sharing, after the GstGL and CUDA libraries */
 GST_CL_API
 GstContext *gst_context_new_cl_context (GstClContext * ctx);
 GST_CL_API

@@ -1,10 +1,36 @@
 /* gst-clvideo: OpenCL error reporting
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+/**
+ * SECTION:gstclerror
+ * @title: Errors
+ * @short_description: the library's #GError domain and OpenCL error codes
+ *
+ * Every OpenCL call of the library is checked; a failure becomes a
+ * #GError of #GST_CL_ERROR that names the call and the CL_* code.
+ *
+ * Since: 0.1
+ */
 #include <gst/cl/gstclerror.h>
 
+/**
+ * gst_cl_error_quark:
+ *
+ * Returns: the quark of #GST_CL_ERROR
+ *
+ * Since: 0.1
+ */
 G_DEFINE_QUARK (gst-cl-error-quark, gst_cl_error);
 
+/**
+ * gst_cl_error_name:
+ * @code: (type gint32): an OpenCL error code
+ *
+ * Returns: (transfer none): the name of @code ("CL_INVALID_VALUE", ...),
+ *   "CL_UNKNOWN_ERROR" for a code it does not know
+ *
+ * Since: 0.1
+ */
 const gchar *
 gst_cl_error_name (cl_int code)
 {
@@ -77,6 +103,19 @@ gst_cl_error_name (cl_int code)
 #undef CASE
 }
 
+/**
+ * gst_cl_check:
+ * @code: (type gint32): what an OpenCL call returned
+ * @call: the call's name, for the message
+ * @error: return location for a #GError
+ *
+ * Checks the result of an OpenCL call.
+ *
+ * Returns: %TRUE when @code is CL_SUCCESS; otherwise %FALSE with @error
+ *   set (#GST_CL_ERROR_CALL) to a message that names @call and the code
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_check (cl_int code, const gchar * call, GError ** error)
 {

@@ -9,26 +9,57 @@
 
 G_BEGIN_DECLS
 
+/**
+ * GST_CL_ERROR:
+ *
+ * The #GError domain of the library's errors; the codes are #GstClError.
+ *
+ * Since: 0.1
+ */
 #define GST_CL_ERROR (gst_cl_error_quark ())
 GST_CL_API
 GQuark gst_cl_error_quark (void);
 
+/**
+ * GstClError:
+ * @GST_CL_ERROR_NO_PLATFORM: no OpenCL platform, or no device that matches
+ * @GST_CL_ERROR_CALL: an OpenCL call returned an error code (the message
+ *   names the call and the CL_* code)
+ * @GST_CL_ERROR_BUILD: a kernel program failed to build (the message holds
+ *   the build log)
+ * @GST_CL_ERROR_KERNEL_SOURCE: a kernel source could not be found or read
+ * @GST_CL_ERROR_NOT_FOUND: what was asked for is not there (for example a
+ *   channel that a histogram meta does not hold)
+ *
+ * The error codes of #GST_CL_ERROR.
+ *
+ * Since: 0.1
+ */
 typedef enum {
-  GST_CL_ERROR_NO_PLATFORM,     /* no OpenCL platform or matching device */
-  GST_CL_ERROR_CALL,            /* an OpenCL call returned an error code */
-  GST_CL_ERROR_BUILD,           /* a kernel program failed to build */
-  GST_CL_ERROR_KERNEL_SOURCE,   /* a kernel source could not be found or read */
-} GstClErrorCode;
+  GST_CL_ERROR_NO_PLATFORM,
+  GST_CL_ERROR_CALL,
+  GST_CL_ERROR_BUILD,
+  GST_CL_ERROR_KERNEL_SOURCE,
+  GST_CL_ERROR_NOT_FOUND,
+} GstClError;
 
 GST_CL_API
 const gchar *gst_cl_error_name (cl_int code);
 
-/* Returns TRUE when @code is CL_SUCCESS; otherwise sets @error to a message
- * that names @call and the CL_* code, and returns FALSE. */
 GST_CL_API
 gboolean gst_cl_check (cl_int code, const gchar * call, GError ** error);
 
-/* Posts @error (consumed) as a GST_ELEMENT_ERROR of @element. */
+/**
+ * GST_CL_ELEMENT_ERROR:
+ * @element: the element
+ * @error: (transfer full): a #GError, consumed
+ *
+ * Posts @error as an element error of @element: RESOURCE NOT_FOUND for
+ * #GST_CL_ERROR_NO_PLATFORM, LIBRARY INIT for #GST_CL_ERROR_BUILD (the
+ * build log in the debug text), RESOURCE FAILED for the others.
+ *
+ * Since: 0.1
+ */
 #define GST_CL_ELEMENT_ERROR(element, error)                                  \
   G_STMT_START {                                                              \
     GError *_e = (error);                                                     \

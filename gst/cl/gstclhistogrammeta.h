@@ -19,6 +19,8 @@ G_BEGIN_DECLS
  * @GST_CL_HISTOGRAM_CHANNEL_B: blue
  *
  * The colour channel that a histogram counts.
+ *
+ * Since: 0.1
  */
 typedef enum {
   GST_CL_HISTOGRAM_CHANNEL_Y,
@@ -29,8 +31,21 @@ typedef enum {
   GST_CL_HISTOGRAM_CHANNEL_B,
 } GstClHistogramChannel;
 
-/* Bins of one channel: one per 8-bit value. */
+/**
+ * GST_CL_HISTOGRAM_BINS:
+ *
+ * Bins of one channel's histogram: one per 8-bit value.
+ *
+ * Since: 0.1
+ */
 #define GST_CL_HISTOGRAM_BINS 256
+/**
+ * GST_CL_HISTOGRAM_MAX_CHANNELS:
+ *
+ * The most histograms one #GstClHistogramMeta holds.
+ *
+ * Since: 0.1
+ */
 #define GST_CL_HISTOGRAM_MAX_CHANNELS 4
 
 /**
@@ -51,6 +66,12 @@ typedef enum {
  * "orientation": elements that change the pixels (any GstBaseTransform
  * that does not copy tagged metas, which is the default) drop it, so a
  * meta found on a buffer describes that buffer's frame.
+ *
+ * The fields do not change once the meta is on a buffer; reading the bins
+ * (gst_cl_histogram_meta_read(), gst_cl_histogram_meta_get_bins()) is MT
+ * safe.
+ *
+ * Since: 0.1
  */
 typedef struct {
   GstMeta meta;
@@ -67,55 +88,55 @@ typedef struct {
 
 GST_CL_API
 GType gst_cl_histogram_meta_api_get_type (void);
+/**
+ * GST_CL_HISTOGRAM_META_API_TYPE:
+ *
+ * The #GType of the #GstClHistogramMeta API.
+ *
+ * Since: 0.1
+ */
 #define GST_CL_HISTOGRAM_META_API_TYPE (gst_cl_histogram_meta_api_get_type ())
 
 GST_CL_API
 const GstMetaInfo *gst_cl_histogram_meta_get_info (void);
+/**
+ * GST_CL_HISTOGRAM_META_INFO:
+ *
+ * The #GstMetaInfo of #GstClHistogramMeta.
+ *
+ * Since: 0.1
+ */
 #define GST_CL_HISTOGRAM_META_INFO (gst_cl_histogram_meta_get_info ())
 
-/**
- * gst_buffer_add_cl_histogram_meta:
- * @buffer: a writable buffer
- * @context: the context of @bins
- * @bins: n_channels * 256 cl_uint on the device (retained)
- * @storage: (nullable): a buffer kept alive as long as any meta uses
- *   @bins, e.g. the pooled buffer that owns it, so that it returns to its
- *   pool only when no frame refers to it any more
- * @n_channels: 1 to 4
- * @channels: @n_channels entries
- * @pixels: @n_channels entries
- *
- * Returns: (transfer none): the new meta
- */
 GST_CL_API
 GstClHistogramMeta *gst_buffer_add_cl_histogram_meta (GstBuffer * buffer,
     GstClContext * context, cl_mem bins, GstBuffer * storage,
     guint n_channels, const GstClHistogramChannel * channels,
     const guint64 * pixels);
 
-#define gst_buffer_get_cl_histogram_meta(b) \
-    ((GstClHistogramMeta *) gst_buffer_get_meta ((b), \
-        GST_CL_HISTOGRAM_META_API_TYPE))
+GST_CL_API
+GstClHistogramMeta *gst_buffer_get_cl_histogram_meta (GstBuffer * buffer);
 
-/* Index of @channel in @meta, or -1. */
 GST_CL_API
 gint gst_cl_histogram_meta_find_channel (GstClHistogramMeta * meta,
     GstClHistogramChannel channel);
 
-/**
- * gst_cl_histogram_meta_read:
- * @meta: the meta
- * @bins: (out caller-allocates): room for n_channels * 256 values
- * @error: where to report a failed OpenCL call
- *
- * Reads the histograms to the host, waiting for the device (counted as a
- * download in the context's transfer counts).
- */
+GST_CL_API
+GstClHistogramChannel gst_cl_histogram_meta_get_channel (GstClHistogramMeta *
+    meta, guint index);
+
+GST_CL_API
+guint64 gst_cl_histogram_meta_get_pixels (GstClHistogramMeta * meta,
+    GstClHistogramChannel channel);
+
 GST_CL_API
 gboolean gst_cl_histogram_meta_read (GstClHistogramMeta * meta,
     guint32 * bins, GError ** error);
 
-/* "Y", "U", "V", "R", "G" or "B". */
+GST_CL_API
+guint32 *gst_cl_histogram_meta_get_bins (GstClHistogramMeta * meta,
+    GstClHistogramChannel channel, guint * n_bins, GError ** error);
+
 GST_CL_API
 const gchar *gst_cl_histogram_channel_get_name (GstClHistogramChannel channel);
 

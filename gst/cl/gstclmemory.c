@@ -1,6 +1,20 @@
 /* gst-clvideo: GstMemory holding an OpenCL buffer
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+/**
+ * SECTION:gstclmemory
+ * @title: GstClMemory
+ * @short_description: GstMemory holding an OpenCL buffer
+ *
+ * A #GstClMemory is one OpenCL buffer of a #GstClContext; the cl elements
+ * pass video frames in it under the caps feature
+ * #GST_CAPS_FEATURE_MEMORY_CL, all planes in one buffer. Mapping one for
+ * the host waits for the work enqueued before on the context's in-order
+ * queue; on CPU devices it costs no copy. #GstClAllocator makes them;
+ * #GstClFrame describes a frame in one for kernels.
+ *
+ * Since: 0.1
+ */
 #include <gst/cl/gstclmemory.h>
 #include <gst/cl/gstclbufferpool.h>
 
@@ -27,6 +41,20 @@ cl_memory_wrap (GstClAllocator * alloc, GstMemory * parent, cl_mem buffer,
   return mem;
 }
 
+/**
+ * gst_cl_allocator_alloc_memory:
+ * @allocator: a #GstClAllocator
+ * @size: bytes
+ * @error: return location for a #GError
+ *
+ * Allocates a #GstClMemory of @size bytes on the allocator's device,
+ * reporting a failed OpenCL call in @error (gst_allocator_alloc() cannot).
+ * Its content is undefined until written. MT safe.
+ *
+ * Returns: (transfer full) (nullable): the memory, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
 GstMemory *
 gst_cl_allocator_alloc_memory (GstAllocator * allocator, gsize size,
     GError ** error)
@@ -252,6 +280,15 @@ gst_cl_allocator_init (GstClAllocator * self)
   GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
 }
 
+/**
+ * gst_cl_allocator_new:
+ * @ctx: a #GstClContext
+ *
+ * Returns: (transfer full): a new allocator of #GstClMemory on @ctx's
+ *   device
+ *
+ * Since: 0.1
+ */
 GstAllocator *
 gst_cl_allocator_new (GstClContext * ctx)
 {
@@ -261,12 +298,29 @@ gst_cl_allocator_new (GstClContext * ctx)
   return GST_ALLOCATOR_CAST (self);
 }
 
+/**
+ * gst_is_cl_memory:
+ * @mem: (nullable): a #GstMemory
+ *
+ * Returns: whether @mem is a #GstClMemory
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_is_cl_memory (GstMemory * mem)
 {
   return mem && mem->allocator && GST_IS_CL_ALLOCATOR (mem->allocator);
 }
 
+/**
+ * gst_buffer_is_cl:
+ * @buffer: a #GstBuffer
+ * @ctx: a #GstClContext
+ *
+ * Returns: whether @buffer holds exactly one #GstClMemory, of @ctx
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_buffer_is_cl (GstBuffer * buffer, GstClContext * ctx)
 {
@@ -277,6 +331,15 @@ gst_buffer_is_cl (GstBuffer * buffer, GstClContext * ctx)
   return gst_is_cl_memory (mem) && ((GstClMemory *) mem)->context == ctx;
 }
 
+/**
+ * gst_cl_memory_mark_written:
+ * @mem: a #GstClMemory
+ *
+ * Marks the device content of @mem as defined, after a kernel wrote it
+ * (a later write-only map must then keep it).
+ *
+ * Since: 0.1
+ */
 void
 gst_cl_memory_mark_written (GstMemory * mem)
 {
@@ -285,6 +348,20 @@ gst_cl_memory_mark_written (GstMemory * mem)
 
 /* ---- frames ---- */
 
+/**
+ * gst_cl_frame_init: (skip)
+ * @frame: (out caller-allocates): the frame
+ * @info: the frame's format
+ * @buffer: a buffer of one #GstClMemory
+ *
+ * Describes the video frame in @buffer for kernels: its offsets and
+ * strides come from the buffer's #GstVideoMeta when present, else from
+ * @info. @frame borrows @buffer.
+ *
+ * Returns: %FALSE when @buffer is not a single #GstClMemory
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_frame_init (GstClFrame * frame, const GstVideoInfo * info,
     GstBuffer * buffer)
@@ -312,6 +389,14 @@ gst_cl_frame_init (GstClFrame * frame, const GstVideoInfo * info,
   return gst_buffer_get_size (buffer) >= info->size || meta != NULL;
 }
 
+/**
+ * gst_cl_frame_get_plane: (skip)
+ * @frame: a #GstClFrame
+ * @comp: an 8-bit component of its format (GST_VIDEO_COMP_Y, _U, _V, ...)
+ * @plane: (out caller-allocates): where the component's samples lie
+ *
+ * Since: 0.1
+ */
 void
 gst_cl_frame_get_plane (const GstClFrame * frame, guint comp,
     GstClPlane * plane)
@@ -402,6 +487,23 @@ check_plane (const GstVideoInfo * info, guint plane, gsize offset,
   return TRUE;
 }
 
+/**
+ * gst_cl_frame_check_buffer:
+ * @info: the negotiated format
+ * @buffer: a buffer
+ * @error: return location for a #GError
+ *
+ * Checks that @buffer holds a whole @info frame where its #GstVideoMeta,
+ * if any, places the planes: format and plane count as @info's, and every
+ * row that the transfers and kernels read of each plane (rows of its
+ * widest component at the meta's stride) inside the buffer.
+ *
+ * Returns: %TRUE when it does, else %FALSE with a GST_STREAM_ERROR_FORMAT
+ *   @error that names what is wrong (the plane, its stride or offset, the
+ *   sizes)
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_frame_check_buffer (const GstVideoInfo * info, GstBuffer * buffer,
     GError ** error)
@@ -438,6 +540,19 @@ gst_cl_frame_check_buffer (const GstVideoInfo * info, GstBuffer * buffer,
   return TRUE;
 }
 
+/**
+ * gst_cl_element_check_input_frame:
+ * @element: the element
+ * @info: its input format
+ * @buffer: an input buffer
+ *
+ * gst_cl_frame_check_buffer() for an element's input: a failure is posted
+ * as a GST_ELEMENT_ERROR (STREAM, FORMAT) of @element.
+ *
+ * Returns: whether @buffer holds a whole @info frame
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_element_check_input_frame (GstElement * element,
     const GstVideoInfo * info, GstBuffer * buffer)
@@ -508,6 +623,22 @@ map_input_frame (GstVideoFrame * frame, const GstVideoInfo * info,
   return FALSE;
 }
 
+/**
+ * gst_cl_frame_upload_buffer: (skip)
+ * @ctx: a #GstClContext
+ * @dst: the device frame to write
+ * @info: the format of @src
+ * @src: a system-memory buffer
+ * @error: return location for a #GError
+ *
+ * Maps @src as an @info frame and uploads it into @dst (counted as an
+ * upload).
+ *
+ * Returns: %TRUE on success, else %FALSE with @error set (a clear one when
+ *   @src does not hold such a frame)
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
     const GstVideoInfo * info, GstBuffer * src, GError ** error)
@@ -737,6 +868,24 @@ pinned_upload (GstClContext * ctx, PinnedRing * ring, GstClFrame * dst,
   return TRUE;
 }
 
+/**
+ * gst_cl_stage_frame: (skip)
+ * @ctx: a #GstClContext
+ * @pool: (inout) (nullable): the staging pool, created on first use (cl
+ *   buffers for @info)
+ * @info: the format of @inbuf
+ * @inbuf: a system-memory buffer
+ * @staged: (out) (transfer full): the staging buffer, to unref once its
+ *   readers are enqueued
+ * @frame: (out caller-allocates): describes *@staged
+ * @error: return location for a #GError
+ *
+ * Copies the system-memory frame @inbuf into a device buffer of *@pool.
+ *
+ * Returns: %TRUE on success, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
     const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer ** staged,
@@ -797,6 +946,23 @@ borrowed_frame_release (cl_mem mem G_GNUC_UNUSED, void *user_data)
   g_free (b);
 }
 
+/**
+ * gst_cl_frame_borrow: (skip)
+ * @ctx: a #GstClContext
+ * @info: the format of @inbuf
+ * @inbuf: a system-memory buffer of one memory
+ * @frame: (out caller-allocates): the frame over @inbuf's samples
+ *
+ * On a CPU device, a frame over the samples of @inbuf with no copy:
+ * @frame->mem is a new cl buffer on its mapping, to release once its
+ * readers are enqueued; the mapping lasts until the device has done with
+ * it. Kernels must read only the frame's planes.
+ *
+ * Returns: %FALSE where this cannot be (another device, several
+ *   memories, planes outside the buffer): stage the frame instead
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_frame_borrow (GstClContext * ctx, const GstVideoInfo * info,
     GstBuffer * inbuf, GstClFrame * frame)
@@ -849,6 +1015,19 @@ unusable:
   return FALSE;
 }
 
+/**
+ * gst_cl_frame_download: (skip)
+ * @ctx: a #GstClContext
+ * @dst: a mapped system-memory frame
+ * @src: a device frame of the same format
+ * @error: return location for a #GError
+ *
+ * Copies @src into @dst, waiting for the device (counted as a download).
+ *
+ * Returns: %TRUE on success, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_frame_download (GstClContext * ctx, GstVideoFrame * dst,
     GstClFrame * src, GError ** error)
@@ -856,6 +1035,20 @@ gst_cl_frame_download (GstClContext * ctx, GstVideoFrame * dst,
   return transfer_frame (ctx, src, dst, FALSE, error);
 }
 
+/**
+ * gst_cl_frame_copy: (skip)
+ * @ctx: a #GstClContext
+ * @dst: the device frame to write
+ * @src: a device frame of the same format and size (any layouts)
+ * @error: return location for a #GError
+ *
+ * Enqueues a device-side copy of every plane of @src into @dst; not a
+ * host transfer.
+ *
+ * Returns: %TRUE when enqueued, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_frame_copy (GstClContext * ctx, GstClFrame * dst,
     const GstClFrame * src, GError ** error)

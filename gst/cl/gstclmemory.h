@@ -15,31 +15,68 @@ G_BEGIN_DECLS
  *
  * Caps feature of buffers whose memory is a GstClMemory of the shared
  * context: adjacent cl elements negotiate it so frames stay on the device.
+ *
+ * Since: 0.1
  */
 #define GST_CAPS_FEATURE_MEMORY_CL "memory:OpenCL"
+/**
+ * GST_CL_MEMORY_ALLOCATOR_NAME:
+ *
+ * The name (and memory type) of #GstClAllocator.
+ *
+ * Since: 0.1
+ */
 #define GST_CL_MEMORY_ALLOCATOR_NAME "ClMemory"
 
+/**
+ * GstClMemory:
+ * @mem: the parent
+ * @context: the context of @buffer (a reference is held)
+ * @buffer: the whole OpenCL allocation, shared by sub-memories
+ * @content_undefined: the content is undefined (fresh, or returned to its
+ *   pool): a write-only map need not copy device data to the host
+ *
+ * A #GstMemory holding an OpenCL buffer. The host mapping is shared by
+ * every map of the memory and of its sub-memories (kept on the root):
+ * OpenCL leaves overlapping mappings for writing undefined, and a
+ * #GstVideoFrame maps once per plane.
+ *
+ * Since: 0.1
+ */
 typedef struct {
   GstMemory mem;
-  GstClContext *context;        /* owned */
-  cl_mem buffer;                /* whole allocation, shared by sub-memories */
-  /* Content undefined (fresh, or returned to its pool): a write-only map
-   * need not copy device data to the host. */
+  GstClContext *context;
+  cl_mem buffer;
   gboolean content_undefined;
-  /* The host mapping, shared by every map of this memory and of its
-   * sub-memories (kept on the root): OpenCL leaves overlapping mappings
-   * for writing undefined, and a GstVideoFrame maps once per plane. */
+
+  /*< private >*/
   GMutex map_lock;
   gpointer map_ptr;
   guint map_count;
   cl_map_flags map_flags;
 } GstClMemory;
 
+/**
+ * GST_TYPE_CL_ALLOCATOR:
+ *
+ * The #GType of #GstClAllocator.
+ *
+ * Since: 0.1
+ */
 #define GST_TYPE_CL_ALLOCATOR (gst_cl_allocator_get_type ())
 GST_CL_API
 G_DECLARE_FINAL_TYPE (GstClAllocator, gst_cl_allocator, GST, CL_ALLOCATOR,
     GstAllocator)
 
+/**
+ * GstClAllocator:
+ * @parent: the parent
+ * @context: the context its memories belong to (a reference is held)
+ *
+ * Allocates #GstClMemory on one context's device. MT safe.
+ *
+ * Since: 0.1
+ */
 struct _GstClAllocator
 {
   GstAllocator parent;
@@ -54,15 +91,22 @@ GstMemory *gst_cl_allocator_alloc_memory (GstAllocator * allocator,
 
 GST_CL_API
 gboolean gst_is_cl_memory (GstMemory * mem);
-/* TRUE when @buffer is a single GstClMemory of @ctx. */
 GST_CL_API
 gboolean gst_buffer_is_cl (GstBuffer * buffer, GstClContext * ctx);
-/* Marks device content as defined, after a kernel wrote it. */
 GST_CL_API
 void gst_cl_memory_mark_written (GstMemory * mem);
 
-/* One video frame in an OpenCL buffer: offsets and strides come from the
- * buffer's GstVideoMeta when present. */
+/**
+ * GstClFrame:
+ * @buffer: the buffer holding the frame (not owned)
+ * @mem: its OpenCL buffer
+ * @info: the frame's layout: offsets and strides from the buffer's
+ *   #GstVideoMeta when present
+ *
+ * One video frame in an OpenCL buffer, as kernels take it.
+ *
+ * Since: 0.1
+ */
 typedef struct {
   GstBuffer *buffer;
   cl_mem mem;
@@ -85,6 +129,8 @@ gboolean gst_cl_frame_init (GstClFrame * frame, const GstVideoInfo * info,
  *
  * Where the 8-bit samples of one component of a frame lie on the device,
  * for kernels that work on one component at a time.
+ *
+ * Since: 0.1
  */
 typedef struct {
   cl_mem mem;
@@ -94,62 +140,35 @@ typedef struct {
   guint pixel_stride;
 } GstClPlane;
 
-/* Component @comp (GST_VIDEO_COMP_Y, _U, _V, ...) of @frame, which must
- * be an 8-bit component. */
 GST_CL_API
 void gst_cl_frame_get_plane (const GstClFrame * frame, guint comp,
     GstClPlane * plane);
 
-/* Copies the cl buffer @src into a system-memory @dst frame (counted as a
- * download). */
 GST_CL_API
 gboolean gst_cl_frame_download (GstClContext * ctx, GstVideoFrame * dst,
     GstClFrame * src, GError ** error);
 
-/* Maps the system-memory buffer @src as an @info frame and uploads it
- * into the cl buffer @dst (counted as an upload); a clear error when
- * @src does not hold such a frame. */
 GST_CL_API
 gboolean gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
     const GstVideoInfo * info, GstBuffer * src, GError ** error);
 
-/* A system-memory @inbuf (an @info frame) copied into a buffer of
- * *@pool (created on first use: cl buffers for @info); *@staged receives
- * that buffer, to unref once its readers are enqueued, and @frame
- * describes it. */
 GST_CL_API
 gboolean gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
     const GstVideoInfo * info, GstBuffer * inbuf, GstBuffer ** staged,
     GstClFrame * frame, GError ** error);
 
-/* TRUE when @buffer holds a whole @info frame where its GstVideoMeta, if
- * any, places the planes: format and plane count as @info's, and every
- * row the transfers and kernels read of each plane (rows of its widest
- * component at the meta's stride) inside the buffer. Else FALSE with a
- * GST_STREAM_ERROR_FORMAT @error that names what is wrong (the plane,
- * its stride or offset, the sizes). */
 GST_CL_API
 gboolean gst_cl_frame_check_buffer (const GstVideoInfo * info,
     GstBuffer * buffer, GError ** error);
 
-/* gst_cl_frame_check_buffer() for an element's input: posts its error
- * as a GST_ELEMENT_ERROR (STREAM, FORMAT) of @element. */
 GST_CL_API
 gboolean gst_cl_element_check_input_frame (GstElement * element,
     const GstVideoInfo * info, GstBuffer * buffer);
 
-/* On a CPU device, @frame over the samples of the system-memory @inbuf
- * (an @info frame, one memory) with no copy: @frame->mem is a new cl
- * buffer on its mapping, to release once its readers are enqueued; the
- * mapping lasts until the device has done with it. Kernels must read
- * only the frame's planes. FALSE where this cannot be (another device,
- * several memories, planes outside the buffer): stage it instead. */
 GST_CL_API
 gboolean gst_cl_frame_borrow (GstClContext * ctx, const GstVideoInfo * info,
     GstBuffer * inbuf, GstClFrame * frame);
 
-/* Enqueues a device-side copy of every plane of @src into @dst (same
- * format and size, any layouts); not a host transfer. */
 GST_CL_API
 gboolean gst_cl_frame_copy (GstClContext * ctx, GstClFrame * dst,
     const GstClFrame * src, GError ** error);

@@ -1,9 +1,29 @@
 /* gst-clvideo: per-frame motion vectors on the device, as a GstMeta
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+/**
+ * SECTION:gstclmotionmeta
+ * @title: GstClMotionMeta
+ * @short_description: per-frame motion vectors on the device
+ *
+ * `clmotionsearch` attaches a #GstClMotionMeta to each frame that has a
+ * previous frame: one #GstClMotionVector per block, kept on the device.
+ * C code may hand them to other kernels on the same queue, or read or map
+ * them with gst_cl_motion_meta_read() and gst_cl_motion_meta_map();
+ * gst_cl_motion_meta_read_vectors() reads them for GObject introspection.
+ *
+ * Since: 0.1
+ */
 #include <gst/cl/gstclmotionmeta.h>
 #include <gst/cl/gstclmemory.h>
 
+/**
+ * gst_cl_motion_method_get_type:
+ *
+ * Returns: the enum #GType of #GstClMotionMethod
+ *
+ * Since: 0.1
+ */
 GType
 gst_cl_motion_method_get_type (void)
 {
@@ -27,6 +47,13 @@ gst_cl_motion_method_get_type (void)
   return type;
 }
 
+/**
+ * gst_cl_motion_meta_api_get_type:
+ *
+ * Returns: the #GType of the #GstClMotionMeta API
+ *
+ * Since: 0.1
+ */
 GType
 gst_cl_motion_meta_api_get_type (void)
 {
@@ -105,6 +132,13 @@ gst_cl_motion_meta_transform (GstBuffer * dest, GstMeta * meta,
   return FALSE;
 }
 
+/**
+ * gst_cl_motion_meta_get_info: (skip)
+ *
+ * Returns: (transfer none): the #GstMetaInfo of #GstClMotionMeta
+ *
+ * Since: 0.1
+ */
 const GstMetaInfo *
 gst_cl_motion_meta_get_info (void)
 {
@@ -120,6 +154,25 @@ gst_cl_motion_meta_get_info (void)
   return info;
 }
 
+/**
+ * gst_buffer_add_cl_motion_meta: (skip)
+ * @buffer: a writable buffer
+ * @context: the context of the vectors
+ * @storage: a buffer of one #GstClMemory of @context holding the vectors
+ *   from its start (kept alive with the meta, so that it returns to its
+ *   pool only when no frame refers to it any more)
+ * @params: the search that produced them
+ * @blocks_x: blocks per row
+ * @blocks_y: block rows
+ * @reference_pts: timestamp of the reference frame
+ *
+ * Attaches motion vectors computed on the device to @buffer.
+ *
+ * Returns: (transfer none) (nullable): the new meta, or %NULL when the
+ *   vectors' buffer cannot be retained
+ *
+ * Since: 0.1
+ */
 GstClMotionMeta *
 gst_buffer_add_cl_motion_meta (GstBuffer * buffer, GstClContext * context,
     GstBuffer * storage, const GstClMotionSearchParams * params,
@@ -166,6 +219,36 @@ gst_buffer_add_cl_motion_meta (GstBuffer * buffer, GstClContext * context,
   return mm;
 }
 
+/**
+ * gst_buffer_get_cl_motion_meta:
+ * @buffer: a #GstBuffer
+ *
+ * Returns: (transfer none) (nullable): the #GstClMotionMeta of @buffer,
+ *   or %NULL when it has none (as the first frame of a stream)
+ *
+ * Since: 0.1
+ */
+GstClMotionMeta *
+gst_buffer_get_cl_motion_meta (GstBuffer * buffer)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  return (GstClMotionMeta *) gst_buffer_get_meta (buffer,
+      GST_CL_MOTION_META_API_TYPE);
+}
+
+/**
+ * gst_cl_motion_meta_read: (skip)
+ * @meta: a #GstClMotionMeta
+ * @vectors: (out caller-allocates): room for blocks_x * blocks_y vectors
+ * @error: return location for a #GError
+ *
+ * Reads the vectors to the host, waiting for the device (counted as a
+ * download in the context's transfer counts). MT safe.
+ *
+ * Returns: %TRUE on success, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_motion_meta_read (GstClMotionMeta * meta, GstClMotionVector * vectors,
     GError ** error)
@@ -182,6 +265,81 @@ gst_cl_motion_meta_read (GstClMotionMeta * meta, GstClMotionVector * vectors,
   return TRUE;
 }
 
+/**
+ * gst_cl_motion_meta_read_components:
+ * @meta: a #GstClMotionMeta
+ * @dx: (out) (array length=n_blocks) (transfer full) (optional): each
+ *   block's horizontal displacement, in half-pel units
+ * @dy: (out) (array length=n_blocks) (transfer full) (optional): each
+ *   block's vertical displacement, in half-pel units
+ * @sad: (out) (array length=n_blocks) (transfer full) (optional): each
+ *   block's SAD
+ * @n_blocks: (out): blocks_x * blocks_y
+ * @error: return location for a #GError
+ *
+ * Reads the vectors to the host, waiting for the device (counted as a
+ * download), as one array per component in raster order of the blocks:
+ * the form that GObject introspection hands on best (C code reads whole
+ * #GstClMotionVector with gst_cl_motion_meta_read()). MT safe.
+ *
+ * Returns: (skip): %TRUE on success, else %FALSE with @error set (and the
+ *   arrays %NULL)
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cl_motion_meta_read_components (GstClMotionMeta * meta, gint16 ** dx,
+    gint16 ** dy, guint32 ** sad, guint * n_blocks, GError ** error)
+{
+  GstClMotionVector *vectors;
+  guint n, i;
+
+  g_return_val_if_fail (meta != NULL && n_blocks != NULL, FALSE);
+  *n_blocks = 0;
+  n = meta->blocks_x * meta->blocks_y;
+  vectors = g_new (GstClMotionVector, MAX (n, 1));
+  if (!gst_cl_motion_meta_read (meta, vectors, error)) {
+    g_free (vectors);
+    if (dx)
+      *dx = NULL;
+    if (dy)
+      *dy = NULL;
+    if (sad)
+      *sad = NULL;
+    return FALSE;
+  }
+  if (dx)
+    *dx = g_new (gint16, MAX (n, 1));
+  if (dy)
+    *dy = g_new (gint16, MAX (n, 1));
+  if (sad)
+    *sad = g_new (guint32, MAX (n, 1));
+  for (i = 0; i < n; i++) {
+    if (dx)
+      (*dx)[i] = vectors[i].dx;
+    if (dy)
+      (*dy)[i] = vectors[i].dy;
+    if (sad)
+      (*sad)[i] = vectors[i].sad;
+  }
+  g_free (vectors);
+  *n_blocks = n;
+  return TRUE;
+}
+
+/**
+ * gst_cl_motion_meta_map: (skip)
+ * @meta: a #GstClMotionMeta
+ * @info: (out caller-allocates): the mapping; info->data holds
+ *   blocks_x * blocks_y #GstClMotionVector
+ *
+ * Maps the vectors for reading on the host (waiting for the device; on a
+ * CPU device no copy is made). Undo with gst_cl_motion_meta_unmap().
+ *
+ * Returns: %TRUE when mapped
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cl_motion_meta_map (GstClMotionMeta * meta, GstMapInfo * info)
 {
@@ -189,6 +347,15 @@ gst_cl_motion_meta_map (GstClMotionMeta * meta, GstMapInfo * info)
   return gst_buffer_map (meta->storage, info, GST_MAP_READ);
 }
 
+/**
+ * gst_cl_motion_meta_unmap: (skip)
+ * @meta: a #GstClMotionMeta
+ * @info: the mapping of gst_cl_motion_meta_map()
+ *
+ * Ends a mapping of gst_cl_motion_meta_map().
+ *
+ * Since: 0.1
+ */
 void
 gst_cl_motion_meta_unmap (GstClMotionMeta * meta, GstMapInfo * info)
 {

@@ -44,6 +44,8 @@ G_STATIC_ASSERT (sizeof (GstClMotionVector) == 8);
  *
  * How a #GstClMotionSearch looks for the best vector. One enum type for
  * every element that has a motion search method property.
+ *
+ * Since: 0.1
  */
 typedef enum {
   GST_CL_MOTION_METHOD_FULL,
@@ -53,6 +55,13 @@ typedef enum {
 
 GST_CL_API
 GType gst_cl_motion_method_get_type (void);
+/**
+ * GST_TYPE_CL_MOTION_METHOD:
+ *
+ * The enum #GType of #GstClMotionMethod.
+ *
+ * Since: 0.1
+ */
 #define GST_TYPE_CL_MOTION_METHOD (gst_cl_motion_method_get_type ())
 
 /**
@@ -78,6 +87,8 @@ GType gst_cl_motion_method_get_type (void);
  *   zeroed)
  *
  * What to search for; fixed for the life of a #GstClMotionSearch.
+ *
+ * Since: 0.1
  */
 typedef struct {
   guint block_size;
@@ -120,6 +131,11 @@ typedef struct {
  *
  * The meta's API carries the tags "video", "size" and "orientation":
  * elements that change the geometry of the pixels drop it.
+ *
+ * The fields do not change once the meta is on a buffer; reading the
+ * vectors is MT safe.
+ *
+ * Since: 0.1
  */
 typedef struct {
   GstMeta meta;
@@ -141,58 +157,44 @@ typedef struct {
 
 GST_CL_API
 GType gst_cl_motion_meta_api_get_type (void);
+/**
+ * GST_CL_MOTION_META_API_TYPE:
+ *
+ * The #GType of the #GstClMotionMeta API.
+ *
+ * Since: 0.1
+ */
 #define GST_CL_MOTION_META_API_TYPE (gst_cl_motion_meta_api_get_type ())
 
 GST_CL_API
 const GstMetaInfo *gst_cl_motion_meta_get_info (void);
+/**
+ * GST_CL_MOTION_META_INFO:
+ *
+ * The #GstMetaInfo of #GstClMotionMeta.
+ *
+ * Since: 0.1
+ */
 #define GST_CL_MOTION_META_INFO (gst_cl_motion_meta_get_info ())
 
-/**
- * gst_buffer_add_cl_motion_meta:
- * @buffer: a writable buffer
- * @context: the context of @vectors
- * @storage: a buffer of one #GstClMemory of @context holding the vectors
- *   from its start (kept alive with the meta, so that it returns to its
- *   pool only when no frame refers to it any more)
- * @params: the search that produced them
- * @blocks_x: blocks per row
- * @blocks_y: block rows
- * @reference_pts: timestamp of the reference frame
- *
- * Returns: (transfer none): the new meta
- */
 GST_CL_API
 GstClMotionMeta *gst_buffer_add_cl_motion_meta (GstBuffer * buffer,
     GstClContext * context, GstBuffer * storage,
     const GstClMotionSearchParams * params, guint blocks_x, guint blocks_y,
     GstClockTime reference_pts);
 
-#define gst_buffer_get_cl_motion_meta(b) \
-    ((GstClMotionMeta *) gst_buffer_get_meta ((b), \
-        GST_CL_MOTION_META_API_TYPE))
+GST_CL_API
+GstClMotionMeta *gst_buffer_get_cl_motion_meta (GstBuffer * buffer);
 
-/**
- * gst_cl_motion_meta_read:
- * @meta: the meta
- * @vectors: (out caller-allocates): room for blocks_x * blocks_y vectors
- * @error: where to report a failed OpenCL call
- *
- * Reads the vectors to the host, waiting for the device (counted as a
- * download in the context's transfer counts).
- */
 GST_CL_API
 gboolean gst_cl_motion_meta_read (GstClMotionMeta * meta,
     GstClMotionVector * vectors, GError ** error);
 
-/**
- * gst_cl_motion_meta_map:
- * @meta: the meta
- * @info: (out caller-allocates): the mapping; info->data holds
- *   blocks_x * blocks_y #GstClMotionVector
- *
- * Maps the vectors for reading on the host (waiting for the device; on a
- * CPU device no copy is made). Undo with gst_cl_motion_meta_unmap().
- */
+GST_CL_API
+gboolean gst_cl_motion_meta_read_components (GstClMotionMeta * meta,
+    gint16 ** dx, gint16 ** dy, guint32 ** sad, guint * n_blocks,
+    GError ** error);
+
 GST_CL_API
 gboolean gst_cl_motion_meta_map (GstClMotionMeta * meta, GstMapInfo * info);
 GST_CL_API
