@@ -281,7 +281,7 @@ def check_lists(srcdir, builddir):
                       for root, _, files in os.walk(os.path.join(srcdir, 'gst'))
                       for f in files if f.endswith('.c'))
     elements = sorted(set(re.findall(
-        r'gst_element_register\s*\(\s*\w+\s*,\s*"(\w+)"', plugin)))
+        r'\{\s*"(\w+)"\s*,\s*gst_\w+_get_type\s*\}', plugin)))
     opening = paragraph_with(usage, r'elements of the `clvideo` plugin')
     for e in elements:
         if '`%s`' % e not in opening:
@@ -290,7 +290,7 @@ def check_lists(srcdir, builddir):
         if '| `%s`' % e not in open(readme).read():
             errors.append('README.md\'s element table misses `%s`' % e)
     if not elements:
-        errors.append('no gst_element_register calls found in gst/clvideo/plugin.c')
+        errors.append('no elements found in gst/clvideo/plugin.c\'s table')
 
     # every debug category, where the docs list them
     categories = sorted(set(re.findall(

@@ -1447,3 +1447,27 @@ done:
   g_rec_mutex_unlock (&ensure_lock);
   return ret;
 }
+
+/**
+ * gst_cl_param_spec_device:
+ * @flags: the flags of the property; G_PARAM_READWRITE and
+ *   G_PARAM_STATIC_STRINGS are added
+ *
+ * The "device" property of an element that runs on an OpenCL device: a
+ * string in the syntax of gst_cl_context_new()'s @device_spec, which the
+ * element passes to gst_cl_ensure_element_data(). Every cl element
+ * describes it alike.
+ *
+ * Returns: (transfer floating): a new #GParamSpec
+ *
+ * Since: 0.1
+ */
+GParamSpec *
+gst_cl_param_spec_device (GParamFlags flags)
+{
+  return g_param_spec_string ("device", "Device",
+      "OpenCL device: index, part of the device or platform name, or "
+      "type (GPU, CPU, accelerator); default: $GST_CL_DEVICE, else the "
+      "first GPU, accelerator, CPU", NULL,
+      flags | G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+}

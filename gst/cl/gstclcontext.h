@@ -241,4 +241,7 @@ GST_CL_API
 gboolean gst_cl_handle_context_query (GstElement * element, GstQuery * query,
     GstClContext * ctx);
 
+GST_CL_API
+GParamSpec *gst_cl_param_spec_device (GParamFlags flags);
+
 G_END_DECLS

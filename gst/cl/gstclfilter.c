@@ -843,12 +843,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
    * element or the application is used when it is on that device.
    */
   g_object_class_install_property (gobject_class, PROP_DEVICE,
-      g_param_spec_string ("device", "Device",
-          "OpenCL device: index, part of the device or platform name, or "
-          "type (GPU, CPU, accelerator); default: $GST_CL_DEVICE, else the "
-          "first GPU, accelerator, CPU",
-          NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+      gst_cl_param_spec_device (GST_PARAM_MUTABLE_READY));
 
   element_class->set_context = gst_cl_filter_set_context;
   element_class->change_state = gst_cl_filter_change_state;

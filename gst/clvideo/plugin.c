@@ -53,8 +53,22 @@ plugin_init (GstPlugin * plugin)
   };
   static const gchar *icd_paths[] = { "/etc/OpenCL/vendors", NULL };
   static const gchar *icd_suffixes[] = { ".icd", NULL };
+  static const struct
+  {
+    const gchar *name;
+    GType (*get_type) (void);
+  } elements[] = {
+    {"clupload", gst_cl_upload_get_type},
+    {"cldownload", gst_cl_download_get_type},
+    {"clcolorlowpass", gst_cl_color_lowpass_get_type},
+    {"clhistogram", gst_cl_histogram_get_type},
+    {"clcontrast", gst_cl_contrast_get_type},
+    {"clsmooth", gst_cl_smooth_get_type},
+    {"clmotionsearch", gst_cl_motion_search_element_get_type},
+    {"clmpegenc", gst_cl_mpeg_enc_get_type},
+  };
   gboolean ok = TRUE;
-  guint mpeg_rank;
+  guint mpeg_rank, i;
 
   GST_DEBUG_CATEGORY_INIT (gst_cl_plugin_debug, "clplugin", 0,
       "clvideo plugin registration");
@@ -67,22 +81,12 @@ plugin_init (GstPlugin * plugin)
    * OpenCL has a device; the filters are not autoplugged */
   mpeg_rank = have_cl_device ()? GST_RANK_PRIMARY : GST_RANK_NONE;
 
-  ok &= gst_element_register (plugin, "clupload", GST_RANK_NONE,
-      GST_TYPE_CL_UPLOAD);
-  ok &= gst_element_register (plugin, "cldownload", GST_RANK_NONE,
-      GST_TYPE_CL_DOWNLOAD);
-  ok &= gst_element_register (plugin, "clcolorlowpass", GST_RANK_NONE,
-      GST_TYPE_CL_COLOR_LOWPASS);
-  ok &= gst_element_register (plugin, "clhistogram", GST_RANK_NONE,
-      GST_TYPE_CL_HISTOGRAM);
-  ok &= gst_element_register (plugin, "clcontrast", GST_RANK_NONE,
-      GST_TYPE_CL_CONTRAST);
-  ok &= gst_element_register (plugin, "clsmooth", GST_RANK_NONE,
-      GST_TYPE_CL_SMOOTH);
-  ok &= gst_element_register (plugin, "clmotionsearch", GST_RANK_NONE,
-      GST_TYPE_CL_MOTION_SEARCH_ELEMENT);
-  ok &= gst_element_register (plugin, "clmpegenc", mpeg_rank,
-      GST_TYPE_CL_MPEG_ENC);
+  for (i = 0; i < G_N_ELEMENTS (elements); i++) {
+    guint rank = g_str_equal (elements[i].name, "clmpegenc") ? mpeg_rank :
+        GST_RANK_NONE;
+    ok &= gst_element_register (plugin, elements[i].name, rank,
+        elements[i].get_type ());
+  }
   return ok;
 }
 

@@ -760,11 +760,7 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   gobject_class->finalize = gst_cl_mpeg_enc_finalize;
 
   g_object_class_install_property (gobject_class, PROP_DEVICE,
-      g_param_spec_string ("device", "Device",
-          "OpenCL device: index, part of the device or platform name, or "
-          "type (GPU, CPU, accelerator); default: $GST_CL_DEVICE, else the "
-          "first GPU, accelerator, CPU",
-          NULL, rw | GST_PARAM_MUTABLE_READY));
+      gst_cl_param_spec_device (GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_GOP_SIZE,
       g_param_spec_uint ("gop-size", "GOP size",
           "Pictures per group of pictures (an I picture, then P pictures)",
