@@ -27,6 +27,7 @@
 #define INVALID 0xffff
 
 #include "gstclvideotypes.h"
+#include "common.cl"
 
 /* motion_code VLC lengths for |motion_code| 0..16, without the sign */
 __constant uchar motion_code_length[17] = {
@@ -264,14 +265,7 @@ lambda_rows (__global const ushort * surface, __global GstClMotionVector * out,
           best = min (best, candidate_key (sad + rate_x[c % SPAN] +
                   rate_y[c / SPAN], c));
       }
-      keys[lid] = best;
-      for (int n = LS / 2; n > 0; n >>= 1) {
-        barrier (CLK_LOCAL_MEM_FENCE);
-        if (lid < n)
-          keys[lid] = min (keys[lid], keys[lid + n]);
-      }
-      barrier (CLK_LOCAL_MEM_FENCE);
-      idx = (int) (keys[0] & 0xfffff);
+      idx = (int) (group_min (best, keys, lid, LS) & 0xfffff);
       px = 2 * (idx % SPAN - R);
       py = 2 * (idx / SPAN - R);
       if (lid == 0) {
@@ -281,8 +275,6 @@ lambda_rows (__global const ushort * surface, __global GstClMotionVector * out,
         v.sad = s[idx];
         out[(args.first_row + row) * args.blocks_x + bx] = v;
       }
-      /* keys[0] and the rate tables are rewritten next */
-      barrier (CLK_LOCAL_MEM_FENCE);
     }
   }
 }

@@ -84,6 +84,7 @@
 #define SPAN (2 * RANGE)
 
 #include "gstclvideotypes.h"
+#include "common.cl"
 #include "sad.cl"
 
 /* ranking key of a full-pel candidate in the window of @range */
@@ -484,26 +485,6 @@ motion_search_blocks (global const uchar * cur, global const uchar * ref,
 #endif
       );
 }
-
-#if defined (TILES) || (defined (HNT) && HNT)
-/* Smallest of the nt (a power of 2) work-items' keys, for all of them;
- * @keys holds nt. */
-static ulong
-group_min (ulong v, local ulong * keys, int lid, int nt)
-{
-  keys[lid] = v;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int n = nt / 2; n > 0; n >>= 1) {
-    if (lid < n)
-      keys[lid] = min (keys[lid], keys[lid + n]);
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-  v = keys[0];
-  /* everyone has read it before @keys is written again */
-  barrier (CLK_LOCAL_MEM_FENCE);
-  return v;
-}
-#endif
 
 
 /* ---- hierarchical search ---- */
