@@ -4,6 +4,8 @@
 #include "gstclvideokernels.h"
 #include <gst/cl/gstclprogram-private.h>
 
+#include <stdarg.h>
+
 /* kernels/embed-kernels.py's table of every kernels/NAME.cl */
 extern const GstClKernelSource gst_cl_video_kernel_sources[];
 
@@ -11,4 +13,24 @@ void
 gst_cl_video_register_kernels (void)
 {
   gst_cl_kernel_sources_register (gst_cl_video_kernel_sources);
+}
+
+void
+gst_cl_video_release_kernel (gpointer kernel)
+{
+  if (kernel)
+    clReleaseKernel ((cl_kernel) kernel);
+}
+
+void
+gst_cl_video_clear_kernels (cl_kernel * kernel, ...)
+{
+  va_list args;
+
+  va_start (args, kernel);
+  for (; kernel; kernel = va_arg (args, cl_kernel *)) {
+    gst_cl_video_release_kernel (*kernel);
+    *kernel = NULL;
+  }
+  va_end (args);
 }

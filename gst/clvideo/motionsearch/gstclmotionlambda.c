@@ -108,12 +108,7 @@ gst_cl_motion_lambda_free (GstClMotionLambda * ml)
 {
   if (!ml)
     return;
-  if (ml->rows_cpu)
-    clReleaseKernel (ml->rows_cpu);
-  if (ml->sads)
-    clReleaseKernel (ml->sads);
-  if (ml->rows)
-    clReleaseKernel (ml->rows);
+  gst_cl_video_clear_kernels (&ml->rows_cpu, &ml->sads, &ml->rows, NULL);
   if (ml->surface)
     clReleaseMemObject (ml->surface);
   gst_object_unref (ml->ctx);

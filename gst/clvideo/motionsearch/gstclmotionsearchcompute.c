@@ -67,12 +67,6 @@ gst_cl_motion_method_resolve (GstClMotionMethod method, GstClContext * ctx)
       GST_CL_MOTION_METHOD_FULL;
 }
 
-static void
-release_kernel (gpointer kernel)
-{
-  clReleaseKernel ((cl_kernel) kernel);
-}
-
 GstClMotionSearch *
 gst_cl_motion_search_new (GstClContext * ctx,
     const GstClMotionSearchParams * params, GError ** error)
@@ -133,7 +127,7 @@ gst_cl_motion_search_new (GstClContext * ctx,
   ms->params = *params;
   ms->weight_q = (guint) lround (params->chroma_weight * WEIGHT_ONE);
   ms->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-      release_kernel);
+      gst_cl_video_release_kernel);
 
   if (!ctx->cpu_layout) {
     guint span = 2 * params->search_range, bs = params->block_size;

@@ -70,16 +70,10 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
 {
   if (!tr)
     return;
-  if (tr->load)
-    clReleaseKernel (tr->load);
-  if (tr->encode)
-    clReleaseKernel (tr->encode);
+  gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->pack_offsets,
+      &tr->pack_levels, NULL);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
-  if (tr->pack_offsets)
-    clReleaseKernel (tr->pack_offsets);
-  if (tr->pack_levels)
-    clReleaseKernel (tr->pack_levels);
   gst_object_unref (tr->ctx);
   g_free (tr);
 }
