@@ -3,6 +3,7 @@
  */
 #include "gstclvideokernels.h"
 #include <gst/cl/gstclprogram-private.h>
+#include <gst/cl/gstclfilter.h>
 
 #include <stdarg.h>
 
@@ -13,6 +14,19 @@ void
 gst_cl_video_register_kernels (void)
 {
   gst_cl_kernel_sources_register (gst_cl_video_kernel_sources);
+}
+
+gboolean
+gst_cl_video_set_kernel_args (cl_kernel kernel, const cl_mem * mems,
+    guint n_mems, const void *args, gsize size, GError ** error)
+{
+  guint arg = 0, i;
+
+  for (i = 0; i < n_mems; i++)
+    if (!gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &mems[i],
+            error))
+      return FALSE;
+  return !args || gst_cl_kernel_set_arg (kernel, &arg, size, args, error);
 }
 
 void

@@ -14,6 +14,11 @@ G_BEGIN_DECLS
  * and benchmarks drive without an element. */
 void gst_cl_video_register_kernels (void);
 
+/* Sets the arguments of @kernel: the @n_mems buffers @mems, then @args
+ * (@size bytes, one struct passed by value; none when NULL). */
+gboolean gst_cl_video_set_kernel_args (cl_kernel kernel, const cl_mem * mems,
+    guint n_mems, const void *args, gsize size, GError ** error);
+
 /* clReleaseKernel() as a GDestroyNotify (tables of kernels); NULL is
  * ignored. */
 void gst_cl_video_release_kernel (gpointer kernel);

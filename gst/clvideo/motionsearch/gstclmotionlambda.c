@@ -128,13 +128,8 @@ static gboolean
 set_args (cl_kernel kernel, const cl_mem * mems, guint n_mems,
     const GstClMotionLambdaArgs * args, GError ** error)
 {
-  guint arg = 0, i;
-
-  for (i = 0; i < n_mems; i++)
-    if (!gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &mems[i],
-            error))
-      return FALSE;
-  return gst_cl_kernel_set_arg (kernel, &arg, sizeof (*args), args, error);
+  return gst_cl_video_set_kernel_args (kernel, mems, n_mems, args,
+      sizeof (*args), error);
 }
 
 static gboolean

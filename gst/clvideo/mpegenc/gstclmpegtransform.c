@@ -150,9 +150,9 @@ gst_cl_mpeg_transform_load (GstClMpegTransform * tr, const GstClFrame * frame,
 {
   GstClPlane y, u, v;
   GstClMpegLoadArgs args;
+  const cl_mem mems[2] = { frame->mem, picture };
   guint W = tr->mb_width * 16, H = tr->mb_height * 16;
   size_t global[2], local[2];
-  guint arg = 0;
 
   gst_cl_frame_get_plane (frame, GST_VIDEO_COMP_Y, &y);
   gst_cl_frame_get_plane (frame, GST_VIDEO_COMP_U, &u);
@@ -168,11 +168,8 @@ gst_cl_mpeg_transform_load (GstClMpegTransform * tr, const GstClFrame * frame,
   args.height = tr->height;
   args.padded_width = W;
   args.padded_height = H;
-  if (!gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_mem), &frame->mem,
-          error) ||
-      !gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_mem), &picture,
-          error) ||
-      !gst_cl_kernel_set_arg (tr->load, &arg, sizeof (args), &args, error))
+  if (!gst_cl_video_set_kernel_args (tr->load, mems, G_N_ELEMENTS (mems),
+          &args, sizeof (args), error))
     return FALSE;
   if (tr->cpu_layout) {
     /* a work-item per chroma row */
@@ -208,8 +205,10 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
     cl_mem levels, cl_mem recon, GError ** error)
 {
   GstClMpegEncodeArgs args;
+  const cl_mem mems[7] = { cur, ref, recon, vectors, records, levels,
+    tr->rd_bits
+  };
   size_t global, local = 64;
-  guint arg = 0;
 
   args.mb_width = tr->mb_width;
   args.mb_height = tr->mb_height;
@@ -221,21 +220,8 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   args.dc_only = p->dc_only ? 1 : 0;
   args.rd_lambda = p->rd_lambda;
   args.mv_lambda = p->mv_lambda;
-  if (!gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &cur, error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &ref,
-          error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &recon,
-          error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &vectors,
-          error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &records,
-          error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &levels,
-          error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem),
-          &tr->rd_bits, error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (args), &args,
-          error))
+  if (!gst_cl_video_set_kernel_args (tr->encode, mems, G_N_ELEMENTS (mems),
+          &args, sizeof (args), error))
     return FALSE;
   if (tr->cpu_layout) {
     /* small groups: each work-item keeps a macroblock in private memory */
@@ -261,6 +247,7 @@ gst_cl_mpeg_transform_pack (GstClMpegTransform * tr, cl_mem records,
     cl_mem levels, cl_mem offsets, cl_mem packed, GError ** error)
 {
   cl_uint n = tr->mb_width * tr->mb_height;
+  const cl_mem pack_mems[4] = { records, levels, offsets, packed };
   size_t global, local;
   guint arg = 0;
 
@@ -276,15 +263,8 @@ gst_cl_mpeg_transform_pack (GstClMpegTransform * tr, cl_mem records,
   if (!gst_cl_context_enqueue_kernel (tr->ctx, tr->pack_offsets,
           GST_CL_MPEG_PACK_LABEL, 1, &global, &local, error))
     return FALSE;
-  arg = 0;
-  if (!gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
-          &records, error) ||
-      !gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
-          &levels, error) ||
-      !gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
-          &offsets, error) ||
-      !gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
-          &packed, error))
+  if (!gst_cl_video_set_kernel_args (tr->pack_levels, pack_mems,
+          G_N_ELEMENTS (pack_mems), NULL, 0, error))
     return FALSE;
   local = 64;
   global = (size_t) n * local;
