@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # Writes a C file holding every given OpenCL source as a string, keyed by
-# the file's base name without ".cl"; see gst_cl_kernel_source_lookup().
+# the file's base name: without ".cl" for a kernel file, whole for a
+# header that kernels include ("NAME.h", shared with the host's C); see
+# gst_cl_kernel_source_lookup().
 import os
 import sys
 
@@ -21,7 +23,9 @@ def main():
         f.write('#include <gst/cl/gstclprogram-private.h>\n\n')
         f.write('const GstClKernelSource %s[] = {\n' % symbol)
         for path in inputs:
-            name = os.path.splitext(os.path.basename(path))[0]
+            name = os.path.basename(path)
+            if name.endswith('.cl'):
+                name = name[:-3]
             with open(path, encoding='utf-8') as src:
                 text = src.read()
             f.write('  { "%s",\n%s },\n' % (name, c_string(text)))

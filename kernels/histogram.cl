@@ -50,11 +50,7 @@
 #define NC 16
 #endif
 
-#ifdef __ENDIAN_LITTLE__
-#define BYTE_OF(w, k) (((w) >> (8 * (k))) & 0xffu)
-#else
-#define BYTE_OF(w, k) (((w) >> (8 * (3 - (k)))) & 0xffu)
-#endif
+#include "common.cl"
 
 /* byte of sample i (0..3) within a chunk */
 #define POS(i) (CH + PS * (i))

@@ -26,11 +26,8 @@
 #define NCAND (SPAN * SPAN)
 #define INVALID 0xffff
 
-typedef struct
-{
-  short dx, dy;                 /* half-pel units */
-  uint sad;
-} Vector;
+#include "gstclvideotypes.h"
+#include "common.cl"
 
 /* motion_code VLC lengths for |motion_code| 0..16, without the sign */
 __constant uchar motion_code_length[17] = {
@@ -107,33 +104,36 @@ block_sad (__global const uchar * c, uint cs, __global const uchar * p,
 
 __kernel __attribute__ ((reqd_work_group_size (1, 1, 1)))
 void
-lambda_rows_cpu (__global const uchar * cur, uint cur_off, uint cur_stride,
-    __global const uchar * ref, uint ref_off, uint ref_stride, uint width,
-    uint height, uint blocks_x, uint lambda, int f_code,
-    __global Vector * out)
+lambda_rows_cpu (__global const uchar * cur, __global const uchar * ref,
+    __global GstClMotionVector * out, const GstClMotionLambdaArgs args)
 {
   const int by = get_global_id (0);
-  const int w = width, h = height, y0 = by * B, bh = min (B, h - y0);
+  const int w = args.width, h = args.height;
+  const int y0 = by * B, bh = min (B, h - y0);
   uint rate_x[SPAN], rate_y[SPAN];
   int px = 0, py = 0;
 
-  for (int bx = 0; bx < (int) blocks_x; bx++) {
+  for (int bx = 0; bx < (int) args.blocks_x; bx++) {
     const int x0 = bx * B, bw = min (B, w - x0);
-    __global const uchar *c = cur + cur_off + y0 * cur_stride + x0;
+    __global const uchar *c = cur + args.cur.offset + y0 * args.cur.stride +
+        x0;
     ulong best = ULONG_MAX;
     int idx;
-    Vector v;
+    GstClMotionVector v;
 
     for (int i = 0; i < SPAN; i++) {
-      rate_x[i] = lambda * component_bits (2 * (i - R) - px, f_code);
-      rate_y[i] = lambda * component_bits (2 * (i - R) - py, f_code);
+      rate_x[i] = args.lambda * component_bits (2 * (i - R) - px,
+          args.f_code);
+      rate_y[i] = args.lambda * component_bits (2 * (i - R) - py,
+          args.f_code);
     }
     /* the candidates whose reference block lies inside the plane */
     for (int dy = max (-R, -y0); dy <= min (R - 1, h - bh - y0); dy++) {
       for (int dx = max (-R, -x0); dx <= min (R - 1, w - bw - x0); dx++) {
-        __global const uchar *p = ref + ref_off + (y0 + dy) * ref_stride +
-            x0 + dx;
-        const uint sad = block_sad (c, cur_stride, p, ref_stride, bw, bh);
+        __global const uchar *p = ref + args.ref.offset +
+            (y0 + dy) * args.ref.stride + x0 + dx;
+        const uint sad = block_sad (c, args.cur.stride, p, args.ref.stride,
+            bw, bh);
         best = min (best, candidate_key (sad + rate_x[dx + R] +
                 rate_y[dy + R], (dy + R) * SPAN + dx + R));
       }
@@ -142,7 +142,7 @@ lambda_rows_cpu (__global const uchar * cur, uint cur_off, uint cur_stride,
     v.dx = (short) (2 * (idx % SPAN - R));
     v.dy = (short) (2 * (idx / SPAN - R));
     v.sad = (uint) (best >> 32) - rate_x[idx % SPAN] - rate_y[idx / SPAN];
-    out[by * blocks_x + bx] = v;
+    out[by * args.blocks_x + bx] = v;
     px = v.dx;
     py = v.dy;
   }
@@ -155,24 +155,23 @@ lambda_rows_cpu (__global const uchar * cur, uint cur_off, uint cur_stride,
 
 __kernel __attribute__ ((reqd_work_group_size (LS, 1, 1)))
 void
-lambda_sads (__global const uchar * cur, uint cur_off, uint cur_stride,
-    __global const uchar * ref, uint ref_off, uint ref_stride, uint width,
-    uint height, uint blocks_x, uint first_block, __global ushort * surface)
+lambda_sads (__global const uchar * cur, __global const uchar * ref,
+    __global ushort * surface, const GstClMotionLambdaArgs args)
 {
   __local uchar area[AREA_H * AREA_W];
   __local uchar block[B * B];
   const int lid = get_local_id (0);
-  const int blk = first_block + get_group_id (0);
-  const int w = width, h = height;
-  const int x0 = (blk % blocks_x) * B, y0 = (blk / blocks_x) * B;
+  const int blk = args.first_block + get_group_id (0);
+  const int w = args.width, h = args.height;
+  const int x0 = (blk % args.blocks_x) * B, y0 = (blk / args.blocks_x) * B;
   const int bw = min (B, w - x0), bh = min (B, h - y0);
   __global ushort *out = surface + (size_t) get_group_id (0) * NCAND;
 
   /* clamped coordinates: what lies outside is read only by candidates
    * that are not valid */
   for (int i = lid; i < B * B; i += LS)
-    block[i] = cur[cur_off + min (y0 + i / B, h - 1) * cur_stride +
-        min (x0 + i % B, w - 1)];
+    block[i] = cur[args.cur.offset +
+        min (y0 + i / B, h - 1) * args.cur.stride + min (x0 + i % B, w - 1)];
 
   for (int s0 = 0; s0 < SPAN; s0 += STRIP) {
     const int rows = min (STRIP, SPAN - s0);
@@ -180,7 +179,7 @@ lambda_sads (__global const uchar * cur, uint cur_off, uint cur_stride,
     for (int i = lid; i < (rows + B - 1) * AREA_W; i += LS) {
       const int gy = clamp (y0 - R + s0 + i / AREA_W, 0, h - 1);
       const int gx = clamp (x0 - R + i % AREA_W, 0, w - 1);
-      area[i] = ref[ref_off + gy * ref_stride + gx];
+      area[i] = ref[args.ref.offset + gy * args.ref.stride + gx];
     }
     barrier (CLK_LOCAL_MEM_FENCE);
 #if SPAN % 4 == 0
@@ -235,8 +234,8 @@ lambda_sads (__global const uchar * cur, uint cur_off, uint cur_stride,
 
 __kernel __attribute__ ((reqd_work_group_size (LS, 1, 1)))
 void
-lambda_rows (__global const ushort * surface, uint blocks_x, uint first_row,
-    uint rows, uint lambda, int f_code, __global Vector * out)
+lambda_rows (__global const ushort * surface, __global GstClMotionVector * out,
+    const GstClMotionLambdaArgs args)
 {
   __local uint rate_x[SPAN], rate_y[SPAN];
   __local ulong keys[LS];
@@ -244,17 +243,20 @@ lambda_rows (__global const ushort * surface, uint blocks_x, uint first_row,
 
   /* persistent groups, rows dealt out cyclically; a row's blocks are the
    * only dependency chain, so no group ever waits for another */
-  for (uint row = get_group_id (0); row < rows; row += get_num_groups (0)) {
+  for (uint row = get_group_id (0); row < args.rows;
+      row += get_num_groups (0)) {
     int px = 0, py = 0;
-    for (uint bx = 0; bx < blocks_x; bx++) {
-      __global const ushort *s = surface + ((size_t) row * blocks_x + bx) *
-          NCAND;
+    for (uint bx = 0; bx < args.blocks_x; bx++) {
+      __global const ushort *s = surface +
+          ((size_t) row * args.blocks_x + bx) * NCAND;
       ulong best = ULONG_MAX;
       int idx;
 
       for (int i = lid; i < SPAN; i += LS) {
-        rate_x[i] = lambda * component_bits (2 * (i - R) - px, f_code);
-        rate_y[i] = lambda * component_bits (2 * (i - R) - py, f_code);
+        rate_x[i] = args.lambda * component_bits (2 * (i - R) - px,
+            args.f_code);
+        rate_y[i] = args.lambda * component_bits (2 * (i - R) - py,
+            args.f_code);
       }
       barrier (CLK_LOCAL_MEM_FENCE);
       for (int c = lid; c < NCAND; c += LS) {
@@ -263,25 +265,16 @@ lambda_rows (__global const ushort * surface, uint blocks_x, uint first_row,
           best = min (best, candidate_key (sad + rate_x[c % SPAN] +
                   rate_y[c / SPAN], c));
       }
-      keys[lid] = best;
-      for (int n = LS / 2; n > 0; n >>= 1) {
-        barrier (CLK_LOCAL_MEM_FENCE);
-        if (lid < n)
-          keys[lid] = min (keys[lid], keys[lid + n]);
-      }
-      barrier (CLK_LOCAL_MEM_FENCE);
-      idx = (int) (keys[0] & 0xfffff);
+      idx = (int) (group_min (best, keys, lid, LS) & 0xfffff);
       px = 2 * (idx % SPAN - R);
       py = 2 * (idx / SPAN - R);
       if (lid == 0) {
-        Vector v;
+        GstClMotionVector v;
         v.dx = (short) px;
         v.dy = (short) py;
         v.sad = s[idx];
-        out[(first_row + row) * blocks_x + bx] = v;
+        out[(args.first_row + row) * args.blocks_x + bx] = v;
       }
-      /* keys[0] and the rate tables are rewritten next */
-      barrier (CLK_LOCAL_MEM_FENCE);
     }
   }
 }

@@ -81,14 +81,10 @@
 #define WQ 0
 #endif
 
-typedef struct
-{
-  short dx, dy;
-  uint sad;
-} mv_t;
-
 #define SPAN (2 * RANGE)
 
+#include "gstclvideotypes.h"
+#include "common.cl"
 #include "sad.cl"
 
 /* ranking key of a full-pel candidate in the window of @range */
@@ -271,11 +267,11 @@ half_key (global const uchar * cur, int cs, global const uchar * ref,
 }
 
 /* the vector of the best half_key around (fx, fy) */
-static mv_t
+static GstClMotionVector
 half_result (int fx, int fy, ulong best)
 {
   int idx = (int) (best & 0xffff);
-  mv_t mv;
+  GstClMotionVector mv;
   mv.dx = (short) (2 * fx + idx % 3 - 1);
   mv.dy = (short) (2 * fy + idx / 3 - 1);
   mv.sad = (uint) (best >> 32);
@@ -364,7 +360,7 @@ sad_half_ring (global const uchar * c, int cs, global const uchar * r,
 
 /* Half-pel refinement around the full-pel vector (fx, fy) of the block at
  * (x0, y0); returns the vector in half-pel units and its SAD. */
-static mv_t
+static GstClMotionVector
 refine_half (global const uchar * cur, int cs, global const uchar * ref,
     int rs, int width, int height, int x0, int y0, int bw, int bh, int fx,
     int fy, uint full_sad)
@@ -393,7 +389,7 @@ refine_half (global const uchar * cur, int cs, global const uchar * ref,
 }
 
 /* Full search of the block at (x0, y0) of size bw x bh. */
-static mv_t
+static GstClMotionVector
 search_block (global const uchar * cur, int cs, global const uchar * ref,
     int rs, int width, int height, int x0, int y0, int bw, int bh
 #if CHROMA
@@ -453,7 +449,7 @@ search_block (global const uchar * cur, int cs, global const uchar * ref,
   return refine_half (cur, cs, ref, rs, width, height, x0, y0, bw, bh, fx,
       fy, sad);
 #else
-  mv_t mv;
+  GstClMotionVector mv;
   mv.dx = (short) (2 * fx);
   mv.dy = (short) (2 * fy);
   mv.sad = sad;
@@ -462,52 +458,34 @@ search_block (global const uchar * cur, int cs, global const uchar * ref,
 }
 
 kernel void
-motion_search_blocks (global const uchar * cur, uint cur_off,
-    uint cur_stride, global const uchar * ref, uint ref_off, uint ref_stride,
-    uint width, uint height, global const uchar * chroma_cur,
-    uint cur_u_off, uint cur_u_stride, uint cur_v_off, uint cur_v_stride,
-    global const uchar * chroma_ref, uint ref_u_off, uint ref_u_stride,
-    uint ref_v_off, uint ref_v_stride, uint first_bx, uint first_by,
-    global mv_t * vectors)
+motion_search_blocks (global const uchar * cur, global const uchar * ref,
+    global const uchar * chroma_cur, global const uchar * chroma_ref,
+    global GstClMotionVector * vectors, const GstClMotionSearchArgs args)
 {
-  int bx = get_global_id (0) + first_bx, by = get_global_id (1) + first_by;
-  int blocks_x = (width + BS - 1) / BS, blocks_y = (height + BS - 1) / BS;
+  int bx = get_global_id (0) + args.first_bx;
+  int by = get_global_id (1) + args.first_by;
+  int blocks_x = (args.width + BS - 1) / BS;
+  int blocks_y = (args.height + BS - 1) / BS;
 
   if (bx >= blocks_x || by >= blocks_y)
     return;
   int x0 = bx * BS, y0 = by * BS;
-  int bw = min (BS, (int) width - x0), bh = min (BS, (int) height - y0);
+  int bw = min (BS, (int) args.width - x0);
+  int bh = min (BS, (int) args.height - y0);
 
-  vectors[by * blocks_x + bx] = search_block (cur + cur_off,
-      (int) cur_stride, ref + ref_off, (int) ref_stride, (int) width,
-      (int) height, x0, y0, bw, bh
+  vectors[by * blocks_x + bx] = search_block (cur + args.cur.offset,
+      (int) args.cur.stride, ref + args.ref.offset, (int) args.ref.stride,
+      (int) args.width, (int) args.height, x0, y0, bw, bh
 #if CHROMA
-      , chroma_cur + cur_u_off, chroma_cur + cur_v_off, (int) cur_u_stride,
-      (int) cur_v_stride, chroma_ref + ref_u_off, chroma_ref + ref_v_off,
-      (int) ref_u_stride, (int) ref_v_stride
+      , chroma_cur + args.cur_chroma[0].offset,
+      chroma_cur + args.cur_chroma[1].offset, (int) args.cur_chroma[0].stride,
+      (int) args.cur_chroma[1].stride, chroma_ref + args.ref_chroma[0].offset,
+      chroma_ref + args.ref_chroma[1].offset, (int) args.ref_chroma[0].stride,
+      (int) args.ref_chroma[1].stride
 #endif
       );
 }
 
-#if defined (TILES) || (defined (HNT) && HNT)
-/* Smallest of the nt (a power of 2) work-items' keys, for all of them;
- * @keys holds nt. */
-static ulong
-group_min (ulong v, local ulong * keys, int lid, int nt)
-{
-  keys[lid] = v;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int n = nt / 2; n > 0; n >>= 1) {
-    if (lid < n)
-      keys[lid] = min (keys[lid], keys[lid + n]);
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-  v = keys[0];
-  /* everyone has read it before @keys is written again */
-  barrier (CLK_LOCAL_MEM_FENCE);
-  return v;
-}
-#endif
 
 /* ---- hierarchical search ---- */
 
@@ -582,14 +560,15 @@ rounded_mean (ushort16 sum, ushort shift)
  * level-2 samples of a row, in vectors where the run's 64 x 4 samples lie
  * inside the plane. */
 kernel void
-motion_decimate (global const uchar * src, uint src_off, uint src_stride,
-    uint width, uint height, global uchar * dst, uint l1_off, uint l2_off)
+motion_decimate (global const uchar * src, global uchar * dst,
+    const GstClMotionDecimateArgs args)
 {
-  int w = (int) width, h = (int) height, stride = (int) src_stride;
+  int w = (int) args.width, h = (int) args.height;
+  int stride = (int) args.src.stride;
   int w2 = (w + 3) >> 2, h2 = (h + 3) >> 2;
   int y2 = get_global_id (1);
-  global const uchar *p = src + src_off;
-  global uchar *l1 = dst + l1_off, *l2 = dst + l2_off;
+  global const uchar *p = src + args.src.offset;
+  global uchar *l1 = dst + args.l1_offset, *l2 = dst + args.l2_offset;
 
 #if HNT
   int x2 = get_global_id (0);
@@ -722,13 +701,13 @@ key_vector (ulong key, int range)
 /* Vector of the neighbour n (0..3: left, top, right, bottom) of block
  * (bx, by) in a grid of gx x gy, scaled by @scale, or NO_CAND. */
 static int2
-neighbour (global const mv_t * v, int bx, int by, int gx, int gy, int n,
-    int scale)
+neighbour (global const GstClMotionVector * v, int bx, int by, int gx,
+    int gy, int n, int scale)
 {
   int nx = bx + (n == 2) - (n == 0), ny = by + (n == 3) - (n == 1);
   if (nx < 0 || ny < 0 || nx >= gx || ny >= gy)
     return NO_CAND;
-  mv_t m = v[ny * gx + nx];
+  GstClMotionVector m = v[ny * gx + nx];
   return (int2) (scale * m.dx, scale * m.dy);
 }
 
@@ -762,7 +741,8 @@ neighbour (global const mv_t * v, int bx, int by, int gx, int gy, int n,
 
 /* predictor t of level 1 or of the first pass at full resolution */
 static int2
-predictor (global const mv_t * coarse, int px, int py, int gx, int gy, int t)
+predictor (global const GstClMotionVector * coarse, int px, int py, int gx,
+    int gy, int t)
 {
   if (t == 0)
     return (int2) (2 * coarse[py * gx + px].dx, 2 * coarse[py * gx + px].dy);
@@ -773,10 +753,10 @@ predictor (global const mv_t * coarse, int px, int py, int gx, int gy, int t)
 
 /* The step for block or area (bx, by) of the gx x gy grid; see
  * motion_search_level. */
-static mv_t
+static GstClMotionVector
 level_step (global const uchar * cur, global const uchar * ref, int cs,
     int rs, int width, int height, int range, int bx, int by, int gx, int gy,
-    global const mv_t * coarse
+    global const GstClMotionVector * coarse
 #if HNT
     , local ulong * keys, int lid
 #endif
@@ -886,7 +866,7 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   }
 #else
   /* the block's own vector, whose SAD pass 1 found, then its neighbours' */
-  mv_t own = coarse[by * gx + bx];
+  GstClMotionVector own = coarse[by * gx + bx];
   best = KEY_IN (own.sad, own.dx, own.dy, range);
   BEST_OF (best, 1, 5, (t ? neighbour (coarse, bx, by, gx, gy, t - 1, 1) :
           (int2) (own.dx, own.dy)));
@@ -894,7 +874,7 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 
   int2 f = key_vector (best, range);
   uint sad = (uint) (best >> 32);
-  mv_t mv;
+  GstClMotionVector mv;
 #if LEVEL == 0 && PASS == 2 && SUBPEL
 #if HNT
   /* the nine half-pel positions side by side */
@@ -938,13 +918,12 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
  * BPW of them along a row. The window's range is an argument here, not
  * RANGE: one program serves every range. */
 kernel void
-motion_search_level (global const uchar * cur, uint cur_off,
-    uint cur_stride, global const uchar * ref, uint ref_off, uint ref_stride,
-    uint width, uint height, uint range, global const mv_t * coarse,
-    global mv_t * vectors)
+motion_search_level (global const uchar * cur, global const uchar * ref,
+    global const GstClMotionVector * coarse, global GstClMotionVector * vectors,
+    const GstClMotionSearchArgs args)
 {
-  int gx = (width + GBS - 1) / GBS, gy = (height + GBS - 1) / GBS;
-  global const uchar *c = cur + cur_off, *r = ref + ref_off;
+  int gx = (args.width + GBS - 1) / GBS, gy = (args.height + GBS - 1) / GBS;
+  global const uchar *c = cur + args.cur.offset, *r = ref + args.ref.offset;
 #if HNT
   local ulong keys[HNT];
   int lid = get_local_id (0);
@@ -952,9 +931,9 @@ motion_search_level (global const uchar * cur, uint cur_off,
 
   if (bx >= gx || by >= gy)
     return;
-  mv_t mv = level_step (c, r, (int) cur_stride, (int) ref_stride,
-      (int) width, (int) height, (int) range, bx, by, gx, gy, coarse, keys,
-      lid);
+  GstClMotionVector mv = level_step (c, r, (int) args.cur.stride,
+      (int) args.ref.stride, (int) args.width, (int) args.height,
+      (int) args.range, bx, by, gx, gy, coarse, keys, lid);
   if (lid == 0)
     vectors[by * gx + bx] = mv;
 #else
@@ -963,9 +942,9 @@ motion_search_level (global const uchar * cur, uint cur_off,
   if (by >= gy)
     return;
   for (int bx = first; bx < min (gx, first + BPW); bx++)
-    vectors[by * gx + bx] = level_step (c, r, (int) cur_stride,
-        (int) ref_stride, (int) width, (int) height, (int) range, bx, by, gx,
-        gy, coarse);
+    vectors[by * gx + bx] = level_step (c, r, (int) args.cur.stride,
+        (int) args.ref.stride, (int) args.width, (int) args.height,
+        (int) args.range, bx, by, gx, gy, coarse);
 #endif
 }
 
@@ -1016,10 +995,8 @@ sad4 (uint a, uint b, uint c)
 #endif
 
 kernel void
-motion_search_tiles (global const uchar * cur, uint cur_off,
-    uint cur_stride, global const uchar * ref, uint ref_off, uint ref_stride,
-    uint width, uint height, uint first_bx, uint first_by,
-    global mv_t * vectors)
+motion_search_tiles (global const uchar * cur, global const uchar * ref,
+    global GstClMotionVector * vectors, const GstClMotionSearchArgs args)
 {
   local uchar raw[AR * ACOLS];
   local uint area[4 * AR * AW];
@@ -1027,29 +1004,31 @@ motion_search_tiles (global const uchar * cur, uint cur_off,
   local ulong keys[NT];
 
   int lid = get_local_id (0);
-  int bx = get_group_id (0) + first_bx, by = get_group_id (1) + first_by;
-  int blocks_x = (width + BS - 1) / BS;
+  int bx = get_group_id (0) + args.first_bx;
+  int by = get_group_id (1) + args.first_by;
+  int blocks_x = (args.width + BS - 1) / BS;
   int x0 = bx * BS, y0 = by * BS;
 #if PARTIAL
-  int bw = min (BS, (int) width - x0), bh = min (BS, (int) height - y0);
+  int bw = min (BS, (int) args.width - x0);
+  int bh = min (BS, (int) args.height - y0);
 #else
   const int bw = BS, bh = BS;
 #endif
   int ax = x0 - RANGE, ay = y0 - RANGE;
-  global const uchar *c = cur + cur_off;
-  global const uchar *r = ref + ref_off;
+  global const uchar *c = cur + args.cur.offset;
+  global const uchar *r = ref + args.ref.offset;
 
   /* the area, clamped to the plane (what lies outside is masked) */
   for (int i = lid; i < AR * ACOLS; i += NT) {
-    int y = clamp (ay + i / ACOLS, 0, (int) height - 1);
-    int x = clamp (ax + i % ACOLS, 0, (int) width - 1);
-    raw[i] = r[y * (int) ref_stride + x];
+    int y = clamp (ay + i / ACOLS, 0, (int) args.height - 1);
+    int x = clamp (ax + i % ACOLS, 0, (int) args.width - 1);
+    raw[i] = r[y * (int) args.ref.stride + x];
   }
   for (int i = lid; i < BS * WPR; i += NT) {
     int y = i / WPR, w = i % WPR;
 #if PARTIAL
     uchar4 b = (uchar4) (0);
-    global const uchar *p = c + (y0 + y) * (int) cur_stride + x0 + 4 * w;
+    global const uchar *p = c + (y0 + y) * (int) args.cur.stride + x0 + 4 * w;
     if (y < bh) {
       b.x = 4 * w < bw ? p[0] : 0;
       b.y = 4 * w + 1 < bw ? p[1] : 0;
@@ -1058,7 +1037,7 @@ motion_search_tiles (global const uchar * cur, uint cur_off,
     }
     block[i] = as_uint (b);
 #else
-    block[i] = as_uint (vload4 (0, c + (y0 + y) * (int) cur_stride + x0 +
+    block[i] = as_uint (vload4 (0, c + (y0 + y) * (int) args.cur.stride + x0 +
             4 * w));
 #endif
   }
@@ -1085,8 +1064,10 @@ motion_search_tiles (global const uchar * cur, uint cur_off,
 #endif
 
   /* valid displacements */
-  int dx0 = max (-RANGE, -x0), dx1 = min (RANGE - 1, (int) width - bw - x0);
-  int dy0 = max (-RANGE, -y0), dy1 = min (RANGE - 1, (int) height - bh - y0);
+  int dx0 = max (-RANGE, -x0);
+  int dx1 = min (RANGE - 1, (int) args.width - bw - x0);
+  int dy0 = max (-RANGE, -y0);
+  int dy1 = min (RANGE - 1, (int) args.height - bh - y0);
   ulong best = ULONG_MAX;
 
   for (int t = lid; t < NTASKS; t += NT) {
@@ -1126,7 +1107,7 @@ motion_search_tiles (global const uchar * cur, uint cur_off,
   if (lid == 0) {
     ulong key = best;
     int idx = (int) (key & 0xffff);
-    mv_t mv;
+    GstClMotionVector mv;
     mv.dx = (short) (2 * (idx % SPAN - RANGE));
     mv.dy = (short) (2 * (idx / SPAN - RANGE));
     mv.sad = (uint) (key >> 32);
@@ -1137,22 +1118,21 @@ motion_search_tiles (global const uchar * cur, uint cur_off,
 /* Half-pel refinement of full-pel vectors found by the tiles, one
  * work-item per block of [first_bx, end_bx) x [first_by, end_by). */
 kernel void
-motion_refine_blocks (global const uchar * cur, uint cur_off,
-    uint cur_stride, global const uchar * ref, uint ref_off, uint ref_stride,
-    uint width, uint height, uint first_bx, uint first_by, uint end_bx,
-    uint end_by, global mv_t * vectors)
+motion_refine_blocks (global const uchar * cur, global const uchar * ref,
+    global GstClMotionVector * vectors, const GstClMotionSearchArgs args)
 {
-  int bx = get_global_id (0) + first_bx, by = get_global_id (1) + first_by;
-  int blocks_x = (width + BS - 1) / BS;
+  int bx = get_global_id (0) + args.first_bx;
+  int by = get_global_id (1) + args.first_by;
+  int blocks_x = (args.width + BS - 1) / BS;
 
-  if (bx >= (int) end_bx || by >= (int) end_by)
+  if (bx >= (int) args.end_bx || by >= (int) args.end_by)
     return;
   int x0 = bx * BS, y0 = by * BS;
-  global mv_t *v = vectors + by * blocks_x + bx;
-  mv_t mv = *v;
-  *v = refine_half (cur + cur_off, (int) cur_stride, ref + ref_off,
-      (int) ref_stride, (int) width, (int) height, x0, y0,
-      min (BS, (int) width - x0), min (BS, (int) height - y0), mv.dx / 2,
-      mv.dy / 2, mv.sad);
+  global GstClMotionVector *v = vectors + by * blocks_x + bx;
+  GstClMotionVector mv = *v;
+  *v = refine_half (cur + args.cur.offset, (int) args.cur.stride,
+      ref + args.ref.offset, (int) args.ref.stride, (int) args.width,
+      (int) args.height, x0, y0, min (BS, (int) args.width - x0),
+      min (BS, (int) args.height - y0), mv.dx / 2, mv.dy / 2, mv.sad);
 }
 #endif /* TILES */

@@ -21,24 +21,9 @@
  * driver asked for the program's binary compiles every kernel in it.
  */
 
-typedef struct {
-  short dx, dy;
-  uint sad;
-} MotionVector;
-
-/* gst/clvideo/mpegenc/gstclmpegvlc.h GstClMpegMbRecord */
-typedef struct {
-  short dx, dy;
-  uchar flags, cbp, quant, reserved0;
-  uchar last[6];
-  ushort reserved1;
-  uint activity, cost;
-} MbRecord;
-
+#include "gstclvideotypes.h"
 #include "sad.cl"
 
-#define MB_INTRA 1
-#define MB_SKIPPABLE 2
 #define ZERO_VECTOR_BIAS 64
 /* With rate-distortion decisions a moving candidate is coded only where
  * its SAD undercuts the zero vector's by more than this many quantiser
@@ -308,8 +293,8 @@ rd_lambda4 (uint rd_lambda, int q)
 }
 
 static void
-write_record (__global MbRecord * rec, const int *last, int dx, int dy,
-    int intra, int q, int act, int cost)
+write_record (__global GstClMpegMbRecord * rec, const int *last, int dx,
+    int dy, int intra, int q, int act, int cost)
 {
   uchar cbp = 0;
   for (int b = 0; b < 6; b++) {
@@ -325,8 +310,9 @@ write_record (__global MbRecord * rec, const int *last, int dx, int dy,
   rec->reserved1 = 0;
   rec->activity = act;
   rec->cost = cost;
-  rec->flags = (intra ? MB_INTRA : 0) |
-      (!intra && dx == 0 && dy == 0 && cbp == 0 ? MB_SKIPPABLE : 0);
+  rec->flags = (intra ? GST_CL_MPEG_MB_INTRA : 0) |
+      (!intra && dx == 0 && dy == 0 && cbp == 0 ?
+      GST_CL_MPEG_MB_SKIPPABLE : 0);
 }
 
 /* TM5 adaptive quantiser: 0.5 .. 2 times the picture's */
@@ -352,7 +338,7 @@ clamp_vector (int2 v, uint mbx, uint mby, uint W, uint H)
 }
 
 static int2
-mb_vector (__global const MotionVector * vectors, uint mb, uint mbx,
+mb_vector (__global const GstClMotionVector * vectors, uint mb, uint mbx,
     uint mby, uint W, uint H)
 {
   return clamp_vector ((int2) (vectors[mb].dx, vectors[mb].dy), mbx, mby, W,
@@ -363,7 +349,7 @@ mb_vector (__global const MotionVector * vectors, uint mb, uint mbx,
  * vector (the one that neighbour codes when it takes it), zero at the
  * start of a row (slice). */
 static int2
-mb_predictor (__global const MotionVector * vectors, uint mb, uint mbx,
+mb_predictor (__global const GstClMotionVector * vectors, uint mb, uint mbx,
     uint mby, uint W, uint H)
 {
   return mbx ? mb_vector (vectors, mb - 1, mbx - 1, mby, W, H) : (int2) (0,
@@ -474,10 +460,15 @@ decide (int s0, int sv, int act, uint intra_bias, int2 v, int *intra,
 
 #if !GST_CL_CPU_LAYOUT
 __kernel void
-mpeg_load (__global const uchar * src, uint y_off, uint y_stride,
-    uint u_off, uint u_stride, uint v_off, uint v_stride, uint c_ps,
-    uint width, uint height, __global uchar * dst, uint W, uint H)
+mpeg_load (__global const uchar * src, __global uchar * dst,
+    const GstClMpegLoadArgs args)
 {
+  const uint y_off = args.y.offset, y_stride = args.y.stride;
+  const uint u_off = args.u.offset, u_stride = args.u.stride;
+  const uint v_off = args.v.offset, v_stride = args.v.stride;
+  const uint c_ps = args.chroma_pixel_stride;
+  const uint width = args.width, height = args.height;
+  const uint W = args.padded_width, H = args.padded_height;
   const uint cx = get_global_id (0), cy = get_global_id (1);
   const uint CW = W / 2, cw = (width + 1) / 2, ch = (height + 1) / 2;
   uint sx, sy, i;
@@ -501,10 +492,15 @@ mpeg_load (__global const uchar * src, uint y_off, uint y_stride,
 /* CPU layout: one work-item per chroma row, the two luma rows over it and
  * that chroma row of both planes, in long runs the compiler vectorises. */
 __kernel void
-mpeg_load_rows (__global const uchar * src, uint y_off, uint y_stride,
-    uint u_off, uint u_stride, uint v_off, uint v_stride, uint c_ps,
-    uint width, uint height, __global uchar * dst, uint W, uint H)
+mpeg_load_rows (__global const uchar * src, __global uchar * dst,
+    const GstClMpegLoadArgs args)
 {
+  const uint y_off = args.y.offset, y_stride = args.y.stride;
+  const uint u_off = args.u.offset, u_stride = args.u.stride;
+  const uint v_off = args.v.offset, v_stride = args.v.stride;
+  const uint c_ps = args.chroma_pixel_stride;
+  const uint width = args.width, height = args.height;
+  const uint W = args.padded_width, H = args.padded_height;
   const uint cy = get_global_id (0);
   const uint CW = W / 2, cw = (width + 1) / 2, ch = (height + 1) / 2;
   __global const uchar *su, *sv;
@@ -653,17 +649,15 @@ fdct_coeff (const int *v, int k, int split_dc, int4 mag, int4 neg)
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
-    __global uchar * recon, __global const MotionVector * vectors,
-    __global MbRecord * records, __global short *levels,
-    __global const uchar * rd_bits, uint mbw, uint mbh,
-    uint p_picture, uint qscale, uint adaptive, uint avg_act,
-    uint intra_bias, uint dc_only, uint rd_lambda, uint mv_lambda)
+    __global uchar * recon, __global const GstClMotionVector * vectors,
+    __global GstClMpegMbRecord * records, __global short *levels,
+    __global const uchar * rd_bits, const GstClMpegEncodeArgs args)
 {
   const uint mb = get_group_id (0);
-  const uint mbx = mb % mbw, mby = mb / mbw;
+  const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
   const uint t = get_local_id (0);
   const uint r = t >> 3, c = t & 7;
-  const uint W = mbw * 16, H = mbh * 16, CW = W / 2;
+  const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
   const uint off[3] = { 0, W * H, W * H + CW * (H / 2) };
 
   __local int blk[6][64];
@@ -707,14 +701,15 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       abs (256 * blk[1][t] - sum) + abs (256 * blk[2][t] - sum) +
       abs (256 * blk[3][t] - sum), t) >> 8;
   /* (the decisions below weigh SADs against it) */
-  q = mb_quant (qscale, adaptive, act, avg_act);
+  q = mb_quant (args.qscale, args.adaptive, act, args.avg_activity);
 
-  intra = !p_picture;
+  intra = !args.p_picture;
   cost = act;
-  if (p_picture) {
+  if (args.p_picture) {
     /* the vector choice belongs to the rate-distortion decisions */
     int s0 = 0, sv = 0, sp = 0;
-    int mv_lambda16 = rd_lambda && !dc_only ? mv_lambda * qscale : 0;
+    int mv_lambda16 = args.rd_lambda && !args.dc_only ?
+        args.mv_lambda * args.qscale : 0;
     int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
     int2 pred = mb_predictor (vectors, mb, mbx, mby, W, H);
     int2 pv = clamp_vector (pred, mbx, mby, W, H);
@@ -744,7 +739,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       sad_mv = sv;
       v = (int2) (0, 0);
     } else {
-      v = decide (s0, sv, act, intra_bias, v, &intra, &cost);
+      v = decide (s0, sv, act, args.intra_bias, v, &intra, &cost);
     }
     dx = v.x;
     dy = v.y;
@@ -754,8 +749,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       predict_samples (ref, W, CW, off, bx, by, bc, r, c, alt, prd_mv);
   }
 
-  lambda4 = rd_lambda4 (rd_lambda, q);
-  rd = rd_lambda && !dc_only;
+  lambda4 = rd_lambda4 (args.rd_lambda, q);
+  rd = args.rd_lambda && !args.dc_only;
   m2q = rd_step_inverse (q);
   /* this work-item's cosines: coefficient c of its row, r of its column */
   fdct_terms (c, 0, &row_mag, &row_neg);
@@ -792,7 +787,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         v[m] = tmp[b][m * 8 + c];
       coef[b] = (fdct_coeff (v, r, 1, col_mag, col_neg) + 4) >> 3;
     }
-    if (!dc_only) {
+    if (!args.dc_only) {
       int fit = q;
       for (b = 0; b < 6; b++)
         if (!ci || t != 0)
@@ -892,11 +887,12 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     if (rd) {
       L = drop ? 0 : lv[chosen][b][ZIGZAG_OF[t]];
     } else {
-      L = dc_only && t != 0 ? 0 : quantise (coef[b], intra, t, q);
+      L = args.dc_only && t != 0 ? 0 : quantise (coef[b], intra, t, q);
       if (L)
         atomic_max (&last_l[0][b], ZIGZAG_OF[t] + 1);
     }
-    levels[(size_t) mb * 384 + b * 64 + ZIGZAG_OF[t]] = (short) L;
+    levels[(size_t) mb * GST_CL_MPEG_MB_LEVELS + b * 64 + ZIGZAG_OF[t]] =
+        (short) L;
     blk[b][t] = dequantise (L, intra, t, q);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -1614,15 +1610,13 @@ predict_chroma (__global const uchar * ref, int co, int cro, int CW, int2 v,
 #if GST_CL_CPU_LAYOUT
 __kernel void
 mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
-    __global uchar * recon, __global const MotionVector * vectors,
-    __global MbRecord * records, __global short *levels,
-    __global const uchar * rd_bits, uint mbw, uint mbh,
-    uint p_picture, uint qscale, uint adaptive, uint avg_act,
-    uint intra_bias, uint dc_only, uint rd_lambda, uint mv_lambda)
+    __global uchar * recon, __global const GstClMotionVector * vectors,
+    __global GstClMpegMbRecord * records, __global short *levels,
+    __global const uchar * rd_bits, const GstClMpegEncodeArgs args)
 {
   const uint mb = get_global_id (0);
-  const int mbx = mb % mbw, mby = mb / mbw;
-  const int W = mbw * 16, H = mbh * 16, CW = W / 2;
+  const int mbx = mb % args.mb_width, mby = mb / args.mb_width;
+  const int W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
   /* offsets of the macroblock in the luma and the chroma planes */
   const int yo = mby * 16 * W + mbx * 16;
   const int co = W * H + mby * 8 * CW + mbx * 8, cro = CW * (H / 2);
@@ -1647,9 +1641,9 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   int intra_cand = 0;
   int2 alt = (int2) (0, 0), pred_v = (int2) (0, 0);
   uchar16 pred_mv[24];
-  __global short *lev = levels + (size_t) mb * 384;
+  __global short *lev = levels + (size_t) mb * GST_CL_MPEG_MB_LEVELS;
 
-  if (mb >= mbw * mbh)
+  if (mb >= args.mb_width * args.mb_height)
     return;
   #pragma unroll
   for (i = 0; i < 16; i++)
@@ -1683,16 +1677,17 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         ((int) sad_total (sm1) - (int) sad_total (sm))) >> 8;
   }
 
-  q = mb_quant (qscale, adaptive, act, avg_act);
-  lambda4 = rd_lambda4 (rd_lambda, q);
-  intra = !p_picture;
+  q = mb_quant (args.qscale, args.adaptive, act, args.avg_activity);
+  lambda4 = rd_lambda4 (args.rd_lambda, q);
+  intra = !args.p_picture;
   cost = act;
-  if (p_picture) {
+  if (args.p_picture) {
     uchar16 pv[16];
     int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
     /* the vector choice belongs to the rate-distortion decisions */
     int s0, sv;
-    int mv_lambda16 = rd_lambda && !dc_only ? mv_lambda * qscale : 0;
+    int mv_lambda16 = args.rd_lambda && !args.dc_only ?
+        args.mv_lambda * args.qscale : 0;
     #pragma unroll
     for (i = 0; i < 16; i++)
       pred[i] = vload16 (0, ref + yo + i * W);
@@ -1739,7 +1734,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       dx = dy = 0;
       alt = v;
     } else {
-      v = decide (s0, sv, act, intra_bias, v, &intra, &cost);
+      v = decide (s0, sv, act, args.intra_bias, v, &intra, &cost);
       dx = v.x;
       dy = v.y;
       if (!intra && (dx || dy))
@@ -1764,13 +1759,13 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   }
   m = ((1 << 18) + q - 1) / q;
   m2q = rd_step_inverse (q);
-  quant_steps (q, intra, rd_lambda && !dc_only, qw, rcp, mag1);
+  quant_steps (q, intra, args.rd_lambda && !args.dc_only, qw, rcp, mag1);
   /* the quantiser of the levels kept (see fitting_quant) */
   q_kept = q;
 
   /* the levels of the three pairs first: rate-distortion decisions take
    * the whole macroblock before anything is reconstructed */
-  if (rd_lambda && !dc_only && !intra) {
+  if (args.rd_lambda && !args.dc_only && !intra) {
     int keep = 0, keep_mv = 0, delta_mv, cbp_mv, q_mv = q;
     long j = LONG_MAX, j_mv = LONG_MAX, energy_mv;
 
@@ -1784,18 +1779,19 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     const long header_mv = moving ? mode_lambda (lambda4) *
         (vector_bits (rd_bits, alt - pred_v) + 3) : 0;
     if (moving_first && quantise_pairs (src, pred_mv, 0, &q_mv, m, m2q, qw,
-            rcp, mag1, rd_lambda, lambda4, dc_only, rd_bits, header_mv, LONG_MAX,
-            levels_mv, &delta_mv, &cbp_mv, &energy_mv))
+            rcp, mag1, args.rd_lambda, lambda4, args.dc_only, rd_bits,
+            header_mv, LONG_MAX, levels_mv, &delta_mv, &cbp_mv, &energy_mv))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
           rd_bits, &keep_mv);
     if (quantise_pairs (src, pred, 0, &q_kept, m, m2q, qw, rcp, mag1,
-            rd_lambda, lambda4, dc_only, rd_bits, 0, moving_first ? j_mv + 1 :
-            LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy))
+            args.rd_lambda, lambda4, args.dc_only, rd_bits, 0,
+            moving_first ? j_mv + 1 : LONG_MAX, levels_of, &rd_delta, &rd_cbp,
+            &energy))
       j = inter_cost (energy, rd_delta, rd_cbp, (int2) (0, 0), pred_v,
           lambda4, rd_bits, &keep);
     if (moving && !moving_first && quantise_pairs (src, pred_mv, 0, &q_mv,
-            m, m2q, qw, rcp, mag1, rd_lambda, lambda4, dc_only, rd_bits,
-            header_mv, j, levels_mv, &delta_mv, &cbp_mv, &energy_mv))
+            m, m2q, qw, rcp, mag1, args.rd_lambda, lambda4, args.dc_only,
+            rd_bits, header_mv, j, levels_mv, &delta_mv, &cbp_mv, &energy_mv))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
           rd_bits, &keep_mv);
     if (j_mv < j) {
@@ -1830,7 +1826,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       short16 *levels_in = kept == levels_of ? levels_mv : levels_of;
       if (quantise_pairs (src, none, 1, &q_in, m, m2q, qw_in, rcp_in,
               mag1_in,
-              rd_lambda, lambda4, dc_only, rd_bits,
+              args.rd_lambda, lambda4, args.dc_only, rd_bits,
               mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
               &delta_in, &cbp_in, &energy_in)) {
         for (p = 0; p < 3; p++) {
@@ -1855,7 +1851,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     }
   } else {
     quantise_pairs (src, pred, intra, &q_kept, m, m2q, qw, rcp, mag1,
-        rd_lambda, lambda4, dc_only, rd_bits, 0, LONG_MAX, levels_of,
+        args.rd_lambda, lambda4, args.dc_only, rd_bits, 0, LONG_MAX, levels_of,
         &rd_delta, &rd_cbp, &energy);
   }
   /* the reconstruction's steps: those of a raised quantiser */
@@ -1959,10 +1955,10 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
  * macroblock. The host finds the same offsets from the records. */
 
 static uint
-coded_levels (__global const MbRecord * r, int b)
+coded_levels (__global const GstClMpegMbRecord * r, int b)
 {
   uint n = r->last[b];
-  return (r->flags & MB_INTRA) ? max (n, 1u) : n;
+  return (r->flags & GST_CL_MPEG_MB_INTRA) ? max (n, 1u) : n;
 }
 
 #define PACK_ITEMS 256
@@ -1972,7 +1968,7 @@ coded_levels (__global const MbRecord * r, int b)
  * sums are scanned in local memory. */
 __kernel __attribute__ ((reqd_work_group_size (PACK_ITEMS, 1, 1)))
 void
-mpeg_pack_offsets (__global const MbRecord * records, uint n,
+mpeg_pack_offsets (__global const GstClMpegMbRecord * records, uint n,
     __global uint * offsets)
 {
   __local uint sums[PACK_ITEMS];
@@ -2005,18 +2001,18 @@ mpeg_pack_offsets (__global const MbRecord * records, uint n,
 /* One work-group of 64 per macroblock, a work-item per zigzag index. */
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
-mpeg_pack_levels (__global const MbRecord * records,
+mpeg_pack_levels (__global const GstClMpegMbRecord * records,
     __global const short * levels, __global const uint * offsets,
     __global short * packed)
 {
   const uint mb = get_group_id (0), t = get_local_id (0);
-  __global const MbRecord *r = &records[mb];
+  __global const GstClMpegMbRecord *r = &records[mb];
   uint at = offsets[mb];
 
   for (int b = 0; b < 6; b++) {
     uint c = coded_levels (r, b);
     if (t < c)
-      packed[at + t] = levels[(size_t) mb * 384 + b * 64 + t];
+      packed[at + t] = levels[(size_t) mb * GST_CL_MPEG_MB_LEVELS + b * 64 + t];
     at += c;
   }
 }

@@ -103,11 +103,8 @@ typedef uint4 acc4_t;
 #define LH (TH + 2 * R)                 /* local rows */
 #define SEGW (1 + APB / 2)              /* words a work-item reads a row */
 
-#ifdef __ENDIAN_LITTLE__
-#define BYTE_OF(w, k) (((w) >> (8 * (k))) & 0xffu)
-#else
-#define BYTE_OF(w, k) (((w) >> (8 * (3 - (k)))) & 0xffu)
-#endif
+#include "common.cl"
+
 /* byte j of a work-item's row segment; byte APB + k is its own byte k */
 #define SEGB(j) BYTE_OF (seg[(j) >> 2], (j) & 3)
 

@@ -61,7 +61,7 @@ block_sad (const guint8 * cur, gsize cur_stride, const guint8 * ref,
 void
 ref_lambda_search (const guint8 * cur, gsize cur_stride, const guint8 * ref,
     gsize ref_stride, guint width, guint height, guint block, guint range,
-    guint lambda, guint f_code, RefLambdaVector * out)
+    guint lambda, guint f_code, GstClMotionVector * out)
 {
   const guint bx_n = (width + block - 1) / block;
   const guint by_n = (height + block - 1) / block;
@@ -77,7 +77,7 @@ ref_lambda_search (const guint8 * cur, gsize cur_stride, const guint8 * ref,
       guint best_manh = 0;
       guint32 best_sad = 0;
       gint best_dx = 0, best_dy = 0, dx, dy;
-      RefLambdaVector *v = out + (gsize) by * bx_n + bx;
+      GstClMotionVector *v = out + (gsize) by * bx_n + bx;
 
       for (dy = -r; dy < r; dy++)
         for (dx = -r; dx < r; dx++) {

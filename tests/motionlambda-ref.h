@@ -4,14 +4,9 @@
 #pragma once
 
 #include <glib.h>
+#include <gst/cl/gstclmotionvector.h>
 
 G_BEGIN_DECLS
-
-typedef struct
-{
-  gint16 dx, dy;                /* half-pel units */
-  guint32 sad;
-} RefLambdaVector;
 
 /* Smallest f_code (1..7) whose differential range [-16f, 16f - 1] half-pels,
  * f = 2^(f_code - 1), holds every full-pel vector of [-@range, @range - 1]. */
@@ -32,6 +27,6 @@ guint ref_lambda_component_bits (gint delta, guint f_code);
 void ref_lambda_search (const guint8 * cur, gsize cur_stride,
     const guint8 * ref, gsize ref_stride, guint width, guint height,
     guint block, guint range, guint lambda, guint f_code,
-    RefLambdaVector * out);
+    GstClMotionVector * out);
 
 G_END_DECLS

@@ -55,7 +55,7 @@ better (guint64 cost, gint mag, guint64 best_cost, gint best_mag)
  * only samples inside the plane, in raster order. */
 static void
 refine_half (const RefPlane * cur, const RefPlane * ref, gint x0, gint y0,
-    gint bw, gint bh, gint fx, gint fy, RefMotionVector * mv)
+    gint bw, gint bh, gint fx, gint fy, GstClMotionVector * mv)
 {
   guint64 bsad = G_MAXUINT64;
   gint bmag = G_MAXINT, bvx = 0, bvy = 0, hx, hy;
@@ -90,7 +90,7 @@ void
 ref_motion_search (const RefPlane * cur, const RefPlane * ref,
     const RefPlane * cur_chroma, const RefPlane * ref_chroma, gint csx,
     gint csy, guint weight_q, gint bs, gint range, gboolean subpel,
-    RefMotionVector * out)
+    GstClMotionVector * out)
 {
   gint bx, by, blocks_x = (cur->width + bs - 1) / bs;
   gint blocks_y = (cur->height + bs - 1) / bs;
@@ -102,7 +102,7 @@ ref_motion_search (const RefPlane * cur, const RefPlane * ref,
       gint bw = MIN (bs, cur->width - x0), bh = MIN (bs, cur->height - y0);
       guint64 best_cost = G_MAXUINT64;
       gint best_mag = G_MAXINT, fx = 0, fy = 0, dx, dy;
-      RefMotionVector *mv = &out[by * blocks_x + bx];
+      GstClMotionVector *mv = &out[by * blocks_x + bx];
 
       for (dy = -range; dy < range; dy++) {
         for (dx = -range; dx < range; dx++) {
@@ -333,7 +333,7 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
 
 void
 ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
-    gint bs, gint range, gboolean subpel, RefMotionVector * out)
+    gint bs, gint range, gboolean subpel, GstClMotionVector * out)
 {
   Field f2 = search_step (cur, ref, 2, 1, 16, range, NULL);
   Field f1 = search_step (cur, ref, 1, 1, 16, range, &f2);

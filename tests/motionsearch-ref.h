@@ -5,14 +5,9 @@
 #pragma once
 
 #include <glib.h>
+#include <gst/cl/gstclmotionvector.h>
 
 G_BEGIN_DECLS
-
-typedef struct
-{
-  gint dx, dy;                  /* half-pel units */
-  guint sad;                    /* luma SAD of the chosen prediction */
-} RefMotionVector;
 
 /* An 8-bit plane: sample (x, y) is data[y * stride + x * pstride]. */
 typedef struct
@@ -33,7 +28,7 @@ typedef struct
 void ref_motion_search (const RefPlane * cur, const RefPlane * ref,
     const RefPlane * cur_chroma, const RefPlane * ref_chroma, gint csx,
     gint csy, guint weight_q, gint bs, gint range, gboolean subpel,
-    RefMotionVector * out);
+    GstClMotionVector * out);
 
 /* The hierarchical search (method "hierarchical"), luma only. @cur and
  * @ref decimated by 2 and 4 (rounded means, coordinates past the edges
@@ -50,6 +45,6 @@ void ref_motion_search (const RefPlane * cur, const RefPlane * ref,
  * @subpel, the same half-pel refinement as ref_motion_search(). */
 void ref_motion_search_hierarchical (const RefPlane * cur,
     const RefPlane * ref, gint bs, gint range, gboolean subpel,
-    RefMotionVector * out);
+    GstClMotionVector * out);
 
 G_END_DECLS

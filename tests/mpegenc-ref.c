@@ -389,8 +389,8 @@ fitting_quant (const gint coef[6][64], gboolean intra, gint q)
  * pattern (*@cbp) and 4 x the energy of the coefficients (*@energy). */
 static void
 code_levels (const gint src[6][64], const gint pred[6][64], gboolean intra,
-    gint * q_io, gint lambda4, const MpegRefParams * prm, gint16 * levels,
-    gint * delta, gint * cbp, gint64 * energy)
+    gint * q_io, gint lambda4, const GstClMpegEncodeParams * prm,
+    gint16 * levels, gint * delta, gint * cbp, gint64 * energy)
 {
   gboolean trellis = prm->rd_lambda && !prm->dc_only;
   gint coefs[6][64], b, i, q;
@@ -491,8 +491,9 @@ intra_cost (gint64 energy, gint delta, const gint16 * levels, gint lambda4)
 
 static void
 encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
-    const gint16 * vectors, const MpegRefParams * prm, guint mbx, guint mby,
-    GstClMpegMbRecord * rec, gint16 * levels, MpegRefPicture * recon)
+    const GstClMotionVector * vectors, const GstClMpegEncodeParams * prm,
+    guint mbx, guint mby, GstClMpegMbRecord * rec, gint16 * levels,
+    MpegRefPicture * recon)
 {
   gint src[6][64], pred[6][64];
   const guint8 *plane[3];
@@ -542,8 +543,8 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   if (prm->p_picture) {
     gint sad0, sadv;
     if (vectors) {
-      dx = vectors[2 * (mby * cur->mb_width + mbx)];
-      dy = vectors[2 * (mby * cur->mb_width + mbx) + 1];
+      dx = vectors[mby * cur->mb_width + mbx].dx;
+      dy = vectors[mby * cur->mb_width + mbx].dy;
     }
     /* keep the whole prediction inside the padded picture */
     clamp_vector (&dx, &dy, mbx, mby, W, H);
@@ -556,8 +557,8 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
        * its SAD is lower by more than MOVING_MARGIN q */
       gint lambda16 = prm->mv_lambda * prm->qscale, wx, wy, sadw;
       if (vectors && mbx > 0) {
-        px = vectors[2 * (mby * cur->mb_width + mbx - 1)];
-        py = vectors[2 * (mby * cur->mb_width + mbx - 1) + 1];
+        px = vectors[mby * cur->mb_width + mbx - 1].dx;
+        py = vectors[mby * cur->mb_width + mbx - 1].dy;
         clamp_vector (&px, &py, mbx - 1, mby, W, H);
       }
       wx = px;
@@ -698,7 +699,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
 
 void
 mpegref_encode (const MpegRefPicture * cur, const MpegRefPicture * ref,
-    const gint16 * vectors, const MpegRefParams * params,
+    const GstClMotionVector * vectors, const GstClMpegEncodeParams * params,
     GstClMpegMbRecord * records, gint16 * levels, MpegRefPicture * recon)
 {
   guint mbx, mby;

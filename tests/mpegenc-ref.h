@@ -4,7 +4,7 @@
 #pragma once
 
 #include <glib.h>
-#include "gstclmpegvlc.h"
+#include "gstclmpegtransform.h"
 
 G_BEGIN_DECLS
 
@@ -30,24 +30,12 @@ void mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
     const guint8 * u, guint u_stride, const guint8 * v, guint v_stride,
     guint c_ps, guint width, guint height);
 
-typedef struct {
-  gboolean p_picture;
-  guint qscale;
-  gboolean adaptive;
-  guint avg_activity;
-  guint intra_bias;
-  gboolean dc_only;
-  guint rd_lambda;              /* trellis quantisation, 1/16 q^2 per bit;
-                                 * 0: rounding with a dead zone */
-  guint mv_lambda;              /* vector choice, 1/16 q per bit of SAD;
-                                 * 0: a fixed bias for the zero vector */
-} MpegRefParams;
-
 /* Encodes every macroblock of @cur against @ref (P) with the half-pel
- * @vectors (dx, dy pairs per macroblock, NULL: zero), writing the records,
- * the levels and the reconstruction @recon, as kernels/mpegenc.cl does. */
+ * @vectors (one per macroblock, NULL: zero), writing the records, the
+ * levels and the reconstruction @recon, as kernels/mpegenc.cl does for
+ * gst_cl_mpeg_transform_encode() with @params. */
 void mpegref_encode (const MpegRefPicture * cur, const MpegRefPicture * ref,
-    const gint16 * vectors, const MpegRefParams * params,
+    const GstClMotionVector * vectors, const GstClMpegEncodeParams * params,
     GstClMpegMbRecord * records, gint16 * levels, MpegRefPicture * recon);
 
 G_END_DECLS

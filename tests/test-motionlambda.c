@@ -102,7 +102,7 @@ check_case (const Case * c)
   const guint ref_w = bx_n * c->block, ref_h = by_n * c->block;
   guint8 *cur = g_malloc ((gsize) c->width * c->height);
   guint8 *ref = g_malloc ((gsize) ref_w * ref_h);
-  RefLambdaVector *exp = g_new (RefLambdaVector, n);
+  GstClMotionVector *exp = g_new (GstClMotionVector, n);
   GstClMotionVector *got = g_new (GstClMotionVector, n);
   guint32 state = 0x9e3779b9u ^ (c->width * 7919u + c->height * 31u +
       c->range * 131u + c->lambda * 3u + c->block);
@@ -221,7 +221,7 @@ GST_START_TEST (test_lambda_matters)
    * with lambda is not the plain search */
   const guint w = 96, h = 64, n = 6 * 4;
   guint8 *cur = g_malloc (w * h), *ref = g_malloc (w * h);
-  RefLambdaVector plain[6 * 4], rated[6 * 4];
+  GstClMotionVector plain[6 * 4], rated[6 * 4];
   guint32 state = 12345;
   guint i, differ = 0;
 
@@ -337,7 +337,7 @@ GST_START_TEST (test_element)
   const guint w = 200, h = 120, lambda = 6, bx_n = 13, by_n = 8;
   GstElement *e = gst_element_factory_make ("clmotionsearch", NULL);
   GstClMotionVector got[13 * 8];
-  RefLambdaVector exp[13 * 8];
+  GstClMotionVector exp[13 * 8];
   GstClMotionMeta *meta;
   GstBuffer *frames[2], *out;
   GstVideoInfo info;

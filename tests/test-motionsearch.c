@@ -158,12 +158,12 @@ ref_plane (const Planes * p, guint c)
 }
 
 /* The C reference's vectors of @cur against @ref. */
-static RefMotionVector *
+static GstClMotionVector *
 reference_vectors (const Planes * cur, const Planes * ref, gint bs,
     gint range, gboolean subpel, guint weight_q, GstClMotionMethod method)
 {
   gint n = ((cur->w[0] + bs - 1) / bs) * ((cur->h[0] + bs - 1) / bs);
-  RefMotionVector *exp = g_new (RefMotionVector, n);
+  GstClMotionVector *exp = g_new (GstClMotionVector, n);
   RefPlane c = ref_plane (cur, 0), r = ref_plane (ref, 0);
   RefPlane cc[2], rc[2];
   gboolean chroma = weight_q > 0 && cur->n == 3;
@@ -185,7 +185,7 @@ reference_vectors (const Planes * cur, const Planes * ref, gint bs,
 }
 
 static void
-compare_vectors (const GstClMotionVector * got, const RefMotionVector * exp,
+compare_vectors (const GstClMotionVector * got, const GstClMotionVector * exp,
     guint blocks_x, guint n, const gchar * desc)
 {
   guint i;
@@ -296,7 +296,7 @@ check_search (const SearchCase * sc)
   GstClPlane cl_cur, cl_ref;
   GstClMotionSearch *ms;
   GstClMotionVector *got;
-  RefMotionVector *exp;
+  GstClMotionVector *exp;
   GError *error = NULL;
   guint32 rng = test_seed ("search", sc->w * 7 + sc->h * 131 + sc->bs +
       sc->range * 3);
@@ -603,7 +603,7 @@ run_sequence (GstHarness * h, const GstVideoInfo * info, GstBuffer ** frames,
       Planes pc, pr;
       GstClMotionVector *got = meta_vectors (out, info, bs, range, subpel,
           desc);
-      RefMotionVector *exp;
+      GstClMotionVector *exp;
 
       fail_unless_equals_uint64 (gst_buffer_get_cl_motion_meta
           (out)->reference_pts, GST_BUFFER_PTS (frames[i - 1]));

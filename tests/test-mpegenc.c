@@ -456,12 +456,10 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   guint n, i;
   gsize ps;
   guint32 rng = seed;
-  gint16 *vec;
-  GstClMotionVector *dvec;
-  MpegRefParams p = { p_picture, q, adaptive, 0, 384, dc_only, rd_lambda,
-    mv_lambda
+  GstClMotionVector *vec;
+  GstClMpegEncodeParams p = { p_picture, q, adaptive, 0, 384, dc_only,
+    rd_lambda, mv_lambda
   };
-  GstClMpegEncodeParams ep;
   GstClMpegMbRecord *r, *dr;
   gint16 *lev, *dl;
   guint8 *out;
@@ -489,16 +487,13 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
     fill_natural (&ref, 2, 3, 2, seed);
   }
   /* vectors of every kind: half-pel, far outside (clamped), zero */
-  vec = g_new (gint16, 2 * n);
-  dvec = g_new0 (GstClMotionVector, n);
+  vec = g_new0 (GstClMotionVector, n);
   for (i = 0; i < n; i++) {
     guint k = test_rng_next (&rng) % 8;
-    vec[2 * i] = k == 0 ? 0 : k == 1 ? -200 : (gint) (test_rng_next (&rng) %
+    vec[i].dx = k == 0 ? 0 : k == 1 ? -200 : (gint) (test_rng_next (&rng) %
         41) - 20;
-    vec[2 * i + 1] = k == 0 ? 0 : k == 2 ? 150 : (gint) (test_rng_next (&rng)
+    vec[i].dy = k == 0 ? 0 : k == 2 ? 150 : (gint) (test_rng_next (&rng)
         % 41) - 20;
-    dvec[i].dx = vec[2 * i];
-    dvec[i].dy = vec[2 * i + 1];
   }
   /* the mean activity of a natural picture is around 1000 */
   p.avg_activity = 700 + seed % 600;
@@ -523,7 +518,7 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mr, CL_TRUE, 0,
           ps, ref.data, 0, NULL, NULL), CL_SUCCESS);
   fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mv, CL_TRUE, 0,
-          n * sizeof (GstClMotionVector), dvec, 0, NULL, NULL), CL_SUCCESS);
+          n * sizeof (GstClMotionVector), vec, 0, NULL, NULL), CL_SUCCESS);
   {
     /* levels the device does not write must not be read: they keep
      * this */
@@ -531,15 +526,7 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
     fail_unless_equals_int (clEnqueueFillBuffer (ctx->queue, ml, &poison,
             sizeof (poison), 0, n * 768, 0, NULL, NULL), CL_SUCCESS);
   }
-  ep.p_picture = p.p_picture;
-  ep.qscale = p.qscale;
-  ep.adaptive = p.adaptive;
-  ep.avg_activity = p.avg_activity;
-  ep.intra_bias = p.intra_bias;
-  ep.dc_only = p.dc_only;
-  ep.rd_lambda = p.rd_lambda;
-  ep.mv_lambda = p.mv_lambda;
-  fail_unless (gst_cl_mpeg_transform_encode (tr, mc, mr, mv, &ep, mrec, ml,
+  fail_unless (gst_cl_mpeg_transform_encode (tr, mc, mr, mv, &p, mrec, ml,
           mo, &error), "%s", error ? error->message : "?");
   fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mrec, CL_TRUE, 0,
           n * sizeof (GstClMpegMbRecord), dr, 0, NULL, NULL), CL_SUCCESS);
@@ -586,7 +573,6 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   clReleaseMemObject (mrec);
   clReleaseMemObject (ml);
   g_free (vec);
-  g_free (dvec);
   g_free (r);
   g_free (dr);
   g_free (lev);
@@ -971,7 +957,8 @@ typedef struct
 {
   MpegRefPicture cur, ref, rec;
   guint mbn;                    /* macroblocks */
-  gint16 *vec, *lev;
+  GstClMotionVector *vec;
+  gint16 *lev;
   GstClMpegMbRecord *recs;
 } RefCoder;
 
@@ -982,7 +969,7 @@ ref_coder_init (RefCoder * c, guint w, guint h)
   mpegref_picture_init (&c->ref, w, h);
   mpegref_picture_init (&c->rec, w, h);
   c->mbn = c->cur.mb_width * c->cur.mb_height;
-  c->vec = g_new0 (gint16, 2 * c->mbn);
+  c->vec = g_new0 (GstClMotionVector, c->mbn);
   c->lev = g_new0 (gint16, c->mbn * 384);
   c->recs = g_new0 (GstClMpegMbRecord, c->mbn);
 }
@@ -1052,15 +1039,15 @@ GST_START_TEST (test_no_drift)
   gst_cl_mpeg_write_gop_header (&hw, 0, 3, TRUE);
   for (t = 0; t < n; t++) {
     /* rate-distortion decisions on three pictures in four */
-    MpegRefParams p = { t > 0, 3 + t % 5, FALSE, 1, 384, FALSE,
+    GstClMpegEncodeParams p = { t > 0, 3 + t % 5, FALSE, 1, 384, FALSE,
       t % 4 ? 16 : 0, t % 4 ? 2 : 0
     };
     guint fc = 1, row, y;
     /* the clip pans one pixel right and down: (-2, -2) in half-pels,
      * odd ones on every third picture */
     for (i = 0; i < c.mbn; i++) {
-      c.vec[2 * i] = t % 3 ? 2 : 1;
-      c.vec[2 * i + 1] = t % 3 ? 2 : 3;
+      c.vec[i].dx = t % 3 ? 2 : 1;
+      c.vec[i].dy = t % 3 ? 2 : 3;
     }
     ref_coder_load_natural (&c, w, h, t, 3);
     mpegref_encode (&c.cur, &c.ref, c.vec, &p, c.recs, c.lev, &c.rec);
@@ -1162,11 +1149,11 @@ GST_START_TEST (test_packed_levels)
   for (t = 0; t < 2; t++) {
     ref_coder_load_natural (&c, w, h, t, 11);
     for (i = 0; i < c.mbn; i++) {
-      c.vec[2 * i] = 2;
-      c.vec[2 * i + 1] = 3;
+      c.vec[i].dx = 2;
+      c.vec[i].dy = 3;
     }
     for (q = 2; q <= 20; q += 9) {
-      MpegRefParams p = { t > 0, q, FALSE, 1, 384, FALSE, 16, 2 };
+      GstClMpegEncodeParams p = { t > 0, q, FALSE, 1, 384, FALSE, 16, 2 };
       guint32 total;
       gint16 *packed;
 

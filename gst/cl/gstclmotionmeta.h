@@ -9,25 +9,7 @@
 
 G_BEGIN_DECLS
 
-/**
- * GstClMotionVector:
- * @dx: horizontal displacement in half-pel units
- * @dy: vertical displacement in half-pel units
- * @sad: sum of absolute luma differences between the block and its
- *   prediction, over the block's visible samples
- *
- * The motion of one block: the block whose top-left sample is (x, y) in
- * the current picture is predicted from position (x + dx / 2, y + dy / 2)
- * of the reference picture (half-pel positions interpolated with the
- * MPEG-1 rule). A full-pel search gives even @dx and @dy. 8 bytes, also
- * the layout of the vectors of a #GstClMotionMeta.
- */
-typedef struct {
-  gint16 dx, dy;
-  guint32 sad;
-} GstClMotionVector;
-
-G_STATIC_ASSERT (sizeof (GstClMotionVector) == 8);
+#include <gst/cl/gstclmotionvector.h>
 
 /**
  * GstClMotionMethod:

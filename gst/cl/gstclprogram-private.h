@@ -9,7 +9,8 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  const gchar *name;            /* file name under kernels/, without ".cl" */
+  const gchar *name;            /* file name under kernels/, without ".cl";
+                                 * a header's whole name (NAME.h) */
   const gchar *source;
 } GstClKernelSource;
 
@@ -27,7 +28,8 @@ void gst_cl_kernel_sources_register (const GstClKernelSource * table);
 /* Returns the source of kernel file @name (newly allocated), read from
  * $GST_CL_KERNEL_DIR when set and holding NAME.cl, else the registered copy,
  * with each line '#include "OTHER.cl"' replaced by OTHER's source, looked
- * up the same way. */
+ * up the same way (and '#include "OTHER.h"' by the header registered, or
+ * found there, as OTHER.h). */
 GST_CL_API
 gchar *gst_cl_kernel_source_lookup (const gchar * name, GError ** error);
 

@@ -40,7 +40,15 @@ find_registered_source (const gchar * name)
   return text;
 }
 
-/* the text of kernels/NAME.cl, as it is */
+/* the file name of source @name: NAME.cl, or a header's own name */
+static gchar *
+source_file_name (const gchar * name)
+{
+  return g_str_has_suffix (name, ".h") ? g_strdup (name) :
+      g_strconcat (name, ".cl", NULL);
+}
+
+/* the text of kernels/NAME.cl (or of header NAME.h), as it is */
 static gchar *
 read_source (const gchar * name, GError ** error)
 {
@@ -48,7 +56,7 @@ read_source (const gchar * name, GError ** error)
   gchar *text;
 
   if (dir && *dir) {
-    gchar *file = g_strconcat (name, ".cl", NULL);
+    gchar *file = source_file_name (name);
     gchar *path = g_build_filename (dir, file, NULL);
     gchar *text = NULL;
     g_free (file);
@@ -76,25 +84,51 @@ read_source (const gchar * name, GError ** error)
 /* deepest nesting of includes: deeper is taken for a cycle */
 #define MAX_INCLUDE_DEPTH 8
 
-/* @text with every line '#include "OTHER.cl"' replaced by the source of
- * OTHER, looked up as @text was: helpers shared by several programs live
- * in one file and every compiler still gets one self-contained string.
- * #line directives keep the build log's line numbers those of the files.
- * Takes @text. */
+/* The source named by line @l when it is '#include "OTHER.cl"' (OTHER)
+ * or '#include "OTHER.h"' (a header shared with the host, OTHER.h), else
+ * NULL. */
+static gchar *
+included_name (const gchar * l)
+{
+  const gchar *start, *end;
+
+  while (*l == ' ' || *l == '\t')
+    l++;
+  if (!g_str_has_prefix (l, "#include \""))
+    return NULL;
+  start = l + strlen ("#include \"");
+  end = strchr (start, '"');
+  if (!end)
+    return NULL;
+  if (end - start > 3 && g_str_has_prefix (end - 3, ".cl\""))
+    return g_strndup (start, end - 3 - start);
+  if (end - start > 2 && g_str_has_prefix (end - 2, ".h\""))
+    return g_strndup (start, end - start);
+  return NULL;
+}
+
+/* @text with every line '#include "OTHER.cl"' or '#include "OTHER.h"'
+ * replaced by that source, looked up as @text was: helpers shared by
+ * several programs, and the structures shared with the host, live in one
+ * file and every compiler still gets one self-contained string. #line
+ * directives keep the build log's line numbers those of the files. Takes
+ * @text. */
 static gchar *
 expand_includes (const gchar * name, gchar * text, guint depth,
     GError ** error)
 {
   GString *out;
-  gchar **lines;
+  gchar **lines, *file;
   guint i;
 
   if (!strstr (text, "#include"))
     return text;
+  file = source_file_name (name);
   if (depth >= MAX_INCLUDE_DEPTH) {
     g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_KERNEL_SOURCE,
-        "Kernel source %s.cl: includes nested deeper than %d (a cycle?)",
-        name, MAX_INCLUDE_DEPTH);
+        "Kernel source %s: includes nested deeper than %d (a cycle?)",
+        file, MAX_INCLUDE_DEPTH);
+    g_free (file);
     g_free (text);
     return NULL;
   }
@@ -102,33 +136,32 @@ expand_includes (const gchar * name, gchar * text, guint depth,
   lines = g_strsplit (text, "\n", -1);
   g_free (text);
   for (i = 0; lines[i]; i++) {
-    const gchar *l = lines[i], *end;
-    gchar *other, *included;
+    gchar *other = included_name (lines[i]), *other_file, *included;
 
-    while (*l == ' ' || *l == '\t')
-      l++;
-    if (!g_str_has_prefix (l, "#include \"") ||
-        !(end = strstr (l + 10, ".cl\""))) {
+    if (!other) {
       g_string_append (out, lines[i]);
       if (lines[i + 1])
         g_string_append_c (out, '\n');
       continue;
     }
-    other = g_strndup (l + 10, end - (l + 10));
     included = read_source (other, error);
     if (included)
       included = expand_includes (other, included, depth + 1, error);
     if (!included) {
       g_free (other);
+      g_free (file);
       g_strfreev (lines);
       g_string_free (out, TRUE);
       return NULL;
     }
-    g_string_append_printf (out, "#line 1 \"%s.cl\"\n%s\n#line %u \"%s.cl\"\n",
-        other, included, i + 2, name);
+    other_file = source_file_name (other);
+    g_string_append_printf (out, "#line 1 \"%s\"\n%s\n#line %u \"%s\"\n",
+        other_file, included, i + 2, file);
+    g_free (other_file);
     g_free (included);
     g_free (other);
   }
+  g_free (file);
   g_strfreev (lines);
   return g_string_free (out, FALSE);
 }

@@ -3,6 +3,9 @@
  */
 #include "gstclvideokernels.h"
 #include <gst/cl/gstclprogram-private.h>
+#include <gst/cl/gstclfilter.h>
+
+#include <stdarg.h>
 
 /* kernels/embed-kernels.py's table of every kernels/NAME.cl */
 extern const GstClKernelSource gst_cl_video_kernel_sources[];
@@ -11,4 +14,37 @@ void
 gst_cl_video_register_kernels (void)
 {
   gst_cl_kernel_sources_register (gst_cl_video_kernel_sources);
+}
+
+gboolean
+gst_cl_video_set_kernel_args (cl_kernel kernel, const cl_mem * mems,
+    guint n_mems, const void *args, gsize size, GError ** error)
+{
+  guint arg = 0, i;
+
+  for (i = 0; i < n_mems; i++)
+    if (!gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &mems[i],
+            error))
+      return FALSE;
+  return !args || gst_cl_kernel_set_arg (kernel, &arg, size, args, error);
+}
+
+void
+gst_cl_video_release_kernel (gpointer kernel)
+{
+  if (kernel)
+    clReleaseKernel ((cl_kernel) kernel);
+}
+
+void
+gst_cl_video_clear_kernels (cl_kernel * kernel, ...)
+{
+  va_list args;
+
+  va_start (args, kernel);
+  for (; kernel; kernel = va_arg (args, cl_kernel *)) {
+    gst_cl_video_release_kernel (*kernel);
+    *kernel = NULL;
+  }
+  va_end (args);
 }

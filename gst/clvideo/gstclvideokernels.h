@@ -4,6 +4,7 @@
 #pragma once
 
 #include <glib.h>
+#include <CL/cl.h>
 
 G_BEGIN_DECLS
 
@@ -12,5 +13,19 @@ G_BEGIN_DECLS
  * it first: the plugin when it loads, and the device stages that tests
  * and benchmarks drive without an element. */
 void gst_cl_video_register_kernels (void);
+
+/* Sets the arguments of @kernel: the @n_mems buffers @mems, then @args
+ * (@size bytes, one struct passed by value; none when NULL). */
+gboolean gst_cl_video_set_kernel_args (cl_kernel kernel, const cl_mem * mems,
+    guint n_mems, const void *args, gsize size, GError ** error);
+
+/* clReleaseKernel() as a GDestroyNotify (tables of kernels); NULL is
+ * ignored. */
+void gst_cl_video_release_kernel (gpointer kernel);
+
+/* Releases each of the kernels pointed to that is set, and clears it: the
+ * arguments are cl_kernel pointers ending with NULL. */
+void gst_cl_video_clear_kernels (cl_kernel * kernel, ...)
+    G_GNUC_NULL_TERMINATED;
 
 G_END_DECLS

@@ -39,6 +39,7 @@
 #endif
 
 #include "gstclcolorlowpass.h"
+#include "gstclvideokernels.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -483,9 +484,7 @@ static void
 gst_cl_color_lowpass_release (GstClFilter * filter)
 {
   GstClColorLowpass *self = GST_CL_COLOR_LOWPASS (filter);
-  if (self->kernel)
-    clReleaseKernel (self->kernel);
-  self->kernel = NULL;
+  gst_cl_video_clear_kernels (&self->kernel, NULL);
   if (self->scratch)
     clReleaseMemObject (self->scratch);
   self->scratch = NULL;

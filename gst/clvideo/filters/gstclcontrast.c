@@ -42,6 +42,7 @@
 
 #include "gstclcontrast.h"
 #include "gstclhistogramcompute.h"
+#include "gstclvideokernels.h"
 #include <gst/cl/gstclhistogrammeta.h>
 #include <gst/cl/gstclreadback.h>
 
@@ -196,14 +197,6 @@ clear_mem (cl_mem * mem)
 }
 
 static void
-clear_kernel (cl_kernel * kernel)
-{
-  if (*kernel)
-    clReleaseKernel (*kernel);
-  *kernel = NULL;
-}
-
-static void
 gst_cl_contrast_release (GstClFilter * filter)
 {
   GstClContrast *self = GST_CL_CONTRAST (filter);
@@ -213,10 +206,8 @@ gst_cl_contrast_release (GstClFilter * filter)
   clear_mem (&self->lut);
   clear_mem (&self->state);
   clear_mem (&self->params);
-  clear_kernel (&self->lut_kernel);
-  clear_kernel (&self->apply_kernel[0]);
-  clear_kernel (&self->apply_kernel[1]);
-  clear_kernel (&self->apply_kernel[2]);
+  gst_cl_video_clear_kernels (&self->lut_kernel, &self->apply_kernel[0],
+      &self->apply_kernel[1], &self->apply_kernel[2], NULL);
 }
 
 static gboolean

@@ -33,12 +33,6 @@ struct _GstClHistogramCompute
   guint flat_local_size;        /* GPU layout, single-channel planes */
 };
 
-static void
-release_kernel (gpointer kernel)
-{
-  clReleaseKernel ((cl_kernel) kernel);
-}
-
 GstClHistogramCompute *
 gst_cl_histogram_compute_new (GstClContext * ctx)
 {
@@ -49,7 +43,7 @@ gst_cl_histogram_compute_new (GstClContext * ctx)
 
   hc->ctx = gst_object_ref (ctx);
   hc->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-      release_kernel);
+      gst_cl_video_release_kernel);
   while (ls > 1 && ls > ctx->max_work_group_size)
     ls /= 2;
   hc->local_size = ls;

@@ -31,6 +31,7 @@
 #endif
 
 #include "gstclsmooth.h"
+#include "gstclvideokernels.h"
 
 #include <stdio.h>
 
@@ -503,17 +504,11 @@ gst_cl_smooth_class_init (GstClSmoothClass * klass)
 }
 
 static void
-release_kernel (gpointer kernel)
-{
-  clReleaseKernel (kernel);
-}
-
-static void
 gst_cl_smooth_init (GstClSmooth * self)
 {
   self->radius = DEFAULT_RADIUS;
   self->kernel = DEFAULT_KERNEL;
   self->planes = DEFAULT_PLANES;
   self->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-      release_kernel);
+      gst_cl_video_release_kernel);
 }

@@ -8,7 +8,10 @@
 #include "gstclvideokernels.h"
 #include "gstclmotionlambda.h"
 #include "gstclmotionsearchcompute.h"
+#include "gstclvideotypes.h"
 #include <gst/cl/gstclfilter.h>
+
+#include <string.h>
 
 #define MAX_LOCAL_SIZE 256
 /* GPU layout: search area bytes kept in local memory per pass, at most */
@@ -105,12 +108,7 @@ gst_cl_motion_lambda_free (GstClMotionLambda * ml)
 {
   if (!ml)
     return;
-  if (ml->rows_cpu)
-    clReleaseKernel (ml->rows_cpu);
-  if (ml->sads)
-    clReleaseKernel (ml->sads);
-  if (ml->rows)
-    clReleaseKernel (ml->rows);
+  gst_cl_video_clear_kernels (&ml->rows_cpu, &ml->sads, &ml->rows, NULL);
   if (ml->surface)
     clReleaseMemObject (ml->surface);
   gst_object_unref (ml->ctx);
@@ -125,16 +123,13 @@ gst_cl_motion_lambda_matches (const GstClMotionLambda * ml, guint block_size,
       ml->lambda == lambda;
 }
 
+/* Sets @kernel's arguments: the buffers @mems, then @args. */
 static gboolean
-set_plane_args (cl_kernel kernel, guint * arg, const GstClPlane * plane,
-    GError ** error)
+set_args (cl_kernel kernel, const cl_mem * mems, guint n_mems,
+    const GstClMotionLambdaArgs * args, GError ** error)
 {
-  const cl_uint offset = plane->offset, stride = plane->stride;
-
-  return gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_mem), &plane->mem,
-      error) &&
-      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &offset, error) &&
-      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &stride, error);
+  return gst_cl_video_set_kernel_args (kernel, mems, n_mems, args,
+      sizeof (*args), error);
 }
 
 static gboolean
@@ -160,39 +155,35 @@ gboolean
 gst_cl_motion_lambda_run (GstClMotionLambda * ml, const GstClPlane * cur,
     const GstClPlane * ref, cl_mem vectors, GError ** error)
 {
-  const cl_uint width = cur->width, height = cur->height;
-  const cl_uint blocks_x = (width + ml->block - 1) / ml->block;
+  const guint width = cur->width, height = cur->height;
+  const guint blocks_x = (width + ml->block - 1) / ml->block;
   const guint blocks_y = (height + ml->block - 1) / ml->block;
-  const cl_uint lambda = ml->lambda;
-  const cl_int f_code = gst_cl_motion_lambda_f_code (ml->range);
   const gsize block_bytes = (gsize) 4 * ml->range * ml->range *
       sizeof (cl_ushort);
+  GstClMotionLambdaArgs args;
   guint band, first;
 
   g_return_val_if_fail (cur->pixel_stride == 1 && ref->pixel_stride == 1,
       FALSE);
   g_return_val_if_fail (ref->width >= cur->width &&
       ref->height >= cur->height, FALSE);
-  G_STATIC_ASSERT (sizeof (GstClMotionVector) == 8);
+
+  memset (&args, 0, sizeof (args));
+  args.cur.offset = (guint32) cur->offset;
+  args.cur.stride = cur->stride;
+  args.ref.offset = (guint32) ref->offset;
+  args.ref.stride = ref->stride;
+  args.width = width;
+  args.height = height;
+  args.blocks_x = blocks_x;
+  args.lambda = ml->lambda;
+  args.f_code = gst_cl_motion_lambda_f_code (ml->range);
 
   if (ml->rows_cpu) {
     const size_t global = blocks_y, local = 1;
-    guint arg = 0;
-    return set_plane_args (ml->rows_cpu, &arg, cur, error) &&
-        set_plane_args (ml->rows_cpu, &arg, ref, error) &&
-        gst_cl_kernel_set_arg (ml->rows_cpu, &arg, sizeof (cl_uint), &width,
-        error) &&
-        gst_cl_kernel_set_arg (ml->rows_cpu, &arg, sizeof (cl_uint), &height,
-        error) &&
-        gst_cl_kernel_set_arg (ml->rows_cpu, &arg, sizeof (cl_uint),
-        &blocks_x, error) &&
-        gst_cl_kernel_set_arg (ml->rows_cpu, &arg, sizeof (cl_uint), &lambda,
-        error) &&
-        gst_cl_kernel_set_arg (ml->rows_cpu, &arg, sizeof (cl_int), &f_code,
-        error) &&
-        gst_cl_kernel_set_arg (ml->rows_cpu, &arg, sizeof (cl_mem), &vectors,
-        error) &&
-        gst_cl_context_enqueue_kernel (ml->ctx, ml->rows_cpu,
+    const cl_mem mems[3] = { cur->mem, ref->mem, vectors };
+    return set_args (ml->rows_cpu, mems, G_N_ELEMENTS (mems), &args, error)
+        && gst_cl_context_enqueue_kernel (ml->ctx, ml->rows_cpu,
         GST_CL_MOTION_LAMBDA_ROWS_LABEL, 1, &global, &local, error);
   }
 
@@ -202,43 +193,22 @@ gst_cl_motion_lambda_run (GstClMotionLambda * ml, const GstClPlane * cur,
   if (!ensure_surface (ml, block_bytes * blocks_x * band, error))
     return FALSE;
   for (first = 0; first < blocks_y; first += band) {
-    const cl_uint rows = MIN (band, blocks_y - first);
-    const cl_uint first_block = first * blocks_x, first_row = first;
+    const cl_mem sads_mems[3] = { cur->mem, ref->mem, ml->surface };
+    const cl_mem rows_mems[2] = { ml->surface, vectors };
+    const guint rows = MIN (band, blocks_y - first);
     const size_t local = ml->local_size;
     const size_t sads_global = (size_t) rows * blocks_x * local;
     const size_t rows_global = MIN (rows, MAX (ml->ctx->compute_units, 1) *
         ROW_GROUPS_PER_CU) * local;
-    guint arg = 0;
 
-    if (!set_plane_args (ml->sads, &arg, cur, error) ||
-        !set_plane_args (ml->sads, &arg, ref, error) ||
-        !gst_cl_kernel_set_arg (ml->sads, &arg, sizeof (cl_uint), &width,
+    args.first_block = first * blocks_x;
+    args.first_row = first;
+    args.rows = rows;
+    if (!set_args (ml->sads, sads_mems, G_N_ELEMENTS (sads_mems), &args,
             error) ||
-        !gst_cl_kernel_set_arg (ml->sads, &arg, sizeof (cl_uint), &height,
-            error) ||
-        !gst_cl_kernel_set_arg (ml->sads, &arg, sizeof (cl_uint), &blocks_x,
-            error) ||
-        !gst_cl_kernel_set_arg (ml->sads, &arg, sizeof (cl_uint),
-            &first_block, error) ||
-        !gst_cl_kernel_set_arg (ml->sads, &arg, sizeof (cl_mem),
-            &ml->surface, error) ||
         !gst_cl_context_enqueue_kernel (ml->ctx, ml->sads,
-            GST_CL_MOTION_LAMBDA_SADS_LABEL, 1, &sads_global, &local, error))
-      return FALSE;
-    arg = 0;
-    if (!gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_mem),
-            &ml->surface, error) ||
-        !gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_uint), &blocks_x,
-            error) ||
-        !gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_uint), &first_row,
-            error) ||
-        !gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_uint), &rows,
-            error) ||
-        !gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_uint), &lambda,
-            error) ||
-        !gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_int), &f_code,
-            error) ||
-        !gst_cl_kernel_set_arg (ml->rows, &arg, sizeof (cl_mem), &vectors,
+            GST_CL_MOTION_LAMBDA_SADS_LABEL, 1, &sads_global, &local, error)
+        || !set_args (ml->rows, rows_mems, G_N_ELEMENTS (rows_mems), &args,
             error) ||
         !gst_cl_context_enqueue_kernel (ml->ctx, ml->rows,
             GST_CL_MOTION_LAMBDA_ROWS_LABEL, 1, &rows_global, &local, error))

@@ -6,9 +6,11 @@
  */
 #include "gstclvideokernels.h"
 #include "gstclmotionsearchcompute.h"
+#include "gstclvideotypes.h"
 #include <gst/cl/gstclfilter.h>
 
 #include <math.h>
+#include <string.h>
 
 /* chroma weight in 1/256, and its largest value (keeps costs in 32 bits) */
 #define WEIGHT_ONE 256
@@ -63,12 +65,6 @@ gst_cl_motion_method_resolve (GstClMotionMethod method, GstClContext * ctx)
    * either): the layout must not change the vectors, and so the stream */
   return ctx->host_unified ? GST_CL_MOTION_METHOD_HIERARCHICAL :
       GST_CL_MOTION_METHOD_FULL;
-}
-
-static void
-release_kernel (gpointer kernel)
-{
-  clReleaseKernel ((cl_kernel) kernel);
 }
 
 GstClMotionSearch *
@@ -131,7 +127,7 @@ gst_cl_motion_search_new (GstClContext * ctx,
   ms->params = *params;
   ms->weight_q = (guint) lround (params->chroma_weight * WEIGHT_ONE);
   ms->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-      release_kernel);
+      gst_cl_video_release_kernel);
 
   if (!ctx->cpu_layout) {
     guint span = 2 * params->search_range, bs = params->block_size;
@@ -248,17 +244,33 @@ get_tile_kernel (GstClMotionSearch * ms, const gchar * name,
   return get_kernel (ms, name, options, error);
 }
 
-static gboolean
-set_plane_args (cl_kernel kernel, guint * arg, const GstClPlane * p,
-    gboolean with_mem, GError ** error)
+static void
+kernel_plane (const GstClPlane * p, GstClKernelPlane * k)
 {
-  cl_uint off = (cl_uint) p->offset, stride = p->stride;
+  k->offset = (guint32) p->offset;
+  k->stride = p->stride;
+}
 
-  if (with_mem && !gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_mem),
-          &p->mem, error))
-    return FALSE;
-  return gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &off, error)
-      && gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &stride, error);
+/* The arguments of a launch over @cur and @ref (the picture's size that
+ * of @cur), the other members zero */
+static void
+search_args (const GstClPlane * cur, const GstClPlane * ref,
+    GstClMotionSearchArgs * args)
+{
+  memset (args, 0, sizeof (*args));
+  kernel_plane (cur, &args->cur);
+  kernel_plane (ref, &args->ref);
+  args->width = cur->width;
+  args->height = cur->height;
+}
+
+/* Sets the arguments of a kernel that takes buffers @mems, then @args. */
+static gboolean
+set_args (cl_kernel kernel, const cl_mem * mems, guint n_mems,
+    const GstClMotionSearchArgs * args, GError ** error)
+{
+  return gst_cl_video_set_kernel_args (kernel, mems, n_mems, args,
+      sizeof (*args), error);
 }
 
 static gboolean
@@ -352,11 +364,11 @@ run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
 {
   cl_kernel kernel;
   gchar *chroma_options = NULL;
-  cl_uint width = cur->width, height = cur->height;
-  cl_uint first[2] = { first_x, first_y };
-  guint arg = 0;
+  GstClMotionSearchArgs args;
+  /* without chroma, the chroma buffers are unused: any valid one */
+  cl_mem mems[5] = { cur->mem, ref->mem, cur->mem, ref->mem, vectors };
   size_t global[2], local[2];
-  gboolean ok;
+  guint i;
 
   if (cur_chroma)
     chroma_options = g_strdup_printf ("-DCHROMA=1 -DCSX=%u -DCSY=%u -DCPS=%u "
@@ -368,27 +380,18 @@ run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
   if (!kernel)
     return FALSE;
 
-  ok = set_plane_args (kernel, &arg, cur, TRUE, error) &&
-      set_plane_args (kernel, &arg, ref, TRUE, error) &&
-      gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error) &&
-      gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height, error);
-  if (ok && cur_chroma) {
-    ok = set_plane_args (kernel, &arg, &cur_chroma[0], TRUE, error) &&
-        set_plane_args (kernel, &arg, &cur_chroma[1], FALSE, error) &&
-        set_plane_args (kernel, &arg, &ref_chroma[0], TRUE, error) &&
-        set_plane_args (kernel, &arg, &ref_chroma[1], FALSE, error);
-  } else if (ok) {
-    /* unused without chroma: any valid buffer */
-    ok = set_plane_args (kernel, &arg, cur, TRUE, error) &&
-        set_plane_args (kernel, &arg, cur, FALSE, error) &&
-        set_plane_args (kernel, &arg, ref, TRUE, error) &&
-        set_plane_args (kernel, &arg, ref, FALSE, error);
+  search_args (cur, ref, &args);
+  args.first_bx = first_x;
+  args.first_by = first_y;
+  if (cur_chroma) {
+    mems[2] = cur_chroma[0].mem;
+    mems[3] = ref_chroma[0].mem;
+    for (i = 0; i < 2; i++) {
+      kernel_plane (&cur_chroma[i], &args.cur_chroma[i]);
+      kernel_plane (&ref_chroma[i], &args.ref_chroma[i]);
+    }
   }
-  ok = ok && gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &first[0],
-      error) && gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint),
-      &first[1], error) && gst_cl_kernel_set_arg (kernel, &arg,
-      sizeof (cl_mem), &vectors, error);
-  if (!ok)
+  if (!set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
     return FALSE;
 
   global[0] = n_x;
@@ -402,23 +405,6 @@ run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
       ms->ctx->cpu_layout ? local : NULL, error);
 }
 
-/* The arguments the GPU kernels begin with: the planes, the picture size
- * and the first block. */
-static gboolean
-set_picture_args (cl_kernel kernel, guint * arg, const GstClPlane * cur,
-    const GstClPlane * ref, const cl_uint * first, GError ** error)
-{
-  cl_uint width = cur->width, height = cur->height;
-
-  return set_plane_args (kernel, arg, cur, TRUE, error) &&
-      set_plane_args (kernel, arg, ref, TRUE, error) &&
-      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &width, error) &&
-      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &height, error) &&
-      gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &first[0], error)
-      && gst_cl_kernel_set_arg (kernel, arg, sizeof (cl_uint), &first[1],
-      error);
-}
-
 /* motion_search_tiles over blocks [first_x, first_x + n_x) x [first_y,
  * first_y + n_y), then their refinement */
 static gboolean
@@ -427,16 +413,17 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
     guint n_x, guint n_y, cl_mem vectors, GError ** error)
 {
   cl_kernel kernel;
-  cl_uint first[2] = { first_x, first_y }, end[2] = { first_x + n_x,
-    first_y + n_y };
+  GstClMotionSearchArgs args;
+  const cl_mem mems[3] = { cur->mem, ref->mem, vectors };
   size_t global[2], local[2];
-  guint arg = 0;
 
+  search_args (cur, ref, &args);
+  args.first_bx = first_x;
+  args.first_by = first_y;
+  args.end_bx = first_x + n_x;
+  args.end_by = first_y + n_y;
   kernel = get_tile_kernel (ms, "motion_search_tiles", partial, error);
-  if (!kernel)
-    return FALSE;
-  if (!set_picture_args (kernel, &arg, cur, ref, first, error) ||
-      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &vectors, error))
+  if (!kernel || !set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
     return FALSE;
   global[0] = (size_t) n_x * ms->tile_nt;
   global[1] = n_y;
@@ -449,14 +436,7 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
     return TRUE;
 
   kernel = get_tile_kernel (ms, "motion_refine_blocks", FALSE, error);
-  if (!kernel)
-    return FALSE;
-  arg = 0;
-  if (!set_picture_args (kernel, &arg, cur, ref, first, error) ||
-      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &end[0], error)
-      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &end[1],
-          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem),
-          &vectors, error))
+  if (!kernel || !set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
     return FALSE;
   global[0] = n_x;
   global[1] = n_y;
@@ -572,8 +552,9 @@ decimate (GstClMotionSearch * ms, const GstClPlane * src, gboolean reference,
   cl_kernel kernel = level_kernel (ms, "motion_decimate", HIER_TOP, 1,
       error);
   GstClPlane l1, l2;
+  GstClMotionDecimateArgs args;
   /* the reference may be larger (padded): the picture's size counts */
-  cl_uint width = ms->pyr_width, height = ms->pyr_height, off1, off2;
+  guint width = ms->pyr_width, height = ms->pyr_height;
   size_t global[2];
   guint arg = 0;
 
@@ -581,15 +562,15 @@ decimate (GstClMotionSearch * ms, const GstClPlane * src, gboolean reference,
     return FALSE;
   level_plane (ms, 1, reference, &l1);
   level_plane (ms, 2, reference, &l2);
-  off1 = (cl_uint) l1.offset;
-  off2 = (cl_uint) l2.offset;
-  if (!set_plane_args (kernel, &arg, src, TRUE, error) ||
-      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error)
-      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height,
-          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem),
-          &ms->pyramid, error) || !gst_cl_kernel_set_arg (kernel, &arg,
-          sizeof (cl_uint), &off1, error) || !gst_cl_kernel_set_arg (kernel,
-          &arg, sizeof (cl_uint), &off2, error))
+  kernel_plane (src, &args.src);
+  args.width = width;
+  args.height = height;
+  args.l1_offset = (guint32) l1.offset;
+  args.l2_offset = (guint32) l2.offset;
+  if (!gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &src->mem, error)
+      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &ms->pyramid,
+          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (args),
+          &args, error))
     return FALSE;
   global[0] = (width + 3) / 4;
   if (ms->ctx->cpu_layout)
@@ -610,21 +591,19 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
       error);
   guint nt = ms->ctx->cpu_layout ? 1 : level_work_items (ms, level);
   guint bs = level_block (ms, level), gx;
-  cl_uint width = ms->pyr_width, height = ms->pyr_height;
-  cl_uint range = ms->params.search_range;
+  guint width = ms->pyr_width, height = ms->pyr_height;
+  GstClMotionSearchArgs args;
+  const cl_mem mems[4] = { cur->mem, ref->mem, in, out };
   size_t global[2], local[2];
-  guint arg = 0;
 
   if (!kernel)
     return FALSE;
-  if (!set_plane_args (kernel, &arg, cur, TRUE, error) ||
-      !set_plane_args (kernel, &arg, ref, TRUE, error) ||
-      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &width, error)
-      || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &height,
-          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint),
-          &range, error) || !gst_cl_kernel_set_arg (kernel, &arg,
-          sizeof (cl_mem), &in, error) || !gst_cl_kernel_set_arg (kernel,
-          &arg, sizeof (cl_mem), &out, error))
+  /* the planes may be decimated: the picture's size counts */
+  search_args (cur, ref, &args);
+  args.width = width;
+  args.height = height;
+  args.range = ms->params.search_range;
+  if (!set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
     return FALSE;
   /* CPUs: one work-item per group, as in run_blocks, for a run of blocks */
   gx = (width + bs - 1) / bs;

@@ -70,16 +70,10 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
 {
   if (!tr)
     return;
-  if (tr->load)
-    clReleaseKernel (tr->load);
-  if (tr->encode)
-    clReleaseKernel (tr->encode);
+  gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->pack_offsets,
+      &tr->pack_levels, NULL);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
-  if (tr->pack_offsets)
-    clReleaseKernel (tr->pack_offsets);
-  if (tr->pack_levels)
-    clReleaseKernel (tr->pack_levels);
   gst_object_unref (tr->ctx);
   g_free (tr);
 }
@@ -155,33 +149,27 @@ gst_cl_mpeg_transform_load (GstClMpegTransform * tr, const GstClFrame * frame,
     cl_mem picture, GError ** error)
 {
   GstClPlane y, u, v;
-  cl_uint a[9], W = tr->mb_width * 16, H = tr->mb_height * 16;
+  GstClMpegLoadArgs args;
+  const cl_mem mems[2] = { frame->mem, picture };
+  guint W = tr->mb_width * 16, H = tr->mb_height * 16;
   size_t global[2], local[2];
-  guint arg = 0, i;
 
   gst_cl_frame_get_plane (frame, GST_VIDEO_COMP_Y, &y);
   gst_cl_frame_get_plane (frame, GST_VIDEO_COMP_U, &u);
   gst_cl_frame_get_plane (frame, GST_VIDEO_COMP_V, &v);
-  a[0] = y.offset;
-  a[1] = y.stride;
-  a[2] = u.offset;
-  a[3] = u.stride;
-  a[4] = v.offset;
-  a[5] = v.stride;
-  a[6] = u.pixel_stride;
-  a[7] = tr->width;
-  a[8] = tr->height;
-  if (!gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_mem), &frame->mem,
-          error))
-    return FALSE;
-  for (i = 0; i < 9; i++)
-    if (!gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_uint), &a[i],
-            error))
-      return FALSE;
-  if (!gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_mem), &picture,
-          error) ||
-      !gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_uint), &W, error) ||
-      !gst_cl_kernel_set_arg (tr->load, &arg, sizeof (cl_uint), &H, error))
+  args.y.offset = y.offset;
+  args.y.stride = y.stride;
+  args.u.offset = u.offset;
+  args.u.stride = u.stride;
+  args.v.offset = v.offset;
+  args.v.stride = v.stride;
+  args.chroma_pixel_stride = u.pixel_stride;
+  args.width = tr->width;
+  args.height = tr->height;
+  args.padded_width = W;
+  args.padded_height = H;
+  if (!gst_cl_video_set_kernel_args (tr->load, mems, G_N_ELEMENTS (mems),
+          &args, sizeof (args), error))
     return FALSE;
   if (tr->cpu_layout) {
     /* a work-item per chroma row */
@@ -206,7 +194,8 @@ gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr, cl_mem vectors,
   cl_int ret;
 
   ret = clEnqueueFillBuffer (tr->ctx->queue, vectors, &zero, sizeof (zero), 0,
-      (gsize) tr->mb_width * tr->mb_height * 8, 0, NULL, NULL);
+      (gsize) tr->mb_width * tr->mb_height * sizeof (GstClMotionVector), 0,
+      NULL, NULL);
   return gst_cl_check (ret, "clEnqueueFillBuffer", error);
 }
 
@@ -215,38 +204,25 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
     cl_mem vectors, const GstClMpegEncodeParams * p, cl_mem records,
     cl_mem levels, cl_mem recon, GError ** error)
 {
-  cl_uint a[10];
+  GstClMpegEncodeArgs args;
+  const cl_mem mems[7] = { cur, ref, recon, vectors, records, levels,
+    tr->rd_bits
+  };
   size_t global, local = 64;
-  guint arg = 0, i;
 
-  a[0] = tr->mb_width;
-  a[1] = tr->mb_height;
-  a[2] = p->p_picture ? 1 : 0;
-  a[3] = CLAMP (p->qscale, 1, 31);
-  a[4] = p->adaptive ? 1 : 0;
-  a[5] = MAX (p->avg_activity, 1);
-  a[6] = p->intra_bias;
-  a[7] = p->dc_only ? 1 : 0;
-  a[8] = p->rd_lambda;
-  a[9] = p->mv_lambda;
-  if (!gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &cur, error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &ref,
-          error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &recon,
-          error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &vectors,
-          error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &records,
-          error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem), &levels,
-          error)
-      || !gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_mem),
-          &tr->rd_bits, error))
+  args.mb_width = tr->mb_width;
+  args.mb_height = tr->mb_height;
+  args.p_picture = p->p_picture ? 1 : 0;
+  args.qscale = CLAMP (p->qscale, 1, 31);
+  args.adaptive = p->adaptive ? 1 : 0;
+  args.avg_activity = MAX (p->avg_activity, 1);
+  args.intra_bias = p->intra_bias;
+  args.dc_only = p->dc_only ? 1 : 0;
+  args.rd_lambda = p->rd_lambda;
+  args.mv_lambda = p->mv_lambda;
+  if (!gst_cl_video_set_kernel_args (tr->encode, mems, G_N_ELEMENTS (mems),
+          &args, sizeof (args), error))
     return FALSE;
-  for (i = 0; i < G_N_ELEMENTS (a); i++)
-    if (!gst_cl_kernel_set_arg (tr->encode, &arg, sizeof (cl_uint), &a[i],
-            error))
-      return FALSE;
   if (tr->cpu_layout) {
     /* small groups: each work-item keeps a macroblock in private memory */
     local = CPU_GROUP;
@@ -271,6 +247,7 @@ gst_cl_mpeg_transform_pack (GstClMpegTransform * tr, cl_mem records,
     cl_mem levels, cl_mem offsets, cl_mem packed, GError ** error)
 {
   cl_uint n = tr->mb_width * tr->mb_height;
+  const cl_mem pack_mems[4] = { records, levels, offsets, packed };
   size_t global, local;
   guint arg = 0;
 
@@ -286,15 +263,8 @@ gst_cl_mpeg_transform_pack (GstClMpegTransform * tr, cl_mem records,
   if (!gst_cl_context_enqueue_kernel (tr->ctx, tr->pack_offsets,
           GST_CL_MPEG_PACK_LABEL, 1, &global, &local, error))
     return FALSE;
-  arg = 0;
-  if (!gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
-          &records, error) ||
-      !gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
-          &levels, error) ||
-      !gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
-          &offsets, error) ||
-      !gst_cl_kernel_set_arg (tr->pack_levels, &arg, sizeof (cl_mem),
-          &packed, error))
+  if (!gst_cl_video_set_kernel_args (tr->pack_levels, pack_mems,
+          G_N_ELEMENTS (pack_mems), NULL, 0, error))
     return FALSE;
   local = 64;
   global = (size_t) n * local;

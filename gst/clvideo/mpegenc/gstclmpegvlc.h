@@ -7,51 +7,9 @@
 #include <glib.h>
 #include "gstclmpegbitwriter.h"
 #include "gstclmpegheaders.h"
+#include "gstclvideotypes.h"
 
 G_BEGIN_DECLS
-
-/* Macroblock flags of GstClMpegMbRecord */
-#define GST_CL_MPEG_MB_INTRA 0x1
-/* inter, zero vector, no coefficients: may be skipped */
-#define GST_CL_MPEG_MB_SKIPPABLE 0x2
-
-#define GST_CL_MPEG_BLOCKS 6
-#define GST_CL_MPEG_MB_LEVELS (GST_CL_MPEG_BLOCKS * 64)
-
-/**
- * GstClMpegMbRecord:
- * @dx: horizontal vector in half-pel units (0 for intra)
- * @dy: vertical vector in half-pel units
- * @flags: GST_CL_MPEG_MB_INTRA, GST_CL_MPEG_MB_SKIPPABLE
- * @cbp: coded_block_pattern: bit 5 - b set when block b (Y0, Y1, Y2, Y3,
- *   Cb, Cr) has a non-zero level (intra blocks are always coded)
- * @quant: the quantiser_scale the levels were made with (1..31)
- * @last: per block, the zigzag index of its last non-zero level plus one
- *   (0: none; an intra block's DC level counts as index 0)
- * @activity: luma activity, the sum of |sample - mean| over the macroblock
- * @cost: SAD of the chosen prediction (inter) or the activity (intra)
- *
- * What the device stages leave per macroblock for the entropy coder, in
- * raster order; the layout is also that of kernels/mpegenc.cl. The levels
- * of a macroblock are GST_CL_MPEG_MB_LEVELS gint16, block by block, each
- * block's 64 in zigzag order; an intra block's first is its DC level
- * (the DC coefficient / 8, 0..255), the others are -255..255. Levels at
- * or past a block's @last are zero or not written at all: only those
- * before it are read.
- */
-typedef struct {
-  gint16 dx, dy;
-  guint8 flags;
-  guint8 cbp;
-  guint8 quant;
-  guint8 reserved0;
-  guint8 last[GST_CL_MPEG_BLOCKS];
-  guint16 reserved1;
-  guint32 activity;
-  guint32 cost;
-} GstClMpegMbRecord;
-
-G_STATIC_ASSERT (sizeof (GstClMpegMbRecord) == 24);
 
 /* Smallest forward_f_code (1..7) whose range [-16 f, 16 f - 1] holds every
  * vector coded in the picture. */

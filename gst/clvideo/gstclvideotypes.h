@@ -1,0 +1,152 @@
+/* gst-clvideo: the structures shared by the host, the kernels and the tests
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Written in the common subset of C and OpenCL C 1.2 (kernels include it
+ * as "gstclvideotypes.h"), so that each layout has one definition. Launch
+ * arguments travel to a kernel as one struct passed by value: only 32-bit
+ * members (and structs of them), where OpenCL C and C lay a struct out
+ * alike; the sizes are asserted on the host. Include guards rather than
+ * #pragma once: an OpenCL compiler sees it inside the kernel's source.
+ */
+#ifndef __GST_CL_VIDEO_TYPES_H__
+#define __GST_CL_VIDEO_TYPES_H__
+
+#ifdef __OPENCL_VERSION__
+#include "gstclmotionvector.h"
+#else
+#include <gst/cl/gstclmotionvector.h>
+#endif
+
+/* a plane of a kernel's buffer: where it starts and its row stride, in
+ * bytes */
+typedef struct {
+  guint32 offset, stride;
+} GstClKernelPlane;
+
+/* ---- MPEG-1 encoder (kernels/mpegenc.cl) ---- */
+
+/* Macroblock flags of GstClMpegMbRecord */
+#define GST_CL_MPEG_MB_INTRA 0x1
+/* inter, zero vector, no coefficients: may be skipped */
+#define GST_CL_MPEG_MB_SKIPPABLE 0x2
+
+#define GST_CL_MPEG_BLOCKS 6
+#define GST_CL_MPEG_MB_LEVELS (GST_CL_MPEG_BLOCKS * 64)
+
+/**
+ * GstClMpegMbRecord:
+ * @dx: horizontal vector in half-pel units (0 for intra)
+ * @dy: vertical vector in half-pel units
+ * @flags: GST_CL_MPEG_MB_INTRA, GST_CL_MPEG_MB_SKIPPABLE
+ * @cbp: coded_block_pattern: bit 5 - b set when block b (Y0, Y1, Y2, Y3,
+ *   Cb, Cr) has a non-zero level (intra blocks are always coded)
+ * @quant: the quantiser_scale the levels were made with (1..31)
+ * @last: per block, the zigzag index of its last non-zero level plus one
+ *   (0: none; an intra block's DC level counts as index 0)
+ * @activity: luma activity, the sum of |sample - mean| over the macroblock
+ * @cost: SAD of the chosen prediction (inter) or the activity (intra)
+ *
+ * What the device stages leave per macroblock for the entropy coder, in
+ * raster order. The levels of a macroblock are GST_CL_MPEG_MB_LEVELS
+ * gint16, block by block, each block's 64 in zigzag order; an intra
+ * block's first is its DC level (the DC coefficient / 8, 0..255), the
+ * others are -255..255. Levels at or past a block's @last are zero or not
+ * written at all: only those before it are read.
+ */
+typedef struct {
+  gint16 dx, dy;
+  guint8 flags;
+  guint8 cbp;
+  guint8 quant;
+  guint8 reserved0;
+  guint8 last[GST_CL_MPEG_BLOCKS];
+  guint16 reserved1;
+  guint32 activity;
+  guint32 cost;
+} GstClMpegMbRecord;
+
+/* mpeg_load, mpeg_load_rows: the padding of a frame into a picture of
+ * whole macroblocks */
+typedef struct {
+  GstClKernelPlane y, u, v;     /* the frame's planes */
+  guint32 chroma_pixel_stride;  /* 1: I420, 2: NV12 */
+  guint32 width, height;        /* the frame's size */
+  guint32 padded_width, padded_height;  /* the picture's: multiples of 16 */
+} GstClMpegLoadArgs;
+
+/* mpeg_encode_mb, mpeg_encode_mb_cpu: see GstClMpegEncodeParams */
+typedef struct {
+  guint32 mb_width, mb_height;
+  guint32 p_picture;            /* 0 or 1 */
+  guint32 qscale;               /* 1..31 */
+  guint32 adaptive;             /* 0 or 1 */
+  guint32 avg_activity;         /* at least 1 */
+  guint32 intra_bias;
+  guint32 dc_only;              /* 0 or 1 */
+  guint32 rd_lambda;
+  guint32 mv_lambda;
+} GstClMpegEncodeArgs;
+
+/* ---- motion search (kernels/motionsearch.cl) ---- */
+
+/* The pictures and blocks of one launch of the motion search kernels
+ * (each reads the members it needs): current and reference luma planes
+ * of width x height, and the blocks [first_bx, end_bx) x [first_by,
+ * end_by) */
+typedef struct {
+  GstClKernelPlane cur, ref;
+  guint32 width, height;
+  guint32 first_bx, first_by;
+  guint32 end_bx, end_by;
+  /* motion_search_blocks with CHROMA: the chroma planes, U then V */
+  GstClKernelPlane cur_chroma[2], ref_chroma[2];
+  /* motion_search_level: the window's range */
+  guint32 range;
+} GstClMotionSearchArgs;
+
+/* motion_decimate: the luma plane @src of width x height decimated by 2
+ * and by 4 into the destination buffer at l1_offset and l2_offset */
+typedef struct {
+  GstClKernelPlane src;
+  guint32 width, height;
+  guint32 l1_offset, l2_offset;
+} GstClMotionDecimateArgs;
+
+/* the layouts both sides must agree on: sizes on both (device: an array
+ * of negative size fails to compile), member offsets on the host */
+/* ---- rate-constrained motion search (kernels/motionlambda.cl) ---- */
+
+/* lambda_rows_cpu, lambda_sads, lambda_rows: current and reference luma
+ * planes of width x height, blocks_x blocks per row; the cost weight and
+ * the f_code of the vectors' rates; the band of blocks (lambda_sads: from
+ * first_block on) or of rows [first_row, first_row + rows) */
+typedef struct {
+  GstClKernelPlane cur, ref;
+  guint32 width, height, blocks_x;
+  guint32 lambda;
+  gint32 f_code;
+  guint32 first_block, first_row, rows;
+} GstClMotionLambdaArgs;
+
+#ifdef __OPENCL_VERSION__
+#define GST_CL_VIDEO_SIZE_IS(type, size) \
+    typedef char type##_size_check[sizeof (type) == (size) ? 1 : -1]
+#else
+#define GST_CL_VIDEO_SIZE_IS(type, size) \
+    G_STATIC_ASSERT (sizeof (type) == (size))
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstClMpegMbRecord, last) == 8);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstClMpegMbRecord, activity) == 16);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstClMpegLoadArgs, padded_height) == 40);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstClMotionSearchArgs, cur_chroma) == 40);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstClMotionSearchArgs, range) == 72);
+#endif
+GST_CL_VIDEO_SIZE_IS (GstClMotionVector, 8);
+GST_CL_VIDEO_SIZE_IS (GstClKernelPlane, 8);
+GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
+GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
+GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 40);
+GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 76);
+GST_CL_VIDEO_SIZE_IS (GstClMotionDecimateArgs, 24);
+GST_CL_VIDEO_SIZE_IS (GstClMotionLambdaArgs, 48);
+
+#endif /* __GST_CL_VIDEO_TYPES_H__ */

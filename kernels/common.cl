@@ -1,0 +1,34 @@
+/* gst-clvideo: small helpers that several kernel files share, whose
+ * sources include this file
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#ifndef GST_CL_COMMON_CL
+#define GST_CL_COMMON_CL
+
+/* byte k (0..3, in memory order) of a 32-bit word w loaded from bytes */
+#ifdef __ENDIAN_LITTLE__
+#define BYTE_OF(w, k) (((w) >> (8 * (k))) & 0xffu)
+#else
+#define BYTE_OF(w, k) (((w) >> (8 * (3 - (k)))) & 0xffu)
+#endif
+
+/* Smallest of the nt (a power of 2) work-items' keys, for all of them;
+ * @keys holds nt. Every work-item of the group must call it. */
+static inline ulong
+group_min (ulong v, local ulong * keys, int lid, int nt)
+{
+  keys[lid] = v;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int n = nt / 2; n > 0; n >>= 1) {
+    if (lid < n)
+      keys[lid] = min (keys[lid], keys[lid + n]);
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  v = keys[0];
+  /* everyone has read it before @keys is written again */
+  barrier (CLK_LOCAL_MEM_FENCE);
+  return v;
+}
+
+#endif /* GST_CL_COMMON_CL */
