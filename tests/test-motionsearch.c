@@ -492,16 +492,7 @@ GST_END_TEST;
 static GstHarness *
 new_harness_over_defaults (const gchar * props)
 {
-  GstElement *e = gst_element_factory_make ("clmotionsearch", NULL);
-  GstHarness *h;
-
-  fail_unless (e != NULL, "no clmotionsearch element");
-  test_set_properties (e, props);
-  test_set_shared_context (e);
-  h = gst_harness_new_with_element (e, "sink", "src");
-  gst_object_unref (e);
-  test_attach_bus (h->element);
-  return h;
+  return test_harness_new ("clmotionsearch", props);
 }
 
 /* ... over the full-pel exhaustive search, which @props may change */
@@ -864,7 +855,6 @@ GST_START_TEST (test_start_over)
   GstHarness *h = new_harness ("search-range=4");
   GstVideoInfo info, small;
   GstBuffer **frames, **other;
-  GstSegment segment;
   GstBuffer *b;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 48, 32);
@@ -881,10 +871,7 @@ GST_START_TEST (test_start_over)
   gst_buffer_unref (b);
   fail_unless (has_meta (h, frames[3]));
 
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  gst_segment_init (&segment, GST_FORMAT_TIME);
-  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  test_harness_flush (h);
   fail_if (has_meta (h, frames[4]), "a meta after a flush");
   fail_unless (has_meta (h, frames[5]));
 

@@ -140,15 +140,7 @@ harness_new_parse (const gchar * launch)
 static GstHarness *
 harness_new (const gchar * props)
 {
-  GstElement *e = gst_element_factory_make ("clmpegenc", NULL);
-  GstHarness *h;
-
-  fail_unless (e != NULL, "no clmpegenc");
-  test_set_properties (e, props);
-  test_set_shared_context (e);
-  h = gst_harness_new_with_element (e, "sink", "src");
-  gst_object_unref (e);
-  return h;
+  return test_harness_new ("clmpegenc", props);
 }
 
 static void
