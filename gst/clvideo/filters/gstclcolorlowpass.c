@@ -39,6 +39,7 @@
 #endif
 
 #include "gstclcolorlowpass.h"
+#include "gstclvideoenum.h"
 #include "gstclvideokernels.h"
 
 #include <math.h>
@@ -122,11 +123,7 @@ gst_cl_luma_filter_get_type (void)
         "gaussian-5x5"},
     {0, NULL, NULL}
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstClLumaFilter", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gst_cl_video_enum_type (&type, "GstClLumaFilter", values);
 }
 
 #define GST_TYPE_CL_CHROMA_FILTER (gst_cl_chroma_filter_get_type ())
@@ -139,11 +136,7 @@ gst_cl_chroma_filter_get_type (void)
     {GST_CL_CHROMA_FILTER_TRIANGLE, "4x4 triangle [1 3 3 1]", "triangle"},
     {0, NULL, NULL}
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstClChromaFilter", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gst_cl_video_enum_type (&type, "GstClChromaFilter", values);
 }
 
 #define GST_TYPE_CL_MATRIX (gst_cl_matrix_get_type ())
@@ -158,11 +151,7 @@ gst_cl_matrix_get_type (void)
     {GST_CL_MATRIX_BT2020, "ITU-R BT.2020", "bt2020"},
     {0, NULL, NULL}
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstClMatrix", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gst_cl_video_enum_type (&type, "GstClMatrix", values);
 }
 
 #define GST_TYPE_CL_RANGE (gst_cl_range_get_type ())
@@ -177,11 +166,7 @@ gst_cl_range_get_type (void)
         "limited"},
     {0, NULL, NULL}
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstClRange", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gst_cl_video_enum_type (&type, "GstClRange", values);
 }
 
 /* ---- colour ---- */

@@ -41,6 +41,7 @@
 #endif
 
 #include "gstclcontrast.h"
+#include "gstclvideoenum.h"
 #include "gstclhistogramcompute.h"
 #include "gstclvideokernels.h"
 #include <gst/cl/gstclhistogrammeta.h>
@@ -136,11 +137,7 @@ gst_cl_contrast_mode_get_type (void)
     {GST_CL_CONTRAST_MODE_EQUALIZE, "Histogram equalisation", "equalize"},
     {0, NULL, NULL}
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstClContrastMode", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gst_cl_video_enum_type (&type, "GstClContrastMode", values);
 }
 
 static const gchar *

@@ -31,6 +31,7 @@
 #endif
 
 #include "gstclhistogram.h"
+#include "gstclvideoenum.h"
 #include "gstclhistogramcompute.h"
 #include <gst/cl/gstclhistogrammeta.h>
 #include <gst/cl/gstclreadback.h>
@@ -100,11 +101,7 @@ gst_cl_histogram_channels_get_type (void)
     {GST_CL_HISTOGRAM_CHANNELS_ALL, "Y, U and V (YUV)", "all"},
     {0, NULL, NULL}
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstClHistogramChannels", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gst_cl_video_enum_type (&type, "GstClHistogramChannels", values);
 }
 
 /* ---- statistics for the messages ---- */

@@ -31,6 +31,7 @@
 #endif
 
 #include "gstclsmooth.h"
+#include "gstclvideoenum.h"
 #include "gstclvideokernels.h"
 
 #include <stdio.h>
@@ -101,11 +102,7 @@ gst_cl_smooth_kernel_get_type (void)
         "Gaussian: binomial weights C(2 radius, i) both ways", "gaussian"},
     {0, NULL, NULL}
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstClSmoothKernel", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gst_cl_video_enum_type (&type, "GstClSmoothKernel", values);
 }
 
 #define GST_TYPE_CL_SMOOTH_PLANES (gst_cl_smooth_planes_get_type ())
@@ -118,11 +115,7 @@ gst_cl_smooth_planes_get_type (void)
     {GST_CL_SMOOTH_PLANES_ALL, "Luma and chroma", "all"},
     {0, NULL, NULL}
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstClSmoothPlanes", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gst_cl_video_enum_type (&type, "GstClSmoothPlanes", values);
 }
 
 /* ---- negotiation ---- */

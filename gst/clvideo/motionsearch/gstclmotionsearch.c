@@ -77,6 +77,7 @@
 #include <string.h>
 
 #include "gstclmotionsearch.h"
+#include "gstclvideoenum.h"
 #include <gst/cl/gstclmotionmeta.h>
 #include "gstclmotionsearchcompute.h"
 #include "gstclmotionlambda.h"
@@ -182,11 +183,7 @@ gst_cl_motion_block_size_get_type (void)
     {GST_CL_MOTION_BLOCK_SIZE_8, "8x8 blocks", "8"},
     {0, NULL, NULL}
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstClMotionBlockSize", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return gst_cl_video_enum_type (&type, "GstClMotionBlockSize", values);
 }
 
 /* ---- statistics for the messages ---- */
