@@ -233,8 +233,8 @@ def total(e):
     return sum(secs[(c, e)] for c in clips)
 
 
-print("| **mean** (%d clips) | | | **%s / %s** | **%s / %s** | %.2f | %.2f |" % (
-    len(clips), *(fmt(mean(a, m)) for a in anchors
+print("| **mean** (%d clip%s) | | | **%s / %s** | **%s / %s** | %.2f | %.2f |" % (
+    len(clips), "s"[:len(clips) - 1], *(fmt(mean(a, m)) for a in anchors
                   for m in ("pchip", "cubic")),
     total(test) / total("ffmpeg"), total("ffmpeg-best") / total("ffmpeg")))
 print()
