@@ -101,8 +101,13 @@ relabelled=""
 for name in $names; do
   clip="$dir/$name.y4m"
   [ -s "$clip" ] || die "no clip $clip"
+  # the clip's first frames, as every encoder reads them
+  src="$work/$name.y4m"
+  ffmpeg -nostdin -v error -i "$clip" -frames:v "$frames" \
+    -color_range unspecified -f yuv4mpegpipe -y "$src" ||
+    die "cannot cut $clip"
   w="" h="" rate=""
-  read -r header <"$clip"
+  read -r header <"$src"
   for field in $header; do
     case "$field" in
       W*) w="${field#W}" ;;
@@ -111,21 +116,20 @@ for name in $names; do
     esac
   done
   if [ -z "$w" ] || [ -z "$h" ]; then
-    die "$clip: no frame size in its y4m header"
+    die "$src: no frame size in its y4m header"
   fi
-  relabel=()
   case "$mpeg1_rates" in
     *" $rate "*) ;;
     *)
-      relabel=(-r 25)
-      relabelled="$relabelled $name ($rate)" ;;
+      # a rate MPEG-1 cannot signal: the same frames, labelled 25 fps in
+      # the header (ffmpeg's -r would drop and repeat frames)
+      mv "$src" "$src.rate"
+      { printf '%s\n' "${header/ F$rate / F25:1 }"
+        tail -c +"$((${#header} + 2))" "$src.rate"; } >"$src"
+      rm "$src.rate"
+      relabelled="$relabelled $name ($rate)"
+      read -r header <"$src" ;;
   esac
-  # the clip's first frames, as every encoder reads them
-  src="$work/$name.y4m"
-  ffmpeg -nostdin -v error "${relabel[@]}" -i "$clip" -frames:v "$frames" \
-    -color_range unspecified -f yuv4mpegpipe -y "$src" ||
-    die "cannot cut $clip"
-  read -r header <"$src"
   n=$((($(stat -c %s "$src") - ${#header} - 1) /
     (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2) + 6)))
   ffmpeg -nostdin -v error -i "$src" -frames:v 2 -f yuv4mpegpipe \
@@ -160,9 +164,9 @@ for name in $names; do
           v=*) v="${kv#v=}" ;;
         esac
       done
-      echo "$name ${w}x$h $enc $q $n $(awk -v a="$t0" -v b="$t1" \
-        'BEGIN { printf "%.3f", b - a }') $(($(stat -c %s "$out") * 8)) \
-        $y $u $v" >>"$results"
+      secs="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
+      echo "$name ${w}x$h $enc $q $n $secs $(($(stat -c %s "$out") * 8))" \
+        "$y $u $v" >>"$results"
     done
   done
   # the cut clip is large (up to 3 MB a 1080p frame); keep it only in a
