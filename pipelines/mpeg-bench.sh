@@ -49,6 +49,8 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=pipelines/mpeg-common.sh
+. "$root/pipelines/mpeg-common.sh"
 build="${BUILD_DIR:-build}"
 case "$build" in /*) ;; *) build="$root/$build" ;; esac
 sizes="${MPEG_BENCH_SIZES:-1920x1080 2048x2048}"
@@ -121,28 +123,8 @@ now() { date +%s.%N; }
 
 # Encodes $src with encoder $1 at quantiser $2 into $3.
 encode() {
-  local enc="$1" q="$2" out="$3"
-  case "$enc" in
-    clmpegenc | clmpegenc-2slices)
-      local slices=0
-      [ "$enc" = clmpegenc ] || slices=2
-      # shellcheck disable=SC2086
-      gst-launch-1.0 -q filesrc location="$src" ! y4mdec ! \
-        clmpegenc quantizer="$q" gop-size="$gop" slices="$slices" $clprops ! \
-        filesink location="$out" ;;
-    ffmpeg)
-      ffmpeg -nostdin -v error -i "$src" -c:v mpeg1video -threads 2 -bf 0 \
-        -g "$gop" -qscale:v "$q" -f mpeg1video -y "$out" ;;
-    ffmpeg-rd)
-      ffmpeg -nostdin -v error -i "$src" -c:v mpeg1video -threads 2 -bf 0 \
-        -g "$gop" -qscale:v "$q" -mbd rd -trellis 1 -f mpeg1video -y "$out" ;;
-    mpeg2enc)
-      # -f 0 generic MPEG-1, -R 0 no B pictures, fixed GOP; -q is its
-      # quantisation floor, with a bit rate and buffer high enough not to
-      # limit it
-      mpeg2enc -f 0 -q "$q" -R 0 -g "$gop" -G "$gop" -M 2 -b 50000 -V 1000 \
-        -o "$out" <"$src" 2>"$out.log" ;;
-  esac
+  # shellcheck disable=SC2086
+  mpeg_encode "$1" "$2" "$gop" "$src" "$3" $clprops
 }
 
 for size in $sizes; do
@@ -177,8 +159,7 @@ for size in $sizes; do
       encode "$enc" "$q" "$out" || die "$enc failed at q=$q on $size"
       t1="$(now)"
       bits=$(($(stat -c %s "$out") * 8))
-      quality="$(ffmpeg -nostdin -v error -i "$out" -fps_mode passthrough \
-        -f yuv4mpegpipe -strict -1 - | "$psnr" "$src" -)" ||
+      quality="$(mpeg_quality "$psnr" "$src" "$out")" ||
         die "$enc at q=$q on $size: decoding or PSNR failed: $quality"
       if "$mpegcheck" --quiet --no-end-code --pictures "$frames" \
         --size "$size" "$out" >"$out.check"; then

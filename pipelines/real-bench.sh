@@ -1,0 +1,287 @@
+#!/usr/bin/env bash
+# gst-clvideo: MPEG-1 quality on real content. clmpegenc against FFmpeg's
+# mpeg1video, its default and its best settings, on every clip of the
+# real-content set (pipelines/real-clips.sh), over a sweep of quantisers:
+# the Bjontegaard delta rate of clmpegenc per clip and the mean, as
+# Markdown.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Usage: pipelines/real-bench.sh [DIR]
+#   DIR  the clips [${XDG_CACHE_HOME:-~/.cache}/gst-clvideo/clips]; the
+#        missing ones of the set are made first (real-clips.sh DIR)
+#
+# Environment (defaults in brackets):
+#   BUILD_DIR             build directory with the plugin and the tests [build]
+#   REAL_BENCH_CLIPS      names of the clips to run, without .y4m [every
+#                         .y4m file of DIR, smallest frame size first]
+#   REAL_BENCH_FRAMES     frames of each clip, from its start [60]
+#   REAL_BENCH_QUANTS     quantisers: clmpegenc quantizer, ffmpeg -qscale:v
+#                         [3 5 8 12]
+#   REAL_BENCH_GOP        GOP length, I and P pictures only [12]
+#   REAL_BENCH_CLMPEGENC  extra clmpegenc properties, e.g. "slices=2" []
+#   REAL_BENCH_WORK       work directory, kept when given [a temporary one]
+#
+# Encoders (pipelines/mpeg-common.sh): clmpegenc with its defaults;
+# "ffmpeg", FFmpeg's mpeg1video with its defaults (-bf 0 -g GOP -qscale:v
+# Q -threads 2); "ffmpeg-best", the same with -mbd rd -trellis 1 -cmp rd
+# -subcmp rd -last_pred 3 -dia_size 2. Every encoder reads the same y4m
+# file: the clip's first frames, relabelled to 25 fps where the clip's
+# rate is not one MPEG-1 can signal (the frames are the same; with a
+# constant quantiser the rate changes nothing else). Streams are decoded
+# with FFmpeg and compared with the source by tests/psnr (mean of the
+# per-frame PSNR-Y); every clmpegenc stream must pass tests/mpegcheck,
+# macroblocks included, else the script fails after the tables. Speed is
+# not its aim (see mpeg-bench.sh): each encoder's total time over the
+# sweep is given against FFmpeg's default in the same run, the encoders
+# taking turns at each quantiser. clmpegenc codes two frames of each
+# clip, untimed, first (its kernels then come from the caches).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=pipelines/mpeg-common.sh
+. "$root/pipelines/mpeg-common.sh"
+build="${BUILD_DIR:-build}"
+case "$build" in /*) ;; *) build="$root/$build" ;; esac
+dir="${1:-${XDG_CACHE_HOME:-$HOME/.cache}/gst-clvideo/clips}"
+frames="${REAL_BENCH_FRAMES:-60}"
+quants="${REAL_BENCH_QUANTS:-3 5 8 12}"
+gop="${REAL_BENCH_GOP:-12}"
+clprops="${REAL_BENCH_CLMPEGENC:-}"
+encoders="clmpegenc ffmpeg ffmpeg-best"
+psnr="$build/tests/psnr"
+mpegcheck="$build/tests/mpegcheck"
+# the picture rates MPEG-1 codes, as ffmpeg writes them in y4m headers
+mpeg1_rates=" 24000:1001 24:1 25:1 30000:1001 30:1 50:1 60000:1001 60:1 "
+
+die() {
+  echo "real-bench: $*" >&2
+  exit 1
+}
+
+for tool in ffmpeg python3 gst-launch-1.0; do
+  command -v "$tool" >/dev/null || die "$tool is not installed (pipelines/setup.sh installs it)"
+done
+if [ ! -x "$psnr" ] || [ ! -x "$mpegcheck" ]; then
+  die "no $psnr or $mpegcheck: build $build with tests enabled (ninja -C $build)"
+fi
+export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+gst-inspect-1.0 clmpegenc >/dev/null 2>&1 || die "clmpegenc is not in $build/gst"
+"$root/pipelines/real-clips.sh" "$dir" ||
+  die "cannot make the clips in $dir (pipelines/real-clips.sh)"
+
+if [ -n "${REAL_BENCH_WORK:-}" ]; then
+  work="$REAL_BENCH_WORK"
+  mkdir -p "$work"
+else
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+fi
+
+# the clips, smallest frame size first
+if [ -n "${REAL_BENCH_CLIPS:-}" ]; then
+  names="$REAL_BENCH_CLIPS"
+else
+  names="$(for f in "$dir"/*.y4m; do
+    [ -e "$f" ] || continue
+    read -r magic w h _ <"$f"
+    if [ "$magic" = YUV4MPEG2 ]; then
+      echo "$((${w#W} * ${h#H})) $(basename "$f" .y4m)"
+    fi
+  done | sort -k1,1n -k2 | cut -d' ' -f2)"
+fi
+[ -n "$names" ] || die "no y4m clips in $dir"
+
+now() { date +%s.%N; }
+
+results="$work/results.tsv"
+printf 'clip wxh encoder q frames seconds bits psnr_y psnr_u psnr_v\n' >"$results"
+failed="$work/mpegcheck-failures.txt"
+: >"$failed"
+relabelled=""
+for name in $names; do
+  clip="$dir/$name.y4m"
+  [ -s "$clip" ] || die "no clip $clip"
+  # the clip's first frames, as every encoder reads them
+  src="$work/$name.y4m"
+  ffmpeg -nostdin -v error -i "$clip" -frames:v "$frames" \
+    -color_range unspecified -f yuv4mpegpipe -y "$src" ||
+    die "cannot cut $clip"
+  w="" h="" rate=""
+  read -r header <"$src"
+  for field in $header; do
+    case "$field" in
+      W*) w="${field#W}" ;;
+      H*) h="${field#H}" ;;
+      F*) rate="${field#F}" ;;
+    esac
+  done
+  if [ -z "$w" ] || [ -z "$h" ]; then
+    die "$src: no frame size in its y4m header"
+  fi
+  case "$mpeg1_rates" in
+    *" $rate "*) ;;
+    *)
+      # a rate MPEG-1 cannot signal: the same frames, labelled 25 fps in
+      # the header (ffmpeg's -r would drop and repeat frames)
+      mv "$src" "$src.rate"
+      { printf '%s\n' "${header/ F$rate / F25:1 }"
+        tail -c +"$((${#header} + 2))" "$src.rate"; } >"$src"
+      rm "$src.rate"
+      relabelled="$relabelled $name ($rate)"
+      read -r header <"$src" ;;
+  esac
+  n=$((($(stat -c %s "$src") - ${#header} - 1) /
+    (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2) + 6)))
+  ffmpeg -nostdin -v error -i "$src" -frames:v 2 -f yuv4mpegpipe \
+    -y "$work/warm-up.y4m" || die "cannot cut $src"
+  # shellcheck disable=SC2086
+  mpeg_encode clmpegenc 5 "$gop" "$work/warm-up.y4m" "$work/warm-up.m1v" \
+    $clprops >/dev/null 2>&1 || die "clmpegenc failed on $name"
+  echo "real-bench: $name, $n frames of ${w}x$h" >&2
+  for q in $quants; do
+    for enc in $encoders; do
+      out="$work/$name-$enc-q$q.m1v"
+      props=""
+      [ "$enc" != clmpegenc ] || props="$clprops"
+      t0="$(now)"
+      # shellcheck disable=SC2086
+      mpeg_encode "$enc" "$q" "$gop" "$src" "$out" $props ||
+        die "$enc failed at q=$q on $name"
+      t1="$(now)"
+      quality="$(mpeg_quality "$psnr" "$src" "$out")" ||
+        die "$enc at q=$q on $name: decoding or PSNR failed: $quality"
+      if [ "$enc" = clmpegenc ] && ! "$mpegcheck" --quiet --pictures "$n" \
+        --size "${w}x$h" "$out" >"$out.check" 2>&1; then
+        echo "$name q=$q: $(head -n 1 "$out.check")" >>"$failed"
+        echo "real-bench: MPEGCHECK FAILED on clmpegenc, $name, q=$q:" >&2
+        head -n 5 "$out.check" >&2
+      fi
+      y="" u="" v=""
+      for kv in $quality; do
+        case "$kv" in
+          y=*) y="${kv#y=}" ;;
+          u=*) u="${kv#u=}" ;;
+          v=*) v="${kv#v=}" ;;
+        esac
+      done
+      secs="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
+      echo "$name ${w}x$h $enc $q $n $secs $(($(stat -c %s "$out") * 8))" \
+        "$y $u $v" >>"$results"
+    done
+  done
+  # the cut clip is large (up to 3 MB a 1080p frame); keep it only in a
+  # work directory that was asked for
+  [ -n "${REAL_BENCH_WORK:-}" ] || rm -f "$src" "$work/$name"-*.m1v
+done
+
+# the tables
+device="$(clinfo -l 2>/dev/null | sed -n 's/.*Device #0: *//p' | head -n 1)"
+commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || true)"
+echo "### Real-content set: up to $frames frames a clip, GOP $gop (I and P), quantisers ${quants// /, }"
+echo
+echo "clmpegenc${clprops:+ ($clprops)}${commit:+ as of commit $commit}${device:+, OpenCL device: $device};" \
+  "$(ffmpeg -version | head -n 1 | cut -d' ' -f1-3)'s mpeg1video; $(nproc) CPU threads, $(date -u +%Y-%m-%d)."
+[ -z "$relabelled" ] || echo "Relabelled to 25 fps:$relabelled."
+echo
+python3 - "$root/pipelines" "$results" "$failed" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+import bdrate  # noqa: E402  (pipelines/bdrate.py)
+
+rows = bdrate.read_results(sys.argv[2])
+failures = [l for l in open(sys.argv[3]) if l.strip()]
+test, anchors = "clmpegenc", ["ffmpeg", "ffmpeg-best"]
+clips, info, curves, secs, points = [], {}, {}, {}, {}
+for r in rows:
+    c, enc = r["clip"], r["encoder"]
+    if c not in info:
+        clips.append(c)
+        info[c] = (r["wxh"], r["frames"])
+    curves.setdefault(c, {}).setdefault(enc, []).append(
+        (float(r["bits"]), float(r["psnr_y"])))
+    secs[(c, enc)] = secs.get((c, enc), 0.0) + float(r["seconds"])
+    points.setdefault((c, enc), []).append(
+        (int(r["q"]), float(r["bits"]) / int(r["frames"]) / 1000,
+         float(r["psnr_y"])))
+
+
+def fmt(v):
+    return "n/a" if v is None else "%+.1f%%" % v
+
+
+bd = {}
+for c in clips:
+    for a in anchors:
+        for m in ("pchip", "cubic"):
+            bd[(c, a, m)] = bdrate.bd_rate(curves[c][a], curves[c][test], m)
+
+print("| clip | size | frames | BD-rate against ffmpeg default "
+      "(pchip / cubic) | against ffmpeg-best | encode time / ffmpeg "
+      "default: clmpegenc | ffmpeg-best |")
+print("|---|---|---|---|---|---|---|")
+for c in clips:
+    print("| %s | %s | %s | %s | %s | %.2f | %.2f |" % (
+        c, info[c][0], info[c][1],
+        *("%s / %s" % (fmt(bd[(c, a, "pchip")]), fmt(bd[(c, a, "cubic")]))
+          for a in anchors),
+        *(secs[(c, e)] / secs[(c, "ffmpeg")]
+          for e in (test, "ffmpeg-best"))))
+
+
+def mean(a, m):
+    vals = [bd[(c, a, m)] for c in clips]
+    return None if None in vals else sum(vals) / len(vals)
+
+
+def total(e):
+    return sum(secs[(c, e)] for c in clips)
+
+
+print("| **mean** (%d clip%s) | | | **%s / %s** | **%s / %s** | %.2f | %.2f |" % (
+    len(clips), "s"[:len(clips) - 1], *(fmt(mean(a, m)) for a in anchors
+                  for m in ("pchip", "cubic")),
+    total(test) / total("ffmpeg"), total("ffmpeg-best") / total("ffmpeg")))
+print()
+print("(times: the whole sweep of each clip; the mean row: all clips' "
+      "total)")
+print()
+best = [bd[(c, "ffmpeg-best", "pchip")] for c in clips]
+negative = sum(1 for v in best if v is not None and v < 0)
+mb, md = mean("ffmpeg-best", "pchip"), mean("ffmpeg", "pchip")
+
+
+def verdict(ok):
+    return "met" if ok else "NOT met"
+
+
+print("Goals (pchip): against ffmpeg-best negative on every clip (%d of %d) "
+      "and at most -5%% on the mean (%s): %s; against ffmpeg default at "
+      "most -15%% on the mean (%s): %s." % (
+          negative, len(clips), fmt(mb),
+          verdict(negative == len(clips) and mb is not None and mb <= -5),
+          fmt(md), verdict(md is not None and md <= -15)))
+n_streams = sum(len(curves[c][test]) for c in clips)
+if failures:
+    print("mpegcheck: **%d of %d clmpegenc streams FAIL**: %s" % (
+        len(failures), n_streams, "; ".join(l.strip() for l in failures)))
+else:
+    print("mpegcheck (macroblocks included): all %d clmpegenc streams "
+          "pass." % n_streams)
+print()
+quants = sorted({q for pts in points.values() for q, _, _ in pts})
+print("Points, kbit/picture @ PSNR-Y dB:")
+print()
+print("| clip | encoder | %s |" % " | ".join("q=%d" % q for q in quants))
+print("|---|---|%s" % ("---|" * len(quants)))
+for c in clips:
+    for e in [test] + anchors:
+        by_q = {q: (k, p) for q, k, p in points[(c, e)]}
+        print("| %s | %s | %s |" % (c, e, " | ".join(
+            "%.1f @ %.2f" % by_q[q] if q in by_q else "" for q in quants)))
+EOF
+if [ -s "$failed" ]; then
+  echo >&2
+  echo "real-bench: $(wc -l <"$failed") clmpegenc stream(s) FAILED mpegcheck:" >&2
+  cat "$failed" >&2
+  exit 1
+fi
