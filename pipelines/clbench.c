@@ -40,6 +40,7 @@
 #include <gst/cl/gstclcontext.h>
 #include <gst/cl/gstclfilter.h>
 #include "gstclmotionlambda.h"
+#include "gstclvideokernels.h"
 #include "gstclmotionsearchcompute.h"
 #include "gstclmpegtransform.h"
 #include "sadsearch.h"
@@ -1130,6 +1131,8 @@ main (int argc, char **argv)
   if (!sizes_valid (sizes) || !sizes_valid (motion_sizes) ||
       !sizes_valid (encode_sizes))
     return 2;
+  /* the copy kernel is the plugin's, built here without an element */
+  gst_cl_video_register_kernels ();
 
   bench_ctx = gst_cl_context_new (device, &error);
   if (!bench_ctx) {
