@@ -3,6 +3,7 @@
  */
 #include "gstclvideokernels.h"
 #include <gst/cl/gstclprogram-private.h>
+#include <gst/cl/gstclerror.h>
 #include <gst/cl/gstclfilter.h>
 
 #include <stdarg.h>
@@ -32,8 +33,14 @@ gst_cl_video_set_kernel_args (cl_kernel kernel, const cl_mem * mems,
 void
 gst_cl_video_release_kernel (gpointer kernel)
 {
-  if (kernel)
-    clReleaseKernel ((cl_kernel) kernel);
+  cl_int ret;
+
+  if (!kernel)
+    return;
+  /* nothing to undo on failure: say so and go on tearing down */
+  ret = clReleaseKernel ((cl_kernel) kernel);
+  if (ret != CL_SUCCESS)
+    GST_WARNING ("clReleaseKernel: %s", gst_cl_error_name (ret));
 }
 
 void
