@@ -635,7 +635,7 @@ motion_decimate (global const uchar * src, global uchar * dst,
 #define SQUARE_STEPS (LEVEL ? 1 : 3)
 #define SIDE (2 * RADIUS + 1)
 #define NSQUARE (SIDE * SIDE)
-#define NPRED (LEVEL ? 5 : 6)
+#define NPRED (LEVEL ? 6 : 7)
 /* a displacement outside every window: no candidate */
 #define NO_CAND ((int2) (1 << 20, 1 << 20))
 
@@ -644,10 +644,25 @@ typedef struct
   global const uchar *c, *r;    /* the block, its reference at (0, 0) */
   int cs, rs;
   int bw, bh;                   /* the block's size at this level */
-  int range;                    /* the full-resolution window's */
   int cx0, cx1, cy0, cy1;       /* the displacements allowed here */
   int whole;                    /* LBS x LBS: rows in registers */
 } level_block_t;
+
+/* What every block of a step shares */
+typedef struct
+{
+  int width, height;            /* the full-resolution picture */
+  int range;                    /* the window of level 2 */
+  global const GstClMotionVector *history;      /* see temporal_vector */
+  int hbs;
+} level_search_t;
+
+/* Ranking key of displacement (dx, dy) of a level: cost, |dx| + |dy|,
+ * then raster order (dy, then dx), as KEY, in fields wide enough for any
+ * displacement up to GST_CL_MOTION_FOLLOW_LIMIT */
+#define LKEY(cost, dx, dy)                                                  \
+  (((ulong) (cost) << 32) | ((ulong) (abs (dx) + abs (dy)) << 20) |         \
+      (ulong) ((((dy) + 512) << 10) | ((dx) + 512)))
 
 /* Key of displacement v at this level, ULONG_MAX if not allowed
  * (inlined: a call cost a fifth of a whole block's SAD) */
@@ -659,7 +674,7 @@ level_key (const level_block_t * b, const LVEC * rows, int2 v)
   global const uchar *r = b->r + v.y * b->rs + v.x;
   uint s = b->whole ? sad_rows (rows, r, b->rs) :
       sad_any (b->c, b->cs, r, b->rs, b->bw, b->bh);
-  return KEY_IN (s, v.x, v.y, b->range);
+  return LKEY (s, v.x, v.y);
 }
 
 #if (LBS == 16 || LBS == 8) && !HNT
@@ -683,19 +698,19 @@ square_best (const level_block_t * b, const LVEC * rows, int2 p)
       for (int i = 0; i < SIDE; i++)
         acc[i] = SAD_ADD (acc[i], rows[y], LOAD_ROW_ANY (r + i + y * b->rs));
     for (int i = 0; i < SIDE; i++)
-      best = min (best, KEY_IN (sad_total (acc[i]), p.x - RADIUS + i,
-              p.y + dy, b->range));
+      best = min (best, LKEY (sad_total (acc[i]), p.x - RADIUS + i,
+              p.y + dy));
   }
   return best;
 }
 #endif
 
-/* the displacement of a key */
+/* the displacement of an LKEY */
 static int2
-key_vector (ulong key, int range)
+key_vector (ulong key)
 {
-  int idx = (int) (key & 0xffff);
-  return (int2) (idx % (2 * range) - range, idx / (2 * range) - range);
+  int idx = (int) (key & 0xfffff);
+  return (int2) ((idx & 1023) - 512, (idx >> 10) - 512);
 }
 
 /* Vector of the neighbour n (0..3: left, top, right, bottom) of block
@@ -739,45 +754,121 @@ neighbour (global const GstClMotionVector * v, int bx, int by, int gx,
   } while (0)
 #endif
 
-/* predictor t of level 1 or of the first pass at full resolution */
+/* predictor t of level 1 or of the first pass at full resolution: the
+ * coarser level's vector of the area, its neighbours', zero (full
+ * resolution), then the block's vector in the previous search (@tv) */
 static int2
 predictor (global const GstClMotionVector * coarse, int px, int py, int gx,
-    int gy, int t)
+    int gy, int t, int2 tv)
 {
   if (t == 0)
     return (int2) (2 * coarse[py * gx + px].dx, 2 * coarse[py * gx + px].dy);
   if (t <= 4)
     return neighbour (coarse, px, py, gx, gy, t - 1, 2);
-  return (int2) (0, 0);
+  return t == NPRED - 1 ? tv : (int2) (0, 0);
 }
+
+/* The vector that the previous search found for the block holding
+ * full-resolution sample (x0, y0) (a grid of @hbs blocks, half-pel
+ * units), in samples of this level; NO_CAND without one (@hbs 0). */
+static int2
+temporal_vector (const level_search_t * s, int x0, int y0)
+{
+  if (!s->hbs)
+    return NO_CAND;
+  int hgx = (s->width + s->hbs - 1) / s->hbs;
+  GstClMotionVector h = s->history[(y0 / s->hbs) * hgx + x0 / s->hbs];
+  return (int2) (h.dx >> (1 + LEVEL), h.dy >> (1 + LEVEL));
+}
+
+#if LEVEL == 2
+/* The best key of the window [x0, x1] x [y0, y1] (displacements of this
+ * level) of block @b, clipped to those allowed: every one tried (with
+ * HNT, this work-item's share of them) */
+static ulong
+window_best (const level_block_t * b, const LVEC * rows, int x0, int x1,
+    int y0, int y1
+#if HNT
+    , int lid
+#endif
+    )
+{
+  ulong best = ULONG_MAX;
+  x0 = max (x0, b->cx0);
+  x1 = min (x1, b->cx1);
+  y0 = max (y0, b->cy0);
+  y1 = min (y1, b->cy1);
+#if HNT
+  int nx = x1 - x0 + 1, n = x1 < x0 ? 0 : nx * max (y1 - y0 + 1, 0);
+  for (int t = lid; t < n; t += HNT)
+    best = min (best, level_key (b, rows, (int2) (x0 + t % nx, y0 + t / nx)));
+#else
+#if defined (SAD_MPSADBW) && LBS == 4
+  if (b->whole) {
+    /* eight displacements along a row at once: each row of the 4 x 4
+     * block against 16 reference bytes, one mpsadbw (the reads past the
+     * last allowed displacement stay inside the pyramid's buffer, which
+     * has room for them) */
+    uchar16 c[4];
+    for (int y = 0; y < 4; y++)
+      c[y] = (uchar16) (vload4 (0, b->c + y * b->cs), (uchar4) 0, (uchar8) 0);
+    ulong8 best8 = (ulong8) ULONG_MAX;
+    for (int cy = y0; cy <= y1; cy++) {
+      global const uchar *r = b->r + cy * b->rs;
+      for (int cx = x0; cx <= x1; cx += 8) {
+        ushort8 s = (ushort8) 0;
+        for (int y = 0; y < 4; y++)
+          s += sad4_at8 (LOAD16_ANY (r + cx + y * b->rs), c[y]);
+        /* the eight keys side by side, those past x1 none */
+        int8 dx = cx + (int8) (0, 1, 2, 3, 4, 5, 6, 7);
+        uint8 mag = abs (dx) + abs (cy);
+        int8 idx = ((cy + 512) << 10) | (dx + 512);
+        ulong8 k = (convert_ulong8 (s) << 32) | (convert_ulong8 (mag) << 20) |
+            convert_ulong8 (as_uint8 (idx));
+        best8 = min (best8, select (k, (ulong8) ULONG_MAX,
+                convert_long8 (dx > x1)));
+      }
+    }
+    return min (min (min (best8.s0, best8.s1), min (best8.s2, best8.s3)),
+        min (min (best8.s4, best8.s5), min (best8.s6, best8.s7)));
+  }
+#endif
+  /* no division per candidate on CPUs */
+  for (int cy = y0; cy <= y1; cy++)
+    for (int cx = x0; cx <= x1; cx++)
+      best = min (best, level_key (b, rows, (int2) (cx, cy)));
+#endif
+  return best;
+}
+#endif
 
 /* The step for block or area (bx, by) of the gx x gy grid; see
  * motion_search_level. */
 static GstClMotionVector
 level_step (global const uchar * cur, global const uchar * ref, int cs,
-    int rs, int width, int height, int range, int bx, int by, int gx, int gy,
+    int rs, const level_search_t * s, int bx, int by, int gx, int gy,
     global const GstClMotionVector * coarse
 #if HNT
     , local ulong * keys, int lid
 #endif
     )
 {
+  const int width = s->width, height = s->height;
   int x0 = bx * GBS, y0 = by * GBS;
   int bw = min (GBS, width - x0), bh = min (GBS, height - y0);
-  int lo = -(range >> LEVEL), hi = (range - 1) >> LEVEL;
+  int limit = GST_CL_MOTION_SEARCH_LIMIT >> LEVEL;
   level_block_t b;
 
   b.cs = cs;
   b.rs = rs;
-  b.range = range;
   b.c = cur + (y0 >> LEVEL) * cs + (x0 >> LEVEL);
   b.r = ref + (y0 >> LEVEL) * rs + (x0 >> LEVEL);
   b.bw = (bw + (1 << LEVEL) - 1) >> LEVEL;
   b.bh = (bh + (1 << LEVEL) - 1) >> LEVEL;
-  b.cx0 = max (lo, -(x0 >> LEVEL));
-  b.cx1 = min (hi, (width - bw - x0) >> LEVEL);
-  b.cy0 = max (lo, -(y0 >> LEVEL));
-  b.cy1 = min (hi, (height - bh - y0) >> LEVEL);
+  b.cx0 = max (-limit, -(x0 >> LEVEL));
+  b.cx1 = min (limit, (width - bw - x0) >> LEVEL);
+  b.cy0 = max (-limit, -(y0 >> LEVEL));
+  b.cy1 = min (limit, (height - bh - y0) >> LEVEL);
   b.whole = b.bw == LBS && b.bh == LBS;
 
   LVEC rows[LROWS];
@@ -787,58 +878,33 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 
   ulong best = ULONG_MAX;
 #if LEVEL == 2
+  /* the window around zero, and the same around the area's vector of the
+   * previous search where that moved: motion is followed however fast */
+  int lo = -(s->range >> LEVEL), hi = (s->range - 1) >> LEVEL;
+  int2 tv = temporal_vector (s, x0, y0);
 #if HNT
-  int nx = b.cx1 - b.cx0 + 1, n = nx * (b.cy1 - b.cy0 + 1);
-  for (int t = lid; t < n; t += HNT)
-    best = min (best, level_key (&b, rows, (int2) (b.cx0 + t % nx,
-                b.cy0 + t / nx)));
+  best = window_best (&b, rows, lo, hi, lo, hi, lid);
+  if (s->hbs && (tv.x | tv.y))
+    best = min (best, window_best (&b, rows, tv.x + lo, tv.x + hi,
+            tv.y + lo, tv.y + hi, lid));
   best = group_min (best, keys, lid, HNT);
 #else
-#if defined (SAD_MPSADBW) && LBS == 4
-  if (b.whole) {
-    /* eight displacements along a row at once: each row of the 4 x 4
-     * block against 16 reference bytes, one mpsadbw (the reads past the
-     * last allowed displacement stay inside the pyramid's buffer, which
-     * has room for them) */
-    uchar16 c[4];
-    for (int y = 0; y < 4; y++)
-      c[y] = (uchar16) (vload4 (0, b.c + y * cs), (uchar4) 0, (uchar8) 0);
-    ulong8 best8 = (ulong8) ULONG_MAX;
-    for (int cy = b.cy0; cy <= b.cy1; cy++) {
-      global const uchar *r = b.r + cy * rs;
-      for (int cx = b.cx0; cx <= b.cx1; cx += 8) {
-        ushort8 s = (ushort8) 0;
-        for (int y = 0; y < 4; y++)
-          s += sad4_at8 (LOAD16_ANY (r + cx + y * rs), c[y]);
-        /* the eight keys side by side, those past cx1 none */
-        int8 dx = cx + (int8) (0, 1, 2, 3, 4, 5, 6, 7);
-        uint8 mag = abs (dx) + abs (cy);
-        int8 idx = (cy + b.range) * 2 * b.range + dx + b.range;
-        ulong8 k = (convert_ulong8 (s) << 32) | (convert_ulong8 (mag) << 16) |
-            convert_ulong8 (as_uint8 (idx));
-        best8 = min (best8, select (k, (ulong8) ULONG_MAX,
-                convert_long8 (dx > b.cx1)));
-      }
-    }
-    best = min (min (min (best8.s0, best8.s1), min (best8.s2, best8.s3)),
-        min (min (best8.s4, best8.s5), min (best8.s6, best8.s7)));
-  } else
-#endif
-  /* no division per candidate on CPUs */
-  for (int cy = b.cy0; cy <= b.cy1; cy++)
-    for (int cx = b.cx0; cx <= b.cx1; cx++)
-      best = min (best, level_key (&b, rows, (int2) (cx, cy)));
+  best = window_best (&b, rows, lo, hi, lo, hi);
+  if (s->hbs && (tv.x | tv.y))
+    best = min (best, window_best (&b, rows, tv.x + lo, tv.x + hi,
+            tv.y + lo, tv.y + hi));
 #endif
 #elif PASS == 1
   /* the coarser level's area: this one, or the one holding the block */
   int cgx = (width + CBS - 1) / CBS, cgy = (height + CBS - 1) / CBS;
+  int2 tv = temporal_vector (s, x0, y0);
   BEST_OF (best, 0, NPRED, predictor (coarse, x0 / CBS, y0 / CBS, cgx, cgy,
-          t));
-  int2 p = key_vector (best, range);
+          t, tv));
+  int2 p = key_vector (best);
   for (int step = 0; step < SQUARE_STEPS; step++) {
     /* (best is the same across the group) */
     if (step) {
-      int2 moved = key_vector (best, range);
+      int2 moved = key_vector (best);
       if (all (moved == p))
         break;
       p = moved;
@@ -867,12 +933,12 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 #else
   /* the block's own vector, whose SAD pass 1 found, then its neighbours' */
   GstClMotionVector own = coarse[by * gx + bx];
-  best = KEY_IN (own.sad, own.dx, own.dy, range);
+  best = LKEY (own.sad, own.dx, own.dy);
   BEST_OF (best, 1, 5, (t ? neighbour (coarse, bx, by, gx, gy, t - 1, 1) :
           (int2) (own.dx, own.dy)));
 #endif
 
-  int2 f = key_vector (best, range);
+  int2 f = key_vector (best);
   uint sad = (uint) (best >> 32);
   GstClMotionVector mv;
 #if LEVEL == 0 && PASS == 2 && SUBPEL
@@ -920,10 +986,14 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 kernel void
 motion_search_level (global const uchar * cur, global const uchar * ref,
     global const GstClMotionVector * coarse, global GstClMotionVector * vectors,
+    global const GstClMotionVector * history,
     const GstClMotionSearchArgs args)
 {
   int gx = (args.width + GBS - 1) / GBS, gy = (args.height + GBS - 1) / GBS;
   global const uchar *c = cur + args.cur.offset, *r = ref + args.ref.offset;
+  level_search_t s = { (int) args.width, (int) args.height, (int) args.range,
+    history, (int) args.history_block
+  };
 #if HNT
   local ulong keys[HNT];
   int lid = get_local_id (0);
@@ -932,8 +1002,7 @@ motion_search_level (global const uchar * cur, global const uchar * ref,
   if (bx >= gx || by >= gy)
     return;
   GstClMotionVector mv = level_step (c, r, (int) args.cur.stride,
-      (int) args.ref.stride, (int) args.width, (int) args.height,
-      (int) args.range, bx, by, gx, gy, coarse, keys, lid);
+      (int) args.ref.stride, &s, bx, by, gx, gy, coarse, keys, lid);
   if (lid == 0)
     vectors[by * gx + bx] = mv;
 #else
@@ -943,8 +1012,7 @@ motion_search_level (global const uchar * cur, global const uchar * ref,
     return;
   for (int bx = first; bx < min (gx, first + BPW); bx++)
     vectors[by * gx + bx] = level_step (c, r, (int) args.cur.stride,
-        (int) args.ref.stride, (int) args.width, (int) args.height,
-        (int) args.range, bx, by, gx, gy, coarse);
+        (int) args.ref.stride, &s, bx, by, gx, gy, coarse);
 #endif
 }
 

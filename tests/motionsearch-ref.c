@@ -5,6 +5,7 @@
  * tried and checked for lying inside the window and the plane.
  */
 #include "motionsearch-ref.h"
+#include "gstclvideotypes.h"
 
 #include <stdlib.h>
 
@@ -180,21 +181,22 @@ typedef struct
 typedef struct
 {
   const RefPlane *cur, *ref;    /* the level's planes */
-  gint level, w, h, range;      /* w x h: the full-resolution picture */
+  gint level, w, h;             /* w x h: the full-resolution picture */
   gint x0, y0, bw, bh;          /* the block at full resolution */
 } Block;
 
 /* Tries displacement (dx, dy), in samples of the level, for block @k: it
- * counts where 2^level (dx, dy) lies in the window [-range, range - 1] and
- * moves the block to a place inside the w x h picture. */
+ * counts where 2^level |dx| and 2^level |dy| are at most
+ * GST_CL_MOTION_SEARCH_LIMIT and it moves the block to a place inside the
+ * w x h picture. */
 static void
 try_vector (Best * b, const Block * k, gint dx, gint dy)
 {
   gint s = 1 << k->level, mag = abs (dx) + abs (dy);
   guint sad;
 
-  if (s * dx < -k->range || s * dx > k->range - 1 || s * dy < -k->range ||
-      s * dy > k->range - 1)
+  if (s * abs (dx) > GST_CL_MOTION_SEARCH_LIMIT ||
+      s * abs (dy) > GST_CL_MOTION_SEARCH_LIMIT)
     return;
   if (k->x0 + s * dx < 0 || k->y0 + s * dy < 0 ||
       k->x0 + s * dx + k->bw > k->w || k->y0 + s * dy + k->bh > k->h)
@@ -252,6 +254,48 @@ try_field (Best * b, const Block * k, const Field * f, gint x, gint y,
           x]);
 }
 
+/* @v / 2^@n rounded down */
+static gint
+floor_shift (gint v, gint n)
+{
+  return v >= 0 ? v >> n : -((-v + (1 << n) - 1) >> n);
+}
+
+/* The vectors of the previous search (NULL: none), on a grid of @bs
+ * blocks of the picture */
+typedef struct
+{
+  const GstClMotionVector *v;
+  gint bs, gx;
+} History;
+
+/* Whether the previous search had a vector for the block holding sample
+ * (x0, y0); that vector in *@dx, *@dy, in samples of @level */
+static gboolean
+history_vector (const History * hist, gint x0, gint y0, gint level,
+    gint * dx, gint * dy)
+{
+  const GstClMotionVector *h;
+
+  if (!hist->v)
+    return FALSE;
+  h = &hist->v[(y0 / hist->bs) * hist->gx + x0 / hist->bs];
+  *dx = floor_shift (h->dx, 1 + level);
+  *dy = floor_shift (h->dy, 1 + level);
+  return TRUE;
+}
+
+/* Tries every displacement of [x0, x1] x [y0, y1] */
+static void
+try_window (Best * b, const Block * k, gint x0, gint x1, gint y0, gint y1)
+{
+  gint dx, dy;
+
+  for (dy = y0; dy <= y1; dy++)
+    for (dx = x0; dx <= x1; dx++)
+      try_vector (b, k, dx, dy);
+}
+
 /* the left, top, right and bottom neighbours */
 static const gint nb[4][2] = { {-1, 0}, {0, -1}, {1, 0}, {0, 1} };
 
@@ -259,7 +303,7 @@ static const gint nb[4][2] = { {-1, 0}, {0, -1}, {1, 0}, {0, 1} };
  * previous step's field (NULL for the first). */
 static Field
 search_step (const RefPlane * cur, const RefPlane * ref, gint level,
-    gint pass, gint bs, gint range, const Field * prev)
+    gint pass, gint bs, gint range, const Field * prev, const History * hist)
 {
   gint w = cur->width, h = cur->height, bx, by, i, dx, dy;
   Field f = field_new (w, h, bs);
@@ -271,17 +315,23 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
   }
   for (by = 0; by < f.gy; by++) {
     for (bx = 0; bx < f.gx; bx++) {
-      Block k = { &lc, &lr, level, w, h, range, bx * bs, by * bs,
+      Block k = { &lc, &lr, level, w, h, bx * bs, by * bs,
         MIN (bs, w - bx * bs), MIN (bs, h - by * bs)
       };
-      gint s = 1 << level, o = by * f.gx + bx;
+      gint o = by * f.gx + bx;
       Best b = { 0, 0, 0, 0, FALSE };
 
+      gint lo = -floor_shift (range, level), hi = (range - 1) >> level, tx,
+          ty;
+      gboolean has_tv = history_vector (hist, bx * bs, by * bs, level, &tx,
+          &ty);
+
       if (level == 2) {
-        /* the whole window, in level-2 samples */
-        for (dy = -range / s - 1; dy <= range / s; dy++)
-          for (dx = -range / s - 1; dx <= range / s; dx++)
-            try_vector (&b, &k, dx, dy);
+        /* the window [-range, range - 1] in level-2 samples, and the same
+         * around the area's vector of the previous search */
+        try_window (&b, &k, lo, hi, lo, hi);
+        if (has_tv)
+          try_window (&b, &k, tx + lo, tx + hi, ty + lo, ty + hi);
       } else if (pass == 1) {
         /* the best predictor: the vector of the 16x16 area (holding the
          * block) at the level above, those of its neighbours there, all
@@ -293,6 +343,9 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
           try_field (&b, &k, prev, px + nb[i][0], py + nb[i][1], 2);
         if (level == 0)
           try_vector (&b, &k, 0, 0);
+        /* ... and the block's vector of the previous search ... */
+        if (has_tv)
+          try_vector (&b, &k, tx, ty);
         /* ... then the 3x3 square around it, and at full resolution
          * again around the square's best until that is its centre, three
          * squares at most */
@@ -333,12 +386,14 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
 
 void
 ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
-    gint bs, gint range, gboolean subpel, GstClMotionVector * out)
+    gint bs, gint range, gboolean subpel, const GstClMotionVector * history,
+    GstClMotionVector * out)
 {
-  Field f2 = search_step (cur, ref, 2, 1, 16, range, NULL);
-  Field f1 = search_step (cur, ref, 1, 1, 16, range, &f2);
-  Field p1 = search_step (cur, ref, 0, 1, bs, range, &f1);
-  Field p2 = search_step (cur, ref, 0, 2, bs, range, &p1);
+  History hist = { history, bs, (cur->width + bs - 1) / bs };
+  Field f2 = search_step (cur, ref, 2, 1, 16, range, NULL, &hist);
+  Field f1 = search_step (cur, ref, 1, 1, 16, range, &f2, &hist);
+  Field p1 = search_step (cur, ref, 0, 1, bs, range, &f1, &hist);
+  Field p2 = search_step (cur, ref, 0, 2, bs, range, &p1, &hist);
   gint i;
 
   for (i = 0; i < p2.gx * p2.gy; i++) {

@@ -33,18 +33,24 @@ void ref_motion_search (const RefPlane * cur, const RefPlane * ref,
 /* The hierarchical search (method "hierarchical"), luma only. @cur and
  * @ref decimated by 2 and 4 (rounded means, coordinates past the edges
  * clamped). The 16x16 areas of the picture (whatever @bs) search the
- * whole window [-range, range - 1] scaled to level 2, then at level 1 the
- * best of their level-2 vector and their neighbours' (left, top, right,
- * bottom), doubled, and the 3x3 square around it. At full resolution each
- * block takes the best of its area's level-1 vector, the area's
- * neighbours', doubled, and zero, and the 5x5 square around it; then, in
- * a second pass, a neighbouring block's vector where that one is better.
- * A candidate counts where its full-resolution displacement lies in the
- * window and keeps the area or block inside the picture; ranked as the
- * full search's (SAD at the level, |dx| + |dy|, raster order). With
- * @subpel, the same half-pel refinement as ref_motion_search(). */
+ * window [-range, range - 1] scaled to level 2 (range / 4 rounded down,
+ * (range - 1) / 4 rounded down), and with @history (the vectors of the
+ * previous search, NULL for none) the same window around the vector of
+ * the block holding the area's first sample there, scaled to level 2
+ * (rounded down). At level 1 they take the best of their level-2 vector
+ * and their neighbours' (left, top, right, bottom), doubled, and the
+ * history's vector at level 1, and the 3x3 square around it. At full
+ * resolution each block takes the best of its area's level-1 vector, the
+ * area's neighbours', doubled, zero and its own history vector, and the
+ * 3x3 square around it again until that is the square's centre, three
+ * times at most; then, in a second pass, a neighbouring block's vector
+ * where that one is better. A candidate counts where its full-resolution
+ * displacement is at most GST_CL_MOTION_SEARCH_LIMIT in each direction
+ * and keeps the area or block inside the picture; ranked as the full
+ * search's (SAD at the level, |dx| + |dy|, raster order). With @subpel,
+ * the same half-pel refinement as ref_motion_search(). */
 void ref_motion_search_hierarchical (const RefPlane * cur,
     const RefPlane * ref, gint bs, gint range, gboolean subpel,
-    GstClMotionVector * out);
+    const GstClMotionVector * history, GstClMotionVector * out);
 
 G_END_DECLS

@@ -157,10 +157,12 @@ ref_plane (const Planes * p, guint c)
   return r;
 }
 
-/* The C reference's vectors of @cur against @ref. */
+/* The C reference's vectors of @cur against @ref; @history: the
+ * previous search's, which the hierarchical method follows (NULL: none) */
 static GstClMotionVector *
 reference_vectors (const Planes * cur, const Planes * ref, gint bs,
-    gint range, gboolean subpel, guint weight_q, GstClMotionMethod method)
+    gint range, gboolean subpel, guint weight_q, GstClMotionMethod method,
+    const GstClMotionVector * history)
 {
   gint n = ((cur->w[0] + bs - 1) / bs) * ((cur->h[0] + bs - 1) / bs);
   GstClMotionVector *exp = g_new (GstClMotionVector, n);
@@ -169,7 +171,8 @@ reference_vectors (const Planes * cur, const Planes * ref, gint bs,
   gboolean chroma = weight_q > 0 && cur->n == 3;
 
   if (method == GST_CL_MOTION_METHOD_HIERARCHICAL) {
-    ref_motion_search_hierarchical (&c, &r, bs, range, subpel, exp);
+    ref_motion_search_hierarchical (&c, &r, bs, range, subpel, history,
+        exp);
     return exp;
   }
   if (chroma) {
@@ -325,19 +328,26 @@ check_search (const SearchCase * sc)
   vectors = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE,
       (gsize) bx * by * sizeof (GstClMotionVector), NULL, &ret);
   fail_unless (ret == CL_SUCCESS);
-  /* twice: nothing of one run may leak into the next */
-  for (i = 0; i < 2; i++)
+  /* twice: the second run follows the vectors of the first (the
+   * hierarchical method), and nothing else of a run leaks into the next */
+  got = g_new (GstClMotionVector, bx * by);
+  exp = NULL;
+  for (i = 0; i < 2; i++) {
+    GstClMotionVector *prev = exp;
+    gchar *run_desc = g_strdup_printf ("%s, run %u", desc, i + 1);
+
     fail_unless (gst_cl_motion_search_run (ms, &cl_cur, &cl_ref, vectors,
             &error), "%s: %s", desc, error ? error->message : "?");
-  got = g_new (GstClMotionVector, bx * by);
-  ret = clEnqueueReadBuffer (ctx->queue, vectors, CL_TRUE, 0,
-      (gsize) bx * by * sizeof (GstClMotionVector), got, 0, NULL, NULL);
-  fail_unless (ret == CL_SUCCESS, "clEnqueueReadBuffer: %s",
-      gst_cl_error_name (ret));
-
-  exp = reference_vectors (&pcur, &pref, sc->bs, sc->range, sc->subpel, 0,
-      sc->method);
-  compare_vectors (got, exp, bx, bx * by, desc);
+    ret = clEnqueueReadBuffer (ctx->queue, vectors, CL_TRUE, 0,
+        (gsize) bx * by * sizeof (GstClMotionVector), got, 0, NULL, NULL);
+    fail_unless (ret == CL_SUCCESS, "clEnqueueReadBuffer: %s",
+        gst_cl_error_name (ret));
+    exp = reference_vectors (&pcur, &pref, sc->bs, sc->range, sc->subpel, 0,
+        sc->method, prev);
+    g_free (prev);
+    compare_vectors (got, exp, bx, bx * by, run_desc);
+    g_free (run_desc);
+  }
   if (sc->content == CONTENT_NATURAL && !sc->subpel)
     check_pan (got, sc->w, sc->h, sc->bs, sc->range, sc->px, sc->py, hier,
         desc);
@@ -571,6 +581,7 @@ run_sequence (GstHarness * h, const GstVideoInfo * info, GstBuffer ** frames,
     guint weight_q, gint px, gint py, const gchar * what)
 {
   GstClMotionMethod method;
+  GstClMotionVector *history = NULL;
   guint i;
 
   g_object_get (h->element, "method", &method, NULL);
@@ -603,7 +614,7 @@ run_sequence (GstHarness * h, const GstVideoInfo * info, GstBuffer ** frames,
       planes_get (&pc, info, frames[i]);
       planes_get (&pr, info, frames[i - 1]);
       exp = reference_vectors (&pc, &pr, bs, range, subpel, weight_q,
-          method);
+          method, history);
       compare_vectors (got, exp, (pc.w[0] + bs - 1) / bs,
           ((pc.w[0] + bs - 1) / bs) * ((pc.h[0] + bs - 1) / bs), desc);
       if (!subpel && !weight_q)
@@ -612,12 +623,14 @@ run_sequence (GstHarness * h, const GstVideoInfo * info, GstBuffer ** frames,
       planes_clear (&pc);
       planes_clear (&pr);
       g_free (got);
-      g_free (exp);
+      g_free (history);
+      history = exp;
     }
     gst_buffer_unref (out);
     gst_buffer_unref (in);
     g_free (desc);
   }
+  g_free (history);
 }
 
 /* Frames of the texture panned by (px, py) per frame: frame t shows it
@@ -742,6 +755,66 @@ GST_START_TEST (test_element_hierarchical)
     test_harness_teardown (h);
     g_free (props);
   }
+}
+
+GST_END_TEST;
+
+/* method=hierarchical follows motion past its window: a pan that speeds
+ * up by 9 samples across and 6 down each frame, which the window of
+ * range 16 around the last vector always holds, is found at 45 and 30
+ * samples, far outside the window around zero; every frame's vectors are
+ * the C reference's, each following its predecessor's. */
+GST_START_TEST (test_element_follows_pan)
+{
+  GstHarness *h = new_harness ("method=hierarchical block-size=16 "
+      "search-range=16 subpel=false");
+  GstClMotionVector *history = NULL;
+  GstVideoInfo info;
+  GstBuffer *frames[6];
+  gint i, x = 300, y = 200;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 480, 320);
+  for (i = 0; i < 6; i++) {
+    /* frame i shows the texture from (x, y): its blocks sit in frame
+     * i - 1 at their place + (9 i, 6 i) */
+    x += 9 * i;
+    y += 6 * i;
+    frames[i] = make_frame (&info, CONTENT_NATURAL, x, y, NULL);
+    GST_BUFFER_PTS (frames[i]) = i * GST_SECOND / 30;
+  }
+  set_caps (h, &info, FALSE);
+  for (i = 0; i < 6; i++) {
+    gchar *desc = g_strdup_printf ("speeding pan, frame %d", i);
+    GstBuffer *out = test_push_and_pull (h, gst_buffer_ref (frames[i]),
+        desc);
+
+    if (i > 0) {
+      Planes pc, pr;
+      GstClMotionVector *got = meta_vectors (out, &info, 16, 16, FALSE, desc);
+      GstClMotionVector *exp;
+
+      planes_get (&pc, &info, frames[i]);
+      planes_get (&pr, &info, frames[i - 1]);
+      exp = reference_vectors (&pc, &pr, 16, 16, FALSE, 0,
+          GST_CL_MOTION_METHOD_HIERARCHICAL, history);
+      compare_vectors (got, exp, 30, 30 * 20, desc);
+      /* the interior, away from the edges by more than the pan */
+      if (i == 5)
+        fail_unless (check_pan (got, 480, 320, 16, 46, 45, 30, TRUE,
+                desc) > 20);
+      planes_clear (&pc);
+      planes_clear (&pr);
+      g_free (got);
+      g_free (history);
+      history = exp;
+    }
+    gst_buffer_unref (out);
+    g_free (desc);
+  }
+  g_free (history);
+  for (i = 0; i < 6; i++)
+    gst_buffer_unref (frames[i]);
+  test_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1028,6 +1101,7 @@ motionsearch_suite (void)
   tcase_add_loop_test (tc, test_pan, 0, G_N_ELEMENTS (pans));
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_element_hierarchical);
+  tcase_add_test (tc, test_element_follows_pan);
   tcase_add_test (tc, test_method_enum);
   tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_chroma_weight);

@@ -18,8 +18,10 @@ G_BEGIN_DECLS
  *   searched for every 16x16 area in the luma decimated by 4, then at half
  *   and at full resolution (per block) the square around the best of the
  *   area's and its neighbours' vectors doubled (and zero), and a last pass
- *   that takes a neighbouring block's vector where it is better; luma
- *   only
+ *   that takes a neighbouring block's vector where it is better; each
+ *   area also searches the window around its vector of the previous
+ *   search, and each block tries that vector, so that motion is followed
+ *   past the window; luma only
  * @GST_CL_MOTION_METHOD_AUTO: hierarchical on devices of the CPU layout,
  *   exhaustive on GPUs, where the exhaustive search is the faster of the
  *   two

@@ -100,9 +100,16 @@ typedef struct {
   guint32 end_bx, end_by;
   /* motion_search_blocks with CHROMA: the chroma planes, U then V */
   GstClKernelPlane cur_chroma[2], ref_chroma[2];
-  /* motion_search_level: the window's range */
+  /* motion_search_level: the window's range at level 2, and the block
+   * size of the previous search's vectors (0: none) */
   guint32 range;
+  guint32 history_block;
 } GstClMotionSearchArgs;
+
+/* The largest displacement, in full samples, that the hierarchical search
+ * follows in each direction: its vectors, half-pel refined, stay within
+ * what MPEG-1 codes with f_code 7 ([-1024, 1023] half-pels) */
+#define GST_CL_MOTION_SEARCH_LIMIT 511
 
 /* motion_decimate: the luma plane @src of width x height decimated by 2
  * and by 4 into the destination buffer at l1_offset and l2_offset */
@@ -145,7 +152,7 @@ GST_CL_VIDEO_SIZE_IS (GstClKernelPlane, 8);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
 GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 40);
-GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 76);
+GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 80);
 GST_CL_VIDEO_SIZE_IS (GstClMotionDecimateArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMotionLambdaArgs, 48);
 

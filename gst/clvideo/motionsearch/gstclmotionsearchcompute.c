@@ -54,6 +54,9 @@ struct _GstClMotionSearch
    * vectors between the steps */
   cl_mem pyramid, steps[2];
   guint pyr_width, pyr_height;
+  /* the hierarchical search's last vectors, which the next one follows */
+  cl_mem history;
+  gboolean history_valid;
 };
 
 GstClMotionMethod
@@ -162,6 +165,8 @@ gst_cl_motion_search_free (GstClMotionSearch * ms)
     clReleaseMemObject (ms->steps[0]);
   if (ms->steps[1])
     clReleaseMemObject (ms->steps[1]);
+  if (ms->history)
+    clReleaseMemObject (ms->history);
   gst_object_unref (ms->ctx);
   g_free (ms);
 }
@@ -472,8 +477,10 @@ ensure_pyramid (GstClMotionSearch * ms, guint width, guint height,
   gsize l1 = (gsize) ((width + 1) / 2) * ((height + 1) / 2);
   gsize l2 = (gsize) ((width + 3) / 4) * ((height + 3) / 4);
   guint bx, by, i;
-  gsize sizes[3];
-  cl_mem *mems[3] = { &ms->pyramid, &ms->steps[0], &ms->steps[1] };
+  gsize sizes[4];
+  cl_mem *mems[4] = { &ms->pyramid, &ms->steps[0], &ms->steps[1],
+    &ms->history
+  };
   cl_int ret = CL_SUCCESS;
 
   if (ms->pyramid && ms->pyr_width == width && ms->pyr_height == height)
@@ -483,20 +490,22 @@ ensure_pyramid (GstClMotionSearch * ms, guint width, guint height,
    * whole 16-byte rows past a block's last allowed displacement */
   sizes[0] = 2 * (l1 + l2) + 16;
   /* the blocks' grid is the finer one (8x8 blocks) or the same */
-  sizes[1] = sizes[2] = (gsize) bx * by * sizeof (GstClMotionVector);
-  for (i = 0; i < 3; i++) {
+  sizes[1] = sizes[2] = sizes[3] = (gsize) bx * by *
+      sizeof (GstClMotionVector);
+  ms->history_valid = FALSE;
+  for (i = 0; i < 4; i++) {
     if (*mems[i])
       clReleaseMemObject (*mems[i]);
     *mems[i] = NULL;
   }
-  for (i = 0; i < 3 && ret == CL_SUCCESS; i++)
+  for (i = 0; i < 4 && ret == CL_SUCCESS; i++)
     *mems[i] = clCreateBuffer (ms->ctx->context, CL_MEM_READ_WRITE,
         sizes[i], NULL, &ret);
   if (!gst_cl_check (ret, "clCreateBuffer", error)) {
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 4; i++)
       if (*mems[i])
         clReleaseMemObject (*mems[i]);
-    ms->pyramid = ms->steps[0] = ms->steps[1] = NULL;
+    ms->pyramid = ms->steps[0] = ms->steps[1] = ms->history = NULL;
     return FALSE;
   }
   ms->pyr_width = width;
@@ -593,7 +602,7 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
   guint bs = level_block (ms, level), gx;
   guint width = ms->pyr_width, height = ms->pyr_height;
   GstClMotionSearchArgs args;
-  const cl_mem mems[4] = { cur->mem, ref->mem, in, out };
+  const cl_mem mems[5] = { cur->mem, ref->mem, in, out, ms->history };
   size_t global[2], local[2];
 
   if (!kernel)
@@ -603,6 +612,7 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
   args.width = width;
   args.height = height;
   args.range = ms->params.search_range;
+  args.history_block = ms->history_valid ? ms->params.block_size : 0;
   if (!set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
     return FALSE;
   /* CPUs: one work-item per group, as in run_blocks, for a run of blocks */
@@ -615,6 +625,27 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
   local[1] = 1;
   return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
       GST_CL_MOTION_SEARCH_LABEL, 2, global, local, error);
+}
+
+/* Keeps a copy of @vectors, the search's result, for the next search */
+static gboolean
+save_history (GstClMotionSearch * ms, cl_mem vectors, GError ** error)
+{
+  guint bx, by;
+  cl_int ret;
+
+  gst_cl_motion_search_grid (ms, ms->pyr_width, ms->pyr_height, &bx, &by);
+  ret = clEnqueueCopyBuffer (ms->ctx->queue, vectors, ms->history, 0, 0,
+      (gsize) bx * by * sizeof (GstClMotionVector), 0, NULL, NULL);
+  ms->history_valid = ret == CL_SUCCESS;
+  return gst_cl_check (ret, "clEnqueueCopyBuffer", error);
+}
+
+void
+gst_cl_motion_search_forget (GstClMotionSearch * ms)
+{
+  g_return_if_fail (ms != NULL);
+  ms->history_valid = FALSE;
 }
 
 /* Decimates both pictures, then level 2, level 1, and the two passes at
@@ -632,11 +663,13 @@ run_hierarchical (GstClMotionSearch * ms, const GstClPlane * cur,
   level_plane (ms, 1, TRUE, &r1);
   level_plane (ms, 2, FALSE, &c2);
   level_plane (ms, 2, TRUE, &r2);
-  return search_level (ms, 2, 1, &c2, &r2, ms->steps[1], ms->steps[0],
-      error) && search_level (ms, 1, 1, &c1, &r1, ms->steps[0],
-      ms->steps[1], error) && search_level (ms, 0, 1, cur, ref,
-      ms->steps[1], ms->steps[0], error) && search_level (ms, 0, 2, cur,
-      ref, ms->steps[0], vectors, error);
+  if (!search_level (ms, 2, 1, &c2, &r2, ms->steps[1], ms->steps[0], error)
+      || !search_level (ms, 1, 1, &c1, &r1, ms->steps[0], ms->steps[1],
+          error) || !search_level (ms, 0, 1, cur, ref, ms->steps[1],
+          ms->steps[0], error) || !search_level (ms, 0, 2, cur, ref,
+          ms->steps[0], vectors, error))
+    return FALSE;
+  return save_history (ms, vectors, error);
 }
 
 gboolean

@@ -40,7 +40,11 @@ GstClMotionMethod gst_cl_motion_method_resolve (GstClMotionMethod method,
  * the coarsest level (16x16 areas, 4x4 decimated samples) and refines
  * level by level; see kernels/motionsearch.cl for the exact candidates.
  * Each step is one launch, with no dependency between the blocks of a
- * step.
+ * step. The hierarchical method follows motion: it keeps the vectors of
+ * its last search, and each area searches the window around the vector
+ * its block had there as well as the one around zero, and takes that
+ * vector as a predictor at the finer levels, so that its vectors reach
+ * up to GST_CL_MOTION_SEARCH_LIMIT samples whatever the range.
  *
  * Kernels are built on first use and kept. Not thread-safe: one per
  * element.
@@ -92,5 +96,9 @@ gboolean gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
     const GstClPlane * cur, const GstClPlane * ref,
     const GstClPlane * cur_chroma, const GstClPlane * ref_chroma,
     cl_mem vectors, GError ** error);
+
+/* Drops the vectors of the last search (a cut, a seek): the next
+ * hierarchical search starts from the zero vector alone. */
+void gst_cl_motion_search_forget (GstClMotionSearch * ms);
 
 G_END_DECLS
