@@ -364,6 +364,105 @@ vector_bits (__global const uchar * bits, int2 d)
       bits[RD_MV_BITS + min (abs (d.y), (uint) RD_MV_MAX)];
 }
 
+/* ---- mpeg_fit_vectors: a P picture's forward_f_code ----
+ *
+ * The larger forward_f_code, the further a vector reaches and the more
+ * bits each coded difference takes. One work-group weighs each f_code:
+ * the exact bits of the vectors it codes (each against its left
+ * neighbour, both within its range) and OUTLIER_BITS for each vector past
+ * its range, then keeps the cheapest and clamps the vectors to it, so
+ * that a few stray vectors do not make the whole picture pay for a wide
+ * range while a fast pan gets the range it needs. */
+
+#define FIT_ITEMS 256
+#define F_CODES 7
+/* What a vector past the range is taken to cost: its block falls back to
+ * the clamped vector, its neighbour's, the zero vector or intra; stray
+ * vectors in flat areas lose nothing, a small fast object its residual */
+#define OUTLIER_BITS 64
+
+/* the code length of motion_code @m (0..16), its sign apart, from the
+ * f_code 2 lengths of the table */
+static int
+motion_code_bits (__global const uchar * bits, int m)
+{
+  return m ? bits[RD_MV_BITS + 2 * m] - 2 : bits[RD_MV_BITS];
+}
+
+/* bits of a vector component @d away from its predictor, both within the
+ * range of forward_f_code @f (the difference wraps as the decoder's sum
+ * does) */
+static int
+component_bits (__global const uchar * bits, int d, int f)
+{
+  int scale = 1 << (f - 1), range = 32 * scale;
+
+  if (d < -16 * scale)
+    d += range;
+  else if (d >= 16 * scale)
+    d -= range;
+  if (!d)
+    return motion_code_bits (bits, 0);
+  return motion_code_bits (bits, (abs (d) + scale - 1) >> (f - 1)) + f;
+}
+
+static int2
+clamp_to_f_code (int2 v, int f)
+{
+  int reach = 16 << (f - 1);
+  return clamp (v, -reach, reach - 1);
+}
+
+__kernel __attribute__ ((reqd_work_group_size (FIT_ITEMS, 1, 1)))
+void
+mpeg_fit_vectors (__global GstClMotionVector * vectors,
+    __global const uchar * bits, uint mb_width, uint mb_height)
+{
+  __local uint red[FIT_ITEMS];
+  __local uint totals[F_CODES];
+  const uint t = get_local_id (0), n = mb_width * mb_height;
+  const uint W = 16 * mb_width, H = 16 * mb_height;
+  uint cost[F_CODES];
+  uint mb, best = 0;
+  int f;
+
+  for (f = 0; f < F_CODES; f++)
+    cost[f] = 0;
+  for (mb = t; mb < n; mb += FIT_ITEMS) {
+    uint mbx = mb % mb_width, mby = mb / mb_width;
+    int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
+    int2 pred = mb_predictor (vectors, mb, mbx, mby, W, H);
+    for (f = 1; f <= F_CODES; f++) {
+      int2 p = clamp_to_f_code (pred, f);
+      int2 w = clamp_to_f_code (v, f);
+      cost[f - 1] += w.x != v.x || w.y != v.y ? OUTLIER_BITS :
+          component_bits (bits, v.x - p.x, f) +
+          component_bits (bits, v.y - p.y, f);
+    }
+  }
+  for (f = 0; f < F_CODES; f++) {
+    red[t] = cost[f];
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (uint d = FIT_ITEMS / 2; d > 0; d >>= 1) {
+      if (t < d)
+        red[t] += red[t + d];
+      barrier (CLK_LOCAL_MEM_FENCE);
+    }
+    if (t == 0)
+      totals[f] = red[0];
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  for (f = 1; f < F_CODES; f++)
+    if (totals[f] < totals[best])
+      best = f;
+  for (mb = t; mb < n; mb += FIT_ITEMS) {
+    int2 v = clamp_to_f_code (mb_vector (vectors, mb, mb % mb_width,
+            mb / mb_width, W, H), best + 1);
+    vectors[mb].dx = v.x;
+    vectors[mb].dy = v.y;
+  }
+}
+
 /* The lambda of the macroblock decisions (header, vector, mode bits):
  * 3/4 of the quantisation's @lambda4, the better trade-off measured. */
 static long

@@ -326,6 +326,83 @@ clamp_vector (gint * dx, gint * dy, guint mbx, guint mby, guint W, guint H)
   *dy = CLAMP (*dy, -32 * (gint) mby, 2 * ((gint) H - 16 - 16 * (gint) mby));
 }
 
+/* ---- forward_f_code (mpeg_fit_vectors) ---- */
+
+#define F_CODES 7
+#define OUTLIER_BITS 64
+
+static gint
+motion_code_bits (gint m)
+{
+  const guint8 *mv = rd_table () + GST_CL_MPEG_RD_MV_BITS;
+  return m ? mv[2 * m] - 2 : mv[0];
+}
+
+/* bits of a component @d from its predictor with forward_f_code @f: the
+ * difference brought into [-16 f, 16 f) as the decoder wraps its sum */
+static gint
+component_bits (gint d, gint f)
+{
+  gint scale = 1 << (f - 1), range = 32 * scale;
+
+  d = ((d + 16 * scale) % range + range) % range - 16 * scale;
+  if (!d)
+    return motion_code_bits (0);
+  return motion_code_bits ((ABS (d) + scale - 1) / scale) + f;
+}
+
+static gboolean
+fits_f_code (gint dx, gint dy, gint f)
+{
+  gint reach = 16 << (f - 1);
+  return dx >= -reach && dx < reach && dy >= -reach && dy < reach;
+}
+
+guint
+mpegref_fit_vectors (GstClMotionVector * vectors, guint mb_width,
+    guint mb_height)
+{
+  guint64 cost[F_CODES] = { 0 };
+  guint mbx, mby, best = 1;
+  gint f, reach;
+  const guint W = 16 * mb_width, H = 16 * mb_height;
+
+  for (mby = 0; mby < mb_height; mby++)
+    for (mbx = 0; mbx < mb_width; mbx++) {
+      const GstClMotionVector *v = &vectors[mby * mb_width + mbx];
+      gint dx = v->dx, dy = v->dy, px = 0, py = 0;
+
+      clamp_vector (&dx, &dy, mbx, mby, W, H);
+      if (mbx > 0) {
+        px = v[-1].dx;
+        py = v[-1].dy;
+        clamp_vector (&px, &py, mbx - 1, mby, W, H);
+      }
+      for (f = 1; f <= F_CODES; f++) {
+        reach = 16 << (f - 1);
+        if (!fits_f_code (dx, dy, f))
+          cost[f - 1] += OUTLIER_BITS;
+        else
+          cost[f - 1] += component_bits (dx - CLAMP (px, -reach, reach - 1),
+              f) + component_bits (dy - CLAMP (py, -reach, reach - 1), f);
+      }
+    }
+  for (f = 2; f <= F_CODES; f++)
+    if (cost[f - 1] < cost[best - 1])
+      best = f;
+  reach = 16 << (best - 1);
+  for (mby = 0; mby < mb_height; mby++)
+    for (mbx = 0; mbx < mb_width; mbx++) {
+      GstClMotionVector *v = &vectors[mby * mb_width + mbx];
+      gint dx = v->dx, dy = v->dy;
+
+      clamp_vector (&dx, &dy, mbx, mby, W, H);
+      v->dx = CLAMP (dx, -reach, reach - 1);
+      v->dy = CLAMP (dy, -reach, reach - 1);
+    }
+  return best;
+}
+
 /* The prediction of every block of macroblock (@mbx, @mby) from @ref with
  * the half-pel vector (@dx, @dy) (chroma: half of it, truncated towards
  * zero). */

@@ -578,6 +578,114 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   return raised;
 }
 
+/* Vector fields for mpeg_fit_vectors: what each holds */
+typedef enum {
+  FIELD_ZERO,                   /* still picture */
+  FIELD_NOISE_STRAYS,           /* small jitter, a few stray far vectors */
+  FIELD_PAN,                    /* a fast pan with jitter */
+  FIELD_ANY,                    /* anything the search can give */
+  N_FIELDS
+} VectorField;
+
+static void
+fill_vector_field (GstClMotionVector * vec, guint n, VectorField field,
+    guint32 * rng)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    gint jx = (gint) (test_rng_next (rng) % 7) - 3;
+    gint jy = (gint) (test_rng_next (rng) % 7) - 3;
+    switch (field) {
+      case FIELD_ZERO:
+        vec[i].dx = vec[i].dy = 0;
+        break;
+      case FIELD_NOISE_STRAYS:
+        /* (jitter of 3 half-pels and more codes cheaper with f_code 2) */
+        vec[i].dx = test_rng_next (rng) % 97 ? jx / 2 : 900;
+        vec[i].dy = test_rng_next (rng) % 89 ? jy / 2 : -1022;
+        break;
+      case FIELD_PAN:
+        /* 50 and 30 pixels a picture */
+        vec[i].dx = 100 + jx;
+        vec[i].dy = -60 + jy;
+        break;
+      default:
+        vec[i].dx = (gint) (test_rng_next (rng) % 2048) - 1024;
+        vec[i].dy = (gint) (test_rng_next (rng) % 2048) - 1024;
+        break;
+    }
+    vec[i].sad = test_rng_next (rng) % 5000;
+  }
+}
+
+/* mpeg_fit_vectors chooses the f_code and clamps the vectors as the C
+ * reference does, to the bit; the choice is the one the vectors call for:
+ * the smallest range for jitter with stray far vectors (which it clamps),
+ * the range of a fast pan for the pan. */
+GST_START_TEST (test_fit_vectors)
+{
+  static const guint sizes[][2] = { {1920, 1080}, {176, 144}, {48, 32},
+  {16, 16}, {4000, 720}
+  };
+  GstClContext *ctx = test_get_shared_context ();
+  guint s, field, i;
+  guint32 rng = 7;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    GError *error = NULL;
+    GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, sizes[s][0],
+        sizes[s][1], &error);
+    guint n = ((sizes[s][0] + 15) / 16) * ((sizes[s][1] + 15) / 16);
+    GstClMotionVector *vec = g_new (GstClMotionVector, n);
+    GstClMotionVector *dev = g_new (GstClMotionVector, n);
+    cl_mem mv;
+
+    fail_unless (tr != NULL, "%s", error ? error->message : "?");
+    mv = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMotionVector),
+        &error);
+    fail_unless (mv != NULL);
+    for (field = 0; field < N_FIELDS; field++) {
+      guint f_code, reach;
+
+      fill_vector_field (vec, n, field, &rng);
+      fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mv, CL_TRUE,
+              0, n * sizeof (GstClMotionVector), vec, 0, NULL, NULL),
+          CL_SUCCESS);
+      fail_unless (gst_cl_mpeg_transform_fit_vectors (tr, mv, &error),
+          "%s", error ? error->message : "?");
+      fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mv, CL_TRUE,
+              0, n * sizeof (GstClMotionVector), dev, 0, NULL, NULL),
+          CL_SUCCESS);
+      f_code = mpegref_fit_vectors (vec, (sizes[s][0] + 15) / 16,
+          (sizes[s][1] + 15) / 16);
+      GST_INFO ("%ux%u field %u: f_code %u", sizes[s][0], sizes[s][1],
+          field, f_code);
+      reach = 16 << (f_code - 1);
+      for (i = 0; i < n; i++) {
+        fail_unless (dev[i].dx == vec[i].dx && dev[i].dy == vec[i].dy &&
+            dev[i].sad == vec[i].sad, "%ux%u field %u macroblock %u: "
+            "device (%d, %d) reference (%d, %d)", sizes[s][0], sizes[s][1],
+            field, i, dev[i].dx, dev[i].dy, vec[i].dx, vec[i].dy);
+        fail_unless (vec[i].dx >= -(gint) reach && vec[i].dx < (gint) reach
+            && vec[i].dy >= -(gint) reach && vec[i].dy < (gint) reach);
+      }
+      if (field == FIELD_ZERO || field == FIELD_NOISE_STRAYS)
+        fail_unless_equals_int (f_code, 1);
+      /* the pan is within the picture where the picture is wide enough
+       * for it: then f_code 4 (64 pixels) is the least that codes it */
+      if (field == FIELD_PAN && sizes[s][0] >= 176)
+        fail_unless_equals_int (f_code, 4);
+    }
+    clReleaseMemObject (mv);
+    g_free (vec);
+    g_free (dev);
+    gst_cl_mpeg_transform_free (tr);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_device_stages)
 {
   static const guint sizes[][2] = { {17, 9}, {64, 48}, {176, 144} };
@@ -2243,6 +2351,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_size_change);
   tcase_add_test (tc, test_eos_and_flush);
   tcase_add_test (tc, test_upstream_vectors);
+  tcase_add_test (tc, test_fit_vectors);
   tcase_add_test (tc, test_live_changes);
   tcase_add_test (tc, test_chain_not_worse);
   tcase_add_test (tc, test_motion_method);

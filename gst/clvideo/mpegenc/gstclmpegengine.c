@@ -444,12 +444,13 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
   if (!ok || s->intra)
     return ok;
   if (upstream_vectors (e, in, s, error))
-    return TRUE;
+    return gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors, error);
   if (e->ms) {
     GstClPlane cur, ref;
     gst_cl_mpeg_transform_plane (e->tr, s->cur, 0, &cur);
     gst_cl_mpeg_transform_plane (e->tr, e->recon[s->ref], 0, &ref);
-    return gst_cl_motion_search_run (e->ms, &cur, &ref, s->vectors, error);
+    return gst_cl_motion_search_run (e->ms, &cur, &ref, s->vectors, error)
+        && gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors, error);
   }
   return gst_cl_mpeg_transform_zero_vectors (e->tr, s->vectors, error);
 }

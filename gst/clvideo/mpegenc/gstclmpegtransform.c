@@ -12,7 +12,7 @@ struct _GstClMpegTransform
   GstClContext *ctx;
   guint width, height;
   guint mb_width, mb_height;
-  cl_kernel load, encode;
+  cl_kernel load, encode, fit_vectors;
   cl_kernel pack_offsets, pack_levels;  /* GPU layout */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
   gboolean cpu_layout;          /* one work-item per macroblock */
@@ -39,14 +39,17 @@ gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
   if (tr->load)
     tr->encode = gst_cl_context_create_kernel (ctx, "mpegenc", "",
         tr->cpu_layout ? "mpeg_encode_mb_cpu" : "mpeg_encode_mb", error);
-  if (tr->encode && !tr->cpu_layout) {
+  if (tr->encode)
+    tr->fit_vectors = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+        "mpeg_fit_vectors", error);
+  if (tr->fit_vectors && !tr->cpu_layout) {
     tr->pack_offsets = gst_cl_context_create_kernel (ctx, "mpegenc", "",
         "mpeg_pack_offsets", error);
     if (tr->pack_offsets)
       tr->pack_levels = gst_cl_context_create_kernel (ctx, "mpegenc", "",
           "mpeg_pack_levels", error);
   }
-  if (tr->encode && (tr->cpu_layout || tr->pack_levels)) {
+  if (tr->fit_vectors && (tr->cpu_layout || tr->pack_levels)) {
     guint8 bits[GST_CL_MPEG_RD_BITS_SIZE];
     cl_int ret;
 
@@ -70,8 +73,8 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
 {
   if (!tr)
     return;
-  gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->pack_offsets,
-      &tr->pack_levels, NULL);
+  gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_vectors,
+      &tr->pack_offsets, &tr->pack_levels, NULL);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
   gst_object_unref (tr->ctx);
@@ -197,6 +200,27 @@ gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr, cl_mem vectors,
       (gsize) tr->mb_width * tr->mb_height * sizeof (GstClMotionVector), 0,
       NULL, NULL);
   return gst_cl_check (ret, "clEnqueueFillBuffer", error);
+}
+
+gboolean
+gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
+    GError ** error)
+{
+  cl_uint mb_width = tr->mb_width, mb_height = tr->mb_height;
+  size_t global = 256, local = 256;
+  guint arg = 0;
+
+  if (!gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_mem),
+          &vectors, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_mem),
+          &tr->rd_bits, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
+          &mb_width, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
+          &mb_height, error))
+    return FALSE;
+  return gst_cl_context_enqueue_kernel (tr->ctx, tr->fit_vectors,
+      GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
 }
 
 gboolean

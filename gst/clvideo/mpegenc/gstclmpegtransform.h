@@ -80,6 +80,13 @@ gboolean gst_cl_mpeg_transform_load (GstClMpegTransform * tr,
 gboolean gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr,
     cl_mem vectors, GError ** error);
 
+/* Chooses the forward_f_code of a P picture from its @vectors (the
+ * cheapest in vector bits, a vector past the range counting as an
+ * outlier's loss) and clamps them to its range and to the picture. The
+ * entropy coder then finds an f_code that codes every vector. */
+gboolean gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr,
+    cl_mem vectors, GError ** error);
+
 /* Enqueues the coding of @cur (predicted from @ref with @vectors in P
  * pictures; @ref and @vectors are not read in I pictures but must be
  * valid buffers) into @records, @levels and the reconstruction @recon. */
