@@ -39,8 +39,9 @@
  *   the area words, so they add nothing. SUBPEL refinement then runs in
  *   motion_refine_blocks.
  *
- * The hierarchical search (motion_decimate, then motion_search_level for
- * level 2, level 1 and two passes at full resolution; see there) ranks
+ * The hierarchical search (motion_decimate, motion_global_motion, then
+ * motion_search_level for level 2, level 1 and two passes at full
+ * resolution; see there) ranks
  * its candidates by the same key and refines to half-pel the same way;
  * it only tries far fewer of them. Its steps run one work-item per run
  * of BPW blocks on CPUs, one work-group of HNT per block on GPUs (the
@@ -655,6 +656,7 @@ typedef struct
   int range;                    /* the window of level 2 */
   global const GstClMotionVector *history;      /* see temporal_vector */
   int hbs;
+  int2 global_vector;           /* motion_global_motion's, at level 2 */
 } level_search_t;
 
 /* Ranking key of displacement (dx, dy) of a level: cost, |dx| + |dy|,
@@ -882,17 +884,27 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
    * previous search where that moved: motion is followed however fast */
   int lo = -(s->range >> LEVEL), hi = (s->range - 1) >> LEVEL;
   int2 tv = temporal_vector (s, x0, y0);
+  /* and around the picture's global motion where the zero window misses
+   * it: a pan is found from its first picture on */
+  int2 gv = s->global_vector;
+  int global_far = gv.x < lo || gv.x > hi || gv.y < lo || gv.y > hi;
 #if HNT
   best = window_best (&b, rows, lo, hi, lo, hi, lid);
   if (s->hbs && (tv.x | tv.y))
     best = min (best, window_best (&b, rows, tv.x + lo, tv.x + hi,
             tv.y + lo, tv.y + hi, lid));
+  if (global_far)
+    best = min (best, window_best (&b, rows, gv.x + lo, gv.x + hi,
+            gv.y + lo, gv.y + hi, lid));
   best = group_min (best, keys, lid, HNT);
 #else
   best = window_best (&b, rows, lo, hi, lo, hi);
   if (s->hbs && (tv.x | tv.y))
     best = min (best, window_best (&b, rows, tv.x + lo, tv.x + hi,
             tv.y + lo, tv.y + hi));
+  if (global_far)
+    best = min (best, window_best (&b, rows, gv.x + lo, gv.x + hi,
+            gv.y + lo, gv.y + hi));
 #endif
 #elif PASS == 1
   /* the coarser level's area: this one, or the one holding the block */
@@ -963,6 +975,84 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   return mv;
 }
 
+#if LEVEL == 2
+#define GM_ITEMS 256
+
+/* The best shift of profile @c against @r (@n values each, in @work),
+ * compared by their differences from one value to the next (edges
+ * count, not shading): the displacement d in [-@reach, @reach] with the
+ * least mean absolute difference between c'[i] and r'[i + d] where both
+ * exist, weighted by (64 + |d|) / 64 (ties: the shorter shift, then the
+ * lower) */
+static int
+profile_shift (global const uint * c, global const uint * r, int n,
+    int reach, local ulong * keys, int lid)
+{
+  ulong best = ULONG_MAX;
+  for (int d = lid - reach; d <= reach; d += GM_ITEMS) {
+    int i0 = max (0, -d), i1 = min (n - 1, n - 1 - d);
+    ulong sum = 0;
+    for (int i = i0; i < i1; i++)
+      sum += abs (((int) c[i + 1] - (int) c[i]) -
+          ((int) r[i + d + 1] - (int) r[i + d]));
+    ulong mean = (sum << 8) / (ulong) max (i1 - i0, 1);
+    /* periodic structure matches at several shifts: the shorter wins
+     * unless a longer one is clearly better */
+    mean = mean * (64 + abs (d)) >> 6;
+    best = min (best, (mean << 20) | ((ulong) abs (d) << 10) |
+        (ulong) (d + 512));
+  }
+  best = group_min (best, keys, lid, GM_ITEMS);
+  return (int) (best & 1023) - 512;
+}
+
+/* The global motion of the picture, in level-2 samples: the shifts that
+ * best match the column sums (and the row sums) of the current level-2
+ * picture with the reference's, over about half of them at least and
+ * within the search's limit. A pan moves both profiles as a whole, whatever the
+ * window. @work holds both pictures' column sums then row sums after
+ * the result (x, y). One work-group of GM_ITEMS. */
+__kernel __attribute__ ((reqd_work_group_size (GM_ITEMS, 1, 1)))
+void
+motion_global_motion (global const uchar * cur, global const uchar * ref,
+    global int *work, const GstClMotionSearchArgs args)
+{
+  local ulong keys[GM_ITEMS];
+  const int lid = get_local_id (0);
+  const int w = (args.width + 3) / 4, h = (args.height + 3) / 4;
+  const int limit = GST_CL_MOTION_SEARCH_LIMIT >> 2;
+  global const uchar *c = cur + args.cur.offset, *r = ref + args.ref.offset;
+  global uint *cc = (global uint *) work + 2, *rc = cc + w;
+  global uint *cr = rc + w, *rr = cr + h;
+
+  for (int x = lid; x < w; x += GM_ITEMS) {
+    uint sc = 0, sr = 0;
+    for (int y = 0; y < h; y++) {
+      sc += c[y * args.cur.stride + x];
+      sr += r[y * args.ref.stride + x];
+    }
+    cc[x] = sc;
+    rc[x] = sr;
+  }
+  for (int y = lid; y < h; y += GM_ITEMS) {
+    uint sc = 0, sr = 0;
+    for (int x = 0; x < w; x++) {
+      sc += c[y * args.cur.stride + x];
+      sr += r[y * args.ref.stride + x];
+    }
+    cr[y] = sc;
+    rr[y] = sr;
+  }
+  barrier (CLK_GLOBAL_MEM_FENCE);
+  int gx = profile_shift (cc, rc, w, min (limit, w / 2), keys, lid);
+  int gy = profile_shift (cr, rr, h, min (limit, h / 2), keys, lid);
+  if (lid == 0) {
+    work[0] = gx;
+    work[1] = gy;
+  }
+}
+#endif
+
 /* One step of the hierarchical search, LEVEL 2, 1 or 0 (PASS 1 and 2):
  * cur and ref are that level's planes (full resolution at level 0),
  * width and height the full-resolution picture's. An area or block of
@@ -986,13 +1076,14 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 kernel void
 motion_search_level (global const uchar * cur, global const uchar * ref,
     global const GstClMotionVector * coarse, global GstClMotionVector * vectors,
-    global const GstClMotionVector * history,
+    global const GstClMotionVector * history, global const int *global_motion,
     const GstClMotionSearchArgs args)
 {
   int gx = (args.width + GBS - 1) / GBS, gy = (args.height + GBS - 1) / GBS;
   global const uchar *c = cur + args.cur.offset, *r = ref + args.ref.offset;
   level_search_t s = { (int) args.width, (int) args.height, (int) args.range,
-    history, (int) args.history_block
+    history, (int) args.history_block,
+    (int2) (global_motion[0], global_motion[1])
   };
 #if HNT
   local ulong keys[HNT];

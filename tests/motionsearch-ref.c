@@ -285,6 +285,59 @@ history_vector (const History * hist, gint x0, gint y0, gint level,
   return TRUE;
 }
 
+/* The shift d in [-@reach, @reach] of profile @r against @c (@n values)
+ * with the least mean absolute difference of c'[i] and r'[i + d] where
+ * both exist, x'[i] = x[i + 1] - x[i], the mean in 1/256 (rounded down)
+ * times (64 + |d|) / 64 (rounded down); ties: smaller |d|, then the lower */
+static gint
+profile_shift (const guint * c, const guint * r, gint n, gint reach)
+{
+  guint64 best_mean = G_MAXUINT64;
+  gint d, i, best = 0;
+
+  for (d = -reach; d <= reach; d++) {
+    gint i0 = MAX (0, -d), i1 = MIN (n - 1, n - 1 - d);
+    guint64 sum = 0, mean;
+
+    for (i = i0; i < i1; i++)
+      sum += ABS (((gint64) c[i + 1] - c[i]) - ((gint64) r[i + d + 1] -
+              r[i + d]));
+    mean = (sum << 8) / (guint64) MAX (i1 - i0, 1);
+    mean = mean * (64 + ABS (d)) >> 6;
+    if (mean < best_mean || (mean == best_mean && ABS (d) < ABS (best))) {
+      best_mean = mean;
+      best = d;
+    }
+  }
+  return best;
+}
+
+/* The global motion between the level-2 pictures @c and @r: the shifts
+ * that best match their column sums and their row sums, each within
+ * half the profile and the search's limit */
+static void
+global_motion (const RefPlane * c, const RefPlane * r, gint * gx, gint * gy)
+{
+  gint w = c->width, h = c->height, x, y;
+  gint limit = GST_CL_MOTION_SEARCH_LIMIT >> 2;
+  guint *cc = g_new0 (guint, w), *rc = g_new0 (guint, w);
+  guint *cr = g_new0 (guint, h), *rr = g_new0 (guint, h);
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      cc[x] += PX (c, x, y);
+      rc[x] += PX (r, x, y);
+      cr[y] += PX (c, x, y);
+      rr[y] += PX (r, x, y);
+    }
+  *gx = profile_shift (cc, rc, w, MIN (limit, w / 2));
+  *gy = profile_shift (cr, rr, h, MIN (limit, h / 2));
+  g_free (cc);
+  g_free (rc);
+  g_free (cr);
+  g_free (rr);
+}
+
 /* Tries every displacement of [x0, x1] x [y0, y1] */
 static void
 try_window (Best * b, const Block * k, gint x0, gint x1, gint y0, gint y1)
@@ -303,7 +356,8 @@ static const gint nb[4][2] = { {-1, 0}, {0, -1}, {1, 0}, {0, 1} };
  * previous step's field (NULL for the first). */
 static Field
 search_step (const RefPlane * cur, const RefPlane * ref, gint level,
-    gint pass, gint bs, gint range, const Field * prev, const History * hist)
+    gint pass, gint bs, gint range, const Field * prev, const History * hist,
+    gint gx, gint gy)
 {
   gint w = cur->width, h = cur->height, bx, by, i, dx, dy;
   Field f = field_new (w, h, bs);
@@ -327,11 +381,14 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
           &ty);
 
       if (level == 2) {
-        /* the window [-range, range - 1] in level-2 samples, and the same
-         * around the area's vector of the previous search */
+        /* the window [-range, range - 1] in level-2 samples, the same
+         * around the area's vector of the previous search, and around the
+         * global motion where that lies outside the window */
         try_window (&b, &k, lo, hi, lo, hi);
         if (has_tv)
           try_window (&b, &k, tx + lo, tx + hi, ty + lo, ty + hi);
+        if (gx < lo || gx > hi || gy < lo || gy > hi)
+          try_window (&b, &k, gx + lo, gx + hi, gy + lo, gy + hi);
       } else if (pass == 1) {
         /* the best predictor: the vector of the 16x16 area (holding the
          * block) at the level above, those of its neighbours there, all
@@ -390,11 +447,18 @@ ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
     GstClMotionVector * out)
 {
   History hist = { history, bs, (cur->width + bs - 1) / bs };
-  Field f2 = search_step (cur, ref, 2, 1, 16, range, NULL, &hist);
-  Field f1 = search_step (cur, ref, 1, 1, 16, range, &f2, &hist);
-  Field p1 = search_step (cur, ref, 0, 1, bs, range, &f1, &hist);
-  Field p2 = search_step (cur, ref, 0, 2, bs, range, &p1, &hist);
-  gint i;
+  RefPlane c2 = decimate (cur, cur->width, cur->height, 2);
+  RefPlane r2 = decimate (ref, cur->width, cur->height, 2);
+  gint gx, gy, i;
+  Field f2, f1, p1, p2;
+
+  global_motion (&c2, &r2, &gx, &gy);
+  g_free ((gpointer) c2.data);
+  g_free ((gpointer) r2.data);
+  f2 = search_step (cur, ref, 2, 1, 16, range, NULL, &hist, gx, gy);
+  f1 = search_step (cur, ref, 1, 1, 16, range, &f2, &hist, 0, 0);
+  p1 = search_step (cur, ref, 0, 1, bs, range, &f1, &hist, 0, 0);
+  p2 = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0);
 
   for (i = 0; i < p2.gx * p2.gy; i++) {
     gint x0 = (i % p2.gx) * bs, y0 = (i / p2.gx) * bs;

@@ -37,7 +37,10 @@ void ref_motion_search (const RefPlane * cur, const RefPlane * ref,
  * (range - 1) / 4 rounded down), and with @history (the vectors of the
  * previous search, NULL for none) the same window around the vector of
  * the block holding the area's first sample there, scaled to level 2
- * (rounded down). At level 1 they take the best of their level-2 vector
+ * (rounded down), and around the global motion where that lies outside
+ * the window: the shifts (within half the picture and the limit) that
+ * best match the level-2 pictures' column sums, and their row sums, by
+ * mean absolute difference. At level 1 they take the best of their level-2 vector
  * and their neighbours' (left, top, right, bottom), doubled, and the
  * history's vector at level 1, and the 3x3 square around it. At full
  * resolution each block takes the best of its area's level-1 vector, the

@@ -204,12 +204,15 @@ compare_vectors (const GstClMotionVector * got, const GstClMotionVector * exp,
 #define NO_PAN G_MAXINT
 
 /* Where the pan (px, py) is a candidate of a block, that block must have
- * found it with SAD 0 (the texture's grain makes it the only exact
- * match). With @hierarchical, only blocks whose whole window lies inside
- * the picture count (near the edges the coarse levels see less), and of
- * 8x8 blocks one in a thousand may miss it (they start from the vectors
- * of the 16x16 areas, and where a few neighbours missed too, the second
- * pass has nothing to take). Returns how many blocks were checked. */
+ * found it with SAD 0 (the natural texture's grain makes it the only
+ * exact match). With @hierarchical, only blocks whose whole window lies
+ * inside the picture count (near the edges the coarse levels see less),
+ * another vector with SAD 0 counts as found (black and white cells can
+ * match exactly elsewhere, and only the full search sees every tie), and
+ * of 8x8 blocks one in a thousand may miss it (they start from the
+ * vectors of the 16x16 areas, and where a few neighbours missed too, the
+ * second pass has nothing to take). Returns how many blocks were
+ * checked. */
 static guint
 check_pan (const GstClMotionVector * got, gint w, gint h, gint bs, gint range,
     gint px, gint py, gboolean hierarchical, const gchar * desc)
@@ -233,7 +236,8 @@ check_pan (const GstClMotionVector * got, gint w, gint h, gint bs, gint range,
               x0 + bs + range > w || y0 + bs + range > h))
         continue;
       checked++;
-      if (v->dx == 2 * px && v->dy == 2 * py && v->sad == 0)
+      if (v->sad == 0 && (hierarchical || (v->dx == 2 * px &&
+                  v->dy == 2 * py)))
         continue;
       if (!first)
         first = v;
@@ -633,22 +637,30 @@ run_sequence (GstHarness * h, const GstVideoInfo * info, GstBuffer ** frames,
   g_free (history);
 }
 
-/* Frames of the texture panned by (px, py) per frame: frame t shows it
- * from (t * px, t * py), so each block of frame t is in frame t - 1 at
- * its place + (px, py). */
+/* Frames of the texture (natural or binary) panned by (px, py) per
+ * frame: frame t shows it from (t * px, t * py), so each block of frame t
+ * is in frame t - 1 at its place + (px, py). */
 static GstBuffer **
-panned_frames (const GstVideoInfo * info, guint n, gint px, gint py)
+panned_frames_of (const GstVideoInfo * info, Content content, guint n,
+    gint px, gint py)
 {
   GstBuffer **frames = g_new (GstBuffer *, n);
   guint i;
 
   for (i = 0; i < n; i++) {
     /* away from the origin: the texture's edges are not at 0 */
-    frames[i] = make_frame (info, CONTENT_NATURAL, 300 + i * px, 200 + i * py, NULL);
+    frames[i] = make_frame (info, content, 300 + i * px, 200 + i * py,
+        NULL);
     GST_BUFFER_PTS (frames[i]) = i * GST_SECOND / 30;
     GST_BUFFER_DURATION (frames[i]) = GST_SECOND / 30;
   }
   return frames;
+}
+
+static GstBuffer **
+panned_frames (const GstVideoInfo * info, guint n, gint px, gint py)
+{
+  return panned_frames_of (info, CONTENT_NATURAL, n, px, py);
 }
 
 static void
@@ -759,16 +771,59 @@ GST_START_TEST (test_element_hierarchical)
 
 GST_END_TEST;
 
+/* Pushes @n frames through @h (method=hierarchical, block-size 16,
+ * search-range 16, no half-pel): every frame's vectors are the C
+ * reference's, each search following its predecessor's; the vectors of
+ * frame @check_at are the pan (@px, @py) for more than 20 interior
+ * blocks, away from the edges by more than @reach. */
+static void
+follow_sequence (GstHarness * h, const GstVideoInfo * info,
+    GstBuffer ** frames, gint n, gint check_at, gint px, gint py, gint reach,
+    const gchar * what)
+{
+  GstClMotionVector *history = NULL;
+  gint i, w = GST_VIDEO_INFO_WIDTH (info), hh = GST_VIDEO_INFO_HEIGHT (info);
+
+  set_caps (h, info, FALSE);
+  for (i = 0; i < n; i++) {
+    gchar *desc = g_strdup_printf ("%s, frame %d", what, i);
+    GstBuffer *out = test_push_and_pull (h, gst_buffer_ref (frames[i]),
+        desc);
+
+    if (i > 0) {
+      Planes pc, pr;
+      GstClMotionVector *got = meta_vectors (out, info, 16, 16, FALSE, desc);
+      GstClMotionVector *exp;
+
+      planes_get (&pc, info, frames[i]);
+      planes_get (&pr, info, frames[i - 1]);
+      exp = reference_vectors (&pc, &pr, 16, 16, FALSE, 0,
+          GST_CL_MOTION_METHOD_HIERARCHICAL, history);
+      compare_vectors (got, exp, (w + 15) / 16, ((w + 15) / 16) *
+          ((hh + 15) / 16), desc);
+      if (i == check_at)
+        fail_unless (check_pan (got, w, hh, 16, reach, px, py, TRUE,
+                desc) > 20);
+      planes_clear (&pc);
+      planes_clear (&pr);
+      g_free (got);
+      g_free (history);
+      history = exp;
+    }
+    gst_buffer_unref (out);
+    g_free (desc);
+  }
+  g_free (history);
+}
+
 /* method=hierarchical follows motion past its window: a pan that speeds
  * up by 9 samples across and 6 down each frame, which the window of
  * range 16 around the last vector always holds, is found at 45 and 30
- * samples, far outside the window around zero; every frame's vectors are
- * the C reference's, each following its predecessor's. */
+ * samples, far outside the window around zero. */
 GST_START_TEST (test_element_follows_pan)
 {
   GstHarness *h = new_harness ("method=hierarchical block-size=16 "
       "search-range=16 subpel=false");
-  GstClMotionVector *history = NULL;
   GstVideoInfo info;
   GstBuffer *frames[6];
   gint i, x = 300, y = 200;
@@ -782,39 +837,40 @@ GST_START_TEST (test_element_follows_pan)
     frames[i] = make_frame (&info, CONTENT_NATURAL, x, y, NULL);
     GST_BUFFER_PTS (frames[i]) = i * GST_SECOND / 30;
   }
-  set_caps (h, &info, FALSE);
-  for (i = 0; i < 6; i++) {
-    gchar *desc = g_strdup_printf ("speeding pan, frame %d", i);
-    GstBuffer *out = test_push_and_pull (h, gst_buffer_ref (frames[i]),
-        desc);
-
-    if (i > 0) {
-      Planes pc, pr;
-      GstClMotionVector *got = meta_vectors (out, &info, 16, 16, FALSE, desc);
-      GstClMotionVector *exp;
-
-      planes_get (&pc, &info, frames[i]);
-      planes_get (&pr, &info, frames[i - 1]);
-      exp = reference_vectors (&pc, &pr, 16, 16, FALSE, 0,
-          GST_CL_MOTION_METHOD_HIERARCHICAL, history);
-      compare_vectors (got, exp, 30, 30 * 20, desc);
-      /* the interior, away from the edges by more than the pan */
-      if (i == 5)
-        fail_unless (check_pan (got, 480, 320, 16, 46, 45, 30, TRUE,
-                desc) > 20);
-      planes_clear (&pc);
-      planes_clear (&pr);
-      g_free (got);
-      g_free (history);
-      history = exp;
-    }
-    gst_buffer_unref (out);
-    g_free (desc);
-  }
-  g_free (history);
+  follow_sequence (h, &info, frames, 6, 5, 45, 30, 46, "speeding pan");
   for (i = 0; i < 6; i++)
     gst_buffer_unref (frames[i]);
   test_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ... and finds a pan far past its window from the first search on,
+ * with no vectors before to follow: the global motion of the picture
+ * (-60 samples across, 36 down, against a window of 16), in every
+ * direction. (Black and white cells: the natural texture repeats every
+ * 29 samples across, and its column sums match at many shifts.) */
+GST_START_TEST (test_element_finds_fast_pan)
+{
+  static const gint pans[][2] = { {-60, 36}, {52, -28}, {0, 44}, {-100, 0} };
+  guint p;
+
+  for (p = 0; p < G_N_ELEMENTS (pans); p++) {
+    GstHarness *h = new_harness ("method=hierarchical block-size=16 "
+        "search-range=16 subpel=false");
+    GstVideoInfo info;
+    GstBuffer **frames;
+    gchar *what = g_strdup_printf ("pan (%d, %d)", pans[p][0], pans[p][1]);
+
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 480, 320);
+    frames = panned_frames_of (&info, CONTENT_BINARY, 3, pans[p][0],
+        pans[p][1]);
+    follow_sequence (h, &info, frames, 3, 1, pans[p][0], pans[p][1], 101,
+        what);
+    free_frames (frames, 3);
+    test_harness_teardown (h);
+    g_free (what);
+  }
 }
 
 GST_END_TEST;
@@ -1102,6 +1158,7 @@ motionsearch_suite (void)
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_element_hierarchical);
   tcase_add_test (tc, test_element_follows_pan);
+  tcase_add_test (tc, test_element_finds_fast_pan);
   tcase_add_test (tc, test_method_enum);
   tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_chroma_weight);

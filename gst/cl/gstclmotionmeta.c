@@ -32,10 +32,12 @@ gst_cl_motion_method_get_type (void)
     {GST_CL_MOTION_METHOD_FULL, "Exhaustive search of every displacement "
           "in the window", "full"},
     {GST_CL_MOTION_METHOD_HIERARCHICAL, "Coarse to fine: the whole window "
-          "at a quarter of the resolution, then refinements around the best "
+          "at a quarter of the resolution, around zero, the previous "
+          "vectors and the global motion, then refinements around the best "
           "of the own and the neighbours' vectors at half and full "
-          "resolution, and the neighbours' vectors once more; luma only, "
-          "many times faster", "hierarchical"},
+          "resolution, and the neighbours' vectors once more; follows "
+          "motion past the window; luma only, many times faster",
+      "hierarchical"},
     {GST_CL_MOTION_METHOD_AUTO, "Hierarchical on CPU devices, exhaustive "
           "on GPUs (there the faster of the two)", "auto"},
     {0, NULL, NULL}

@@ -20,8 +20,9 @@ G_BEGIN_DECLS
  *   area's and its neighbours' vectors doubled (and zero), and a last pass
  *   that takes a neighbouring block's vector where it is better; each
  *   area also searches the window around its vector of the previous
- *   search, and each block tries that vector, so that motion is followed
- *   past the window; luma only
+ *   search and around the picture's global motion (from its column and
+ *   row sums), and each block tries that vector, so that a pan is found
+ *   and followed past the window; luma only
  * @GST_CL_MOTION_METHOD_AUTO: hierarchical on devices of the CPU layout,
  *   exhaustive on GPUs, where the exhaustive search is the faster of the
  *   two

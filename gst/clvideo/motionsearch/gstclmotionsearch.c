@@ -28,9 +28,11 @@
  *   zero refined by one sample per block, again around the best while it
  *   moves (three times at most), and a last pass in which a
  *   block takes a neighbour's vector where that one is better. Each area
- *   also searches the window around its vector of the previous frame, and
- *   each block tries that vector: motion that speeds up gradually is
- *   followed up to 511 samples, past the window. Luma only
+ *   also searches the window around its vector of the previous frame and
+ *   around the picture's global motion (from its column and row sums),
+ *   and each block tries that vector: a pan is found from its first
+ *   frame, and motion that speeds up gradually followed, up to 511
+ *   samples, past the window. Luma only
  *   (`chroma-weight` does not apply). It finds the full search's vector
  *   for most blocks of natural content and a slightly larger SAD for the
  *   rest; on noise, which has no coarse structure, it finds little.

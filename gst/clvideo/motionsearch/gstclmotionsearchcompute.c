@@ -57,6 +57,8 @@ struct _GstClMotionSearch
   /* the hierarchical search's last vectors, which the next one follows */
   cl_mem history;
   gboolean history_valid;
+  /* motion_global_motion's result (x, y), then its column and row sums */
+  cl_mem global_motion;
 };
 
 GstClMotionMethod
@@ -167,6 +169,8 @@ gst_cl_motion_search_free (GstClMotionSearch * ms)
     clReleaseMemObject (ms->steps[1]);
   if (ms->history)
     clReleaseMemObject (ms->history);
+  if (ms->global_motion)
+    clReleaseMemObject (ms->global_motion);
   gst_object_unref (ms->ctx);
   g_free (ms);
 }
@@ -477,9 +481,9 @@ ensure_pyramid (GstClMotionSearch * ms, guint width, guint height,
   gsize l1 = (gsize) ((width + 1) / 2) * ((height + 1) / 2);
   gsize l2 = (gsize) ((width + 3) / 4) * ((height + 3) / 4);
   guint bx, by, i;
-  gsize sizes[4];
-  cl_mem *mems[4] = { &ms->pyramid, &ms->steps[0], &ms->steps[1],
-    &ms->history
+  gsize sizes[5];
+  cl_mem *mems[5] = { &ms->pyramid, &ms->steps[0], &ms->steps[1],
+    &ms->history, &ms->global_motion
   };
   cl_int ret = CL_SUCCESS;
 
@@ -492,20 +496,23 @@ ensure_pyramid (GstClMotionSearch * ms, guint width, guint height,
   /* the blocks' grid is the finer one (8x8 blocks) or the same */
   sizes[1] = sizes[2] = sizes[3] = (gsize) bx * by *
       sizeof (GstClMotionVector);
+  sizes[4] = (2 + 2 * ((width + 3) / 4 + (height + 3) / 4)) *
+      sizeof (cl_int);
   ms->history_valid = FALSE;
-  for (i = 0; i < 4; i++) {
+  for (i = 0; i < G_N_ELEMENTS (mems); i++) {
     if (*mems[i])
       clReleaseMemObject (*mems[i]);
     *mems[i] = NULL;
   }
-  for (i = 0; i < 4 && ret == CL_SUCCESS; i++)
+  for (i = 0; i < G_N_ELEMENTS (mems) && ret == CL_SUCCESS; i++)
     *mems[i] = clCreateBuffer (ms->ctx->context, CL_MEM_READ_WRITE,
         sizes[i], NULL, &ret);
   if (!gst_cl_check (ret, "clCreateBuffer", error)) {
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < G_N_ELEMENTS (mems); i++) {
       if (*mems[i])
         clReleaseMemObject (*mems[i]);
-    ms->pyramid = ms->steps[0] = ms->steps[1] = ms->history = NULL;
+      *mems[i] = NULL;
+    }
     return FALSE;
   }
   ms->pyr_width = width;
@@ -602,7 +609,9 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
   guint bs = level_block (ms, level), gx;
   guint width = ms->pyr_width, height = ms->pyr_height;
   GstClMotionSearchArgs args;
-  const cl_mem mems[5] = { cur->mem, ref->mem, in, out, ms->history };
+  const cl_mem mems[6] = { cur->mem, ref->mem, in, out, ms->history,
+    ms->global_motion
+  };
   size_t global[2], local[2];
 
   if (!kernel)
@@ -627,6 +636,29 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
       GST_CL_MOTION_SEARCH_LABEL, 2, global, local, error);
 }
 
+/* The global motion between the level-2 pictures @cur and @ref, into
+ * the first two ints of ms->global_motion */
+static gboolean
+global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, GError ** error)
+{
+  cl_kernel kernel = level_kernel (ms, "motion_global_motion", HIER_TOP, 1,
+      error);
+  GstClMotionSearchArgs args;
+  const cl_mem mems[3] = { cur->mem, ref->mem, ms->global_motion };
+  size_t global = 256, local = 256;
+
+  if (!kernel)
+    return FALSE;
+  search_args (cur, ref, &args);
+  args.width = ms->pyr_width;
+  args.height = ms->pyr_height;
+  if (!set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
+    return FALSE;
+  return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+      GST_CL_MOTION_SEARCH_LABEL, 1, &global, &local, error);
+}
+
 /* Keeps a copy of @vectors, the search's result, for the next search */
 static gboolean
 save_history (GstClMotionSearch * ms, cl_mem vectors, GError ** error)
@@ -648,8 +680,9 @@ gst_cl_motion_search_forget (GstClMotionSearch * ms)
   ms->history_valid = FALSE;
 }
 
-/* Decimates both pictures, then level 2, level 1, and the two passes at
- * full resolution, each step's vectors in the buffer the next reads. */
+/* Decimates both pictures, finds their global motion, then level 2,
+ * level 1, and the two passes at full resolution, each step's vectors in
+ * the buffer the next reads. */
 static gboolean
 run_hierarchical (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, cl_mem vectors, GError ** error)
@@ -663,7 +696,8 @@ run_hierarchical (GstClMotionSearch * ms, const GstClPlane * cur,
   level_plane (ms, 1, TRUE, &r1);
   level_plane (ms, 2, FALSE, &c2);
   level_plane (ms, 2, TRUE, &r2);
-  if (!search_level (ms, 2, 1, &c2, &r2, ms->steps[1], ms->steps[0], error)
+  if (!global_motion (ms, &c2, &r2, error) ||
+      !search_level (ms, 2, 1, &c2, &r2, ms->steps[1], ms->steps[0], error)
       || !search_level (ms, 1, 1, &c1, &r1, ms->steps[0], ms->steps[1],
           error) || !search_level (ms, 0, 1, cur, ref, ms->steps[1],
           ms->steps[0], error) || !search_level (ms, 0, 2, cur, ref,

@@ -43,8 +43,11 @@ GstClMotionMethod gst_cl_motion_method_resolve (GstClMotionMethod method,
  * step. The hierarchical method follows motion: it keeps the vectors of
  * its last search, and each area searches the window around the vector
  * its block had there as well as the one around zero, and takes that
- * vector as a predictor at the finer levels, so that its vectors reach
- * up to GST_CL_MOTION_SEARCH_LIMIT samples whatever the range.
+ * vector as a predictor at the finer levels; it also finds the global
+ * motion of the decimated pictures (from their column and row sums) and
+ * searches the window around it where the one around zero misses it.
+ * So its vectors reach up to GST_CL_MOTION_SEARCH_LIMIT samples whatever
+ * the range.
  *
  * Kernels are built on first use and kept. Not thread-safe: one per
  * element.
