@@ -39,11 +39,11 @@
  *   the area words, so they add nothing. SUBPEL refinement then runs in
  *   motion_refine_blocks.
  *
- * The hierarchical search (motion_decimate, motion_global_motion, then
- * motion_search_level for level 2, level 1 and two passes at full
- * resolution; see there) ranks
- * its candidates by the same key and refines to half-pel the same way;
- * it only tries far fewer of them. Its steps run one work-item per run
+ * The hierarchical search (motion_decimate, motion_global_profiles and
+ * motion_global_motion, then motion_search_level for level 2, level 1
+ * and two passes at full resolution; see there) ranks its candidates by
+ * the same key and refines to half-pel the same way; it only tries far
+ * fewer of them. Its steps run one work-item per run
  * of BPW blocks on CPUs, one work-group of HNT per block on GPUs (the
  * candidates spread over the work-items, the keys reduced in local
  * memory).
@@ -1006,44 +1006,84 @@ profile_shift (global const uint * c, global const uint * r, int n,
   return (int) (best & 1023) - 512;
 }
 
+/* The profiles of motion_global_motion: the column sums of the current
+ * level-2 picture, the reference's, then the row sums of each, after the
+ * result (x, y) in @work, which starts zeroed. A work-item per tile of
+ * GM_TILE x GM_TILE samples adds its share to each sum (integer atomics:
+ * the order does not change the result). */
+#define GM_TILE 16
+
+__kernel void
+motion_global_profiles (global const uchar * cur, global const uchar * ref,
+    global int *work, const GstClMotionSearchArgs args)
+{
+  const int w = (args.width + 3) / 4, h = (args.height + 3) / 4;
+  const int x0 = get_global_id (0) * GM_TILE, y0 = get_global_id (1) * GM_TILE;
+  volatile global uint *cc = (volatile global uint *) work + 2, *rc = cc + w;
+  volatile global uint *cr = rc + w, *rr = cr + h;
+  global const uchar *c = cur + args.cur.offset, *r = ref + args.ref.offset;
+
+  if (x0 >= w || y0 >= h)
+    return;
+  int tw = min (GM_TILE, w - x0), th = min (GM_TILE, h - y0);
+  if (tw == GM_TILE) {
+    /* whole rows of the tile as vectors */
+    uint16 col_c = 0, col_r = 0;
+    for (int y = y0; y < y0 + th; y++) {
+      uint16 a = convert_uint16 (vload16 (0, c + y * args.cur.stride + x0));
+      uint16 b = convert_uint16 (vload16 (0, r + y * args.ref.stride + x0));
+      uint8 a8 = a.lo + a.hi, b8 = b.lo + b.hi;
+      uint4 a4 = a8.lo + a8.hi, b4 = b8.lo + b8.hi;
+      col_c += a;
+      col_r += b;
+      atomic_add (&cr[y], a4.x + a4.y + a4.z + a4.w);
+      atomic_add (&rr[y], b4.x + b4.y + b4.z + b4.w);
+    }
+    uint vc[GM_TILE], vr[GM_TILE];
+    vstore16 (col_c, 0, vc);
+    vstore16 (col_r, 0, vr);
+    for (int i = 0; i < GM_TILE; i++) {
+      atomic_add (&cc[x0 + i], vc[i]);
+      atomic_add (&rc[x0 + i], vr[i]);
+    }
+    return;
+  }
+  for (int y = y0; y < y0 + th; y++) {
+    uint sc = 0, sr = 0;
+    for (int x = x0; x < x0 + tw; x++) {
+      sc += c[y * args.cur.stride + x];
+      sr += r[y * args.ref.stride + x];
+    }
+    atomic_add (&cr[y], sc);
+    atomic_add (&rr[y], sr);
+  }
+  for (int x = x0; x < x0 + tw; x++) {
+    uint sc = 0, sr = 0;
+    for (int y = y0; y < y0 + th; y++) {
+      sc += c[y * args.cur.stride + x];
+      sr += r[y * args.ref.stride + x];
+    }
+    atomic_add (&cc[x], sc);
+    atomic_add (&rc[x], sr);
+  }
+}
+
 /* The global motion of the picture, in level-2 samples: the shifts that
  * best match the column sums (and the row sums) of the current level-2
- * picture with the reference's, over about half of them at least and
- * within the search's limit. A pan moves both profiles as a whole, whatever the
- * window. @work holds both pictures' column sums then row sums after
- * the result (x, y). One work-group of GM_ITEMS. */
+ * picture with the reference's (motion_global_profiles), over about half
+ * of them at least and within the search's limit. A pan moves both
+ * profiles as a whole, whatever the window. One work-group of GM_ITEMS. */
 __kernel __attribute__ ((reqd_work_group_size (GM_ITEMS, 1, 1)))
 void
-motion_global_motion (global const uchar * cur, global const uchar * ref,
-    global int *work, const GstClMotionSearchArgs args)
+motion_global_motion (global int *work, const GstClMotionSearchArgs args)
 {
   local ulong keys[GM_ITEMS];
   const int lid = get_local_id (0);
   const int w = (args.width + 3) / 4, h = (args.height + 3) / 4;
   const int limit = GST_CL_MOTION_SEARCH_LIMIT >> 2;
-  global const uchar *c = cur + args.cur.offset, *r = ref + args.ref.offset;
-  global uint *cc = (global uint *) work + 2, *rc = cc + w;
-  global uint *cr = rc + w, *rr = cr + h;
+  global const uint *cc = (global const uint *) work + 2, *rc = cc + w;
+  global const uint *cr = rc + w, *rr = cr + h;
 
-  for (int x = lid; x < w; x += GM_ITEMS) {
-    uint sc = 0, sr = 0;
-    for (int y = 0; y < h; y++) {
-      sc += c[y * args.cur.stride + x];
-      sr += r[y * args.ref.stride + x];
-    }
-    cc[x] = sc;
-    rc[x] = sr;
-  }
-  for (int y = lid; y < h; y += GM_ITEMS) {
-    uint sc = 0, sr = 0;
-    for (int x = 0; x < w; x++) {
-      sc += c[y * args.cur.stride + x];
-      sr += r[y * args.ref.stride + x];
-    }
-    cr[y] = sc;
-    rr[y] = sr;
-  }
-  barrier (CLK_GLOBAL_MEM_FENCE);
   int gx = profile_shift (cc, rc, w, min (limit, w / 2), keys, lid);
   int gy = profile_shift (cr, rr, h, min (limit, h / 2), keys, lid);
   if (lid == 0) {

@@ -589,7 +589,7 @@ run_sequence (GstHarness * h, const GstVideoInfo * info, GstBuffer ** frames,
   guint i;
 
   g_object_get (h->element, "method", &method, NULL);
-  method = gst_cl_motion_method_resolve (method, test_get_shared_context ());
+  method = gst_cl_motion_method_resolve (method);
   if (method == GST_CL_MOTION_METHOD_HIERARCHICAL)
     weight_q = 0;
   set_caps (h, info, cl);
@@ -876,7 +876,7 @@ GST_START_TEST (test_element_finds_fast_pan)
 GST_END_TEST;
 
 /* The method enum: every value, by nick; auto stands for hierarchical on
- * CPU devices and for full on the others, whatever the kernel layout. */
+ * every device (only it follows motion past the window). */
 GST_START_TEST (test_method_enum)
 {
   GEnumClass *klass = g_type_class_ref (GST_TYPE_CL_MOTION_METHOD);
@@ -900,8 +900,7 @@ GST_START_TEST (test_method_enum)
   ms = gst_cl_motion_search_new (ctx, &p, &error);
   fail_unless (ms != NULL, "%s", error ? error->message : "");
   fail_unless_equals_int (gst_cl_motion_search_get_params (ms)->method,
-      ctx->host_unified ? GST_CL_MOTION_METHOD_HIERARCHICAL :
-      GST_CL_MOTION_METHOD_FULL);
+      GST_CL_MOTION_METHOD_HIERARCHICAL);
   gst_cl_motion_search_free (ms);
 }
 

@@ -38,8 +38,8 @@ gst_cl_motion_method_get_type (void)
           "resolution, and the neighbours' vectors once more; follows "
           "motion past the window; luma only, many times faster",
       "hierarchical"},
-    {GST_CL_MOTION_METHOD_AUTO, "Hierarchical on CPU devices, exhaustive "
-          "on GPUs (there the faster of the two)", "auto"},
+    {GST_CL_MOTION_METHOD_AUTO, "Hierarchical on every device: only it "
+          "follows motion past the window", "auto"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type)) {

@@ -23,9 +23,8 @@ G_BEGIN_DECLS
  *   search and around the picture's global motion (from its column and
  *   row sums), and each block tries that vector, so that a pan is found
  *   and followed past the window; luma only
- * @GST_CL_MOTION_METHOD_AUTO: hierarchical on devices of the CPU layout,
- *   exhaustive on GPUs, where the exhaustive search is the faster of the
- *   two
+ * @GST_CL_MOTION_METHOD_AUTO: hierarchical on every device: only it
+ *   follows motion past the window
  *
  * How a #GstClMotionSearch looks for the best vector. One enum type for
  * every element that has a motion search method property.

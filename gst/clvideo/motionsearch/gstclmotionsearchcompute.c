@@ -62,14 +62,12 @@ struct _GstClMotionSearch
 };
 
 GstClMotionMethod
-gst_cl_motion_method_resolve (GstClMotionMethod method, GstClContext * ctx)
+gst_cl_motion_method_resolve (GstClMotionMethod method)
 {
-  if (method != GST_CL_MOTION_METHOD_AUTO)
-    return method;
-  /* the device's kind, not the kernel layout (GST_CL_LAYOUT may force
-   * either): the layout must not change the vectors, and so the stream */
-  return ctx->host_unified ? GST_CL_MOTION_METHOD_HIERARCHICAL :
-      GST_CL_MOTION_METHOD_FULL;
+  /* hierarchical on every device: only it follows motion past the
+   * window (the layout must not change the vectors, and so the stream) */
+  return method == GST_CL_MOTION_METHOD_AUTO ?
+      GST_CL_MOTION_METHOD_HIERARCHICAL : method;
 }
 
 GstClMotionSearch *
@@ -84,7 +82,7 @@ gst_cl_motion_search_new (GstClContext * ctx,
   g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), NULL);
   g_return_val_if_fail (params != NULL, NULL);
   resolved = *params;
-  resolved.method = gst_cl_motion_method_resolve (params->method, ctx);
+  resolved.method = gst_cl_motion_method_resolve (params->method);
   params = &resolved;
 
   if (params->block_size != 16 && params->block_size != 8) {
@@ -471,6 +469,14 @@ level_plane (GstClMotionSearch * ms, guint level, gboolean reference,
   p->pixel_stride = 1;
 }
 
+/* bytes of ms->global_motion for pictures of @width x @height: the
+ * result, then two column and two row profiles of the level-2 pictures */
+static gsize
+global_motion_size (guint width, guint height)
+{
+  return (2 + 2 * ((width + 3) / 4 + (height + 3) / 4)) * sizeof (cl_int);
+}
+
 /* The buffers for pictures of @width x @height, kept while the size
  * stays: the decimated pictures, and vectors of the areas and blocks
  * between the steps. */
@@ -496,8 +502,7 @@ ensure_pyramid (GstClMotionSearch * ms, guint width, guint height,
   /* the blocks' grid is the finer one (8x8 blocks) or the same */
   sizes[1] = sizes[2] = sizes[3] = (gsize) bx * by *
       sizeof (GstClMotionVector);
-  sizes[4] = (2 + 2 * ((width + 3) / 4 + (height + 3) / 4)) *
-      sizeof (cl_int);
+  sizes[4] = global_motion_size (width, height);
   ms->history_valid = FALSE;
   for (i = 0; i < G_N_ELEMENTS (mems); i++) {
     if (*mems[i])
@@ -637,26 +642,43 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
 }
 
 /* The global motion between the level-2 pictures @cur and @ref, into
- * the first two ints of ms->global_motion */
+ * the first two ints of ms->global_motion: their profiles summed by
+ * tiles, then the best shifts in one work-group */
 static gboolean
 global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, GError ** error)
 {
-  cl_kernel kernel = level_kernel (ms, "motion_global_motion", HIER_TOP, 1,
-      error);
+  cl_kernel profiles = level_kernel (ms, "motion_global_profiles", HIER_TOP,
+      1, error);
+  cl_kernel shifts = profiles ? level_kernel (ms, "motion_global_motion",
+      HIER_TOP, 1, error) : NULL;
   GstClMotionSearchArgs args;
   const cl_mem mems[3] = { cur->mem, ref->mem, ms->global_motion };
-  size_t global = 256, local = 256;
+  const cl_uint zero = 0;
+  size_t global[2], local = 256;
+  cl_int ret;
 
-  if (!kernel)
+  if (!shifts)
     return FALSE;
   search_args (cur, ref, &args);
   args.width = ms->pyr_width;
   args.height = ms->pyr_height;
-  if (!set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
+  ret = clEnqueueFillBuffer (ms->ctx->queue, ms->global_motion, &zero,
+      sizeof (zero), 0, global_motion_size (ms->pyr_width, ms->pyr_height),
+      0, NULL, NULL);
+  if (!gst_cl_check (ret, "clEnqueueFillBuffer", error))
     return FALSE;
-  return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
-      GST_CL_MOTION_SEARCH_LABEL, 1, &global, &local, error);
+  /* tiles of 16 x 16 level-2 samples */
+  global[0] = (cur->width + 15) / 16;
+  global[1] = (cur->height + 15) / 16;
+  if (!set_args (profiles, mems, G_N_ELEMENTS (mems), &args, error) ||
+      !gst_cl_context_enqueue_kernel (ms->ctx, profiles,
+          GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error) ||
+      !set_args (shifts, &ms->global_motion, 1, &args, error))
+    return FALSE;
+  global[0] = local;
+  return gst_cl_context_enqueue_kernel (ms->ctx, shifts,
+      GST_CL_MOTION_SEARCH_LABEL, 1, global, &local, error);
 }
 
 /* Keeps a copy of @vectors, the search's result, for the next search */

@@ -17,9 +17,8 @@ G_BEGIN_DECLS
 /* Largest search range the kernels take. */
 #define GST_CL_MOTION_SEARCH_MAX_RANGE 128
 
-/* The method that @method stands for on @ctx's device (AUTO resolved). */
-GstClMotionMethod gst_cl_motion_method_resolve (GstClMotionMethod method,
-    GstClContext * ctx);
+/* The method that @method stands for (AUTO resolved). */
+GstClMotionMethod gst_cl_motion_method_resolve (GstClMotionMethod method);
 
 /**
  * GstClMotionSearch:

@@ -811,9 +811,9 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_MOTION_METHOD,
       g_param_spec_enum ("motion-method", "Motion search method",
           "How the motion search looks, when no upstream vectors come: "
-          "hierarchical (coarse to fine, many times faster on CPUs), full "
-          "(every displacement of the window), or auto (hierarchical on CPU "
-          "devices, full on GPUs)", GST_TYPE_CL_MOTION_METHOD,
+          "hierarchical (coarse to fine, following motion past the window, "
+          "many times faster on CPUs), full (every displacement of the "
+          "window), or auto (hierarchical)", GST_TYPE_CL_MOTION_METHOD,
           DEFAULT_MOTION_METHOD, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_RDO,
       g_param_spec_boolean ("rdo", "Rate-distortion optimisation",
