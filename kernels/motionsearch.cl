@@ -1026,45 +1026,42 @@ motion_global_profiles (global const uchar * cur, global const uchar * ref,
   if (x0 >= w || y0 >= h)
     return;
   int tw = min (GM_TILE, w - x0), th = min (GM_TILE, h - y0);
+  uint col_c[GM_TILE], col_r[GM_TILE];
   if (tw == GM_TILE) {
     /* whole rows of the tile as vectors */
-    uint16 col_c = 0, col_r = 0;
+    uint16 vc = 0, vr = 0;
     for (int y = y0; y < y0 + th; y++) {
       uint16 a = convert_uint16 (vload16 (0, c + y * args.cur.stride + x0));
       uint16 b = convert_uint16 (vload16 (0, r + y * args.ref.stride + x0));
       uint8 a8 = a.lo + a.hi, b8 = b.lo + b.hi;
       uint4 a4 = a8.lo + a8.hi, b4 = b8.lo + b8.hi;
-      col_c += a;
-      col_r += b;
+      vc += a;
+      vr += b;
       atomic_add (&cr[y], a4.x + a4.y + a4.z + a4.w);
       atomic_add (&rr[y], b4.x + b4.y + b4.z + b4.w);
     }
-    uint vc[GM_TILE], vr[GM_TILE];
-    vstore16 (col_c, 0, vc);
-    vstore16 (col_r, 0, vr);
-    for (int i = 0; i < GM_TILE; i++) {
-      atomic_add (&cc[x0 + i], vc[i]);
-      atomic_add (&rc[x0 + i], vr[i]);
-    }
-    return;
-  }
-  for (int y = y0; y < y0 + th; y++) {
-    uint sc = 0, sr = 0;
-    for (int x = x0; x < x0 + tw; x++) {
-      sc += c[y * args.cur.stride + x];
-      sr += r[y * args.ref.stride + x];
-    }
-    atomic_add (&cr[y], sc);
-    atomic_add (&rr[y], sr);
-  }
-  for (int x = x0; x < x0 + tw; x++) {
-    uint sc = 0, sr = 0;
+    vstore16 (vc, 0, col_c);
+    vstore16 (vr, 0, col_r);
+  } else {
+    for (int i = 0; i < tw; i++)
+      col_c[i] = col_r[i] = 0;
     for (int y = y0; y < y0 + th; y++) {
-      sc += c[y * args.cur.stride + x];
-      sr += r[y * args.ref.stride + x];
+      uint sc = 0, sr = 0;
+      for (int i = 0; i < tw; i++) {
+        uint a = c[y * args.cur.stride + x0 + i];
+        uint b = r[y * args.ref.stride + x0 + i];
+        sc += a;
+        sr += b;
+        col_c[i] += a;
+        col_r[i] += b;
+      }
+      atomic_add (&cr[y], sc);
+      atomic_add (&rr[y], sr);
     }
-    atomic_add (&cc[x], sc);
-    atomic_add (&rc[x], sr);
+  }
+  for (int i = 0; i < tw; i++) {
+    atomic_add (&cc[x0 + i], col_c[i]);
+    atomic_add (&rc[x0 + i], col_r[i]);
   }
 }
 

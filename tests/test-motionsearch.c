@@ -575,6 +575,34 @@ meta_vectors (GstBuffer * out, const GstVideoInfo * info, guint bs,
   return got;
 }
 
+/* The vectors of @out, frame @i of @frames out of the element, equal to
+ * the C reference's between frames i and i - 1, whose search follows
+ * *@history (then replaced by this frame's reference vectors); returns
+ * the element's vectors, to free. */
+static GstClMotionVector *
+check_with_reference (GstBuffer * out, const GstVideoInfo * info,
+    GstBuffer ** frames, guint i, guint bs, guint range, gboolean subpel,
+    guint weight_q, GstClMotionMethod method, GstClMotionVector ** history,
+    const gchar * desc)
+{
+  gint gx = (GST_VIDEO_INFO_WIDTH (info) + bs - 1) / bs;
+  gint gy = (GST_VIDEO_INFO_HEIGHT (info) + bs - 1) / bs;
+  GstClMotionVector *got = meta_vectors (out, info, bs, range, subpel, desc);
+  GstClMotionVector *exp;
+  Planes pc, pr;
+
+  planes_get (&pc, info, frames[i]);
+  planes_get (&pr, info, frames[i - 1]);
+  exp = reference_vectors (&pc, &pr, bs, range, subpel, weight_q, method,
+      *history);
+  compare_vectors (got, exp, gx, gx * gy, desc);
+  planes_clear (&pc);
+  planes_clear (&pr);
+  g_free (*history);
+  *history = exp;
+  return got;
+}
+
 /* Pushes @frames (n of them, @info) one by one and checks each output
  * after the first against the reference search of it and its
  * predecessor, by the element's method (the hierarchical search ignores
@@ -606,29 +634,19 @@ run_sequence (GstHarness * h, const GstVideoInfo * info, GstBuffer ** frames,
       fail_unless (gst_buffer_get_cl_motion_meta (out) == NULL,
           "%s: a meta on the first frame", desc);
     } else {
-      Planes pc, pr;
-      GstClMotionVector *got = meta_vectors (out, info, bs, range, subpel,
-          desc);
-      GstClMotionVector *exp;
+      GstClMotionVector *got;
 
       fail_unless_equals_uint64 (gst_buffer_get_cl_motion_meta
           (out)->reference_pts, GST_BUFFER_PTS (frames[i - 1]));
       fail_unless_equals_int (gst_buffer_get_cl_motion_meta (out)->method,
           method);
-      planes_get (&pc, info, frames[i]);
-      planes_get (&pr, info, frames[i - 1]);
-      exp = reference_vectors (&pc, &pr, bs, range, subpel, weight_q,
-          method, history);
-      compare_vectors (got, exp, (pc.w[0] + bs - 1) / bs,
-          ((pc.w[0] + bs - 1) / bs) * ((pc.h[0] + bs - 1) / bs), desc);
+      got = check_with_reference (out, info, frames, i, bs, range, subpel,
+          weight_q, method, &history, desc);
       if (!subpel && !weight_q)
-        check_pan (got, pc.w[0], pc.h[0], bs, range, px, py,
+        check_pan (got, GST_VIDEO_INFO_WIDTH (info),
+            GST_VIDEO_INFO_HEIGHT (info), bs, range, px, py,
             method == GST_CL_MOTION_METHOD_HIERARCHICAL, desc);
-      planes_clear (&pc);
-      planes_clear (&pr);
       g_free (got);
-      g_free (history);
-      history = exp;
     }
     gst_buffer_unref (out);
     gst_buffer_unref (in);
@@ -791,24 +809,14 @@ follow_sequence (GstHarness * h, const GstVideoInfo * info,
         desc);
 
     if (i > 0) {
-      Planes pc, pr;
-      GstClMotionVector *got = meta_vectors (out, info, 16, 16, FALSE, desc);
-      GstClMotionVector *exp;
+      GstClMotionVector *got = check_with_reference (out, info, frames, i,
+          16, 16, FALSE, 0, GST_CL_MOTION_METHOD_HIERARCHICAL, &history,
+          desc);
 
-      planes_get (&pc, info, frames[i]);
-      planes_get (&pr, info, frames[i - 1]);
-      exp = reference_vectors (&pc, &pr, 16, 16, FALSE, 0,
-          GST_CL_MOTION_METHOD_HIERARCHICAL, history);
-      compare_vectors (got, exp, (w + 15) / 16, ((w + 15) / 16) *
-          ((hh + 15) / 16), desc);
       if (i == check_at)
         fail_unless (check_pan (got, w, hh, 16, reach, px, py, TRUE,
                 desc) > 20);
-      planes_clear (&pc);
-      planes_clear (&pr);
       g_free (got);
-      g_free (history);
-      history = exp;
     }
     gst_buffer_unref (out);
     g_free (desc);
