@@ -37,7 +37,7 @@
  *   the partial blocks at the right and bottom edges: the samples past
  *   the block's visible part are zero in the block and masked to zero in
  *   the area words, so they add nothing. SUBPEL refinement then runs in
- *   motion_refine_blocks.
+ *   motion_refine_groups.
  *
  * The hierarchical search (motion_decimate, motion_global_profiles and
  * motion_global_motion, then motion_search_level for level 2, level 1
@@ -953,16 +953,10 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   int2 f = key_vector (best);
   uint sad = (uint) (best >> 32);
   GstClMotionVector mv;
-#if LEVEL == 0 && PASS == 2 && SUBPEL
-#if HNT
-  /* the nine half-pel positions side by side */
-  ulong hk = lid < 9 ? half_key (cur, cs, ref, rs, width, height, x0, y0,
-      bw, bh, f.x, f.y, sad, lid) : ULONG_MAX;
-  mv = half_result (f.x, f.y, group_min (hk, keys, lid, HNT));
-#else
+#if LEVEL == 0 && PASS == 2 && SUBPEL && !HNT
+  /* (GPUs refine in motion_refine_groups) */
   mv = refine_half (cur, cs, ref, rs, width, height, x0, y0, bw, bh, f.x,
       f.y, sad);
-#endif
 #else
   /* half-pel units only at the end */
 #if LEVEL == 0 && PASS == 2
@@ -1104,8 +1098,8 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
  *   its samples), then the square around the best of them.
  * - Pass 2 propagates: each block keeps its pass-1 vector (from coarse)
  *   unless a neighbour's pass-1 vector is better for it, then SUBPEL
- *   refines it. Blocks that missed the match take it from a neighbour
- *   that found it.
+ *   refines it (CPUs; GPUs run motion_refine_groups after it). Blocks
+ *   that missed the match take it from a neighbour that found it.
  * vectors receives level samples, or half-pel units after pass 2. One
  * work-group of HNT per block or area, or (CPUs) one work-item per run of
  * BPW of them along a row. The window's range is an argument here, not
@@ -1311,24 +1305,88 @@ motion_search_tiles (global const uchar * cur, global const uchar * ref,
   }
 }
 
-/* Half-pel refinement of full-pel vectors found by the tiles, one
- * work-item per block of [first_bx, end_bx) x [first_by, end_by). */
-kernel void
-motion_refine_blocks (global const uchar * cur, global const uchar * ref,
+#endif /* TILES */
+
+/* ---- half-pel refinement on GPUs ---- */
+
+#ifdef REFINE_ITEMS
+/* Half-pel refinement of the full-pel vectors (in half-pel units) of the
+ * blocks [first_bx, end_bx) x [first_by, end_by), one work-group of
+ * REFINE_ITEMS per block: each work-item takes a share of the block's
+ * samples and sums their differences from the eight half-pel
+ * predictions around the vector, the group adds the sums up, and the
+ * positions are ranked as refine_half ranks them (the same vectors). A
+ * work-item per block walked 256 samples nine times on its own. */
+__kernel __attribute__ ((reqd_work_group_size (REFINE_ITEMS, 1, 1)))
+void
+motion_refine_groups (global const uchar * cur, global const uchar * ref,
     global GstClMotionVector * vectors, const GstClMotionSearchArgs args)
 {
-  int bx = get_global_id (0) + args.first_bx;
-  int by = get_global_id (1) + args.first_by;
-  int blocks_x = (args.width + BS - 1) / BS;
+  local uint sums[8][REFINE_ITEMS];
+  const int lid = get_local_id (0);
+  const int bx = get_group_id (0) + args.first_bx;
+  const int by = get_group_id (1) + args.first_by;
+  const int width = args.width, height = args.height;
+  const int cs = args.cur.stride, rs = args.ref.stride;
+  global const uchar *c = cur + args.cur.offset, *r = ref + args.ref.offset;
 
   if (bx >= (int) args.end_bx || by >= (int) args.end_by)
     return;
   int x0 = bx * BS, y0 = by * BS;
-  global GstClMotionVector *v = vectors + by * blocks_x + bx;
+  int bw = min (BS, width - x0), bh = min (BS, height - y0);
+  global GstClMotionVector *v = vectors + by * ((width + BS - 1) / BS) + bx;
   GstClMotionVector mv = *v;
-  *v = refine_half (cur + args.cur.offset, (int) args.cur.stride,
-      ref + args.ref.offset, (int) args.ref.stride, (int) args.width,
-      (int) args.height, x0, y0, min (BS, (int) args.width - x0),
-      min (BS, (int) args.height - y0), mv.dx / 2, mv.dy / 2, mv.sad);
+  int fx = mv.dx / 2, fy = mv.dy / 2;
+  uint acc[8];
+  int inside[8];
+
+  for (int k = 0; k < 8; k++) {
+    int h = k + (k >= 4), vx = 2 * fx + h % 3 - 1, vy = 2 * fy + h / 3 - 1;
+    int ix = vx >> 1, iy = vy >> 1;
+    /* as half_key: the prediction reads inside the plane */
+    inside[k] = x0 + ix >= 0 && y0 + iy >= 0 &&
+        x0 + ix + bw + (vx & 1) <= width && y0 + iy + bh + (vy & 1) <= height;
+    acc[k] = 0;
+  }
+  for (int s = lid; s < BS * BS; s += REFINE_ITEMS) {
+    int x = x0 + s % BS, y = y0 + s / BS;
+    if (x - x0 >= bw || y - y0 >= bh)
+      continue;
+    uint cv = c[y * cs + x];
+    for (int k = 0; k < 8; k++) {
+      int h = k + (k >= 4), vx = 2 * fx + h % 3 - 1, vy = 2 * fy + h / 3 - 1;
+      if (!inside[k])
+        continue;
+      global const uchar *p = r + (y + (vy >> 1)) * rs + x + (vx >> 1);
+      int hx = vx & 1, hy = vy & 1;
+      uint pred;
+      if (hx && hy)
+        pred = (p[0] + p[1] + p[rs] + p[rs + 1] + 2) >> 2;
+      else if (hx)
+        pred = (p[0] + p[1] + 1) >> 1;
+      else
+        pred = (p[0] + p[rs] + 1) >> 1;
+      acc[k] += abs_diff (cv, pred);
+    }
+  }
+  for (int k = 0; k < 8; k++)
+    sums[k][lid] = acc[k];
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int n = REFINE_ITEMS / 2; n > 0; n >>= 1) {
+    if (lid < n)
+      for (int k = 0; k < 8; k++)
+        sums[k][lid] += sums[k][lid + n];
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) {
+    ulong best = half_rank (mv.sad, 2 * fx, 2 * fy, 4);
+    for (int k = 0; k < 8; k++) {
+      int h = k + (k >= 4);
+      if (inside[k])
+        best = min (best, half_rank (sums[k][0], 2 * fx + h % 3 - 1,
+                2 * fy + h / 3 - 1, h));
+    }
+    *v = half_result (fx, fy, best);
+  }
 }
-#endif /* TILES */
+#endif /* REFINE_ITEMS */

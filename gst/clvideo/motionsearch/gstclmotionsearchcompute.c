@@ -27,6 +27,8 @@
  * search (64 candidates at range 16) */
 #define LEVEL_NT 32
 #define LEVEL_TOP_NT 64
+/* GPU half-pel refinement: work-items per block */
+#define REFINE_ITEMS 64
 /* hierarchical: the coarsest level, and the areas searched above full
  * resolution (4x4 samples at level 2) */
 #define HIER_TOP 2
@@ -271,6 +273,20 @@ search_args (const GstClPlane * cur, const GstClPlane * ref,
   args->height = cur->height;
 }
 
+/* search_args for the blocks [first_x, first_x + n_x) x [first_y,
+ * first_y + n_y) */
+static void
+block_range_args (const GstClPlane * cur, const GstClPlane * ref,
+    guint first_x, guint first_y, guint n_x, guint n_y,
+    GstClMotionSearchArgs * args)
+{
+  search_args (cur, ref, args);
+  args->first_bx = first_x;
+  args->first_by = first_y;
+  args->end_bx = first_x + n_x;
+  args->end_by = first_y + n_y;
+}
+
 /* Sets the arguments of a kernel that takes buffers @mems, then @args. */
 static gboolean
 set_args (cl_kernel kernel, const cl_mem * mems, guint n_mems,
@@ -412,6 +428,34 @@ run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
       ms->ctx->cpu_layout ? local : NULL, error);
 }
 
+/* GPUs: the half-pel refinement of the full-pel @vectors of blocks
+ * [first_x, first_x + n_x) x [first_y, first_y + n_y), a work-group of
+ * REFINE_ITEMS per block */
+static gboolean
+refine_groups (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, guint first_x, guint first_y, guint n_x,
+    guint n_y, cl_mem vectors, GError ** error)
+{
+  gchar *options = g_strdup_printf ("-DBS=%u -DREFINE_ITEMS=%u",
+      ms->params.block_size, REFINE_ITEMS);
+  cl_kernel kernel = lookup_kernel (ms, "motion_refine_groups", options,
+      error);
+  GstClMotionSearchArgs args;
+  const cl_mem mems[3] = { cur->mem, ref->mem, vectors };
+  size_t global[2], local[2] = { REFINE_ITEMS, 1 };
+
+  g_free (options);
+  if (!kernel)
+    return FALSE;
+  block_range_args (cur, ref, first_x, first_y, n_x, n_y, &args);
+  if (!set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
+    return FALSE;
+  global[0] = (size_t) n_x * REFINE_ITEMS;
+  global[1] = n_y;
+  return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+      GST_CL_MOTION_SEARCH_REFINE_LABEL, 2, global, local, error);
+}
+
 /* motion_search_tiles over blocks [first_x, first_x + n_x) x [first_y,
  * first_y + n_y), then their refinement */
 static gboolean
@@ -424,11 +468,7 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
   const cl_mem mems[3] = { cur->mem, ref->mem, vectors };
   size_t global[2], local[2];
 
-  search_args (cur, ref, &args);
-  args.first_bx = first_x;
-  args.first_by = first_y;
-  args.end_bx = first_x + n_x;
-  args.end_by = first_y + n_y;
+  block_range_args (cur, ref, first_x, first_y, n_x, n_y, &args);
   kernel = get_tile_kernel (ms, "motion_search_tiles", partial, error);
   if (!kernel || !set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
     return FALSE;
@@ -439,16 +479,8 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
   if (!gst_cl_context_enqueue_kernel (ms->ctx, kernel,
           GST_CL_MOTION_SEARCH_LABEL, 2, global, local, error))
     return FALSE;
-  if (!ms->params.subpel)
-    return TRUE;
-
-  kernel = get_tile_kernel (ms, "motion_refine_blocks", FALSE, error);
-  if (!kernel || !set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
-    return FALSE;
-  global[0] = n_x;
-  global[1] = n_y;
-  return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
-      GST_CL_MOTION_SEARCH_REFINE_LABEL, 2, global, NULL, error);
+  return !ms->params.subpel || refine_groups (ms, cur, ref, first_x,
+      first_y, n_x, n_y, vectors, error);
 }
 
 /* ---- hierarchical search ---- */
@@ -558,7 +590,8 @@ level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
    * block size or half-pel refinement: few programs serve all searches */
   options = g_strdup_printf ("-DBS=%u -DSUBPEL=%d -DCHROMA=0 -DLEVEL=%u "
       "-DPASS=%u -DLBS=%u%s", level_block (ms, level),
-      pass == 2 && ms->params.subpel ? 1 : 0, level, level > 0 ? 1 : pass,
+      pass == 2 && ms->params.subpel && ms->ctx->cpu_layout ? 1 : 0, level,
+      level > 0 ? 1 : pass,
       level_block (ms, level) >> level, hnt);
   kernel = lookup_kernel (ms, name, options, error);
   g_free (options);
@@ -725,6 +758,15 @@ run_hierarchical (GstClMotionSearch * ms, const GstClPlane * cur,
           ms->steps[0], error) || !search_level (ms, 0, 2, cur, ref,
           ms->steps[0], vectors, error))
     return FALSE;
+  /* GPUs refine to half-pel in a step of their own, a work-group per
+   * block (CPUs in pass 2) */
+  if (ms->params.subpel && !ms->ctx->cpu_layout) {
+    guint bx, by;
+
+    gst_cl_motion_search_grid (ms, ms->pyr_width, ms->pyr_height, &bx, &by);
+    if (!refine_groups (ms, cur, ref, 0, 0, bx, by, vectors, error))
+      return FALSE;
+  }
   return save_history (ms, vectors, error);
 }
 
