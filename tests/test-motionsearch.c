@@ -853,6 +853,53 @@ GST_START_TEST (test_element_follows_pan)
 
 GST_END_TEST;
 
+/* After a discont the search follows nothing from before it: a pan of
+ * (45, 30) a frame, which the element followed up to the cut, continues
+ * past it; the first search after it gives the C reference's vectors of
+ * a search with no history (on the natural texture, whose global motion
+ * is ambiguous, the window of 16 does not find the pan; the stale
+ * vectors would). */
+GST_START_TEST (test_element_forgets_at_discont)
+{
+  GstHarness *h = new_harness ("method=hierarchical block-size=16 "
+      "search-range=16 subpel=false");
+  GstClMotionVector *history = NULL;
+  GstVideoInfo info;
+  GstBuffer *frames[8];
+  gint i, x = 300, y = 200;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 480, 320);
+  for (i = 0; i < 8; i++) {
+    x += 9 * MIN (i, 5);
+    y += 6 * MIN (i, 5);
+    frames[i] = make_frame (&info, CONTENT_NATURAL, x, y, NULL);
+    GST_BUFFER_PTS (frames[i]) = i * GST_SECOND / 30;
+  }
+  GST_BUFFER_FLAG_SET (frames[6], GST_BUFFER_FLAG_DISCONT);
+  set_caps (h, &info, FALSE);
+  for (i = 0; i < 8; i++) {
+    gchar *desc = g_strdup_printf ("pan cut at frame 6, frame %d", i);
+    GstBuffer *out = test_push_and_pull (h, gst_buffer_ref (frames[i]),
+        desc);
+
+    if (i == 6) {
+      fail_unless (gst_buffer_get_cl_motion_meta (out) == NULL, "%s", desc);
+      g_clear_pointer (&history, g_free);
+    } else if (i > 0) {
+      g_free (check_with_reference (out, &info, frames, i, 16, 16, FALSE, 0,
+              GST_CL_MOTION_METHOD_HIERARCHICAL, &history, desc));
+    }
+    gst_buffer_unref (out);
+    g_free (desc);
+  }
+  g_free (history);
+  for (i = 0; i < 8; i++)
+    gst_buffer_unref (frames[i]);
+  test_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* ... and finds a pan far past its window from the first search on,
  * with no vectors before to follow: the global motion of the picture
  * (-60 samples across, 36 down, against a window of 16), in every
@@ -1166,6 +1213,7 @@ motionsearch_suite (void)
   tcase_add_test (tc, test_element_hierarchical);
   tcase_add_test (tc, test_element_follows_pan);
   tcase_add_test (tc, test_element_finds_fast_pan);
+  tcase_add_test (tc, test_element_forgets_at_discont);
   tcase_add_test (tc, test_method_enum);
   tcase_add_test (tc, test_defaults);
   tcase_add_test (tc, test_chroma_weight);

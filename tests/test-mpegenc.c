@@ -1507,6 +1507,67 @@ GST_START_TEST (test_eos_and_flush)
 
 GST_END_TEST;
 
+/* Pushes frames [first, end) of a fast pan (@w x @h) into @h at 30 fps,
+ * their timestamps from frame 0 on. */
+static void
+push_pan (GstHarness * h, guint w, guint hh, guint first, guint end)
+{
+  guint i;
+
+  for (i = first; i < end; i++) {
+    guint8 *f = natural_frame (w, hh, i, 26, -18, 9);
+    fail_unless_equals_int (gst_harness_push (h, i420_buffer (f, w, hh,
+                i * GST_SECOND / 30, GST_SECOND / 30)), GST_FLOW_OK);
+    g_free (f);
+  }
+}
+
+/* After a flush the encoder codes as a new one would: the stream of the
+ * frames after it is that of an encoder that starts with them, byte for
+ * byte. The search follows nothing from before the flush: a fast pan
+ * (26, -18) that continues across it is not found at once by a new
+ * search, as the vectors from before the flush would find it. */
+GST_START_TEST (test_flush_starts_afresh)
+{
+  const guint w = 320, hh = 192;
+  GstHarness *h = harness_new ("quantizer=6 gop-size=30");
+  Encoded a = { g_byte_array_new (), g_array_new (FALSE, FALSE,
+        sizeof (GstClockTime)), 0
+  }, b = {
+  g_byte_array_new (), g_array_new (FALSE, FALSE, sizeof (GstClockTime)), 0};
+
+  set_caps (h, w, hh, 30, "I420");
+  push_pan (h, w, hh, 0, 6);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=I420,width=320,"
+      "height=192,framerate=30/1,pixel-aspect-ratio=1/1");
+  while (gst_harness_buffers_in_queue (h) > 0)
+    gst_buffer_unref (gst_harness_pull (h));
+  push_pan (h, w, hh, 6, 10);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_all (h, &a);
+  test_harness_teardown (h);
+
+  h = harness_new ("quantizer=6 gop-size=30");
+  set_caps (h, w, hh, 30, "I420");
+  push_pan (h, w, hh, 6, 10);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_all (h, &b);
+  test_harness_teardown (h);
+
+  fail_unless_equals_int (a.pts->len, 4);
+  fail_unless (a.stream->len == b.stream->len &&
+      memcmp (a.stream->data, b.stream->data, a.stream->len) == 0,
+      "%u bytes after the flush, %u from a new encoder", a.stream->len,
+      b.stream->len);
+  mpegcheck_result_free (check_stream (a.stream, 4, w, hh));
+  encoded_free (&a);
+  encoded_free (&b);
+}
+
+GST_END_TEST;
+
 /* Vectors of an upstream clmotionsearch are used: with the encoder's own
  * search off, a panned clip costs far fewer bits with them than with zero
  * vectors, and decodes cleanly. */
@@ -2349,6 +2410,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_sizes);
   tcase_add_test (tc, test_size_change);
   tcase_add_test (tc, test_eos_and_flush);
+  tcase_add_test (tc, test_flush_starts_afresh);
   tcase_add_test (tc, test_upstream_vectors);
   tcase_add_test (tc, test_fit_vectors);
   tcase_add_test (tc, test_live_changes);

@@ -311,11 +311,15 @@ draw_on_buffer (GstClMotionSearchElement * self, GstBuffer * buffer,
 
 /* ---- processing ---- */
 
+/* (the search's vectors of the last frame go too: the next search
+ * follows nothing from before the cut) */
 static void
 drop_reference (GstClMotionSearchElement * self)
 {
   self->have_ref = FALSE;
   self->ref_pts = GST_CLOCK_TIME_NONE;
+  if (self->search)
+    gst_cl_motion_search_forget (self->search);
 }
 
 static gboolean

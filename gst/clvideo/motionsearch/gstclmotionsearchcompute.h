@@ -100,7 +100,8 @@ gboolean gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
     cl_mem vectors, GError ** error);
 
 /* Drops the vectors of the last search (a cut, a seek): the next
- * hierarchical search starts from the zero vector alone. */
+ * hierarchical search follows nothing from before (the windows around
+ * zero and the global motion only). */
 void gst_cl_motion_search_forget (GstClMotionSearch * ms);
 
 G_END_DECLS

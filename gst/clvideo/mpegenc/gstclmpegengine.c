@@ -966,7 +966,10 @@ gst_cl_mpeg_engine_flush (GstClMpegEngine * e)
   if (e->pending)
     slot_drop_frame (e, e->pending);
   e->pending = NULL;
-  /* start over with a new sequence */
+  /* start over with a new sequence, whose search follows nothing from
+   * before the flush */
+  if (e->ms)
+    gst_cl_motion_search_forget (e->ms);
   e->need_sequence = TRUE;
   e->seq_frames = 0;
   gst_cl_mpeg_rate_control_restart (&e->rc);
