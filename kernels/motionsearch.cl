@@ -661,7 +661,7 @@ typedef struct
 
 /* Ranking key of displacement (dx, dy) of a level: cost, |dx| + |dy|,
  * then raster order (dy, then dx), as KEY, in fields wide enough for any
- * displacement up to GST_CL_MOTION_FOLLOW_LIMIT */
+ * displacement up to GST_CL_MOTION_SEARCH_LIMIT */
 #define LKEY(cost, dx, dy)                                                  \
   (((ulong) (cost) << 32) | ((ulong) (abs (dx) + abs (dy)) << 20) |         \
       (ulong) ((((dy) + 512) << 10) | ((dx) + 512)))
@@ -786,14 +786,10 @@ temporal_vector (const level_search_t * s, int x0, int y0)
 #if LEVEL == 2
 /* The best key of the window [x0, x1] x [y0, y1] (displacements of this
  * level) of block @b, clipped to those allowed: every one tried (with
- * HNT, this work-item's share of them) */
+ * HNT, work-item @lid's share of them; without, @lid is 0) */
 static ulong
 window_best (const level_block_t * b, const LVEC * rows, int x0, int x1,
-    int y0, int y1
-#if HNT
-    , int lid
-#endif
-    )
+    int y0, int y1, int lid)
 {
   ulong best = ULONG_MAX;
   x0 = max (x0, b->cx0);
@@ -889,22 +885,19 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   int2 gv = s->global_vector;
   int global_far = gv.x < lo || gv.x > hi || gv.y < lo || gv.y > hi;
 #if HNT
-  best = window_best (&b, rows, lo, hi, lo, hi, lid);
-  if (s->hbs && (tv.x | tv.y))
-    best = min (best, window_best (&b, rows, tv.x + lo, tv.x + hi,
-            tv.y + lo, tv.y + hi, lid));
-  if (global_far)
-    best = min (best, window_best (&b, rows, gv.x + lo, gv.x + hi,
-            gv.y + lo, gv.y + hi, lid));
-  best = group_min (best, keys, lid, HNT);
+  const int item = lid;
 #else
-  best = window_best (&b, rows, lo, hi, lo, hi);
+  const int item = 0;
+#endif
+  best = window_best (&b, rows, lo, hi, lo, hi, item);
   if (s->hbs && (tv.x | tv.y))
     best = min (best, window_best (&b, rows, tv.x + lo, tv.x + hi,
-            tv.y + lo, tv.y + hi));
+            tv.y + lo, tv.y + hi, item));
   if (global_far)
     best = min (best, window_best (&b, rows, gv.x + lo, gv.x + hi,
-            gv.y + lo, gv.y + hi));
+            gv.y + lo, gv.y + hi, item));
+#if HNT
+  best = group_min (best, keys, lid, HNT);
 #endif
 #elif PASS == 1
   /* the coarser level's area: this one, or the one holding the block */
@@ -1338,14 +1331,21 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
   GstClMotionVector mv = *v;
   int fx = mv.dx / 2, fy = mv.dy / 2;
   uint acc[8];
-  int inside[8];
+  /* position k (half_key's h without the centre): vector (vx, vy), its
+   * prediction read from offset[k] of the sample's place, interpolated
+   * across (hx, hy), and tried only where it reads inside the plane */
+  int vx[8], vy[8], offset[8], hx[8], hy[8], inside[8];
 
   for (int k = 0; k < 8; k++) {
-    int h = k + (k >= 4), vx = 2 * fx + h % 3 - 1, vy = 2 * fy + h / 3 - 1;
-    int ix = vx >> 1, iy = vy >> 1;
-    /* as half_key: the prediction reads inside the plane */
-    inside[k] = x0 + ix >= 0 && y0 + iy >= 0 &&
-        x0 + ix + bw + (vx & 1) <= width && y0 + iy + bh + (vy & 1) <= height;
+    int h = k + (k >= 4);
+    vx[k] = 2 * fx + h % 3 - 1;
+    vy[k] = 2 * fy + h / 3 - 1;
+    hx[k] = vx[k] & 1;
+    hy[k] = vy[k] & 1;
+    offset[k] = (vy[k] >> 1) * rs + (vx[k] >> 1);
+    inside[k] = x0 + (vx[k] >> 1) >= 0 && y0 + (vy[k] >> 1) >= 0 &&
+        x0 + (vx[k] >> 1) + bw + hx[k] <= width &&
+        y0 + (vy[k] >> 1) + bh + hy[k] <= height;
     acc[k] = 0;
   }
   for (int s = lid; s < BS * BS; s += REFINE_ITEMS) {
@@ -1354,15 +1354,13 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
       continue;
     uint cv = c[y * cs + x];
     for (int k = 0; k < 8; k++) {
-      int h = k + (k >= 4), vx = 2 * fx + h % 3 - 1, vy = 2 * fy + h / 3 - 1;
       if (!inside[k])
         continue;
-      global const uchar *p = r + (y + (vy >> 1)) * rs + x + (vx >> 1);
-      int hx = vx & 1, hy = vy & 1;
+      global const uchar *p = r + y * rs + x + offset[k];
       uint pred;
-      if (hx && hy)
+      if (hx[k] && hy[k])
         pred = (p[0] + p[1] + p[rs] + p[rs + 1] + 2) >> 2;
-      else if (hx)
+      else if (hx[k])
         pred = (p[0] + p[1] + 1) >> 1;
       else
         pred = (p[0] + p[rs] + 1) >> 1;
@@ -1380,12 +1378,10 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
   }
   if (lid == 0) {
     ulong best = half_rank (mv.sad, 2 * fx, 2 * fy, 4);
-    for (int k = 0; k < 8; k++) {
-      int h = k + (k >= 4);
+    for (int k = 0; k < 8; k++)
       if (inside[k])
-        best = min (best, half_rank (sums[k][0], 2 * fx + h % 3 - 1,
-                2 * fy + h / 3 - 1, h));
-    }
+        best = min (best, half_rank (sums[k][0], vx[k], vy[k],
+                k + (k >= 4)));
     *v = half_result (fx, fy, best);
   }
 }
