@@ -39,6 +39,7 @@ typedef struct {
 typedef struct {
   cl_event event;
   const gchar *label;           /* interned */
+  const gchar *function;        /* interned; NULL unless logged */
 } PendingLaunch;
 
 struct _GstClContextPrivate
@@ -946,8 +947,8 @@ harvest_launches (GstClContext * self, gboolean wait)
       st->launches++;
       st->total_ns += end - start;
       st->min_ns = MIN (st->min_ns, end - start);
-      GST_CAT_LOG_OBJECT (gst_cl_profile_debug, self, "%s: %.3f ms",
-          pl->label, (end - start) / 1e6);
+      GST_CAT_LOG_OBJECT (gst_cl_profile_debug, self, "%s %s: %.3f ms",
+          pl->label, GST_STR_NULL (pl->function), (end - start) / 1e6);
     }
     clReleaseEvent (pl->event);
     g_free (pl);
@@ -988,6 +989,16 @@ gst_cl_context_enqueue_kernel (GstClContext * ctx, cl_kernel kernel,
     PendingLaunch *pl = g_new (PendingLaunch, 1);
     pl->event = event;
     pl->label = g_intern_string (label);
+    pl->function = NULL;
+    if (gst_debug_category_get_threshold (gst_cl_profile_debug) >=
+        GST_LEVEL_LOG) {
+      /* the stage's label says where the time is counted; the log also
+       * names the kernel, to profile the stage's parts */
+      gchar name[128];
+      if (clGetKernelInfo (kernel, CL_KERNEL_FUNCTION_NAME, sizeof name,
+              name, NULL) == CL_SUCCESS)
+        pl->function = g_intern_string (name);
+    }
     g_mutex_lock (&ctx->priv->lock);
     g_queue_push_tail (&ctx->priv->pending, pl);
     /* keep the list short without ever stalling the pipeline on it */
