@@ -52,9 +52,10 @@
  * NT, K, SAD_PTX and PARTIAL for the GPU kernels; CHROMA
  * (0 | 1) with CSX, CSY (chroma subsampling shifts), CPS (chroma pixel
  * stride) and WQ (chroma weight in 1/256); LEVEL (2 | 1 | 0) with PASS
- * (1 | 2 at level 0), LBS (the side of a whole block at that level), and
- * HNT (GPUs) or BPW (CPUs) for the hierarchical steps, which take the
- * range as an argument instead of RANGE.
+ * (1 | 2 | 3 at level 0), LBS (the side of a whole block at that level),
+ * SQUARES (the most squares at level 0) and NEIGHBOURS (0 | 4, taken in
+ * passes 2 and 3), and HNT (GPUs) or BPW (CPUs) for the hierarchical
+ * steps, which take the range as an argument instead of RANGE.
  */
 
 #ifndef BS
@@ -629,11 +630,17 @@ motion_decimate (global const uchar * src, global uchar * dst,
  * vector), then look around it within RADIUS: one sample at level 1,
  * where the decimation leaves the match within about a sample of the
  * doubled vector. At full resolution the square is taken again around
- * its best until that is its centre, SQUARE_STEPS squares at most: as
+ * its best until that is its centre, SQUARES squares at most (3: as
  * good as one 5 x 5 square, with fewer displacements where the best lies
- * near the predictor, as it mostly does. */
+ * near the predictor, as it mostly does). */
 #define RADIUS 1
-#define SQUARE_STEPS (LEVEL ? 1 : 3)
+#ifndef SQUARES
+#define SQUARES 3
+#endif
+#ifndef NEIGHBOURS
+#define NEIGHBOURS 4
+#endif
+#define SQUARE_STEPS (LEVEL ? 1 : SQUARES)
 #define SIDE (2 * RADIUS + 1)
 #define NSQUARE (SIDE * SIDE)
 #define NPRED (LEVEL ? 6 : 7)
@@ -939,7 +946,7 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   /* the block's own vector, whose SAD pass 1 found, then its neighbours' */
   GstClMotionVector own = coarse[by * gx + bx];
   best = LKEY (own.sad, own.dx, own.dy);
-  BEST_OF (best, 1, 5, (t ? neighbour (coarse, bx, by, gx, gy, t - 1, 1) :
+  BEST_OF (best, 1, 1 + NEIGHBOURS, (t ? neighbour (coarse, bx, by, gx, gy, t - 1, 1) :
           (int2) (own.dx, own.dy)));
 #endif
 
@@ -1077,7 +1084,7 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
 }
 #endif
 
-/* One step of the hierarchical search, LEVEL 2, 1 or 0 (PASS 1 and 2):
+/* One step of the hierarchical search, LEVEL 2, 1 or 0 (PASS 1 to 3):
  * cur and ref are that level's planes (full resolution at level 0),
  * width and height the full-resolution picture's. An area or block of
  * bw x bh samples at full resolution is ceil (bw / 2^l) x ceil (bh / 2^l)
@@ -1090,9 +1097,11 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
  * - Level 1 and pass 1: the predictors from coarse (the level above, in
  *   its samples), then the square around the best of them.
  * - Pass 2 propagates: each block keeps its pass-1 vector (from coarse)
- *   unless a neighbour's pass-1 vector is better for it, then SUBPEL
- *   refines it (CPUs; GPUs run motion_refine_groups after it). Blocks
- *   that missed the match take it from a neighbour that found it.
+ *   unless one of its NEIGHBOURS' pass-1 vectors is better for it, then
+ *   SUBPEL refines it (CPUs; GPUs run motion_refine_groups after it).
+ *   Blocks that missed the match take it from a neighbour that found it.
+ *   Pass 3, where it runs, propagates the same way between passes 1 and
+ *   2, so that a match travels two blocks.
  * vectors receives level samples, or half-pel units after pass 2. One
  * work-group of HNT per block or area, or (CPUs) one work-item per run of
  * BPW of them along a row. The window's range is an argument here, not

@@ -357,7 +357,7 @@ static const gint nb[4][2] = { {-1, 0}, {0, -1}, {1, 0}, {0, 1} };
 static Field
 search_step (const RefPlane * cur, const RefPlane * ref, gint level,
     gint pass, gint bs, gint range, const Field * prev, const History * hist,
-    gint gx, gint gy)
+    gint gx, gint gy, gint squares, gint neighbours)
 {
   gint w = cur->width, h = cur->height, bx, by, i, dx, dy;
   Field f = field_new (w, h, bs);
@@ -404,9 +404,9 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
         if (has_tv)
           try_vector (&b, &k, tx, ty);
         /* ... then the 3x3 square around it, and at full resolution
-         * again around the square's best until that is its centre, three
-         * squares at most */
-        for (step = 0; step < (level ? 1 : 3); step++) {
+         * again around the square's best until that is its centre,
+         * @squares squares at most */
+        for (step = 0; step < (level ? 1 : squares); step++) {
           if (step && b.dx == cx && b.dy == cy)
             break;
           cx = b.dx;
@@ -416,14 +416,14 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
               try_vector (&b, &k, cx + dx, cy + dy);
         }
       } else {
-        /* propagation: the block's vector of pass 1 unless one of its
-         * neighbours' is better */
+        /* propagation: the block's vector of the pass before unless one
+         * of its @neighbours' (0 or 4) is better */
         b.dx = prev->dx[o];
         b.dy = prev->dy[o];
         b.sad = prev->sad[o];
         b.mag = abs (b.dx) + abs (b.dy);
         b.any = TRUE;
-        for (i = 0; i < 4; i++)
+        for (i = 0; i < neighbours; i++)
           try_field (&b, &k, prev, bx + nb[i][0], by + nb[i][1], 1);
       }
       /* the zero vector is always allowed at levels 2 and 0, and a coarser
@@ -443,10 +443,12 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
 
 void
 ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
-    gint bs, gint range, gboolean subpel, const GstClMotionVector * history,
-    GstClMotionVector * out)
+    gint bs, gint range, gboolean subpel, gint effort,
+    const GstClMotionVector * history, GstClMotionVector * out)
 {
+  static const gint squares[] = { 1, 3, 6 }, neighbours[] = { 0, 4, 4 };
   History hist = { history, bs, (cur->width + bs - 1) / bs };
+  gint sq = squares[effort], nn = neighbours[effort];
   RefPlane c2 = decimate (cur, cur->width, cur->height, 2);
   RefPlane r2 = decimate (ref, cur->width, cur->height, 2);
   gint gx, gy, i;
@@ -455,10 +457,17 @@ ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
   global_motion (&c2, &r2, &gx, &gy);
   g_free ((gpointer) c2.data);
   g_free ((gpointer) r2.data);
-  f2 = search_step (cur, ref, 2, 1, 16, range, NULL, &hist, gx, gy);
-  f1 = search_step (cur, ref, 1, 1, 16, range, &f2, &hist, 0, 0);
-  p1 = search_step (cur, ref, 0, 1, bs, range, &f1, &hist, 0, 0);
-  p2 = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0);
+  f2 = search_step (cur, ref, 2, 1, 16, range, NULL, &hist, gx, gy, sq, nn);
+  f1 = search_step (cur, ref, 1, 1, 16, range, &f2, &hist, 0, 0, sq, nn);
+  p1 = search_step (cur, ref, 0, 1, bs, range, &f1, &hist, 0, 0, sq, nn);
+  /* effort 2: a second propagation first */
+  if (effort == 2) {
+    Field p = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0, sq,
+        nn);
+    field_free (&p1);
+    p1 = p;
+  }
+  p2 = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0, sq, nn);
 
   for (i = 0; i < p2.gx * p2.gy; i++) {
     gint x0 = (i % p2.gx) * bs, y0 = (i / p2.gx) * bs;

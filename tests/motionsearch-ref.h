@@ -47,13 +47,15 @@ void ref_motion_search (const RefPlane * cur, const RefPlane * ref,
  * area's neighbours', doubled, zero and its own history vector, and the
  * 3x3 square around it again until that is the square's centre, three
  * times at most; then, in a second pass, a neighbouring block's vector
- * where that one is better. A candidate counts where its full-resolution
+ * where that one is better. That is @effort 1; effort 0 takes one square
+ * and no neighbour's vector, effort 2 up to six squares and two passes
+ * of neighbours' vectors. A candidate counts where its full-resolution
  * displacement is at most GST_CL_MOTION_SEARCH_LIMIT in each direction
  * and keeps the area or block inside the picture; ranked as the full
  * search's (SAD at the level, |dx| + |dy|, raster order). With @subpel,
  * the same half-pel refinement as ref_motion_search(). */
 void ref_motion_search_hierarchical (const RefPlane * cur,
-    const RefPlane * ref, gint bs, gint range, gboolean subpel,
+    const RefPlane * ref, gint bs, gint range, gboolean subpel, gint effort,
     const GstClMotionVector * history, GstClMotionVector * out);
 
 G_END_DECLS

@@ -162,7 +162,7 @@ ref_plane (const Planes * p, guint c)
 static GstClMotionVector *
 reference_vectors (const Planes * cur, const Planes * ref, gint bs,
     gint range, gboolean subpel, guint weight_q, GstClMotionMethod method,
-    const GstClMotionVector * history)
+    GstClMotionEffort effort, const GstClMotionVector * history)
 {
   gint n = ((cur->w[0] + bs - 1) / bs) * ((cur->h[0] + bs - 1) / bs);
   GstClMotionVector *exp = g_new (GstClMotionVector, n);
@@ -171,8 +171,8 @@ reference_vectors (const Planes * cur, const Planes * ref, gint bs,
   gboolean chroma = weight_q > 0 && cur->n == 3;
 
   if (method == GST_CL_MOTION_METHOD_HIERARCHICAL) {
-    ref_motion_search_hierarchical (&c, &r, bs, range, subpel, history,
-        exp);
+    ref_motion_search_hierarchical (&c, &r, bs, range, subpel, effort,
+        history, exp);
     return exp;
   }
   if (chroma) {
@@ -287,6 +287,7 @@ typedef struct
   Content content;
   gint px, py;                  /* textures: the pan between the pictures */
   GstClMotionMethod method;
+  GstClMotionEffort effort;     /* hierarchical */
 } SearchCase;
 
 static void
@@ -312,10 +313,13 @@ check_search (const SearchCase * sc)
   cl_int ret;
   gchar *desc;
 
-  desc = g_strdup_printf ("%s %dx%d %s, block %d, range %d%s",
+  desc = g_strdup_printf ("%s %dx%d %s, block %d, range %d%s%s",
       hier ? "hierarchical" : "full", sc->w, sc->h,
       content_names[sc->content], sc->bs, sc->range,
-      sc->subpel ? ", half-pel" : "");
+      sc->subpel ? ", half-pel" : "", !hier ||
+      sc->effort == GST_CL_MOTION_EFFORT_MEDIUM ? "" :
+      sc->effort == GST_CL_MOTION_EFFORT_LOW ? ", low effort" :
+      ", high effort");
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, sc->w, sc->h);
   fref = make_frame (&info, sc->content, 0, 0, &rng);
   fcur = make_frame (&info, sc->content, sc->px, sc->py, &rng);
@@ -324,6 +328,7 @@ check_search (const SearchCase * sc)
 
   ms = gst_cl_motion_search_new (ctx, &params, &error);
   fail_unless (ms != NULL, "%s: %s", desc, error ? error->message : "?");
+  gst_cl_motion_search_set_effort (ms, sc->effort);
   gst_cl_motion_search_grid (ms, sc->w, sc->h, &bx, &by);
   fail_unless_equals_int (bx, (sc->w + sc->bs - 1) / sc->bs);
   fail_unless_equals_int (by, (sc->h + sc->bs - 1) / sc->bs);
@@ -347,12 +352,15 @@ check_search (const SearchCase * sc)
     fail_unless (ret == CL_SUCCESS, "clEnqueueReadBuffer: %s",
         gst_cl_error_name (ret));
     exp = reference_vectors (&pcur, &pref, sc->bs, sc->range, sc->subpel, 0,
-        sc->method, prev);
+        sc->method, sc->effort, prev);
     g_free (prev);
     compare_vectors (got, exp, bx, bx * by, run_desc);
     g_free (run_desc);
   }
-  if (sc->content == CONTENT_NATURAL && !sc->subpel)
+  /* (at low effort, without propagation, a block that missed the pan
+   * keeps its miss) */
+  if (sc->content == CONTENT_NATURAL && !sc->subpel && (!hier ||
+          sc->effort != GST_CL_MOTION_EFFORT_LOW))
     check_pan (got, sc->w, sc->h, sc->bs, sc->range, sc->px, sc->py, hier,
         desc);
 
@@ -389,7 +397,7 @@ GST_START_TEST (test_search)
       for (n = 0; n < 2 * N_CONTENTS; n++) {
         SearchCase sc = { search_sizes[__i__].w, search_sizes[__i__].h,
           b ? 8 : 16, ranges[r], n & 1, n >> 1, 0, 0,
-          GST_CL_MOTION_METHOD_FULL
+          GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM
         };
         /* pans inside and outside the window */
         sc.px = (r + n) % 2 ? 3 : -ranges[r];
@@ -406,8 +414,10 @@ GST_END_TEST;
 GST_START_TEST (test_search_large)
 {
   static const SearchCase cases[] = {
-    {2048, 2048, 16, 4, FALSE, CONTENT_NATURAL, 3, -4, GST_CL_MOTION_METHOD_FULL},
-    {1918, 1078, 8, 4, TRUE, CONTENT_RANDOM, 0, 0, GST_CL_MOTION_METHOD_FULL},
+    {2048, 2048, 16, 4, FALSE, CONTENT_NATURAL, 3, -4,
+        GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM},
+    {1918, 1078, 8, 4, TRUE, CONTENT_RANDOM, 0, 0, GST_CL_MOTION_METHOD_FULL,
+        GST_CL_MOTION_EFFORT_MEDIUM},
   };
   check_search (&cases[__i__]);
 }
@@ -437,7 +447,7 @@ GST_START_TEST (test_search_hierarchical)
       for (n = 0; n < 2 * N_CONTENTS; n++) {
         SearchCase sc = { hier_sizes[__i__].w, hier_sizes[__i__].h,
           b ? 8 : 16, ranges[r], n & 1, n >> 1, 0, 0,
-          GST_CL_MOTION_METHOD_HIERARCHICAL
+          GST_CL_MOTION_METHOD_HIERARCHICAL, GST_CL_MOTION_EFFORT_MEDIUM
         };
         /* on the largest picture one content and half-pel choice per
          * block size and range, in turn */
@@ -458,17 +468,46 @@ GST_END_TEST;
 /* The hierarchical search over the widest and the narrowest windows. */
 GST_START_TEST (test_search_hierarchical_wide)
 {
+#define HIER GST_CL_MOTION_METHOD_HIERARCHICAL, GST_CL_MOTION_EFFORT_MEDIUM
   static const SearchCase cases[] = {
-    {33, 47, 16, 1, TRUE, CONTENT_RANDOM, 0, 0, GST_CL_MOTION_METHOD_HIERARCHICAL},
-    {211, 97, 8, 3, FALSE, CONTENT_NATURAL, -3, 2, GST_CL_MOTION_METHOD_HIERARCHICAL},
-    {640, 480, 16, 128, FALSE, TRUE, -101, 62,
-        GST_CL_MOTION_METHOD_HIERARCHICAL},
-    {333, 211, 8, 64, FALSE, TRUE, 45, -37,
-        GST_CL_MOTION_METHOD_HIERARCHICAL},
-    {17, 9, 8, 128, TRUE, CONTENT_RANDOM, 0, 0, GST_CL_MOTION_METHOD_HIERARCHICAL},
-    {640, 480, 16, 128, TRUE, CONTENT_RANDOM, 0, 0, GST_CL_MOTION_METHOD_HIERARCHICAL},
+    {33, 47, 16, 1, TRUE, CONTENT_RANDOM, 0, 0, HIER},
+    {211, 97, 8, 3, FALSE, CONTENT_NATURAL, -3, 2, HIER},
+    {640, 480, 16, 128, FALSE, TRUE, -101, 62, HIER},
+    {333, 211, 8, 64, FALSE, TRUE, 45, -37, HIER},
+    {17, 9, 8, 128, TRUE, CONTENT_RANDOM, 0, 0, HIER},
+    {640, 480, 16, 128, TRUE, CONTENT_RANDOM, 0, 0, HIER},
   };
+#undef HIER
   check_search (&cases[__i__]);
+}
+
+GST_END_TEST;
+
+/* The hierarchical search at its low and high effort against the C
+ * reference: block sizes 16 and 8, random, natural and black and white
+ * content, panned (the pan found exactly in the interior at high effort),
+ * with and without half-pel refinement. */
+GST_START_TEST (test_search_hierarchical_effort)
+{
+  static const GstClMotionEffort efforts[] = {
+    GST_CL_MOTION_EFFORT_LOW, GST_CL_MOTION_EFFORT_HIGH
+  };
+  guint b, e, n;
+
+  for (b = 0; b < 2; b++) {
+    for (e = 0; e < G_N_ELEMENTS (efforts); e++) {
+      for (n = 0; n < 2 * N_CONTENTS; n++) {
+        SearchCase sc = { hier_sizes[__i__].w, hier_sizes[__i__].h,
+          b ? 8 : 16, 16, n & 1, n >> 1, (b + n) % 2 ? 5 : -9, 7 - (gint) n,
+          GST_CL_MOTION_METHOD_HIERARCHICAL, efforts[e]
+        };
+        /* on the largest picture one content and half-pel choice each */
+        if (hier_sizes[__i__].w > 1000 && n != (b + e) % (2 * N_CONTENTS))
+          continue;
+        check_search (&sc);
+      }
+    }
+  }
 }
 
 GST_END_TEST;
@@ -594,7 +633,7 @@ check_with_reference (GstBuffer * out, const GstVideoInfo * info,
   planes_get (&pc, info, frames[i]);
   planes_get (&pr, info, frames[i - 1]);
   exp = reference_vectors (&pc, &pr, bs, range, subpel, weight_q, method,
-      *history);
+      GST_CL_MOTION_EFFORT_MEDIUM, *history);
   compare_vectors (got, exp, gx, gx * gy, desc);
   planes_clear (&pc);
   planes_clear (&pr);
@@ -1207,6 +1246,8 @@ motionsearch_suite (void)
   tcase_add_loop_test (tc, test_search_hierarchical, 0,
       G_N_ELEMENTS (hier_sizes));
   tcase_add_loop_test (tc, test_search_hierarchical_wide, 0, 6);
+  tcase_add_loop_test (tc, test_search_hierarchical_effort, 0,
+      G_N_ELEMENTS (hier_sizes));
   tcase_add_test (tc, test_bad_params);
   tcase_add_loop_test (tc, test_pan, 0, G_N_ELEMENTS (pans));
   tcase_add_test (tc, test_formats);

@@ -129,6 +129,13 @@ encoded_free (Encoded * e)
   g_array_unref (e->pts);
 }
 
+static gboolean
+same_stream (const Encoded * a, const Encoded * b)
+{
+  return a->stream->len == b->stream->len &&
+      memcmp (a->stream->data, b->stream->data, a->stream->len) == 0;
+}
+
 static GstHarness *
 harness_new_parse (const gchar * launch)
 {
@@ -1557,10 +1564,8 @@ GST_START_TEST (test_flush_starts_afresh)
   test_harness_teardown (h);
 
   fail_unless_equals_int (a.pts->len, 4);
-  fail_unless (a.stream->len == b.stream->len &&
-      memcmp (a.stream->data, b.stream->data, a.stream->len) == 0,
-      "%u bytes after the flush, %u from a new encoder", a.stream->len,
-      b.stream->len);
+  fail_unless (same_stream (&a, &b), "%u bytes after the flush, %u from a "
+      "new encoder", a.stream->len, b.stream->len);
   mpegcheck_result_free (check_stream (a.stream, 4, w, hh));
   encoded_free (&a);
   encoded_free (&b);
@@ -1723,14 +1728,98 @@ GST_START_TEST (test_motion_method)
     Encoded a;
     guint want = 1;
     encode_clip ("motion-method=auto quantizer=6", w, h, n, TRUE, NULL, &a);
-    fail_unless (a.stream->len == e[want].stream->len &&
-        memcmp (a.stream->data, e[want].stream->data, a.stream->len) == 0,
+    fail_unless (same_stream (&a, &e[want]),
         "motion-method=auto is not %s here", methods[want]);
     encoded_free (&a);
   }
   for (m = 0; m < 2; m++)
     encoded_free (&e[m]);
   encoded_free (&zero);
+}
+
+GST_END_TEST;
+
+/* Every speed preset codes a stream that passes the checker and decodes
+ * to every frame; a preset sets rdo unless rdo is set on its own, in
+ * either order, and medium is the defaults. */
+GST_START_TEST (test_speed_preset)
+{
+  static const struct
+  {
+    const gchar *nick;
+    gboolean rdo;
+  } presets[] = {
+    {"ultrafast", FALSE}, {"veryfast", FALSE}, {"fast", TRUE},
+    {"medium", TRUE}, {"slow", TRUE},
+  };
+  const guint w = 176, h = 144, n = 8;
+  Encoded e[G_N_ELEMENTS (presets)], other;
+  GstElement *enc = gst_element_factory_make ("clmpegenc", NULL);
+  GEnumClass *klass;
+  gboolean rdo;
+  gint preset;
+  guint i;
+
+  fail_unless (enc != NULL);
+  g_object_get (enc, "speed-preset", &preset, "rdo", &rdo, NULL);
+  klass = g_type_class_ref (G_PARAM_SPEC_VALUE_TYPE
+      (g_object_class_find_property (G_OBJECT_GET_CLASS (enc),
+              "speed-preset")));
+  fail_unless_equals_string (g_enum_get_value (klass, preset)->value_nick,
+      "medium");
+  fail_unless (rdo);
+  fail_unless_equals_int (klass->n_values, G_N_ELEMENTS (presets));
+  for (i = 0; i < G_N_ELEMENTS (presets); i++) {
+    gchar *props = g_strdup_printf ("speed-preset=%s quantizer=6",
+        presets[i].nick);
+    gchar *name = g_strdup_printf ("preset-%s.m1v", presets[i].nick);
+    gchar *path;
+    guint frames;
+    GByteArray *dec;
+
+    /* the enum's order is the documented one */
+    fail_unless_equals_string (klass->values[i].value_nick, presets[i].nick);
+    gst_util_set_object_arg (G_OBJECT (enc), "speed-preset",
+        presets[i].nick);
+    g_object_get (enc, "rdo", &rdo, NULL);
+    fail_unless (rdo == presets[i].rdo, "%s: rdo %d", presets[i].nick, rdo);
+    encode_clip (props, w, h, n, TRUE, NULL, &e[i]);
+    path = write_stream (name, e[i].stream);
+    mpegcheck_result_free (check_stream (e[i].stream, n, w, h));
+    decode_check (path, n, w, h);
+    dec = ffmpeg_decode (path, NULL, &frames, w, h);
+    fail_unless_equals_int (frames, n);
+    g_byte_array_unref (dec);
+    g_free (path);
+    g_free (name);
+    g_free (props);
+  }
+  g_type_class_unref (klass);
+
+  /* rdo set on its own wins, before or after the preset */
+  g_object_set (enc, "rdo", FALSE, NULL);
+  gst_util_set_object_arg (G_OBJECT (enc), "speed-preset", "slow");
+  g_object_get (enc, "rdo", &rdo, NULL);
+  fail_if (rdo);
+  gst_object_unref (enc);
+  encode_clip ("quantizer=6", w, h, n, TRUE, NULL, &other);
+  fail_unless (same_stream (&other, &e[3]), "medium is not the defaults");
+  encoded_free (&other);
+  encode_clip ("rdo=false quantizer=6", w, h, n, TRUE, NULL, &other);
+  fail_unless (same_stream (&other, &e[1]), "veryfast is not rdo=false");
+  encoded_free (&other);
+  encode_clip ("speed-preset=ultrafast rdo=true quantizer=6", w, h, n, TRUE,
+      NULL, &other);
+  fail_unless (same_stream (&other, &e[2]),
+      "ultrafast with rdo=true is not fast");
+  encoded_free (&other);
+  encode_clip ("rdo=true speed-preset=ultrafast quantizer=6", w, h, n, TRUE,
+      NULL, &other);
+  fail_unless (same_stream (&other, &e[2]),
+      "rdo=true, then ultrafast, is not fast");
+  encoded_free (&other);
+  for (i = 0; i < G_N_ELEMENTS (presets); i++)
+    encoded_free (&e[i]);
 }
 
 GST_END_TEST;
@@ -2416,6 +2505,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_live_changes);
   tcase_add_test (tc, test_chain_not_worse);
   tcase_add_test (tc, test_motion_method);
+  tcase_add_test (tc, test_speed_preset);
   tcase_add_test (tc, test_layouts_agree);
   tcase_add_test (tc, test_slices);
   tcase_add_test (tc, test_ip_factor);

@@ -45,6 +45,7 @@ struct _GstClMotionSearch
   GstClMotionSearchParams params;
   guint weight_q;               /* chroma weight in 1/256 */
   GHashTable *kernels;          /* name and build options -> cl_kernel */
+  GstClMotionEffort effort;     /* hierarchical: full resolution's work */
 
   /* GPU layout */
   gboolean use_tiles;
@@ -130,6 +131,7 @@ gst_cl_motion_search_new (GstClContext * ctx,
   ms = g_new0 (GstClMotionSearch, 1);
   ms->ctx = gst_object_ref (ctx);
   ms->params = *params;
+  ms->effort = GST_CL_MOTION_EFFORT_MEDIUM;
   ms->weight_q = (guint) lround (params->chroma_weight * WEIGHT_ONE);
   ms->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       gst_cl_video_release_kernel);
@@ -573,9 +575,15 @@ level_work_items (GstClMotionSearch * ms, guint level)
   return LEVEL_NT;
 }
 
+/* At full resolution, by effort: the most squares of pass 1, and the
+ * neighbours that passes 2 and 3 take vectors from */
+static const guint effort_squares[] = { 1, 3, 6 };
+static const guint effort_neighbours[] = { 0, 4, 4 };
+
 /* @name from the program of @level and @pass (1, or 2: the propagation
- * at full resolution, with the half-pel refinement); motion_decimate
- * comes from level 2's */
+ * at full resolution, with the half-pel refinement, or 3: the propagation
+ * before it at GST_CL_MOTION_EFFORT_HIGH); motion_decimate comes from
+ * level 2's */
 static cl_kernel
 level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
     guint pass, GError ** error)
@@ -589,10 +597,12 @@ level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
   /* the range is an argument, and the coarse levels do not depend on the
    * block size or half-pel refinement: few programs serve all searches */
   options = g_strdup_printf ("-DBS=%u -DSUBPEL=%d -DCHROMA=0 -DLEVEL=%u "
-      "-DPASS=%u -DLBS=%u%s", level_block (ms, level),
+      "-DPASS=%u -DLBS=%u -DSQUARES=%u -DNEIGHBOURS=%u%s",
+      level_block (ms, level),
       pass == 2 && ms->params.subpel && ms->ctx->cpu_layout ? 1 : 0, level,
-      level > 0 ? 1 : pass,
-      level_block (ms, level) >> level, hnt);
+      level > 0 ? 1 : pass, level_block (ms, level) >> level,
+      level > 0 ? 1 : effort_squares[ms->effort],
+      level > 0 ? 0 : effort_neighbours[ms->effort], hnt);
   kernel = lookup_kernel (ms, name, options, error);
   g_free (options);
   g_free (hnt);
@@ -729,6 +739,15 @@ save_history (GstClMotionSearch * ms, cl_mem vectors, GError ** error)
 }
 
 void
+gst_cl_motion_search_set_effort (GstClMotionSearch * ms,
+    GstClMotionEffort effort)
+{
+  g_return_if_fail (ms != NULL);
+  g_return_if_fail (effort <= GST_CL_MOTION_EFFORT_HIGH);
+  ms->effort = effort;
+}
+
+void
 gst_cl_motion_search_forget (GstClMotionSearch * ms)
 {
   g_return_if_fail (ms != NULL);
@@ -736,8 +755,8 @@ gst_cl_motion_search_forget (GstClMotionSearch * ms)
 }
 
 /* Decimates both pictures, finds their global motion, then level 2,
- * level 1, and the two passes at full resolution, each step's vectors in
- * the buffer the next reads. */
+ * level 1, and the two (three) passes at full resolution, each step's
+ * vectors in the buffer the next reads. */
 static gboolean
 run_hierarchical (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, cl_mem vectors, GError ** error)
@@ -755,8 +774,16 @@ run_hierarchical (GstClMotionSearch * ms, const GstClPlane * cur,
       !search_level (ms, 2, 1, &c2, &r2, ms->steps[1], ms->steps[0], error)
       || !search_level (ms, 1, 1, &c1, &r1, ms->steps[0], ms->steps[1],
           error) || !search_level (ms, 0, 1, cur, ref, ms->steps[1],
-          ms->steps[0], error) || !search_level (ms, 0, 2, cur, ref,
-          ms->steps[0], vectors, error))
+          ms->steps[0], error))
+    return FALSE;
+  /* a second propagation reaches two blocks */
+  if (ms->effort == GST_CL_MOTION_EFFORT_HIGH) {
+    if (!search_level (ms, 0, 3, cur, ref, ms->steps[0], ms->steps[1],
+            error) || !search_level (ms, 0, 2, cur, ref, ms->steps[1],
+            vectors, error))
+      return FALSE;
+  } else if (!search_level (ms, 0, 2, cur, ref, ms->steps[0], vectors,
+          error))
     return FALSE;
   /* GPUs refine to half-pel in a step of their own, a work-group per
    * block (CPUs in pass 2) */

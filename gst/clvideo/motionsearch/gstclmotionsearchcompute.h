@@ -17,6 +17,17 @@ G_BEGIN_DECLS
 /* Largest search range the kernels take. */
 #define GST_CL_MOTION_SEARCH_MAX_RANGE 128
 
+/* How much the hierarchical method does at full resolution: LOW one
+ * square around the best predictor and no propagation from the
+ * neighbours, MEDIUM (the default) up to three squares and one
+ * propagation pass, HIGH up to six squares and two passes. */
+typedef enum
+{
+  GST_CL_MOTION_EFFORT_LOW,
+  GST_CL_MOTION_EFFORT_MEDIUM,
+  GST_CL_MOTION_EFFORT_HIGH,
+} GstClMotionEffort;
+
 /* The method that @method stands for (AUTO resolved). */
 GstClMotionMethod gst_cl_motion_method_resolve (GstClMotionMethod method);
 
@@ -98,6 +109,11 @@ gboolean gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
     const GstClPlane * cur, const GstClPlane * ref,
     const GstClPlane * cur_chroma, const GstClPlane * ref_chroma,
     cl_mem vectors, GError ** error);
+
+/* The hierarchical method's effort from the next search on (the other
+ * method ignores it). */
+void gst_cl_motion_search_set_effort (GstClMotionSearch * ms,
+    GstClMotionEffort effort);
 
 /* Drops the vectors of the last search (a cut, a seek): the next
  * hierarchical search follows nothing from before (the windows around

@@ -57,6 +57,7 @@
 #include <gst/cl/gstclreadback.h>
 #include "gstclmotionsearchcompute.h"
 #include "gstclmpegengine.h"
+#include "gstclvideoenum.h"
 #include "gstclmpegheaders.h"
 #include "gstclmpegtransform.h"
 
@@ -74,6 +75,7 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define DEFAULT_SUBPEL TRUE
 #define DEFAULT_MOTION_METHOD GST_CL_MOTION_METHOD_AUTO
 #define DEFAULT_RDO TRUE
+#define DEFAULT_SPEED_PRESET GST_CL_MPEG_ENC_SPEED_PRESET_MEDIUM
 #define DEFAULT_SLICES 0
 #define DEFAULT_POST_MESSAGES FALSE
 #define DEFAULT_INTERVAL GST_SECOND
@@ -95,11 +97,49 @@ enum
   PROP_SUBPEL,
   PROP_MOTION_METHOD,
   PROP_RDO,
+  PROP_SPEED_PRESET,
   PROP_SLICES,
   PROP_STATS,
   PROP_POST_MESSAGES,
   PROP_INTERVAL,
 };
+
+/* What each speed preset sets: rdo where it was not set on its own, and
+ * the motion search's effort at full resolution */
+typedef struct
+{
+  gboolean rdo;
+  GstClMotionEffort motion_effort;
+} SpeedPreset;
+
+static const SpeedPreset speed_presets[] = {
+  [GST_CL_MPEG_ENC_SPEED_PRESET_ULTRAFAST] = {FALSE, GST_CL_MOTION_EFFORT_LOW},
+  [GST_CL_MPEG_ENC_SPEED_PRESET_VERYFAST] = {FALSE,
+      GST_CL_MOTION_EFFORT_MEDIUM},
+  [GST_CL_MPEG_ENC_SPEED_PRESET_FAST] = {TRUE, GST_CL_MOTION_EFFORT_LOW},
+  [GST_CL_MPEG_ENC_SPEED_PRESET_MEDIUM] = {DEFAULT_RDO,
+      GST_CL_MOTION_EFFORT_MEDIUM},
+  [GST_CL_MPEG_ENC_SPEED_PRESET_SLOW] = {TRUE, GST_CL_MOTION_EFFORT_HIGH},
+};
+
+
+GType
+gst_cl_mpeg_enc_speed_preset_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CL_MPEG_ENC_SPEED_PRESET_ULTRAFAST,
+        "Fastest: no rate-distortion decisions, the lightest search", "ultrafast"},
+    {GST_CL_MPEG_ENC_SPEED_PRESET_VERYFAST,
+        "No rate-distortion decisions", "veryfast"},
+    {GST_CL_MPEG_ENC_SPEED_PRESET_FAST, "The lightest search", "fast"},
+    {GST_CL_MPEG_ENC_SPEED_PRESET_MEDIUM, "The defaults", "medium"},
+    {GST_CL_MPEG_ENC_SPEED_PRESET_SLOW,
+        "Slowest: the most thorough search", "slow"},
+    {0, NULL, NULL}
+  };
+  return gst_cl_video_enum_type (&type, "GstClMpegEncSpeedPreset", values);
+}
 
 struct _GstClMpegEnc
 {
@@ -109,6 +149,9 @@ struct _GstClMpegEnc
    * they are set) and the progress messages */
   gchar *device;
   GstClMpegEngineSettings settings;
+  GstClMpegEncSpeedPreset speed_preset;
+  /* rdo was set on its own: it keeps its value whatever the preset */
+  gboolean rdo_set;
   gboolean post_messages;
   guint64 interval;
 
@@ -614,6 +657,18 @@ make_stats (GstClMpegEnc * self)
       "host-vlc-ns", G_TYPE_UINT64, stats.vlc_ns, NULL);
 }
 
+/* The preset's settings, but rdo where it was set on its own (object lock
+ * held) */
+static void
+apply_speed_preset (GstClMpegEnc * self)
+{
+  const SpeedPreset *p = &speed_presets[self->speed_preset];
+
+  if (!self->rdo_set)
+    self->settings.rdo = p->rdo;
+  self->settings.motion_effort = p->motion_effort;
+}
+
 static void
 gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -621,6 +676,8 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
   GstClMpegEnc *self = GST_CL_MPEG_ENC (object);
 
   GST_OBJECT_LOCK (self);
+  if (prop_id == PROP_RDO)
+    self->rdo_set = TRUE;
   switch (prop_id) {
     case PROP_DEVICE:
       g_free (self->device);
@@ -655,6 +712,10 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
       break;
     case PROP_RDO:
       self->settings.rdo = g_value_get_boolean (value);
+      break;
+    case PROP_SPEED_PRESET:
+      self->speed_preset = g_value_get_enum (value);
+      apply_speed_preset (self);
       break;
     case PROP_SLICES:
       self->settings.slices = g_value_get_uint (value);
@@ -719,6 +780,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_RDO:
       g_value_set_boolean (value, self->settings.rdo);
+      break;
+    case PROP_SPEED_PRESET:
+      g_value_set_enum (value, self->speed_preset);
       break;
     case PROP_SLICES:
       g_value_set_uint (value, self->settings.slices);
@@ -824,6 +888,25 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "for the macroblock's header (off: rounding with a dead zone, SAD "
           "rules for the vector and intra)", DEFAULT_RDO,
           rw | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstClMpegEnc:speed-preset:
+   *
+   * Speed against compression, fastest first: whether rate-distortion
+   * decisions are made (#GstClMpegEnc:rdo, unless it is set on its own,
+   * which it then keeps whatever the order the two are set in) and how
+   * much the hierarchical motion search does at full resolution. Reading
+   * rdo gives the value in effect.
+   */
+  g_object_class_install_property (gobject_class, PROP_SPEED_PRESET,
+      g_param_spec_enum ("speed-preset", "Speed preset",
+          "Speed against compression, fastest first: ultrafast (rdo off, "
+          "the lightest search: one square around the best predictor at "
+          "full resolution, no vector taken from a neighbour), veryfast "
+          "(rdo off), fast (the lightest search), medium (the defaults: "
+          "up to three squares, one pass taking the neighbours' vectors), "
+          "slow (up to six squares, two such passes). rdo set on its own "
+          "keeps its value", GST_TYPE_CL_MPEG_ENC_SPEED_PRESET,
+          DEFAULT_SPEED_PRESET, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SLICES,
       g_param_spec_uint ("slices", "Slices",
           "Slices per picture, of whole macroblock rows (0: one per row). "
@@ -882,6 +965,8 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   enc_class->propose_allocation = gst_cl_mpeg_enc_propose_allocation;
   enc_class->sink_query = gst_cl_mpeg_enc_sink_query;
   enc_class->src_query = gst_cl_mpeg_enc_src_query;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CL_MPEG_ENC_SPEED_PRESET, 0);
 }
 
 static void
@@ -902,9 +987,11 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
     .subpel = DEFAULT_SUBPEL,
     .rdo = DEFAULT_RDO,
     .motion_method = DEFAULT_MOTION_METHOD,
+    .motion_effort = GST_CL_MOTION_EFFORT_MEDIUM,
   };
 
   self->settings = defaults;
+  self->speed_preset = DEFAULT_SPEED_PRESET;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->interval = DEFAULT_INTERVAL;
   self->engine = gst_cl_mpeg_engine_new (GST_OBJECT (self), &self->settings,

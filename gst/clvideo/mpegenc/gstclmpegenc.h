@@ -7,6 +7,25 @@
 
 G_BEGIN_DECLS
 
+/**
+ * GstClMpegEncSpeedPreset:
+ *
+ * Bundles of search and decision settings, fastest first; see
+ * #GstClMpegEnc:speed-preset.
+ */
+typedef enum
+{
+  GST_CL_MPEG_ENC_SPEED_PRESET_ULTRAFAST,
+  GST_CL_MPEG_ENC_SPEED_PRESET_VERYFAST,
+  GST_CL_MPEG_ENC_SPEED_PRESET_FAST,
+  GST_CL_MPEG_ENC_SPEED_PRESET_MEDIUM,
+  GST_CL_MPEG_ENC_SPEED_PRESET_SLOW,
+} GstClMpegEncSpeedPreset;
+
+#define GST_TYPE_CL_MPEG_ENC_SPEED_PRESET \
+  (gst_cl_mpeg_enc_speed_preset_get_type ())
+GType gst_cl_mpeg_enc_speed_preset_get_type (void);
+
 #define GST_TYPE_CL_MPEG_ENC (gst_cl_mpeg_enc_get_type ())
 G_DECLARE_FINAL_TYPE (GstClMpegEnc, gst_cl_mpeg_enc, GST, CL_MPEG_ENC,
     GstVideoEncoder)

@@ -228,6 +228,7 @@ static gboolean
 setup_device (GstClMpegEngine * e, GError ** error)
 {
   GstClMotionSearchParams mp = { 0, };
+  GstClMotionEffort effort;
   gsize pic, rec, lev, vec;
   guint i, w = GST_VIDEO_INFO_WIDTH (&e->info);
   guint h = GST_VIDEO_INFO_HEIGHT (&e->info);
@@ -268,11 +269,13 @@ setup_device (GstClMpegEngine * e, GError ** error)
   mp.search_range = e->settings.search_range;
   mp.subpel = e->settings.subpel;
   mp.method = e->settings.motion_method;
+  effort = e->settings.motion_effort;
   g_mutex_unlock (&e->settings_lock);
   if (mp.search_range > 0) {
     e->ms = gst_cl_motion_search_new (e->ctx, &mp, error);
     if (!e->ms)
       return FALSE;
+    gst_cl_motion_search_set_effort (e->ms, effort);
   }
   e->skip_recs = g_new0 (GstClMpegMbRecord,
       (gsize) e->mb_width * e->mb_height);

@@ -7,6 +7,7 @@
 #include <gst/video/video.h>
 #include <gst/cl/gstclcontext.h>
 #include <gst/cl/gstclmotionmeta.h>
+#include "gstclmotionsearchcompute.h"
 
 G_BEGIN_DECLS
 
@@ -33,6 +34,7 @@ typedef struct
   gdouble ip_factor;
   gboolean adaptive, subpel, rdo;
   GstClMotionMethod motion_method;
+  GstClMotionEffort motion_effort;
 } GstClMpegEngineSettings;
 
 typedef struct
