@@ -8,6 +8,8 @@
 # pictures only, GOP pictures a GOP, at quantiser Q. ENCODER is one of
 #   clmpegenc          its defaults (one slice per macroblock row)
 #   clmpegenc-2slices  slices=2, the slice count of ffmpeg -threads 2
+#   clmpegenc-PRESET   speed-preset=PRESET (ultrafast, veryfast, fast,
+#                      medium, slow)
 #   ffmpeg             FFmpeg's mpeg1video, its defaults
 #   ffmpeg-rd          with rate-distortion macroblock decisions and trellis
 #   ffmpeg-best        its best quality: ffmpeg-rd, and rate-distortion
@@ -18,11 +20,15 @@ mpeg_encode() {
   local enc="$1" q="$2" gop="$3" src="$4" out="$5"
   shift 5
   case "$enc" in
-    clmpegenc | clmpegenc-2slices)
-      local slices=()
-      [ "$enc" = clmpegenc ] || slices=(slices=2)
+    clmpegenc | clmpegenc-*)
+      local extra=()
+      case "$enc" in
+        clmpegenc) ;;
+        clmpegenc-2slices) extra=(slices=2) ;;
+        *) extra=(speed-preset="${enc#clmpegenc-}") ;;
+      esac
       gst-launch-1.0 -q filesrc location="$src" ! y4mdec ! \
-        clmpegenc quantizer="$q" gop-size="$gop" "${slices[@]}" "$@" ! \
+        clmpegenc quantizer="$q" gop-size="$gop" "${extra[@]}" "$@" ! \
         filesink location="$out" ;;
     ffmpeg) mpeg_ffmpeg "$q" "$gop" "$src" "$out" ;;
     ffmpeg-rd) mpeg_ffmpeg "$q" "$gop" "$src" "$out" -mbd rd -trellis 1 ;;
@@ -42,11 +48,12 @@ mpeg_encode() {
 }
 
 # mpeg_ffmpeg Q GOP SRC OUT [FFMPEG-OPTION...]: FFmpeg's mpeg1video, no B
-# pictures, two threads
+# pictures, $MPEG_FFMPEG_THREADS threads [2]
 mpeg_ffmpeg() {
   local q="$1" gop="$2" src="$3" out="$4"
   shift 4
-  ffmpeg -nostdin -v error -i "$src" -c:v mpeg1video -threads 2 -bf 0 \
+  ffmpeg -nostdin -v error -i "$src" -c:v mpeg1video \
+    -threads "${MPEG_FFMPEG_THREADS:-2}" -bf 0 \
     -g "$gop" -qscale:v "$q" "$@" -f mpeg1video -y "$out"
 }
 
@@ -55,4 +62,43 @@ mpeg_ffmpeg() {
 mpeg_quality() {
   ffmpeg -nostdin -v error -i "$3" -fps_mode passthrough \
     -f yuv4mpegpipe -strict -1 - | "$1" "$2" -
+}
+
+# the picture rates MPEG-1 codes, as ffmpeg writes them in y4m headers
+mpeg1_rates=" 24000:1001 24:1 25:1 30000:1001 30:1 50:1 60000:1001 60:1 "
+
+# mpeg_cut_clip CLIP FRAMES OUT: the first FRAMES frames of the y4m file
+# CLIP into OUT, as every encoder reads them: relabelled 25 fps in the
+# header where the clip's rate is not one MPEG-1 can signal (the same
+# frames: ffmpeg's -r would drop and repeat some). Prints "W H FRAMES
+# RATE", RATE the clip's rate where it was relabelled, else "-".
+mpeg_cut_clip() {
+  local clip="$1" frames="$2" out="$3" w="" h="" rate="" header field
+  local relabelled=-
+  ffmpeg -nostdin -v error -i "$clip" -frames:v "$frames" \
+    -color_range unspecified -f yuv4mpegpipe -y "$out" || return 1
+  read -r header <"$out"
+  for field in $header; do
+    case "$field" in
+      W*) w="${field#W}" ;;
+      H*) h="${field#H}" ;;
+      F*) rate="${field#F}" ;;
+    esac
+  done
+  if [ -z "$w" ] || [ -z "$h" ]; then
+    echo "mpeg_cut_clip: $out: no frame size in its y4m header" >&2
+    return 1
+  fi
+  case "$mpeg1_rates" in
+    *" $rate "*) ;;
+    *)
+      mv "$out" "$out.rate"
+      { printf '%s\n' "${header/ F$rate / F25:1 }"
+        tail -c +"$((${#header} + 2))" "$out.rate"; } >"$out"
+      rm "$out.rate"
+      relabelled="$rate"
+      read -r header <"$out" ;;
+  esac
+  echo "$w $h $((($(stat -c %s "$out") - ${#header} - 1) /
+    (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2) + 6))) $relabelled"
 }

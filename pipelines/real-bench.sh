@@ -19,6 +19,10 @@
 #                         [3 5 8 12]
 #   REAL_BENCH_GOP        GOP length, I and P pictures only [12]
 #   REAL_BENCH_CLMPEGENC  extra clmpegenc properties, e.g. "slices=2" []
+#   REAL_BENCH_ENCODERS   the clmpegenc variants to run (mpeg-common.sh),
+#                         e.g. "clmpegenc-ultrafast clmpegenc-slow"
+#                         [clmpegenc]; each gets its table, and with more
+#                         than one a summary follows
 #   REAL_BENCH_WORK       work directory, kept when given [a temporary one]
 #
 # Encoders (pipelines/mpeg-common.sh): clmpegenc with its defaults;
@@ -47,11 +51,16 @@ frames="${REAL_BENCH_FRAMES:-60}"
 quants="${REAL_BENCH_QUANTS:-3 5 8 12}"
 gop="${REAL_BENCH_GOP:-12}"
 clprops="${REAL_BENCH_CLMPEGENC:-}"
-encoders="clmpegenc ffmpeg ffmpeg-best"
+variants="${REAL_BENCH_ENCODERS:-clmpegenc}"
+for enc in $variants; do
+  case "$enc" in
+    clmpegenc | clmpegenc-*) ;;
+    *) die "REAL_BENCH_ENCODERS: $enc is not a clmpegenc variant" ;;
+  esac
+done
+encoders="$variants ffmpeg ffmpeg-best"
 psnr="$build/tests/psnr"
 mpegcheck="$build/tests/mpegcheck"
-# the picture rates MPEG-1 codes, as ffmpeg writes them in y4m headers
-mpeg1_rates=" 24000:1001 24:1 25:1 30000:1001 30:1 50:1 60000:1001 60:1 "
 
 die() {
   echo "real-bench: $*" >&2
@@ -103,35 +112,9 @@ for name in $names; do
   [ -s "$clip" ] || die "no clip $clip"
   # the clip's first frames, as every encoder reads them
   src="$work/$name.y4m"
-  ffmpeg -nostdin -v error -i "$clip" -frames:v "$frames" \
-    -color_range unspecified -f yuv4mpegpipe -y "$src" ||
+  read -r w h n rate < <(mpeg_cut_clip "$clip" "$frames" "$src") ||
     die "cannot cut $clip"
-  w="" h="" rate=""
-  read -r header <"$src"
-  for field in $header; do
-    case "$field" in
-      W*) w="${field#W}" ;;
-      H*) h="${field#H}" ;;
-      F*) rate="${field#F}" ;;
-    esac
-  done
-  if [ -z "$w" ] || [ -z "$h" ]; then
-    die "$src: no frame size in its y4m header"
-  fi
-  case "$mpeg1_rates" in
-    *" $rate "*) ;;
-    *)
-      # a rate MPEG-1 cannot signal: the same frames, labelled 25 fps in
-      # the header (ffmpeg's -r would drop and repeat frames)
-      mv "$src" "$src.rate"
-      { printf '%s\n' "${header/ F$rate / F25:1 }"
-        tail -c +"$((${#header} + 2))" "$src.rate"; } >"$src"
-      rm "$src.rate"
-      relabelled="$relabelled $name ($rate)"
-      read -r header <"$src" ;;
-  esac
-  n=$((($(stat -c %s "$src") - ${#header} - 1) /
-    (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2) + 6)))
+  [ "$rate" = - ] || relabelled="$relabelled $name ($rate)"
   ffmpeg -nostdin -v error -i "$src" -frames:v 2 -f yuv4mpegpipe \
     -y "$work/warm-up.y4m" || die "cannot cut $src"
   # shellcheck disable=SC2086
@@ -142,7 +125,7 @@ for name in $names; do
     for enc in $encoders; do
       out="$work/$name-$enc-q$q.m1v"
       props=""
-      [ "$enc" != clmpegenc ] || props="$clprops"
+      case "$enc" in clmpegenc*) props="$clprops" ;; esac
       t0="$(now)"
       # shellcheck disable=SC2086
       mpeg_encode "$enc" "$q" "$gop" "$src" "$out" $props ||
@@ -150,10 +133,10 @@ for name in $names; do
       t1="$(now)"
       quality="$(mpeg_quality "$psnr" "$src" "$out")" ||
         die "$enc at q=$q on $name: decoding or PSNR failed: $quality"
-      if [ "$enc" = clmpegenc ] && ! "$mpegcheck" --quiet --pictures "$n" \
-        --size "${w}x$h" "$out" >"$out.check" 2>&1; then
-        echo "$name q=$q: $(head -n 1 "$out.check")" >>"$failed"
-        echo "real-bench: MPEGCHECK FAILED on clmpegenc, $name, q=$q:" >&2
+      if [ "${enc#clmpegenc}" != "$enc" ] && ! "$mpegcheck" --quiet \
+        --pictures "$n" --size "${w}x$h" "$out" >"$out.check" 2>&1; then
+        echo "$enc, $name q=$q: $(head -n 1 "$out.check")" >>"$failed"
+        echo "real-bench: MPEGCHECK FAILED on $enc, $name, q=$q:" >&2
         head -n 5 "$out.check" >&2
       fi
       y="" u="" v=""
@@ -190,13 +173,16 @@ import bdrate  # noqa: E402  (pipelines/bdrate.py)
 
 rows = bdrate.read_results(sys.argv[2])
 failures = [l for l in open(sys.argv[3]) if l.strip()]
-test, anchors = "clmpegenc", ["ffmpeg", "ffmpeg-best"]
+anchors = ["ffmpeg", "ffmpeg-best"]
+tests = []
 clips, info, curves, secs, points = [], {}, {}, {}, {}
 for r in rows:
     c, enc = r["clip"], r["encoder"]
     if c not in info:
         clips.append(c)
         info[c] = (r["wxh"], r["frames"])
+    if enc.startswith("clmpegenc") and enc not in tests:
+        tests.append(enc)
     curves.setdefault(c, {}).setdefault(enc, []).append(
         (float(r["bits"]), float(r["psnr_y"])))
     secs[(c, enc)] = secs.get((c, enc), 0.0) + float(r["seconds"])
@@ -210,26 +196,16 @@ def fmt(v):
 
 
 bd = {}
-for c in clips:
-    for a in anchors:
-        for m in ("pchip", "cubic"):
-            bd[(c, a, m)] = bdrate.bd_rate(curves[c][a], curves[c][test], m)
-
-print("| clip | size | frames | BD-rate against ffmpeg default "
-      "(pchip / cubic) | against ffmpeg-best | encode time / ffmpeg "
-      "default: clmpegenc | ffmpeg-best |")
-print("|---|---|---|---|---|---|---|")
-for c in clips:
-    print("| %s | %s | %s | %s | %s | %.2f | %.2f |" % (
-        c, info[c][0], info[c][1],
-        *("%s / %s" % (fmt(bd[(c, a, "pchip")]), fmt(bd[(c, a, "cubic")]))
-          for a in anchors),
-        *(secs[(c, e)] / secs[(c, "ffmpeg")]
-          for e in (test, "ffmpeg-best"))))
+for test in tests:
+    for c in clips:
+        for a in anchors:
+            for m in ("pchip", "cubic"):
+                bd[(test, c, a, m)] = bdrate.bd_rate(curves[c][a],
+                                                     curves[c][test], m)
 
 
-def mean(a, m):
-    vals = [bd[(c, a, m)] for c in clips]
+def mean(test, a, m):
+    vals = [bd[(test, c, a, m)] for c in clips]
     return None if None in vals else sum(vals) / len(vals)
 
 
@@ -237,30 +213,63 @@ def total(e):
     return sum(secs[(c, e)] for c in clips)
 
 
-print("| **mean** (%d clip%s) | | | **%s / %s** | **%s / %s** | %.2f | %.2f |" % (
-    len(clips), "s"[:len(clips) - 1], *(fmt(mean(a, m)) for a in anchors
-                  for m in ("pchip", "cubic")),
-    total(test) / total("ffmpeg"), total("ffmpeg-best") / total("ffmpeg")))
-print()
-print("(times: the whole sweep of each clip; the mean row: all clips' "
-      "total)")
-print()
-best = [bd[(c, "ffmpeg-best", "pchip")] for c in clips]
-negative = sum(1 for v in best if v is not None and v < 0)
-mb, md = mean("ffmpeg-best", "pchip"), mean("ffmpeg", "pchip")
-
-
 def verdict(ok):
     return "met" if ok else "NOT met"
 
 
-print("Goals (pchip): against ffmpeg-best negative on every clip (%d of %d) "
-      "and at most -5%% on the mean (%s): %s; against ffmpeg default at "
-      "most -15%% on the mean (%s): %s." % (
-          negative, len(clips), fmt(mb),
-          verdict(negative == len(clips) and mb is not None and mb <= -5),
-          fmt(md), verdict(md is not None and md <= -15)))
-n_streams = sum(len(curves[c][test]) for c in clips)
+def below_best(test):
+    best = [bd[(test, c, "ffmpeg-best", "pchip")] for c in clips]
+    return sum(1 for v in best if v is not None and v < 0)
+
+
+for test in tests:
+    if len(tests) > 1:
+        print("#### %s" % test)
+        print()
+    print("| clip | size | frames | BD-rate against ffmpeg default "
+          "(pchip / cubic) | against ffmpeg-best | encode time / ffmpeg "
+          "default: %s | ffmpeg-best |" % test)
+    print("|---|---|---|---|---|---|---|")
+    for c in clips:
+        print("| %s | %s | %s | %s | %s | %.2f | %.2f |" % (
+            c, info[c][0], info[c][1],
+            *("%s / %s" % (fmt(bd[(test, c, a, "pchip")]),
+                           fmt(bd[(test, c, a, "cubic")]))
+              for a in anchors),
+            *(secs[(c, e)] / secs[(c, "ffmpeg")]
+              for e in (test, "ffmpeg-best"))))
+    print("| **mean** (%d clip%s) | | | **%s / %s** | **%s / %s** | %.2f | "
+          "%.2f |" % (
+              len(clips), "s"[:len(clips) - 1],
+              *(fmt(mean(test, a, m)) for a in anchors
+                for m in ("pchip", "cubic")),
+              total(test) / total("ffmpeg"),
+              total("ffmpeg-best") / total("ffmpeg")))
+    print()
+    print("(times: the whole sweep of each clip; the mean row: all clips' "
+          "total)")
+    print()
+    mb, md = mean(test, "ffmpeg-best", "pchip"), mean(test, "ffmpeg", "pchip")
+    negative = below_best(test)
+    print("Goals (pchip): against ffmpeg-best negative on every clip (%d of "
+          "%d) and at most -5%% on the mean (%s): %s; against ffmpeg default "
+          "at most -15%% on the mean (%s): %s." % (
+              negative, len(clips), fmt(mb),
+              verdict(negative == len(clips) and mb is not None and mb <= -5),
+              fmt(md), verdict(md is not None and md <= -15)))
+    print()
+if len(tests) > 1:
+    print("| encoder | mean BD-rate against ffmpeg default (pchip) | against "
+          "ffmpeg-best | clips below ffmpeg-best | encode time / ffmpeg "
+          "default |")
+    print("|---|---|---|---|---|")
+    for test in tests:
+        print("| %s | %s | %s | %d of %d | %.2f |" % (
+            test, fmt(mean(test, "ffmpeg", "pchip")),
+            fmt(mean(test, "ffmpeg-best", "pchip")), below_best(test),
+            len(clips), total(test) / total("ffmpeg")))
+    print()
+n_streams = sum(len(curves[c][t]) for c in clips for t in tests)
 if failures:
     print("mpegcheck: **%d of %d clmpegenc streams FAIL**: %s" % (
         len(failures), n_streams, "; ".join(l.strip() for l in failures)))
@@ -274,7 +283,7 @@ print()
 print("| clip | encoder | %s |" % " | ".join("q=%d" % q for q in quants))
 print("|---|---|%s" % ("---|" * len(quants)))
 for c in clips:
-    for e in [test] + anchors:
+    for e in tests + anchors:
         by_q = {q: (k, p) for q, k, p in points[(c, e)]}
         print("| %s | %s | %s |" % (c, e, " | ".join(
             "%.1f @ %.2f" % by_q[q] if q in by_q else "" for q in quants)))

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# gst-clvideo: the speed of clmpegenc's speed presets against FFmpeg's
+# mpeg1video with its defaults, on real footage, in one run: each
+# encoder's rate once started and its ratio to FFmpeg's in the same round,
+# on all the CPUs and on one. Prints Markdown for docs/performance.md.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Usage: pipelines/preset-bench.sh [DIR]
+#   DIR  the real-content clips [${XDG_CACHE_HOME:-~/.cache}/gst-clvideo/clips];
+#        the missing ones are made first (real-clips.sh DIR)
+#
+# Environment (defaults in brackets):
+#   BUILD_DIR             build directory with the plugin [build]
+#   PRESET_BENCH_CLIPS    clips of DIR, without .y4m [driving_1920x1080
+#                         jellyfish_1920x1080]
+#   PRESET_BENCH_FRAMES   frames of each clip, from its start [48]
+#   PRESET_BENCH_PRESETS  [ultrafast veryfast fast medium slow]
+#   PRESET_BENCH_QUANT    quantiser of every encoder [8]
+#   PRESET_BENCH_GOP      GOP length, I and P pictures only [12]
+#   PRESET_BENCH_ROUNDS   rounds [5]
+#   PRESET_BENCH_CPUS     CPU sets: "all" (every CPU; FFmpeg with as many
+#                         threads) and N (CPUs 0 to N-1, taskset, for every
+#                         encoder; FFmpeg with N threads) ["all 1"]
+#
+# The rate once started: each encoder codes the clip, then the clip played
+# four times; the three extra plays over the extra time give its rate
+# without the start-up (pipeline, device context, kernels from the
+# caches). Each round runs every encoder in turn, so that a machine whose
+# speed drifts (a shared virtual one) weighs on all of them alike; the
+# tables give the median over the rounds of each rate and of its ratio to
+# FFmpeg's default in the same round, with the least and the most. Every
+# encoder reads the same y4m file through the page cache; clmpegenc reads
+# it with y4mdec, FFmpeg with its own demuxer. Compression of the same
+# presets: real-bench.sh with REAL_BENCH_ENCODERS.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=pipelines/mpeg-common.sh
+. "$root/pipelines/mpeg-common.sh"
+build="${BUILD_DIR:-build}"
+case "$build" in /*) ;; *) build="$root/$build" ;; esac
+dir="${1:-${XDG_CACHE_HOME:-$HOME/.cache}/gst-clvideo/clips}"
+clips="${PRESET_BENCH_CLIPS:-driving_1920x1080 jellyfish_1920x1080}"
+frames="${PRESET_BENCH_FRAMES:-48}"
+presets="${PRESET_BENCH_PRESETS:-ultrafast veryfast fast medium slow}"
+q="${PRESET_BENCH_QUANT:-8}"
+gop="${PRESET_BENCH_GOP:-12}"
+rounds="${PRESET_BENCH_ROUNDS:-5}"
+cpu_sets="${PRESET_BENCH_CPUS:-all 1}"
+
+die() {
+  echo "preset-bench: $*" >&2
+  exit 1
+}
+
+for tool in ffmpeg python3 gst-launch-1.0 taskset; do
+  command -v "$tool" >/dev/null || die "$tool is not installed (pipelines/setup.sh installs it)"
+done
+export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+gst-inspect-1.0 clmpegenc >/dev/null 2>&1 || die "clmpegenc is not in $build/gst"
+"$root/pipelines/real-clips.sh" "$dir" ||
+  die "cannot make the clips in $dir (pipelines/real-clips.sh)"
+encoders="ffmpeg"
+for p in $presets; do
+  encoders="$encoders clmpegenc-$p"
+done
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+runs="$work/runs.tsv"
+: >"$runs"
+now() { date +%s.%N; }
+
+# encode ENCODER CPUS SRC OUT: ENCODER (mpeg-common.sh) on CPU set CPUS
+encode() {
+  local enc="$1" cpus="$2" src="$3" out="$4"
+  if [ "$cpus" = all ]; then
+    MPEG_FFMPEG_THREADS="$(nproc)" mpeg_encode "$enc" "$q" "$gop" "$src" \
+      "$out"
+  else
+    MPEG_FFMPEG_THREADS="$cpus" taskset -c "0-$((cpus - 1))" \
+      bash -c '. "$0"; mpeg_encode "$@"' "$root/pipelines/mpeg-common.sh" \
+      "$enc" "$q" "$gop" "$src" "$out"
+  fi
+}
+
+sizes=""
+for name in $clips; do
+  [ -s "$dir/$name.y4m" ] || die "no clip $dir/$name.y4m"
+  src="$work/$name.y4m"
+  read -r w h n _ < <(mpeg_cut_clip "$dir/$name.y4m" "$frames" "$src") ||
+    die "cannot cut $dir/$name.y4m"
+  sizes="$sizes $name=${w}x$h:$n"
+  long="$work/$name-long.y4m"
+  ffmpeg -nostdin -v error -stream_loop 3 -i "$src" -color_range unspecified \
+    -f yuv4mpegpipe -y "$long" || die "cannot loop $src"
+  # not timed: the kernels are then in the caches, as on any machine that
+  # has run clmpegenc before
+  encode clmpegenc all "$src" "$work/warm-up.m1v" >/dev/null 2>&1 ||
+    die "clmpegenc failed on $name"
+  for cpus in $cpu_sets; do
+    for round in $(seq "$rounds"); do
+      echo "preset-bench: $name, ${w}x$h, $n frames, CPUs $cpus, round $round" >&2
+      for enc in $encoders; do
+        t0="$(now)"
+        encode "$enc" "$cpus" "$src" "$work/short.m1v" ||
+          die "$enc failed on $name"
+        t1="$(now)"
+        encode "$enc" "$cpus" "$long" "$work/long.m1v" ||
+          die "$enc failed on the long $name"
+        t2="$(now)"
+        echo "$name $cpus $enc $round $n $t0 $t1 $t2" >>"$runs"
+      done
+    done
+  done
+  rm -f "$src" "$long"
+done
+
+echo "### Speed presets: $frames frames a clip (played once and four times), quantiser $q, GOP $gop (I and P)"
+echo
+echo "clmpegenc as of commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')," \
+  "OpenCL device: $(clinfo -l 2>/dev/null | sed -n 's/.*Device #0: *//p' | head -n 1);" \
+  "$(ffmpeg -version | head -n 1 | cut -d' ' -f1-3)'s mpeg1video; $(nproc) CPU threads, $(date -u +%Y-%m-%d)," \
+  "$rounds rounds."
+echo
+python3 - "$runs" "$sizes" <<'EOF'
+import statistics
+import sys
+
+sizes = dict(s.split("=", 1) for s in sys.argv[2].split())
+rates, order = {}, []
+for line in open(sys.argv[1]):
+    name, cpus, enc, rnd, n, t0, t1, t2 = line.split()
+    extra = (float(t2) - float(t1)) - (float(t1) - float(t0))
+    rates.setdefault((name, cpus, rnd), {})[enc] = (
+        3 * int(n) / extra if extra > 0 else None)
+    if (name, cpus, enc) not in order:
+        order.append((name, cpus, enc))
+print("| clip | CPUs | encoder | fps once started | / FFmpeg default "
+      "(least - most) |")
+print("|---|---|---|---|---|")
+for name, cpus, enc in order:
+    fps, ratio = [], []
+    for (c, k, _), by_enc in rates.items():
+        if (c, k) != (name, cpus) or by_enc.get(enc) is None:
+            continue
+        fps.append(by_enc[enc])
+        if by_enc.get("ffmpeg"):
+            ratio.append(by_enc[enc] / by_enc["ffmpeg"])
+    print("| %s (%s) | %s | %s | %s | %s |" % (
+        name, sizes[name].split(":")[0], cpus, enc,
+        "%.1f" % statistics.median(fps) if fps else "n/a",
+        "%.2f (%.2f - %.2f)" % (statistics.median(ratio), min(ratio),
+                                max(ratio)) if ratio else "n/a"))
+EOF
