@@ -35,8 +35,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cl_mpeg_enc_debug);
 #define INTRA_BIAS 384
 /* rate-distortion decisions: lambda in 1/16 q^2 per bit of squared
  * error, and in 1/16 q per bit of SAD for the vectors */
-#define RD_LAMBDA 16
-#define MV_LAMBDA 2
+#define RD_LAMBDA 14
+#define MV_LAMBDA 4
 /* VBV buffer when not set: half a second at the bit rate (more where
  * the stream needs it) */
 #define AUTO_VBV_SECONDS 0.5
