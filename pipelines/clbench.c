@@ -39,6 +39,7 @@
 
 #include <gst/cl/gstclcontext.h>
 #include <gst/cl/gstclfilter.h>
+#include <gst/cl/gstclhostmemory.h>
 #include "gstclmotionlambda.h"
 #include "gstclvideokernels.h"
 #include "gstclmotionsearchcompute.h"
@@ -996,41 +997,61 @@ convert_to_i420 (GstBuffer * rgb, gint w, gint h)
 static void
 bench_encode (gint w, gint h, guint frames, guint quant)
 {
+#define QUEUE " ! queue max-size-buffers=3 max-size-bytes=0 max-size-time=0 ! "
+  /* pinned: the frames lie in page-locked host memory, as where a producer
+   * writes into the pool the elements propose upstream */
   static const struct
   {
     const gchar *name, *link;
+    gboolean pinned;
   } variants[] = {
-    {"one thread", " ! "},
-    {"queues between", " ! queue max-size-buffers=3 max-size-bytes=0 "
-          "max-size-time=0 ! "},
+    {"one thread", " ! ", FALSE},
+    {"queues between", QUEUE, FALSE},
+    {"queues, pinned", QUEUE, TRUE},
   };
   static const struct
   {
     const gchar *name, *tail;
-    gboolean i420;
+    gboolean i420, pinned;
   } parts[] = {
-    {"source only", "fakesink name=sink", FALSE},
+    {"source only", "fakesink name=sink", FALSE, FALSE},
     {"clupload", "clupload ! video/x-raw(memory:OpenCL) ! "
-          "fakesink name=devsink", FALSE},
+          "fakesink name=devsink", FALSE, FALSE},
+    {"clupload, page-locked frames", "clupload ! "
+          "video/x-raw(memory:OpenCL) ! fakesink name=devsink", FALSE, TRUE},
     {"clcolorlowpass", "clcolorlowpass ! video/x-raw(memory:OpenCL),"
-          "format=I420 ! fakesink name=devsink", FALSE},
+          "format=I420 ! fakesink name=devsink", FALSE, FALSE},
     {"clcolorlowpass ! clmotionsearch", "clcolorlowpass ! "
           "video/x-raw(memory:OpenCL),format=I420 ! clmotionsearch ! "
-          "fakesink name=devsink", FALSE},
+          "fakesink name=devsink", FALSE, FALSE},
     {"I420 source ! clmpegenc", "clmpegenc name=enc quantizer=%u ! "
-          "fakesink name=sink", TRUE},
+          "fakesink name=sink", TRUE, FALSE},
   };
   GstBuffer *clip[ENCODE_CLIP_FRAMES], *clip_i420[ENCODE_CLIP_FRAMES];
+  GstBuffer *clip_pinned[ENCODE_CLIP_FRAMES];
+  GstAllocator *host_alloc;
   guint i;
 
   if (!have_elements ("clcolorlowpass", "clmotionsearch", "clmpegenc", NULL)) {
     printf ("(encoding elements not built: skipped)\n");
     return;
   }
+  host_alloc = gst_cl_host_allocator_new (bench_ctx);
   for (i = 0; i < ENCODE_CLIP_FRAMES; i++) {
+    GstMapInfo map;
     clip[i] = make_rgb_frame (w, h, i);
     clip_i420[i] = convert_to_i420 (clip[i], w, h);
+    clip_pinned[i] = gst_buffer_new_allocate (host_alloc,
+        gst_buffer_get_size (clip[i]), NULL);
+    if (!clip_pinned[i]) {
+      g_printerr ("Cannot allocate page-locked host memory\n");
+      exit (1);
+    }
+    gst_buffer_map (clip_pinned[i], &map, GST_MAP_WRITE);
+    gst_buffer_extract (clip[i], 0, map.data, map.size);
+    gst_buffer_unmap (clip_pinned[i], &map);
   }
+  gst_object_unref (host_alloc);
   for (i = 0; i < G_N_ELEMENTS (variants); i++) {
     const gchar *l = variants[i].link;
     gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
@@ -1041,7 +1062,8 @@ bench_encode (gint w, gint h, guint frames, guint quant)
     gdouble fps;
 
     gst_cl_context_reset_stats (bench_ctx);
-    fps = run_pipeline_frames (desc, frames, clip, ENCODE_CLIP_FRAMES);
+    fps = run_pipeline_frames (desc, frames, variants[i].pinned ?
+        clip_pinned : clip, ENCODE_CLIP_FRAMES);
     g_free (desc);
     out_frames = MAX (enc_stat ("frames"), 1);
     bytes = enc_stat ("bytes");
@@ -1064,7 +1086,8 @@ bench_encode (gint w, gint h, guint frames, guint quant)
         "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! %s",
         parts[i].i420 ? "I420" : "RGB", w, h, tail);
     gdouble fps = run_pipeline_frames (desc, frames,
-        parts[i].i420 ? clip_i420 : clip, ENCODE_CLIP_FRAMES);
+        parts[i].i420 ? clip_i420 : parts[i].pinned ? clip_pinned : clip,
+        ENCODE_CLIP_FRAMES);
     printf ("| %5dx%-5d | part: %-32s | %8.1f fps | %7.3f ms/frame |\n", w,
         h, parts[i].name, fps, 1e3 / fps);
     fflush (stdout);
@@ -1074,7 +1097,9 @@ bench_encode (gint w, gint h, guint frames, guint quant)
   for (i = 0; i < ENCODE_CLIP_FRAMES; i++) {
     gst_buffer_unref (clip[i]);
     gst_buffer_unref (clip_i420[i]);
+    gst_buffer_unref (clip_pinned[i]);
   }
+#undef QUEUE
 }
 
 /* "WxH" into @w and @h; FALSE (and a message) when it is not a size */

@@ -19,6 +19,8 @@
 
 #include <gst/cl/gstclcontext.h>
 #include <gst/cl/gstclmemory.h>
+#include <gst/cl/gstclhostmemory.h>
+#include <gst/cl/gstclbufferpool.h>
 #include "colorlowpass-ref.h"
 #include "testutil.h"
 
@@ -1167,6 +1169,126 @@ GST_START_TEST (test_input_cl_meta)
 
 GST_END_TEST;
 
+/* A frame of @f in page-locked host memory of @ctx (gstclhostmemory.h),
+ * the memory a sub-memory at @mem_offset, rows of @stride from @offset
+ * (a GstVideoMeta says where). */
+static void
+input_make_host (Input * in, GstClContext * ctx, const InFormat * f,
+    gint width, gint height, gint stride, gsize offset, gsize mem_offset,
+    guint32 seed)
+{
+  GstAllocator *alloc = gst_cl_host_allocator_new (ctx);
+  GstAllocationParams params;
+  GstMemory *mem, *sub;
+  GstMapInfo map;
+  const guint8 *data;
+  gsize size = mem_offset + offset + (gsize) stride * height;
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { offset, };
+  gint strides[GST_VIDEO_MAX_PLANES] = { stride, };
+
+  in->fmt = f;
+  in->width = width;
+  in->height = height;
+  in->stride = stride;
+  in->offset = offset;
+
+  /* 64-byte aligned, as asked */
+  gst_allocation_params_init (&params);
+  params.align = 63;
+  mem = gst_allocator_alloc (alloc, size, &params);
+  fail_unless (mem != NULL && gst_is_cl_host_memory (mem));
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  fail_unless (((guintptr) map.data & 63) == 0);
+  fail_unless (gst_cl_host_memory_get_data (mem, ctx, &data) &&
+      data == map.data);
+  test_fill_random (map.data, size, &seed);
+  gst_memory_unmap (mem, &map);
+  sub = gst_memory_share (mem, mem_offset, size - mem_offset);
+  fail_unless (gst_cl_host_memory_get_data (sub, ctx, &data) &&
+      data == map.data + mem_offset);
+  gst_memory_unref (mem);
+
+  in->buffer = gst_buffer_new ();
+  gst_buffer_append_memory (in->buffer, sub);
+  fail_unless (gst_buffer_map (in->buffer, &map, GST_MAP_READWRITE));
+  fill_natural (map.data + offset, stride, f, width, height, &seed);
+  gst_buffer_unmap (in->buffer, &map);
+  gst_buffer_add_video_meta_full (in->buffer, GST_VIDEO_FRAME_FLAG_NONE,
+      gst_video_format_from_string (f->name), width, height, 1, offsets,
+      strides);
+  gst_object_unref (alloc);
+
+  in->desc = g_strdup_printf ("%s %dx%d page-locked host memory at +%"
+      G_GSIZE_FORMAT " stride %d offset %" G_GSIZE_FORMAT, f->name, width,
+      height, mem_offset, stride, offset);
+}
+
+/* Frames in page-locked host memory, uploaded from where they lie (by
+ * DMA on devices with memory of their own), at odd strides, offsets and
+ * sub-memories, against the reference; and the pool the element proposes
+ * upstream: device buffers where the device shares host memory, else
+ * page-locked host memory. */
+GST_START_TEST (test_input_host_memory)
+{
+  const InFormat *f = &in_formats[__i__];
+  static const struct
+  {
+    gint w, h, extra;
+    gsize offset, mem_offset;
+  } layouts[] = {
+    {67, 45, 3, 5, 0}, {67, 45, 0, 0, 1}, {130, 17, 6, 0, 3}, {1, 1, 1, 1, 1},
+    {640, 480, 0, 0, 0},
+  };
+  GstHarness *h = new_harness (NULL, "I420", NULL);
+  GstClContext *ctx = test_element_cl_context (h->element, "sink");
+  guint l;
+
+  fail_unless (ctx == test_get_shared_context (),
+      "the element made its own context");
+  for (l = 0; l < G_N_ELEMENTS (layouts); l++) {
+    Input in = { 0, };
+    RefParams prm;
+
+    default_params (&prm, "I420", layouts[l].h);
+    input_make_host (&in, ctx, f, layouts[l].w, layouts[l].h,
+        layouts[l].w * f->bpp + layouts[l].extra, layouts[l].offset,
+        layouts[l].mem_offset, test_seed (f->name, l));
+    set_input_caps (h, &in);
+    run_and_check (h, &in, &prm, "page-locked host memory");
+    input_clear (&in);
+  }
+  {
+    gchar *str = in_caps_string (f, 64, 48);
+    GstCaps *caps = gst_caps_from_string (str);
+    GstQuery *q = gst_query_new_allocation (caps, TRUE);
+    GstBufferPool *pool = NULL;
+    GstStructure *config;
+    GstAllocator *alloc = NULL;
+
+    fail_unless (gst_pad_peer_query (h->srcpad, q));
+    fail_unless (gst_query_get_n_allocation_pools (q) > 0);
+    gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
+    fail_unless (pool != NULL);
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_get_allocator (config, &alloc, NULL);
+    if (ctx->host_unified)
+      fail_unless (GST_IS_CL_BUFFER_POOL (pool), "%s proposed",
+          G_OBJECT_TYPE_NAME (pool));
+    else
+      fail_unless (alloc && GST_IS_CL_HOST_ALLOCATOR (alloc),
+          "%s proposed", alloc ? G_OBJECT_TYPE_NAME (alloc) : "no allocator");
+    gst_structure_free (config);
+    gst_object_unref (pool);
+    gst_query_unref (q);
+    gst_caps_unref (caps);
+    g_free (str);
+  }
+  gst_object_unref (ctx);
+  test_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* ---- renegotiation ---- */
 
 /* Size and input format change mid-stream, in one harness; then the
@@ -1885,6 +2007,7 @@ colorlowpass_suite (void)
   tcase_add_loop_test (tc, test_videoconvert, 0, 3);
   tcase_add_loop_test (tc, test_input_meta, 0, N_IN_FORMATS);
   tcase_add_loop_test (tc, test_input_cl_meta, 0, N_IN_FORMATS);
+  tcase_add_loop_test (tc, test_input_host_memory, 0, N_IN_FORMATS);
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_short_buffer);
   tcase_add_test (tc, test_short_buffer_meta);

@@ -7,6 +7,7 @@
 #include <gst/cl/gstclerror.h>
 #include <gst/cl/gstclcontext.h>
 #include <gst/cl/gstclmemory.h>
+#include <gst/cl/gstclhostmemory.h>
 #include <gst/cl/gstclbufferpool.h>
 #include <gst/cl/gstclfilter.h>
 #include <gst/cl/gstclreadback.h>

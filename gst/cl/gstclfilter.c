@@ -9,6 +9,7 @@
  * and run their kernels.
  */
 #include <gst/cl/gstclfilter.h>
+#include <gst/cl/gstclhostmemory.h>
 #include <gst/cl/gstclreadback.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
@@ -572,8 +573,10 @@ gst_cl_filter_propose_allocation (GstBaseTransform * trans,
   if (in_place && gst_query_get_n_allocation_pools (query) > 0)
     return TRUE;
 
-  /* upstream writing straight into device buffers spares a copy */
-  pool = gst_cl_buffer_pool_new_for_caps (priv->context, caps, 2);
+  /* upstream writing where the upload reads (page-locked host memory) or
+   * straight into device buffers (devices that share host memory) spares
+   * a copy */
+  pool = gst_cl_upload_pool_new (priv->context, caps, 2);
   if (pool) {
     gst_query_add_allocation_pool (query, pool, info.size, 2, 0);
     gst_object_unref (pool);

@@ -17,6 +17,7 @@
  */
 #include <gst/cl/gstclmemory.h>
 #include <gst/cl/gstclbufferpool.h>
+#include <gst/cl/gstclhostmemory.h>
 
 #include <string.h>
 
@@ -566,14 +567,17 @@ gst_cl_element_check_input_frame (GstElement * element,
   return FALSE;
 }
 
+/* Writes @vf into @clf (@upload) or reads it from there, blocking; with
+ * @done, an upload does not block, and *@done is the event of its last
+ * write (the queue is in order: the others come before it). */
 static gboolean
 transfer_frame (GstClContext * ctx, GstClFrame * clf, GstVideoFrame * vf,
-    gboolean upload, GError ** error)
+    gboolean upload, cl_event * done, GError ** error)
 {
-  guint p;
+  guint p, n = GST_VIDEO_FRAME_N_PLANES (vf);
   cl_int ret;
 
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (vf); p++) {
+  for (p = 0; p < n; p++) {
     gsize row_bytes, rows;
     size_t buf_origin[3], host_origin[3] = { 0, 0, 0 }, region[3];
 
@@ -584,10 +588,11 @@ transfer_frame (GstClContext * ctx, GstClFrame * clf, GstVideoFrame * vf,
     region[1] = rows;
     region[2] = 1;
     if (upload)
-      ret = clEnqueueWriteBufferRect (ctx->queue, clf->mem, CL_TRUE,
+      ret = clEnqueueWriteBufferRect (ctx->queue, clf->mem, !done,
           buf_origin, host_origin, region, clf->info.stride[p], 0,
           GST_VIDEO_FRAME_PLANE_STRIDE (vf, p), 0,
-          GST_VIDEO_FRAME_PLANE_DATA (vf, p), 0, NULL, NULL);
+          GST_VIDEO_FRAME_PLANE_DATA (vf, p), 0, NULL,
+          done && p == n - 1 ? done : NULL);
     else
       ret = clEnqueueReadBufferRect (ctx->queue, clf->mem, CL_TRUE,
           buf_origin, host_origin, region, clf->info.stride[p], 0,
@@ -648,7 +653,7 @@ gst_cl_frame_upload_buffer (GstClContext * ctx, GstClFrame * dst,
 
   if (!map_input_frame (&frame, info, src, error))
     return FALSE;
-  ok = transfer_frame (ctx, dst, &frame, TRUE, error);
+  ok = transfer_frame (ctx, dst, &frame, TRUE, NULL, error);
   gst_video_frame_unmap (&frame);
   return ok;
 }
@@ -868,6 +873,53 @@ pinned_upload (GstClContext * ctx, PinnedRing * ring, GstClFrame * dst,
   return TRUE;
 }
 
+/* ---- frames in page-locked host memory (gstclhostmemory.c) ---- */
+
+static void CL_CALLBACK
+host_frame_written (cl_event event G_GNUC_UNUSED,
+    cl_int status G_GNUC_UNUSED, void *user_data)
+{
+  gst_buffer_unref (user_data);
+}
+
+/* Writes @src into @dst straight from the page-locked host memory it
+ * lies in, without waiting; @src is held until the device has read it.
+ * Returns 0 where @src is not one memory of such memory of @ctx (nothing
+ * done), 1 when enqueued, -1 with @error set. */
+static gint
+host_memory_upload (GstClContext * ctx, GstClFrame * dst,
+    const GstVideoInfo * info, GstBuffer * src, GError ** error)
+{
+  const guint8 *data;
+  GstVideoFrame vf;
+  cl_event done = NULL;
+  cl_int ret;
+  gboolean ok;
+
+  if (gst_buffer_n_memory (src) != 1 ||
+      !gst_cl_host_memory_get_data (gst_buffer_peek_memory (src, 0), ctx,
+          &data))
+    return 0;
+  if (!map_input_frame (&vf, info, src, error))
+    return -1;
+  GST_LOG ("frame written from page-locked host memory at %p", data);
+  ok = transfer_frame (ctx, dst, &vf, TRUE, &done, error);
+  gst_video_frame_unmap (&vf);
+  if (!ok)
+    return -1;
+  ret = clSetEventCallback (done, CL_COMPLETE, host_frame_written,
+      gst_buffer_ref (src));
+  if (ret != CL_SUCCESS) {
+    /* no callback: the write must end before @src may go */
+    GST_WARNING ("clSetEventCallback failed: %s (%d); waiting for the "
+        "upload", gst_cl_error_name (ret), ret);
+    ret = clWaitForEvents (1, &done);
+    gst_buffer_unref (src);
+  }
+  clReleaseEvent (done);
+  return gst_cl_check (ret, "clWaitForEvents", error) ? 1 : -1;
+}
+
 /**
  * gst_cl_stage_frame: (skip)
  * @ctx: a #GstClContext
@@ -909,6 +961,15 @@ gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
     return FALSE;
   }
   gst_cl_frame_init (frame, info, *staged);
+  switch (host_memory_upload (ctx, frame, info, inbuf, error)) {
+    case 1:
+      return TRUE;
+    case -1:
+      gst_clear_buffer (staged);
+      return FALSE;
+    default:
+      break;
+  }
   if (ctx->cpu_layout) {
     /* CPU devices: host memory is device memory, a plain copy (the GPU
      * layout forced on a CPU device takes the pinned path, which tests it
@@ -1032,7 +1093,7 @@ gboolean
 gst_cl_frame_download (GstClContext * ctx, GstVideoFrame * dst,
     GstClFrame * src, GError ** error)
 {
-  return transfer_frame (ctx, src, dst, FALSE, error);
+  return transfer_frame (ctx, src, dst, FALSE, NULL, error);
 }
 
 /**

@@ -52,6 +52,7 @@
 
 #include <gst/cl/gstclbufferpool.h>
 #include <gst/cl/gstclcontext.h>
+#include <gst/cl/gstclhostmemory.h>
 #include <gst/cl/gstclmemory.h>
 #include <gst/cl/gstclmotionmeta.h>
 #include <gst/cl/gstclreadback.h>
@@ -508,10 +509,11 @@ gst_cl_mpeg_enc_propose_allocation (GstVideoEncoder * enc, GstQuery * query)
 
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   gst_query_parse_allocation (query, &caps, &need_pool);
-  /* upstream writing straight into device buffers spares a copy */
+  /* upstream writing where the upload reads, or straight into device
+   * buffers, spares a copy (gst_cl_upload_pool_new) */
   if (caps && need_pool && self->ctx && gst_video_info_from_caps (&info, caps)
       && gst_query_get_n_allocation_pools (query) == 0) {
-    GstBufferPool *pool = gst_cl_buffer_pool_new_for_caps (self->ctx, caps, 3);
+    GstBufferPool *pool = gst_cl_upload_pool_new (self->ctx, caps, 3);
     if (pool) {
       gst_query_add_allocation_pool (query, pool, info.size, 3, 0);
       gst_object_unref (pool);
