@@ -3,6 +3,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # shellcheck shell=bash
 
+# mpeg_dirs ROOT [DIR]: sets build, the build directory ($BUILD_DIR [build],
+# relative to the project's ROOT unless absolute), and dir, the
+# real-content clips (DIR [${XDG_CACHE_HOME:-~/.cache}/gst-clvideo/clips])
+mpeg_dirs() {
+  build="${BUILD_DIR:-build}"
+  case "$build" in /*) ;; *) build="$1/$build" ;; esac
+  dir="${2:-${XDG_CACHE_HOME:-$HOME/.cache}/gst-clvideo/clips}"
+}
+
 # mpeg_encode ENCODER Q GOP SRC OUT [CLMPEGENC-PROPERTY...]
 # Codes the y4m file SRC into the elementary stream OUT with I and P
 # pictures only, GOP pictures a GOP, at quantiser Q. ENCODER is one of

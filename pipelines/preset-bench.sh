@@ -37,9 +37,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=pipelines/mpeg-common.sh
 . "$root/pipelines/mpeg-common.sh"
-build="${BUILD_DIR:-build}"
-case "$build" in /*) ;; *) build="$root/$build" ;; esac
-dir="${1:-${XDG_CACHE_HOME:-$HOME/.cache}/gst-clvideo/clips}"
+mpeg_dirs "$root" "${1:-}"
 clips="${PRESET_BENCH_CLIPS:-driving_1920x1080 jellyfish_1920x1080}"
 frames="${PRESET_BENCH_FRAMES:-48}"
 presets="${PRESET_BENCH_PRESETS:-ultrafast veryfast fast medium slow}"

@@ -44,9 +44,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=pipelines/mpeg-common.sh
 . "$root/pipelines/mpeg-common.sh"
-build="${BUILD_DIR:-build}"
-case "$build" in /*) ;; *) build="$root/$build" ;; esac
-dir="${1:-${XDG_CACHE_HOME:-$HOME/.cache}/gst-clvideo/clips}"
+mpeg_dirs "$root" "${1:-}"
 frames="${REAL_BENCH_FRAMES:-60}"
 quants="${REAL_BENCH_QUANTS:-3 5 8 12}"
 gop="${REAL_BENCH_GOP:-12}"

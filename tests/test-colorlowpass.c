@@ -1083,21 +1083,19 @@ GST_START_TEST (test_input_meta)
 
 GST_END_TEST;
 
-/* OpenCL memory input of the element's context with a GstVideoMeta: the
- * kernel reads it in place, with no staging copy to fix the layout, so its
- * unaligned load paths see the odd offsets and strides. The memory is a
- * sub-memory at @mem_offset into the cl buffer. */
+/* @in: a frame of @f in @mem (its content made here), from @mem_offset
+ * on (a sub-memory), rows of @stride from @offset, with a GstVideoMeta;
+ * @what names the memory in the description. Takes @mem. */
 static void
-input_make_cl (Input * in, GstClContext * ctx, const InFormat * f, gint width,
-    gint height, gint stride, gsize offset, gsize mem_offset, guint32 seed)
+input_wrap_memory (Input * in, GstMemory * mem, const InFormat * f,
+    gint width, gint height, gint stride, gsize offset, gsize mem_offset,
+    guint32 seed, const gchar * what)
 {
-  GstAllocator *alloc = gst_cl_allocator_new (ctx);
-  GError *error = NULL;
-  GstMemory *mem, *sub;
-  GstMapInfo map;
-  gsize size = mem_offset + offset + (gsize) stride * height;
+  gsize size = gst_memory_get_sizes (mem, NULL, NULL);
   gsize offsets[GST_VIDEO_MAX_PLANES] = { offset, };
   gint strides[GST_VIDEO_MAX_PLANES] = { stride, };
+  GstMemory *sub;
+  GstMapInfo map;
 
   in->fmt = f;
   in->width = width;
@@ -1105,8 +1103,6 @@ input_make_cl (Input * in, GstClContext * ctx, const InFormat * f, gint width,
   in->stride = stride;
   in->offset = offset;
 
-  mem = gst_cl_allocator_alloc_memory (alloc, size, &error);
-  fail_unless (mem != NULL, "%s", error ? error->message : "?");
   fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
   test_fill_random (map.data, size, &seed);
   gst_memory_unmap (mem, &map);
@@ -1121,11 +1117,29 @@ input_make_cl (Input * in, GstClContext * ctx, const InFormat * f, gint width,
   gst_buffer_add_video_meta_full (in->buffer, GST_VIDEO_FRAME_FLAG_NONE,
       gst_video_format_from_string (f->name), width, height, 1, offsets,
       strides);
-  gst_object_unref (alloc);
-
-  in->desc = g_strdup_printf ("%s %dx%d OpenCL memory at +%" G_GSIZE_FORMAT
-      " stride %d offset %" G_GSIZE_FORMAT, f->name, width, height,
+  in->desc = g_strdup_printf ("%s %dx%d %s at +%" G_GSIZE_FORMAT
+      " stride %d offset %" G_GSIZE_FORMAT, f->name, width, height, what,
       mem_offset, stride, offset);
+}
+
+/* OpenCL memory input of the element's context with a GstVideoMeta: the
+ * kernel reads it in place, with no staging copy to fix the layout, so its
+ * unaligned load paths see the odd offsets and strides. The memory is a
+ * sub-memory at @mem_offset into the cl buffer. */
+static void
+input_make_cl (Input * in, GstClContext * ctx, const InFormat * f, gint width,
+    gint height, gint stride, gsize offset, gsize mem_offset, guint32 seed)
+{
+  GstAllocator *alloc = gst_cl_allocator_new (ctx);
+  GError *error = NULL;
+  GstMemory *mem;
+
+  mem = gst_cl_allocator_alloc_memory (alloc, mem_offset + offset +
+      (gsize) stride * height, &error);
+  fail_unless (mem != NULL, "%s", error ? error->message : "?");
+  input_wrap_memory (in, mem, f, width, height, stride, offset, mem_offset,
+      seed, "OpenCL memory");
+  gst_object_unref (alloc);
 }
 
 GST_START_TEST (test_input_cl_meta)
@@ -1179,48 +1193,26 @@ input_make_host (Input * in, GstClContext * ctx, const InFormat * f,
 {
   GstAllocator *alloc = gst_cl_host_allocator_new (ctx);
   GstAllocationParams params;
-  GstMemory *mem, *sub;
+  GstMemory *mem;
   GstMapInfo map;
   const guint8 *data;
-  gsize size = mem_offset + offset + (gsize) stride * height;
-  gsize offsets[GST_VIDEO_MAX_PLANES] = { offset, };
-  gint strides[GST_VIDEO_MAX_PLANES] = { stride, };
 
-  in->fmt = f;
-  in->width = width;
-  in->height = height;
-  in->stride = stride;
-  in->offset = offset;
-
-  /* 64-byte aligned, as asked */
+  /* 64-byte aligned, as asked; its bytes where an upload reads them */
   gst_allocation_params_init (&params);
   params.align = 63;
-  mem = gst_allocator_alloc (alloc, size, &params);
+  mem = gst_allocator_alloc (alloc, mem_offset + offset + (gsize) stride *
+      height, &params);
   fail_unless (mem != NULL && gst_is_cl_host_memory (mem));
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
   fail_unless (((guintptr) map.data & 63) == 0);
   fail_unless (gst_cl_host_memory_get_data (mem, ctx, &data) &&
       data == map.data);
-  test_fill_random (map.data, size, &seed);
   gst_memory_unmap (mem, &map);
-  sub = gst_memory_share (mem, mem_offset, size - mem_offset);
-  fail_unless (gst_cl_host_memory_get_data (sub, ctx, &data) &&
-      data == map.data + mem_offset);
-  gst_memory_unref (mem);
-
-  in->buffer = gst_buffer_new ();
-  gst_buffer_append_memory (in->buffer, sub);
-  fail_unless (gst_buffer_map (in->buffer, &map, GST_MAP_READWRITE));
-  fill_natural (map.data + offset, stride, f, width, height, &seed);
-  gst_buffer_unmap (in->buffer, &map);
-  gst_buffer_add_video_meta_full (in->buffer, GST_VIDEO_FRAME_FLAG_NONE,
-      gst_video_format_from_string (f->name), width, height, 1, offsets,
-      strides);
+  input_wrap_memory (in, mem, f, width, height, stride, offset, mem_offset,
+      seed, "page-locked host memory");
+  fail_unless (gst_cl_host_memory_get_data (gst_buffer_peek_memory
+          (in->buffer, 0), ctx, &data) && data == map.data + mem_offset);
   gst_object_unref (alloc);
-
-  in->desc = g_strdup_printf ("%s %dx%d page-locked host memory at +%"
-      G_GSIZE_FORMAT " stride %d offset %" G_GSIZE_FORMAT, f->name, width,
-      height, mem_offset, stride, offset);
 }
 
 /* Frames in page-locked host memory, uploaded from where they lie (by
