@@ -9,7 +9,7 @@
  *   clbench [--device SPEC] [--sizes 2048x2048,8773x5352] [--frames N]
  *           [--stages colorlowpass,image,motion]
  *           [--motion-sizes 2048x2048,1920x1080] [--lambda N]
- *           [--encode-sizes 1920x1080] [--quantizer Q]
+ *           [--encode-sizes 1920x1080] [--quantizer Q] [--streams 1,4,8,16]
  *
  * "image" is the enhancement chain: clhistogram, clcontrast and clsmooth on
  * random, constant and natural-looking GRAY8 frames, each against OpenCV
@@ -27,6 +27,10 @@
  * "encode" is the encoding chain from RGB in system memory to MPEG-1
  * video, clcolorlowpass ! clmotionsearch ! clmpegenc, in one streaming
  * thread and with queues between the elements.
+ *
+ * "density" runs that many clmpegenc pipelines of I420 at each encode
+ * size in this process at once (not a default stage): all their frames
+ * per second, and how many 30 fps streams that makes.
  */
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
@@ -987,6 +991,143 @@ convert_to_i420 (GstBuffer * rgb, gint w, gint h)
   return out;
 }
 
+/* ---- stream density ---- */
+
+/* @n pipelines "appsrc ! clmpegenc ! fakesink" in this process, started
+ * at once, each coding @frames frames of @clip (I420, going back and
+ * forth) as fast as it can. With @shared every element takes the bench's
+ * context (one device queue for all); else each pipeline makes its own.
+ * Returns the frames per second of all together. */
+static gdouble
+run_streams (guint n, gint w, gint h, guint frames, GstBuffer ** clip,
+    gboolean shared, guint quant)
+{
+  GstElement **pipes = g_new0 (GstElement *, n);
+  gint64 t0, t1;
+  guint i, j, period = 2 * (ENCODE_CLIP_FRAMES - 1);
+
+  for (i = 0; i < n; i++) {
+    gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
+        "video/x-raw,format=I420,width=%d,height=%d,framerate=30/1 ! "
+        "clmpegenc quantizer=%u ! fakesink sync=false", w, h, quant);
+    GError *error = NULL;
+    GstElement *src;
+    GstBus *bus;
+
+    pipes[i] = gst_parse_launch (desc, &error);
+    if (!pipes[i]) {
+      g_printerr ("%s: %s\n", desc, error->message);
+      exit (1);
+    }
+    g_free (desc);
+    if (shared) {
+      bus = gst_element_get_bus (pipes[i]);
+      gst_bus_set_sync_handler (bus, bus_sync, NULL, NULL);
+      gst_object_unref (bus);
+    }
+    src = gst_bin_get_by_name (GST_BIN (pipes[i]), "src");
+    g_object_set (src, "max-buffers", (guint64) frames + 1, NULL);
+    for (j = 0; j < frames; j++) {
+      guint k = j % period;
+      GstBuffer *buf = gst_buffer_copy (clip[k < ENCODE_CLIP_FRAMES ? k :
+              period - k]);
+      GST_BUFFER_PTS (buf) = j * GST_SECOND / 30;
+      GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+      gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+    }
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+    gst_object_unref (src);
+    gst_element_set_state (pipes[i], GST_STATE_PAUSED);
+  }
+  for (i = 0; i < n; i++)
+    gst_element_get_state (pipes[i], NULL, NULL, GST_CLOCK_TIME_NONE);
+  t0 = g_get_monotonic_time ();
+  for (i = 0; i < n; i++)
+    gst_element_set_state (pipes[i], GST_STATE_PLAYING);
+  for (i = 0; i < n; i++) {
+    GstBus *bus = gst_element_get_bus (pipes[i]);
+    GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      GError *err = NULL;
+      gst_message_parse_error (msg, &err, NULL);
+      g_printerr ("stream %u: %s\n", i, err->message);
+      exit (1);
+    }
+    gst_message_unref (msg);
+    gst_object_unref (bus);
+  }
+  t1 = g_get_monotonic_time ();
+  for (i = 0; i < n; i++) {
+    GstBus *bus = gst_element_get_bus (pipes[i]);
+    gst_element_set_state (pipes[i], GST_STATE_NULL);
+    gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+    gst_object_unref (bus);
+    gst_object_unref (pipes[i]);
+  }
+  g_free (pipes);
+  /* each pipeline's preroll frame was made before t0 */
+  return n * (frames - 1) / ((t1 - t0) / 1e6);
+}
+
+/* How many streams of I420 at @w x @h one device sustains: for each count
+ * of @streams, the pipelines of run_streams() with contexts of their own
+ * and frames in system memory, then sharing the bench's context with
+ * frames in its page-locked host memory (read where they lie: what a
+ * producer writing into the pool the encoder proposes gives); all frames
+ * per second together, and how many 30 fps streams that is. */
+static void
+bench_density (gint w, gint h, guint frames, const gchar * streams,
+    guint quant)
+{
+  GstBuffer *clip[ENCODE_CLIP_FRAMES], *pinned[ENCODE_CLIP_FRAMES];
+  GstAllocator *host_alloc = gst_cl_host_allocator_new (bench_ctx);
+  gchar **counts = g_strsplit (streams, ",", -1);
+  guint i, c;
+
+  if (!have_elements ("clmpegenc", NULL)) {
+    printf ("(clmpegenc not built: skipped)\n");
+    return;
+  }
+  for (i = 0; i < ENCODE_CLIP_FRAMES; i++) {
+    GstBuffer *rgb = make_rgb_frame (w, h, i);
+    GstMapInfo map;
+
+    clip[i] = convert_to_i420 (rgb, w, h);
+    gst_buffer_unref (rgb);
+    pinned[i] = gst_buffer_new_allocate (host_alloc,
+        gst_buffer_get_size (clip[i]), NULL);
+    if (!pinned[i]) {
+      g_printerr ("Cannot allocate page-locked host memory\n");
+      exit (1);
+    }
+    gst_buffer_map (pinned[i], &map, GST_MAP_WRITE);
+    gst_buffer_extract (clip[i], 0, map.data, map.size);
+    gst_buffer_unmap (pinned[i], &map);
+  }
+  gst_object_unref (host_alloc);
+  for (c = 0; counts[c]; c++) {
+    guint n = (guint) g_ascii_strtoull (counts[c], NULL, 10);
+    gboolean shared;
+
+    if (n == 0)
+      continue;
+    for (shared = FALSE; shared <= TRUE; shared++) {
+      gdouble fps = run_streams (n, w, h, frames, shared ? pinned : clip,
+          shared, quant);
+      printf ("| %5dx%-5d | %3u | %-34s | %8.1f | %7.1f | %6.1f |\n", w, h,
+          n, shared ? "one context, page-locked frames" :
+          "a context each, system memory", fps, fps / n, fps / 30);
+      fflush (stdout);
+    }
+  }
+  for (i = 0; i < ENCODE_CLIP_FRAMES; i++) {
+    gst_buffer_unref (clip[i]);
+    gst_buffer_unref (pinned[i]);
+  }
+  g_strfreev (counts);
+}
+
 /* RGB from system memory through clcolorlowpass ! clmotionsearch !
  * clmpegenc into MPEG-1 video: frames per second with every element in
  * one streaming thread, and with queues between them so that upload,
@@ -1135,6 +1276,7 @@ main (int argc, char **argv)
   gchar *stages = g_strdup ("colorlowpass,image,motion,encode");
   gchar *motion_sizes = g_strdup ("2048x2048,1920x1080");
   gchar *encode_sizes = g_strdup ("1920x1080");
+  gchar *density_streams = g_strdup ("1,4,8,16");
   gint encode_quant = 5;
   gint frames = 0;
   GOptionEntry entries[] = {
@@ -1145,11 +1287,14 @@ main (int argc, char **argv)
     {"frames", 'n', 0, G_OPTION_ARG_INT, &frames,
         "Frames per pipeline run (default: by size)", "N"},
     {"stages", 0, 0, G_OPTION_ARG_STRING, &stages,
-        "Comma-separated: colorlowpass, image, motion, encode", "LIST"},
+        "Comma-separated: colorlowpass, image, motion, encode, density",
+        "LIST"},
     {"motion-sizes", 0, 0, G_OPTION_ARG_STRING, &motion_sizes,
         "Frame sizes of the motion stage", "WxH,..."},
     {"encode-sizes", 0, 0, G_OPTION_ARG_STRING, &encode_sizes,
         "Frame sizes of the encode stage", "WxH,..."},
+    {"streams", 0, 0, G_OPTION_ARG_STRING, &density_streams,
+        "Stream counts of the density stage (encode sizes)", "N,..."},
     {"quantizer", 0, 0, G_OPTION_ARG_INT, &encode_quant,
         "Quantiser of the encode stage (1..31)", "Q"},
     {"lambda", 0, 0, G_OPTION_ARG_INT, &bench_lambda,
@@ -1240,8 +1385,22 @@ main (int argc, char **argv)
     }
     g_strfreev (size_list);
   }
+  if (strstr (stages, "density")) {
+    printf ("\n| size | streams | contexts, input | fps, all | fps a stream "
+        "| 30 fps streams |\n|---|---|---|---|---|---|\n");
+    size_list = g_strsplit (encode_sizes, ",", -1);
+    for (i = 0; size_list[i]; i++) {
+      gint w, h;
+      parse_size (size_list[i], &w, &h);
+      bench_density (w, h, frames > 0 ? (guint) frames :
+          (bench_ctx->host_unified ? 12 : 300), density_streams,
+          CLAMP (encode_quant, 1, 31));
+    }
+    g_strfreev (size_list);
+  }
   g_clear_pointer (&last_enc_stats, gst_structure_free);
   gst_object_unref (bench_ctx);
+  g_free (density_streams);
   g_free (encode_sizes);
   g_free (motion_sizes);
   g_free (device);

@@ -1281,6 +1281,63 @@ GST_START_TEST (test_input_host_memory)
 
 GST_END_TEST;
 
+/* A producer with a pool of two page-locked buffers, as a decoder has,
+ * refilling each as soon as it comes back: the element must give one
+ * back while the other is filled (no deadlock), and only once the device
+ * has read it (each output matches its own frame's reference). */
+GST_START_TEST (test_input_host_pool)
+{
+  const InFormat *f = find_in_format ("RGBx");
+  const gint w = 320, hh = 240, frames = 12;
+  GstHarness *h = new_harness (NULL, "I420", NULL);
+  GstClContext *ctx = test_element_cl_context (h->element, "sink");
+  gchar *str = in_caps_string (f, w, hh);
+  GstCaps *caps = gst_caps_from_string (str);
+  GstBufferPool *pool = gst_cl_host_buffer_pool_new (ctx, caps, 2);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  RefParams prm;
+  gint i;
+
+  gst_buffer_pool_config_set_params (config, caps, w * hh * 4, 2, 2);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  default_params (&prm, "I420", hh);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  for (i = 0; i < frames; i++) {
+    Input in = { 0, };
+    GstBuffer *out;
+    GstMapInfo map;
+
+    /* (blocks while both buffers are out) */
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool,
+            &in.buffer, NULL), GST_FLOW_OK);
+    fail_unless (gst_is_cl_host_memory (gst_buffer_peek_memory (in.buffer,
+                0)));
+    in.fmt = f;
+    in.width = w;
+    in.height = hh;
+    in.stride = w * 4;
+    in.offset = 0;
+    fail_unless (gst_buffer_map (in.buffer, &map, GST_MAP_WRITE));
+    input_fill (&in, map.data, map.size, CONTENT_NATURAL,
+        test_seed ("host pool", i));
+    gst_buffer_unmap (in.buffer, &map);
+    in.desc = g_strdup_printf ("pooled page-locked frame %d", i);
+    out = test_push_and_pull (h, in.buffer, in.desc);
+    check_output (h, out, &in, &prm, "pooled page-locked memory");
+    gst_buffer_unref (out);
+    input_clear (&in);
+  }
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  g_free (str);
+  gst_object_unref (ctx);
+  test_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* ---- renegotiation ---- */
 
 /* Size and input format change mid-stream, in one harness; then the
@@ -2000,6 +2057,7 @@ colorlowpass_suite (void)
   tcase_add_loop_test (tc, test_input_meta, 0, N_IN_FORMATS);
   tcase_add_loop_test (tc, test_input_cl_meta, 0, N_IN_FORMATS);
   tcase_add_loop_test (tc, test_input_host_memory, 0, N_IN_FORMATS);
+  tcase_add_test (tc, test_input_host_pool);
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_short_buffer);
   tcase_add_test (tc, test_short_buffer_meta);

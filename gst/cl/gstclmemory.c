@@ -873,33 +873,85 @@ pinned_upload (GstClContext * ctx, PinnedRing * ring, GstClFrame * dst,
   return TRUE;
 }
 
-/* ---- frames in page-locked host memory (gstclhostmemory.c) ---- */
+/* ---- frames in page-locked host memory (gstclhostmemory.c) ----
+ *
+ * Such a frame is written to the device from where it lies, without
+ * waiting; the element must hold it until the write has completed. The
+ * last one, with the event of its write, is kept on the staging pool and
+ * goes when the next one comes, its write long done by then on the
+ * in-order queue. One only: a producer whose pool has two buffers must
+ * get one back while it fills the other. (No event callbacks: the
+ * driver's thread that runs them was starved by many streaming threads
+ * waiting on the device, 24 streams on an H200.) */
 
-static void CL_CALLBACK
-host_frame_written (cl_event event G_GNUC_UNUSED,
-    cl_int status G_GNUC_UNUSED, void *user_data)
+#define HELD_SLOTS 1
+
+typedef struct
 {
-  gst_buffer_unref (user_data);
+  GstBuffer *buffer[HELD_SLOTS];
+  cl_event written[HELD_SLOTS];
+  guint next;
+} HeldFrames;
+
+static G_DEFINE_QUARK (gst-cl-held-frames, held_frames);
+
+/* Waits for slot @i's write, then lets its frame go. */
+static cl_int
+held_frames_release (HeldFrames * held, guint i)
+{
+  cl_int ret = CL_SUCCESS;
+
+  if (held->written[i]) {
+    ret = clWaitForEvents (1, &held->written[i]);
+    clReleaseEvent (held->written[i]);
+    held->written[i] = NULL;
+  }
+  gst_clear_buffer (&held->buffer[i]);
+  return ret;
+}
+
+static void
+held_frames_free (gpointer data)
+{
+  HeldFrames *held = data;
+  guint i;
+
+  for (i = 0; i < HELD_SLOTS; i++)
+    held_frames_release (held, i);
+  g_free (held);
 }
 
 /* Writes @src into @dst straight from the page-locked host memory it
- * lies in, without waiting; @src is held until the device has read it.
- * Returns 0 where @src is not one memory of such memory of @ctx (nothing
- * done), 1 when enqueued, -1 with @error set. */
+ * lies in, without waiting; @src is held on @pool until the device has
+ * read it. Returns 0 where @src is not one memory of such memory of @ctx
+ * (nothing done), 1 when enqueued, -1 with @error set. */
 static gint
-host_memory_upload (GstClContext * ctx, GstClFrame * dst,
-    const GstVideoInfo * info, GstBuffer * src, GError ** error)
+host_memory_upload (GstClContext * ctx, GstBufferPool * pool,
+    GstClFrame * dst, const GstVideoInfo * info, GstBuffer * src,
+    GError ** error)
 {
+  HeldFrames *held;
   const guint8 *data;
   GstVideoFrame vf;
   cl_event done = NULL;
-  cl_int ret;
   gboolean ok;
+  guint slot;
 
   if (gst_buffer_n_memory (src) != 1 ||
       !gst_cl_host_memory_get_data (gst_buffer_peek_memory (src, 0), ctx,
           &data))
     return 0;
+  held = g_object_get_qdata (G_OBJECT (pool), held_frames_quark ());
+  if (!held) {
+    held = g_new0 (HeldFrames, 1);
+    g_object_set_qdata_full (G_OBJECT (pool), held_frames_quark (), held,
+        held_frames_free);
+  }
+  slot = held->next;
+  held->next = (held->next + 1) % HELD_SLOTS;
+  if (!gst_cl_check (held_frames_release (held, slot), "clWaitForEvents",
+          error))
+    return -1;
   if (!map_input_frame (&vf, info, src, error))
     return -1;
   GST_LOG ("frame written from page-locked host memory at %p", data);
@@ -907,17 +959,9 @@ host_memory_upload (GstClContext * ctx, GstClFrame * dst,
   gst_video_frame_unmap (&vf);
   if (!ok)
     return -1;
-  ret = clSetEventCallback (done, CL_COMPLETE, host_frame_written,
-      gst_buffer_ref (src));
-  if (ret != CL_SUCCESS) {
-    /* no callback: the write must end before @src may go */
-    GST_WARNING ("clSetEventCallback failed: %s (%d); waiting for the "
-        "upload", gst_cl_error_name (ret), ret);
-    ret = clWaitForEvents (1, &done);
-    gst_buffer_unref (src);
-  }
-  clReleaseEvent (done);
-  return gst_cl_check (ret, "clWaitForEvents", error) ? 1 : -1;
+  held->buffer[slot] = gst_buffer_ref (src);
+  held->written[slot] = done;
+  return 1;
 }
 
 /**
@@ -961,7 +1005,7 @@ gst_cl_stage_frame (GstClContext * ctx, GstBufferPool ** pool,
     return FALSE;
   }
   gst_cl_frame_init (frame, info, *staged);
-  switch (host_memory_upload (ctx, frame, info, inbuf, error)) {
+  switch (host_memory_upload (ctx, *pool, frame, info, inbuf, error)) {
     case 1:
       return TRUE;
     case -1:
