@@ -991,6 +991,28 @@ convert_to_i420 (GstBuffer * rgb, gint w, gint h)
   return out;
 }
 
+/* A copy of @buf in page-locked host memory of the bench's context: a
+ * frame as a producer writing into the pool the elements propose leaves
+ * it. */
+static GstBuffer *
+pinned_copy (GstBuffer * buf)
+{
+  GstAllocator *alloc = gst_cl_host_allocator_new (bench_ctx);
+  GstBuffer *copy = gst_buffer_new_allocate (alloc, gst_buffer_get_size (buf),
+      NULL);
+  GstMapInfo map;
+
+  gst_object_unref (alloc);
+  if (!copy) {
+    g_printerr ("Cannot allocate page-locked host memory\n");
+    exit (1);
+  }
+  gst_buffer_map (copy, &map, GST_MAP_WRITE);
+  gst_buffer_extract (buf, 0, map.data, map.size);
+  gst_buffer_unmap (copy, &map);
+  return copy;
+}
+
 /* ---- stream density ---- */
 
 /* @n pipelines "appsrc ! clmpegenc ! fakesink" in this process, started
@@ -1081,7 +1103,6 @@ bench_density (gint w, gint h, guint frames, const gchar * streams,
     guint quant)
 {
   GstBuffer *clip[ENCODE_CLIP_FRAMES], *pinned[ENCODE_CLIP_FRAMES];
-  GstAllocator *host_alloc = gst_cl_host_allocator_new (bench_ctx);
   gchar **counts = g_strsplit (streams, ",", -1);
   guint i, c;
 
@@ -1091,21 +1112,11 @@ bench_density (gint w, gint h, guint frames, const gchar * streams,
   }
   for (i = 0; i < ENCODE_CLIP_FRAMES; i++) {
     GstBuffer *rgb = make_rgb_frame (w, h, i);
-    GstMapInfo map;
 
     clip[i] = convert_to_i420 (rgb, w, h);
     gst_buffer_unref (rgb);
-    pinned[i] = gst_buffer_new_allocate (host_alloc,
-        gst_buffer_get_size (clip[i]), NULL);
-    if (!pinned[i]) {
-      g_printerr ("Cannot allocate page-locked host memory\n");
-      exit (1);
-    }
-    gst_buffer_map (pinned[i], &map, GST_MAP_WRITE);
-    gst_buffer_extract (clip[i], 0, map.data, map.size);
-    gst_buffer_unmap (pinned[i], &map);
+    pinned[i] = pinned_copy (clip[i]);
   }
-  gst_object_unref (host_alloc);
   for (c = 0; counts[c]; c++) {
     guint n = (guint) g_ascii_strtoull (counts[c], NULL, 10);
     gboolean shared;
@@ -1170,29 +1181,17 @@ bench_encode (gint w, gint h, guint frames, guint quant)
   };
   GstBuffer *clip[ENCODE_CLIP_FRAMES], *clip_i420[ENCODE_CLIP_FRAMES];
   GstBuffer *clip_pinned[ENCODE_CLIP_FRAMES];
-  GstAllocator *host_alloc;
   guint i;
 
   if (!have_elements ("clcolorlowpass", "clmotionsearch", "clmpegenc", NULL)) {
     printf ("(encoding elements not built: skipped)\n");
     return;
   }
-  host_alloc = gst_cl_host_allocator_new (bench_ctx);
   for (i = 0; i < ENCODE_CLIP_FRAMES; i++) {
-    GstMapInfo map;
     clip[i] = make_rgb_frame (w, h, i);
     clip_i420[i] = convert_to_i420 (clip[i], w, h);
-    clip_pinned[i] = gst_buffer_new_allocate (host_alloc,
-        gst_buffer_get_size (clip[i]), NULL);
-    if (!clip_pinned[i]) {
-      g_printerr ("Cannot allocate page-locked host memory\n");
-      exit (1);
-    }
-    gst_buffer_map (clip_pinned[i], &map, GST_MAP_WRITE);
-    gst_buffer_extract (clip[i], 0, map.data, map.size);
-    gst_buffer_unmap (clip_pinned[i], &map);
+    clip_pinned[i] = pinned_copy (clip[i]);
   }
-  gst_object_unref (host_alloc);
   for (i = 0; i < G_N_ELEMENTS (variants); i++) {
     const gchar *l = variants[i].link;
     gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
