@@ -683,6 +683,20 @@ typedef struct
 
 static G_DEFINE_QUARK (gst-cl-pinned-ring, pinned_ring);
 
+/* Waits for *@event, if any, and releases it; returns the wait's status. */
+static cl_int
+finish_event (cl_event * event)
+{
+  cl_int ret = CL_SUCCESS;
+
+  if (*event) {
+    ret = clWaitForEvents (1, event);
+    clReleaseEvent (*event);
+    *event = NULL;
+  }
+  return ret;
+}
+
 static void
 pinned_ring_free (gpointer data)
 {
@@ -690,10 +704,7 @@ pinned_ring_free (gpointer data)
   guint i;
 
   for (i = 0; i < PINNED_SLOTS; i++) {
-    if (ring->written[i]) {
-      clWaitForEvents (1, &ring->written[i]);
-      clReleaseEvent (ring->written[i]);
-    }
+    finish_event (&ring->written[i]);
     if (ring->ptr[i])
       clEnqueueUnmapMemObject (ring->ctx->queue, ring->host[i], ring->ptr[i],
           0, NULL, NULL);
@@ -840,13 +851,9 @@ pinned_upload (GstClContext * ctx, PinnedRing * ring, GstClFrame * dst,
   cl_int ret;
 
   ring->next = (ring->next + 1) % PINNED_SLOTS;
-  if (ring->written[slot]) {
-    ret = clWaitForEvents (1, &ring->written[slot]);
-    clReleaseEvent (ring->written[slot]);
-    ring->written[slot] = NULL;
-    if (!gst_cl_check (ret, "clWaitForEvents", error))
-      return FALSE;
-  }
+  if (!gst_cl_check (finish_event (&ring->written[slot]), "clWaitForEvents",
+          error))
+    return FALSE;
   if (!map_input_frame (&vf, info, src, error))
     return FALSE;
   /* into the device frame's own layout */
@@ -884,41 +891,29 @@ pinned_upload (GstClContext * ctx, PinnedRing * ring, GstClFrame * dst,
  * driver's thread that runs them was starved by many streaming threads
  * waiting on the device, 24 streams on an H200.) */
 
-#define HELD_SLOTS 1
-
 typedef struct
 {
-  GstBuffer *buffer[HELD_SLOTS];
-  cl_event written[HELD_SLOTS];
-  guint next;
-} HeldFrames;
+  GstBuffer *buffer;
+  cl_event written;
+} HeldFrame;
 
-static G_DEFINE_QUARK (gst-cl-held-frames, held_frames);
+static G_DEFINE_QUARK (gst-cl-held-frame, held_frame);
 
-/* Waits for slot @i's write, then lets its frame go. */
+/* Waits for the held frame's write, then lets the frame go. */
 static cl_int
-held_frames_release (HeldFrames * held, guint i)
+held_frame_release (HeldFrame * held)
 {
-  cl_int ret = CL_SUCCESS;
+  cl_int ret = finish_event (&held->written);
 
-  if (held->written[i]) {
-    ret = clWaitForEvents (1, &held->written[i]);
-    clReleaseEvent (held->written[i]);
-    held->written[i] = NULL;
-  }
-  gst_clear_buffer (&held->buffer[i]);
+  gst_clear_buffer (&held->buffer);
   return ret;
 }
 
 static void
-held_frames_free (gpointer data)
+held_frame_free (gpointer data)
 {
-  HeldFrames *held = data;
-  guint i;
-
-  for (i = 0; i < HELD_SLOTS; i++)
-    held_frames_release (held, i);
-  g_free (held);
+  held_frame_release (data);
+  g_free (data);
 }
 
 /* Writes @src into @dst straight from the page-locked host memory it
@@ -930,27 +925,23 @@ host_memory_upload (GstClContext * ctx, GstBufferPool * pool,
     GstClFrame * dst, const GstVideoInfo * info, GstBuffer * src,
     GError ** error)
 {
-  HeldFrames *held;
+  HeldFrame *held;
   const guint8 *data;
   GstVideoFrame vf;
   cl_event done = NULL;
   gboolean ok;
-  guint slot;
 
   if (gst_buffer_n_memory (src) != 1 ||
       !gst_cl_host_memory_get_data (gst_buffer_peek_memory (src, 0), ctx,
           &data))
     return 0;
-  held = g_object_get_qdata (G_OBJECT (pool), held_frames_quark ());
+  held = g_object_get_qdata (G_OBJECT (pool), held_frame_quark ());
   if (!held) {
-    held = g_new0 (HeldFrames, 1);
-    g_object_set_qdata_full (G_OBJECT (pool), held_frames_quark (), held,
-        held_frames_free);
+    held = g_new0 (HeldFrame, 1);
+    g_object_set_qdata_full (G_OBJECT (pool), held_frame_quark (), held,
+        held_frame_free);
   }
-  slot = held->next;
-  held->next = (held->next + 1) % HELD_SLOTS;
-  if (!gst_cl_check (held_frames_release (held, slot), "clWaitForEvents",
-          error))
+  if (!gst_cl_check (held_frame_release (held), "clWaitForEvents", error))
     return -1;
   if (!map_input_frame (&vf, info, src, error))
     return -1;
@@ -959,8 +950,8 @@ host_memory_upload (GstClContext * ctx, GstBufferPool * pool,
   gst_video_frame_unmap (&vf);
   if (!ok)
     return -1;
-  held->buffer[slot] = gst_buffer_ref (src);
-  held->written[slot] = done;
+  held->buffer = gst_buffer_ref (src);
+  held->written = done;
   return 1;
 }
 
