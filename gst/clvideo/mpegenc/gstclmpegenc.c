@@ -123,14 +123,14 @@ static const SpeedPreset speed_presets[] = {
   [GST_CL_MPEG_ENC_SPEED_PRESET_SLOW] = {TRUE, GST_CL_MOTION_EFFORT_HIGH},
 };
 
-
 GType
 gst_cl_mpeg_enc_speed_preset_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
     {GST_CL_MPEG_ENC_SPEED_PRESET_ULTRAFAST,
-        "Fastest: no rate-distortion decisions, the lightest search", "ultrafast"},
+          "Fastest: no rate-distortion decisions, the lightest search",
+        "ultrafast"},
     {GST_CL_MPEG_ENC_SPEED_PRESET_VERYFAST,
         "No rate-distortion decisions", "veryfast"},
     {GST_CL_MPEG_ENC_SPEED_PRESET_FAST, "The lightest search", "fast"},
@@ -678,8 +678,6 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
   GstClMpegEnc *self = GST_CL_MPEG_ENC (object);
 
   GST_OBJECT_LOCK (self);
-  if (prop_id == PROP_RDO)
-    self->rdo_set = TRUE;
   switch (prop_id) {
     case PROP_DEVICE:
       g_free (self->device);
@@ -714,6 +712,7 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
       break;
     case PROP_RDO:
       self->settings.rdo = g_value_get_boolean (value);
+      self->rdo_set = TRUE;
       break;
     case PROP_SPEED_PRESET:
       self->speed_preset = g_value_get_enum (value);
@@ -989,11 +988,12 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
     .subpel = DEFAULT_SUBPEL,
     .rdo = DEFAULT_RDO,
     .motion_method = DEFAULT_MOTION_METHOD,
-    .motion_effort = GST_CL_MOTION_EFFORT_MEDIUM,
   };
 
   self->settings = defaults;
+  /* (the search's effort comes from the preset) */
   self->speed_preset = DEFAULT_SPEED_PRESET;
+  apply_speed_preset (self);
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->interval = DEFAULT_INTERVAL;
   self->engine = gst_cl_mpeg_engine_new (GST_OBJECT (self), &self->settings,
