@@ -157,6 +157,28 @@ map_probe (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info,
   return GST_PAD_PROBE_OK;
 }
 
+/* Feeds the appsrc "src" of @pipeline @frames references to the @n_frames
+ * buffers @frame (sharing their memory), going back and forth through the
+ * list, 30 a second, then EOS. */
+static void
+feed_appsrc (GstElement * pipeline, guint frames, GstBuffer ** frame,
+    guint n_frames)
+{
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  guint i, period = n_frames > 1 ? 2 * (n_frames - 1) : 1;
+
+  g_object_set (src, "max-buffers", (guint64) frames + 1, NULL);
+  for (i = 0; i < frames; i++) {
+    guint k = i % period;
+    GstBuffer *buf = gst_buffer_copy (frame[k < n_frames ? k : period - k]);
+    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+    GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+    gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  gst_object_unref (src);
+}
+
 /* Runs @desc to EOS; returns frames per second over the whole run. With
  * @n_frames frames, the pipeline's appsrc "src" is fed @frames references
  * to them, going back and forth through the list. */
@@ -188,21 +210,8 @@ run_pipeline_frames (const gchar * desc, guint frames, GstBuffer ** frame,
   bus = gst_element_get_bus (pipeline);
   gst_bus_set_sync_handler (bus, bus_sync, NULL, NULL);
 
-  if (n_frames) {
-    GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-    guint i, period = n_frames > 1 ? 2 * (n_frames - 1) : 1;
-    g_object_set (src, "max-buffers", (guint64) frames + 1, NULL);
-    for (i = 0; i < frames; i++) {
-      guint k = i % period;
-      /* shares the memory */
-      GstBuffer *buf = gst_buffer_copy (frame[k < n_frames ? k : period - k]);
-      GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
-      GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-      gst_app_src_push_buffer (GST_APP_SRC (src), buf);
-    }
-    gst_app_src_end_of_stream (GST_APP_SRC (src));
-    gst_object_unref (src);
-  }
+  if (n_frames)
+    feed_appsrc (pipeline, frames, frame, n_frames);
   gst_element_set_state (pipeline, GST_STATE_PAUSED);
   gst_element_get_state (pipeline, NULL, NULL, GST_CLOCK_TIME_NONE);
   t0 = g_get_monotonic_time ();
@@ -1026,14 +1035,13 @@ run_streams (guint n, gint w, gint h, guint frames, GstBuffer ** clip,
 {
   GstElement **pipes = g_new0 (GstElement *, n);
   gint64 t0, t1;
-  guint i, j, period = 2 * (ENCODE_CLIP_FRAMES - 1);
+  guint i;
 
   for (i = 0; i < n; i++) {
     gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
         "video/x-raw,format=I420,width=%d,height=%d,framerate=30/1 ! "
         "clmpegenc quantizer=%u ! fakesink sync=false", w, h, quant);
     GError *error = NULL;
-    GstElement *src;
     GstBus *bus;
 
     pipes[i] = gst_parse_launch (desc, &error);
@@ -1047,18 +1055,7 @@ run_streams (guint n, gint w, gint h, guint frames, GstBuffer ** clip,
       gst_bus_set_sync_handler (bus, bus_sync, NULL, NULL);
       gst_object_unref (bus);
     }
-    src = gst_bin_get_by_name (GST_BIN (pipes[i]), "src");
-    g_object_set (src, "max-buffers", (guint64) frames + 1, NULL);
-    for (j = 0; j < frames; j++) {
-      guint k = j % period;
-      GstBuffer *buf = gst_buffer_copy (clip[k < ENCODE_CLIP_FRAMES ? k :
-              period - k]);
-      GST_BUFFER_PTS (buf) = j * GST_SECOND / 30;
-      GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-      gst_app_src_push_buffer (GST_APP_SRC (src), buf);
-    }
-    gst_app_src_end_of_stream (GST_APP_SRC (src));
-    gst_object_unref (src);
+    feed_appsrc (pipes[i], frames, clip, ENCODE_CLIP_FRAMES);
     gst_element_set_state (pipes[i], GST_STATE_PAUSED);
   }
   for (i = 0; i < n; i++)
