@@ -121,10 +121,13 @@ fitting_quant (int q, int a, int intra, uint pos)
       2 * a / 1025 + 1);
 }
 
-/* The decoder's coefficient (11172-2 2.4.4.1, 2.4.4.2): mismatch control
- * makes every non-zero AC value odd. */
+/* The decoder's coefficient (11172-2 2.4.4.1, 2.4.4.2; 13818-2 7.4 with
+ * intra_dc_precision 8 and the linear quantiser_scale, whose steps are
+ * MPEG-1's): MPEG-1's mismatch control makes every non-zero AC value odd;
+ * MPEG-2's toggles one coefficient of the block afterwards instead
+ * (mismatch_toggle). */
 static int
-dequantise (int L, int intra, uint pos, int q)
+dequantise (int L, int intra, uint pos, int q, int mpeg2)
 {
   int D;
   if (intra && pos == 0)
@@ -135,9 +138,27 @@ dequantise (int L, int intra, uint pos, int q)
     D = (2 * L * q * INTRA_W[pos]) / 16;
   else
     D = ((2 * L + (L > 0 ? 1 : -1)) * q * 16) / 16;
-  if ((D & 1) == 0)
+  if (!mpeg2 && (D & 1) == 0)
     D -= D > 0 ? 1 : -1;
   return clamp (D, -2048, 2047);
+}
+
+/* MPEG-2's mismatch control (13818-2 7.4.4): where the sum of a coded
+ * block's coefficients is even, the last one's lowest bit flips. Returns
+ * what to XOR that coefficient with, from the XOR of all their lowest
+ * bits. */
+static int
+mismatch_toggle (int parity, int coded, int mpeg2)
+{
+  return mpeg2 && coded && !(parity & 1);
+}
+
+/* Bits of an escaped run-level pair: MPEG-1 codes levels beyond 127 in
+ * 16 bits instead of 8, MPEG-2 all of them in 12 */
+static int
+escape_bits (int level, int mpeg2)
+{
+  return mpeg2 ? 24 : level <= 127 ? 20 : 28;
 }
 
 /* ---- rate-distortion optimised quantisation ----
@@ -166,12 +187,13 @@ dequantise (int L, int intra, uint pos, int q)
 /* (0, 1) opening a non-intra block: "1s" */
 #define RD_OPENING_BITS 2
 
-/* |dequantise (level)| for @level > 0 */
+/* |dequantise (level)| for @level > 0 (before MPEG-2's mismatch
+ * control, which the trellis does not foresee) */
 static int
-level_magnitude (int level, int intra, uint pos, int q)
+level_magnitude (int level, int intra, uint pos, int q, int mpeg2)
 {
   int d = intra ? (2 * level * q * INTRA_W[pos]) / 16 : (2 * level + 1) * q;
-  return min ((d - 1) | 1, 2047);
+  return min (mpeg2 ? d : (d - 1) | 1, 2047);
 }
 
 /* lowest set bit of @m != 0 (OpenCL 1.2 has clz but no ctz) */
@@ -198,12 +220,14 @@ rd_step_inverse (int q)
  * 0, is never looked at). Writes the non-zero levels only, sets their
  * bits in *@coded, their cost against leaving the block out in *@delta
  * (non-intra: 0 or below) and returns the index of the last plus one (0:
- * none). @m2q is rd_step_inverse (@q). Not inlined: its scalar loop then
+ * none). @m2q is rd_step_inverse (@q); @mpeg2 prices MPEG-2's
+ * reconstruction and escapes. Not inlined: its scalar loop then
  * has the registers to itself (inlined in the CPU layout's vector code, a
  * third of it was spills). */
 __attribute__ ((noinline)) static int
 rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
-    int intra, int q, ulong m2q, int lambda4, __global const uchar * bits)
+    int intra, int q, ulong m2q, int lambda4, __global const uchar * bits,
+    int mpeg2)
 {
   const int start = intra ? 1 : 0;
   int cost[65];
@@ -233,13 +257,13 @@ rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
     }
     hi = min (hi, 255);
     for (int l = hi; l >= max (hi - 1, 1); l--) {
-      const int e = a - level_magnitude (l, intra, pos, q);
+      const int e = a - level_magnitude (l, intra, pos, q, mpeg2);
       const int gain = 4 * (a * a - e * e);
       /* the code lengths of level l, one run after another (0: none,
        * an escape) */
       __global const uchar *col = bits + min (l, RD_LEVELS - 1);
       const int in_table = l < RD_LEVELS;
-      const int escape = lambda4 * (l <= 127 ? 20 : 28) - gain;
+      const int escape = lambda4 * escape_bits (l, mpeg2) - gain;
       const int opening_cost = RD_OPENING_BITS * lambda4 - gain;
       if (gain <= RD_EOB_BITS * lambda4)
         continue;
@@ -370,7 +394,8 @@ vector_bits (__global const uchar * bits, int2 d)
  * bits each coded difference takes. One work-group weighs each f_code:
  * the exact bits of the vectors it codes (each against its left
  * neighbour, both within its range) and OUTLIER_BITS for each vector past
- * its range, then keeps the cheapest and clamps the vectors to it, so
+ * its range, then keeps the cheapest up to max_f_code (an MPEG-2 level's
+ * limit) and clamps the vectors to it, so
  * that a few stray vectors do not make the whole picture pay for a wide
  * range while a fast pan gets the range it needs. */
 
@@ -416,7 +441,8 @@ clamp_to_f_code (int2 v, int f)
 __kernel __attribute__ ((reqd_work_group_size (FIT_ITEMS, 1, 1)))
 void
 mpeg_fit_vectors (__global GstClMotionVector * vectors,
-    __global const uchar * bits, uint mb_width, uint mb_height)
+    __global const uchar * bits, uint mb_width, uint mb_height,
+    uint max_f_code)
 {
   __local uint red[FIT_ITEMS];
   __local uint totals[F_CODES];
@@ -452,7 +478,7 @@ mpeg_fit_vectors (__global GstClMotionVector * vectors,
       totals[f] = red[0];
     barrier (CLK_LOCAL_MEM_FENCE);
   }
-  for (f = 1; f < F_CODES; f++)
+  for (f = 1; f < min (max_f_code, (uint) F_CODES); f++)
     if (totals[f] < totals[best])
       best = f;
   for (mb = t; mb < n; mb += FIT_ITEMS) {
@@ -767,6 +793,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   __local int last_l[3][6];
   __local int delta_l[3][6];
   __local uint cand[6][2];
+  /* per block, the XOR of its coefficients' lowest bits (MPEG-2) */
+  __local int parity[6];
   /* each candidate's quantiser (see fitting_quant) */
   __local int cand_q[3];
   int4 row_mag, row_neg, col_mag, col_neg;
@@ -900,7 +928,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
        * (twice them above the first reconstruction): the trellis walks
        * those only */
       const int qk = cand_q[k];
-      const int mag1 = level_magnitude (1, ci, t, qk);
+      const int mag1 = level_magnitude (1, ci, t, qk, args.mpeg2);
       const uint z = ZIGZAG_OF[t];
       int e = 0;
       for (b = 0; b < 6; b++) {
@@ -922,7 +950,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
           F[i] = zz[t][i];
         }
         last = rd_quantise (F, c, L, &coded, &delta, ci, qk,
-            qk == q ? m2q : rd_step_inverse (qk), lambda4, rd_bits);
+            qk == q ? m2q : rd_step_inverse (qk), lambda4, rd_bits,
+            args.mpeg2);
         for (m = coded; m; m &= m - 1) {
           uint i = lowest_bit (m);
           lv[k][t][i] = L[i];
@@ -992,7 +1021,20 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     }
     levels[(size_t) mb * GST_CL_MPEG_MB_LEVELS + b * 64 + ZIGZAG_OF[t]] =
         (short) L;
-    blk[b][t] = dequantise (L, intra, t, q);
+    blk[b][t] = dequantise (L, intra, t, q, args.mpeg2);
+  }
+  if (args.mpeg2) {
+    if (t < 6)
+      parity[t] = 0;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (b = 0; b < 6; b++)
+      if (blk[b][t] & 1)
+        atomic_xor (&parity[b], 1);
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (t == 63)
+      for (b = 0; b < 6; b++)
+        blk[b][63] ^= mismatch_toggle (parity[b], intra ||
+            (!drop && last_l[chosen][b]), 1);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
 
@@ -1375,8 +1417,8 @@ intra_dc_levels (int16 x0)
  * for the division in quantise_pairs (non-intra blocks have one step for
  * all, and no @qw nor @rcp) */
 static void
-quant_steps (int q, int intra, int rd, int16 * qw, float16 * rcp,
-    int16 * mag1)
+quant_steps (int q, int intra, int rd, int mpeg2, int16 * qw,
+    float16 * rcp, int16 * mag1)
 {
   #pragma unroll
   for (int i = 0; i < 8; i++) {
@@ -1385,10 +1427,11 @@ quant_steps (int q, int intra, int rd, int16 * qw, float16 * rcp,
       qw[i] = (int16) (w, w);
       if (!rd)
         rcp[i] = 1.0f / convert_float16 (16 * qw[i]);
-      mag1[i] = min ((((2 * qw[i]) >> 4) - 1) | 1, 2047);
+      mag1[i] = (2 * qw[i]) >> 4;
     } else {
-      mag1[i] = min ((3 * q - 1) | 1, 2047);
+      mag1[i] = 3 * q;
     }
+    mag1[i] = min (mpeg2 ? mag1[i] : (mag1[i] - 1) | 1, 2047);
   }
 }
 
@@ -1462,7 +1505,7 @@ level1_min (int intra, int lambda4, const int16 * mag1, int16 * cand_min)
 static int
 quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
     int *q_io, int m, ulong m2q, const int16 * qw, const float16 * rcp,
-    const int16 * mag1, uint rd_lambda, int lambda4, uint dc_only,
+    const int16 * mag1, uint rd_lambda, int lambda4, uint dc_only, int mpeg2,
     __global const uchar * rd_bits, long header, long skip_at,
     short16 * levels_of, int *rd_delta, int *rd_cbp, long *energy)
 {
@@ -1559,7 +1602,8 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
       *q_io = q;
       m = ((1 << 18) + q - 1) / q;
       m2q = rd_step_inverse (q);
-      quant_steps (q, intra, rd_lambda != 0, qw_fit, rcp_fit, mag1_fit);
+      quant_steps (q, intra, rd_lambda != 0, mpeg2, qw_fit, rcp_fit,
+          mag1_fit);
       qw = qw_fit;
       rcp = rcp_fit;
       mag1 = mag1_fit;
@@ -1622,7 +1666,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
           F[z] = ((const short *) nat)[(n >> 3) * 16 + 8 * b + (n & 7)];
         }
         rd_quantise (F, zc, Z, &coded, &delta, intra, q, m2q, lambda4,
-            rd_bits);
+            rd_bits, mpeg2);
         *rd_delta += delta;
         *rd_cbp |= coded ? 32 >> (2 * p + b) : 0;
         while (coded) {
@@ -1858,7 +1902,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   }
   m = ((1 << 18) + q - 1) / q;
   m2q = rd_step_inverse (q);
-  quant_steps (q, intra, args.rd_lambda && !args.dc_only, qw, rcp, mag1);
+  quant_steps (q, intra, args.rd_lambda && !args.dc_only, args.mpeg2, qw,
+      rcp, mag1);
   /* the quantiser of the levels kept (see fitting_quant) */
   q_kept = q;
 
@@ -1878,19 +1923,21 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     const long header_mv = moving ? mode_lambda (lambda4) *
         (vector_bits (rd_bits, alt - pred_v) + 3) : 0;
     if (moving_first && quantise_pairs (src, pred_mv, 0, &q_mv, m, m2q, qw,
-            rcp, mag1, args.rd_lambda, lambda4, args.dc_only, rd_bits,
-            header_mv, LONG_MAX, levels_mv, &delta_mv, &cbp_mv, &energy_mv))
+            rcp, mag1, args.rd_lambda, lambda4, args.dc_only, args.mpeg2,
+            rd_bits, header_mv, LONG_MAX, levels_mv, &delta_mv, &cbp_mv,
+            &energy_mv))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
           rd_bits, &keep_mv);
     if (quantise_pairs (src, pred, 0, &q_kept, m, m2q, qw, rcp, mag1,
-            args.rd_lambda, lambda4, args.dc_only, rd_bits, 0,
+            args.rd_lambda, lambda4, args.dc_only, args.mpeg2, rd_bits, 0,
             moving_first ? j_mv + 1 : LONG_MAX, levels_of, &rd_delta, &rd_cbp,
             &energy))
       j = inter_cost (energy, rd_delta, rd_cbp, (int2) (0, 0), pred_v,
           lambda4, rd_bits, &keep);
     if (moving && !moving_first && quantise_pairs (src, pred_mv, 0, &q_mv,
             m, m2q, qw, rcp, mag1, args.rd_lambda, lambda4, args.dc_only,
-            rd_bits, header_mv, j, levels_mv, &delta_mv, &cbp_mv, &energy_mv))
+            args.mpeg2, rd_bits, header_mv, j, levels_mv, &delta_mv, &cbp_mv,
+            &energy_mv))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
           rd_bits, &keep_mv);
     if (j_mv < j) {
@@ -1917,7 +1964,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       uchar16 none[24];
       int delta_in, cbp_in, dc[6], take = 0, q_in = q;
       long energy_in;
-      quant_steps (q, 1, 1, qw_in, rcp_in, mag1_in);
+      quant_steps (q, 1, 1, args.mpeg2, qw_in, rcp_in, mag1_in);
       #pragma unroll
       for (i = 0; i < 24; i++)
         none[i] = 0;
@@ -1925,7 +1972,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       short16 *levels_in = kept == levels_of ? levels_mv : levels_of;
       if (quantise_pairs (src, none, 1, &q_in, m, m2q, qw_in, rcp_in,
               mag1_in,
-              args.rd_lambda, lambda4, args.dc_only, rd_bits,
+              args.rd_lambda, lambda4, args.dc_only, args.mpeg2, rd_bits,
               mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
               &delta_in, &cbp_in, &energy_in)) {
         for (p = 0; p < 3; p++) {
@@ -1950,12 +1997,12 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     }
   } else {
     quantise_pairs (src, pred, intra, &q_kept, m, m2q, qw, rcp, mag1,
-        args.rd_lambda, lambda4, args.dc_only, rd_bits, 0, LONG_MAX, levels_of,
-        &rd_delta, &rd_cbp, &energy);
+        args.rd_lambda, lambda4, args.dc_only, args.mpeg2, rd_bits, 0,
+        LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy);
   }
   /* the reconstruction's steps: those of a raised quantiser */
   if (intra && q_kept != q)
-    quant_steps (q_kept, 1, 1, qw, rcp, mag1);
+    quant_steps (q_kept, 1, 1, args.mpeg2, qw, rcp, mag1);
   q = q_kept;
 
   for (p = 0; p < 3; p++) {
@@ -1999,17 +2046,41 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         o[i] = pred[8 * p + i];
     } else {
       /* the decoder's coefficients (dequantisation, mismatch control) */
+      int toggled = 0;
       #pragma unroll
       for (i = 0; i < 8; i++) {
         int16 d = intra ? (A[i] * qw[i]) >> 3 : (2 * A[i] + 1) * q;
-        /* mismatch control: even values one nearer zero, (d - 1) | 1 */
-        d = select ((d - 1) | 1, (int16) 0, A[i] == 0);
+        /* MPEG-1's mismatch control: even values one nearer zero,
+         * (d - 1) | 1 */
+        if (!args.mpeg2)
+          d = (d - 1) | 1;
+        d = select (d, (int16) 0, A[i] == 0);
         x[i] = select (min (d, 2047), -min (d, 2048), L[i] < 0);
       }
       if (intra)
         x[0] = select (x[0], 8 * L[0], DC_LANES);
+      if (args.mpeg2) {
+        /* MPEG-2's: the lowest bits of each block's coefficients
+         * XORed, row by row, then across the block's eight lanes */
+        int16 odd = x[0];
+        int8 o8;
+        int4 o4;
+        int2 o2;
+        #pragma unroll
+        for (i = 1; i < 8; i++)
+          odd ^= x[i];
+        o8 = (int8) (odd.lo.even ^ odd.lo.odd, odd.hi.even ^ odd.hi.odd);
+        o4 = o8.even ^ o8.odd;
+        o2 = o4.even ^ o4.odd;
+        const int tl = mismatch_toggle (o2.x, intra || ll, 1);
+        const int tr = mismatch_toggle (o2.y, intra || lr, 1);
+        /* (F[7][7] of each block: row 7, lanes 7 and 15) */
+        x[7].s7 ^= tl;
+        x[7].sf ^= tr;
+        toggled = tl | tr;
+      }
 
-      if (ll <= 1 && lr <= 1) {
+      if (ll <= 1 && lr <= 1 && !toggled) {
         /* at most the DC coefficients: each half is flat */
         int16 f = min (max ((5793 * x[0] + (1 << 8)) >> 9, -32768), 32767);
         f = (5793 * f + (1 << 18)) >> 19;

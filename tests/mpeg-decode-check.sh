@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# gst-clvideo: decode an MPEG-1 video elementary stream with three
-# independent decoders and check that each decodes it cleanly.
+# gst-clvideo: decode an MPEG-1 or MPEG-2 video elementary stream with
+# three independent decoders and check that each decodes it cleanly.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Usage: tests/mpeg-decode-check.sh [--frames N] [--size WxH] FILE.m1v
+# Usage: tests/mpeg-decode-check.sh [--frames N] [--size WxH] FILE.m1v|.m2v
 #
 #   ffmpeg     -v error -err_detect explode: any message is a failure
 #   mpeg2dec   (libmpeg2) to a PGM pipe: frames counted from the images,
 #              whose size is the coded size (rounded up to macroblocks)
-#   gstreamer  filesrc ! mpegvideoparse ! avdec_mpegvideo ! fakesink, with
+#   gstreamer  filesrc ! mpegvideoparse ! avdec_mpegvideo (MPEG-2:
+#              avdec_mpeg2video) ! fakesink, with
 #              libav's own error log on: any ERROR or WARNING line, or an
 #              error from the pipeline, is a failure
 #
@@ -44,6 +45,20 @@ else
     missing="$missing mpegvideoparse(gstreamer1.0-plugins-bad)"
   gst-inspect-1.0 avdec_mpegvideo >/dev/null 2>&1 ||
     missing="$missing avdec_mpegvideo(gstreamer1.0-libav)"
+fi
+# MPEG-2: a sequence extension (extension start code, identifier 1) right
+# after the first sequence header
+gst_decoder=avdec_mpegvideo
+if command -v python3 >/dev/null && python3 - "$file" <<'EOF'
+import sys
+data = open(sys.argv[1], "rb").read()
+seq = data.find(b"\x00\x00\x01\xb3")
+nxt = data.find(b"\x00\x00\x01", seq + 4) if seq >= 0 else -1
+sys.exit(0 if nxt >= 0 and data[nxt + 3:nxt + 4] == b"\xb5" and
+         len(data) > nxt + 4 and data[nxt + 4] >> 4 == 1 else 1)
+EOF
+then
+  gst_decoder=avdec_mpeg2video
 fi
 if [ -n "$missing" ]; then
   echo "mpeg-decode-check: skipped, missing (Debian package):$missing" >&2
@@ -116,7 +131,7 @@ m2_coded="$m2_size"
 # GStreamer: fakesink logs one "chain" line per buffer
 GST_DEBUG="libav:2,videodecoder:2" GST_DEBUG_NO_COLOR=1 \
   gst-launch-1.0 -v filesrc location="$file" ! mpegvideoparse ! \
-  avdec_mpegvideo ! fakesink silent=false >"$tmp/gst.out" 2>&1
+  "$gst_decoder" ! fakesink silent=false >"$tmp/gst.out" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || fail "gst-launch-1.0 exited with $rc"
 if grep -E '^ERROR|^WARNING| ERROR +| WARN +' "$tmp/gst.out" >"$tmp/gst.err"; then

@@ -1,7 +1,7 @@
 /* gst-clvideo: plain C reference of clmpegenc's device stages
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Written from ISO/IEC 11172-2 (prediction, dequantisation and mismatch
+ * Written from ISO/IEC 11172-2 and 13818-2 (prediction, dequantisation and mismatch
  * control, 2.4.4) and the encoder's documented choices (quantiser
  * rounding, intra/inter decision), one macroblock at a time in plain
  * loops, so that the device kernels can be checked against it bit for bit.
@@ -202,13 +202,15 @@ predict (const guint8 * p, guint stride, gint x, gint y, gint fx, gint fy,
   return s[0];
 }
 
-/* |decoder's coefficient| of level @l > 0 at natural position @pos */
+/* |decoder's coefficient| of level @l > 0 at natural position @pos,
+ * before MPEG-2's mismatch control */
 static gint
-dequantised_magnitude (gint l, gboolean intra, guint pos, gint q)
+dequantised_magnitude (gint l, gboolean intra, guint pos, gint q,
+    gboolean mpeg2)
 {
   gint d = intra ? (2 * l * q * gst_cl_mpeg_default_intra_matrix[pos]) / 16 :
       (2 * l + 1) * q;
-  if ((d & 1) == 0)
+  if (!mpeg2 && (d & 1) == 0)
     d--;
   return MIN (d, 2047);
 }
@@ -228,7 +230,8 @@ rd_table (void)
 
 /* bits of run-level pair (@run, @l > 0), sign included */
 static gint
-pair_bits (const guint8 * table, gint run, gint l, gboolean opens_inter)
+pair_bits (const guint8 * table, gint run, gint l, gboolean opens_inter,
+    gboolean mpeg2)
 {
   gint n = 0;
   if (opens_inter && run == 0 && l == 1)
@@ -237,7 +240,8 @@ pair_bits (const guint8 * table, gint run, gint l, gboolean opens_inter)
     n = table[run * GST_CL_MPEG_COEFF_BITS_LEVELS + l];
   if (n)
     return n;
-  return l <= 127 ? 20 : 28;    /* escape */
+  /* escape: 6 + 6 bits, then the level in 8 or 16 (MPEG-1), 12 (MPEG-2) */
+  return mpeg2 ? 24 : l <= 127 ? 20 : 28;
 }
 
 /* Trellis quantisation of the coefficients @coef (natural order) into
@@ -247,7 +251,7 @@ pair_bits (const guint8 * table, gint run, gint l, gboolean opens_inter)
  * much as a later one is not extended. */
 static gint
 trellis_quantise (const gint coef[64], gint16 zz[64], gboolean intra, gint q,
-    gint lambda4)
+    gint lambda4, gboolean mpeg2)
 {
   const guint8 *table = rd_table ();
   const gint first = intra ? 1 : 0;
@@ -262,7 +266,7 @@ trellis_quantise (const gint coef[64], gint16 zz[64], gboolean intra, gint q,
     gint a = ABS (coef[pos]), top, l, found = 0;
 
     zz[i] = 0;
-    if (2 * a <= dequantised_magnitude (1, intra, pos, q))
+    if (2 * a <= dequantised_magnitude (1, intra, pos, q, mpeg2))
       continue;
     if (intra) {
       gint qw = q * gst_cl_mpeg_default_intra_matrix[pos];
@@ -272,14 +276,14 @@ trellis_quantise (const gint coef[64], gint16 zz[64], gboolean intra, gint q,
     }
     top = MIN (top, 255);
     for (l = top; l >= 1 && l >= top - 1; l--) {
-      gint err = a - dequantised_magnitude (l, intra, pos, q);
+      gint err = a - dequantised_magnitude (l, intra, pos, q, mpeg2);
       gint gain = 4 * (a * a - err * err);
       if (gain <= 2 * lambda4)
         continue;
       for (j = 0; j < n_open; j++) {
         gint n = open[j];
         gint c = node_cost[n] - gain + lambda4 * pair_bits (table, i - n, l,
-            !intra && n == first);
+            !intra && n == first, mpeg2);
         if (!found || c < node_cost[i + 1]) {
           found = 1;
           node_cost[i + 1] = c;
@@ -360,7 +364,7 @@ fits_f_code (gint dx, gint dy, gint f)
 
 guint
 mpegref_fit_vectors (GstClMotionVector * vectors, guint mb_width,
-    guint mb_height)
+    guint mb_height, guint max_f_code)
 {
   guint64 cost[F_CODES] = { 0 };
   guint mbx, mby, best = 1;
@@ -387,7 +391,7 @@ mpegref_fit_vectors (GstClMotionVector * vectors, guint mb_width,
               f) + component_bits (dy - CLAMP (py, -reach, reach - 1), f);
       }
     }
-  for (f = 2; f <= F_CODES; f++)
+  for (f = 2; f <= MIN ((gint) max_f_code, F_CODES); f++)
     if (cost[f - 1] < cost[best - 1])
       best = f;
   reach = 16 << (best - 1);
@@ -493,7 +497,7 @@ code_levels (const gint src[6][64], const gint pred[6][64], gboolean intra,
     }
     if (trellis) {
       gboolean any = FALSE;
-      *delta += trellis_quantise (coef, zz, intra, q, lambda4);
+      *delta += trellis_quantise (coef, zz, intra, q, lambda4, prm->mpeg2);
       for (i = intra ? 1 : 0; i < 64; i++)
         any |= zz[i] != 0;
       *cbp |= any ? 32 >> b : 0;
@@ -733,7 +737,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
 
   /* reconstruction */
   for (b = 0; b < 6; b++) {
-    gint last = 0, coef[64];
+    gint last = 0, coef[64], sum = 0;
     for (i = 0; i < 64; i++) {
       gint L, z = 0, D;
       while (gst_cl_mpeg_zigzag[z] != i)
@@ -741,7 +745,8 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       L = levels[b * 64 + z];
       if (L)
         last = MAX (last, z + 1);
-      /* dequantisation (2.4.4.1, 2.4.4.2) with mismatch control */
+      /* dequantisation (11172-2 2.4.4.1, 2.4.4.2; 13818-2 7.4.2) with
+       * MPEG-1's mismatch control */
       if (intra && i == 0) {
         D = 8 * L;
       } else if (L == 0) {
@@ -751,12 +756,16 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
           D = (2 * L * q * gst_cl_mpeg_default_intra_matrix[i]) / 16;
         else
           D = ((2 * L + (L > 0 ? 1 : -1)) * q * 16) / 16;
-        if ((D & 1) == 0)
+        if (!prm->mpeg2 && (D & 1) == 0)
           D -= D > 0 ? 1 : -1;
         D = CLAMP (D, -2048, 2047);
       }
       coef[i] = D;
+      sum += D;
     }
+    /* MPEG-2's (13818-2 7.4.4), on coded blocks */
+    if (prm->mpeg2 && (intra || last) && sum % 2 == 0)
+      coef[63] ^= 1;
     rec->last[b] = last;
     if (last)
       rec->cbp |= 32 >> b;

@@ -30,11 +30,11 @@ void mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
     const guint8 * u, guint u_stride, const guint8 * v, guint v_stride,
     guint c_ps, guint width, guint height);
 
-/* Chooses a P picture's forward_f_code from its @vectors and clamps them
- * to its range and to the picture, as gst_cl_mpeg_transform_fit_vectors()
- * does; returns that f_code. */
+/* Chooses a P picture's forward_f_code (up to @max_f_code) from its
+ * @vectors and clamps them to its range and to the picture, as
+ * gst_cl_mpeg_transform_fit_vectors() does; returns that f_code. */
 guint mpegref_fit_vectors (GstClMotionVector * vectors, guint mb_width,
-    guint mb_height);
+    guint mb_height, guint max_f_code);
 
 /* Encodes every macroblock of @cur against @ref (P) with the half-pel
  * @vectors (one per macroblock, NULL: zero), writing the records, the

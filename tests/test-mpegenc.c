@@ -446,7 +446,7 @@ levels_read (const GstClMpegMbRecord * r, guint b)
 static guint
 compare_device (guint w, guint h, gboolean p_picture, guint q,
     gboolean adaptive, StageContent content, gboolean dc_only,
-    guint rd_lambda, guint mv_lambda, guint32 seed)
+    guint rd_lambda, guint mv_lambda, gboolean mpeg2, guint32 seed)
 {
   GstClContext *ctx = test_get_shared_context ();
   GError *error = NULL;
@@ -457,17 +457,17 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   guint32 rng = seed;
   GstClMotionVector *vec;
   GstClMpegEncodeParams p = { p_picture, q, adaptive, 0, 384, dc_only,
-    rd_lambda, mv_lambda
+    rd_lambda, mv_lambda, mpeg2
   };
   GstClMpegMbRecord *r, *dr;
   gint16 *lev, *dl;
   guint8 *out;
   guint raised = 0;
   cl_mem mc, mr, mo, mv, mrec, ml;
-  gchar *desc = g_strdup_printf ("%ux%u %c q %u adaptive %d %s%s trellis "
-      "lambda %u vector lambda %u seed %u", w, h, p_picture ? 'P' : 'I', q,
-      adaptive, stage_content_names[content], dc_only ? " DC only" : "",
-      rd_lambda, mv_lambda, seed);
+  gchar *desc = g_strdup_printf ("MPEG-%d %ux%u %c q %u adaptive %d %s%s "
+      "trellis lambda %u vector lambda %u seed %u", mpeg2 ? 2 : 1, w, h,
+      p_picture ? 'P' : 'I', q, adaptive, stage_content_names[content],
+      dc_only ? " DC only" : "", rd_lambda, mv_lambda, seed);
 
   fail_unless (tr != NULL, "%s", error ? error->message : "?");
   mpegref_picture_init (&cur, w, h);
@@ -652,37 +652,41 @@ GST_START_TEST (test_fit_vectors)
     mv = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMotionVector),
         &error);
     fail_unless (mv != NULL);
-    for (field = 0; field < N_FIELDS; field++) {
-      guint f_code, reach;
+    /* MPEG-1's whole range, and an MPEG-2 level's limit below it */
+    for (field = 0; field < 2 * N_FIELDS; field++) {
+      guint f_code, reach, max_f_code = field < N_FIELDS ? 7 : 3;
+      VectorField kind = field % N_FIELDS;
 
-      fill_vector_field (vec, n, field, &rng);
+      fill_vector_field (vec, n, kind, &rng);
       fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mv, CL_TRUE,
               0, n * sizeof (GstClMotionVector), vec, 0, NULL, NULL),
           CL_SUCCESS);
-      fail_unless (gst_cl_mpeg_transform_fit_vectors (tr, mv, &error),
-          "%s", error ? error->message : "?");
+      fail_unless (gst_cl_mpeg_transform_fit_vectors (tr, mv, max_f_code,
+              &error), "%s", error ? error->message : "?");
       fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mv, CL_TRUE,
               0, n * sizeof (GstClMotionVector), dev, 0, NULL, NULL),
           CL_SUCCESS);
       f_code = mpegref_fit_vectors (vec, (sizes[s][0] + 15) / 16,
-          (sizes[s][1] + 15) / 16);
-      GST_INFO ("%ux%u field %u: f_code %u", sizes[s][0], sizes[s][1],
-          field, f_code);
+          (sizes[s][1] + 15) / 16, max_f_code);
+      GST_INFO ("%ux%u field %u, f_code up to %u: %u", sizes[s][0],
+          sizes[s][1], kind, max_f_code, f_code);
+      fail_unless (f_code <= max_f_code);
       reach = 16 << (f_code - 1);
       for (i = 0; i < n; i++) {
         fail_unless (dev[i].dx == vec[i].dx && dev[i].dy == vec[i].dy &&
             dev[i].sad == vec[i].sad, "%ux%u field %u macroblock %u: "
             "device (%d, %d) reference (%d, %d)", sizes[s][0], sizes[s][1],
-            field, i, dev[i].dx, dev[i].dy, vec[i].dx, vec[i].dy);
+            kind, i, dev[i].dx, dev[i].dy, vec[i].dx, vec[i].dy);
         fail_unless (vec[i].dx >= -(gint) reach && vec[i].dx < (gint) reach
             && vec[i].dy >= -(gint) reach && vec[i].dy < (gint) reach);
       }
-      if (field == FIELD_ZERO || field == FIELD_NOISE_STRAYS)
+      if (kind == FIELD_ZERO || kind == FIELD_NOISE_STRAYS)
         fail_unless_equals_int (f_code, 1);
       /* the pan is within the picture where the picture is wide enough
-       * for it: then f_code 4 (64 pixels) is the least that codes it */
-      if (field == FIELD_PAN && sizes[s][0] >= 176)
-        fail_unless_equals_int (f_code, 4);
+       * for it: then f_code 4 (64 pixels) is the least that codes it,
+       * and the limit where it is lower */
+      if (kind == FIELD_PAN && sizes[s][0] >= 176)
+        fail_unless_equals_int (f_code, MIN (4, max_f_code));
     }
     clReleaseMemObject (mv);
     g_free (vec);
@@ -697,21 +701,25 @@ GST_START_TEST (test_device_stages)
 {
   static const guint sizes[][2] = { {17, 9}, {64, 48}, {176, 144} };
   static const guint quants[] = { 1, 4, 13, 31 };
-  guint s, q, n = 0, raised = 0;
+  guint s, q, n = 0, raised = 0, mpeg2;
 
-  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
-    for (q = 0; q < G_N_ELEMENTS (quants); q++) {
-      /* rate-distortion decisions on every other size and quantiser,
-       * the vector choice alone on some more */
-      guint rd_lambda = (s + q) % 2 ? 8 + 4 * s : 0;
-      guint mv_lambda = rd_lambda ? 2 + s : q == 2 ? 3 : 0;
-      raised += compare_device (sizes[s][0], sizes[s][1], FALSE, quants[q],
-          q == 2, n % N_STAGE_CONTENTS, q == 3, rd_lambda, mv_lambda, n);
-      n++;
-      raised += compare_device (sizes[s][0], sizes[s][1], TRUE, quants[q],
-          q == 1, n % N_STAGE_CONTENTS, FALSE, rd_lambda, mv_lambda, n);
-      n++;
-    }
+  /* MPEG-1 and MPEG-2 reconstruct differently (mismatch control) */
+  for (mpeg2 = 0; mpeg2 < 2; mpeg2++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (q = 0; q < G_N_ELEMENTS (quants); q++) {
+        /* rate-distortion decisions on every other size and quantiser,
+         * the vector choice alone on some more */
+        guint rd_lambda = (s + q) % 2 ? 8 + 4 * s : 0;
+        guint mv_lambda = rd_lambda ? 2 + s : q == 2 ? 3 : 0;
+        raised += compare_device (sizes[s][0], sizes[s][1], FALSE,
+            quants[q], q == 2, n % N_STAGE_CONTENTS, q == 3, rd_lambda,
+            mv_lambda, mpeg2, n);
+        n++;
+        raised += compare_device (sizes[s][0], sizes[s][1], TRUE,
+            quants[q], q == 1, n % N_STAGE_CONTENTS, FALSE, rd_lambda,
+            mv_lambda, mpeg2, n);
+        n++;
+      }
   /* the extreme content at quantiser 1 needs levels beyond +-255 */
   fail_unless (raised > 0);
   GST_INFO ("%u macroblocks took a quantiser above the picture's", raised);
@@ -1126,13 +1134,17 @@ append_headers (GstClMpegBitWriter * bw, GstBitWriter * hw)
  * the device stages, equal to the device's by test_device_stages) stays
  * equal to FFmpeg's decoding over one 48-picture GOP with half-pel
  * vectors: no drift. */
-GST_START_TEST (test_no_drift)
+static void
+check_no_drift (gboolean mpeg2)
 {
   const guint w = 96, h = 64, n = 48;
   RefCoder c;
   GstClMpegBitWriter bw;
   GstBitWriter hw;
-  GstClMpegSequenceParams sp = { w, h, 1, 3, 0x3ffff, 1023 };
+  /* MPEG-2: main profile at main level, its peak rate and buffer */
+  GstClMpegSequenceParams sp = { w, h, 1, 3, mpeg2 ? 37500 : 0x3ffff,
+    mpeg2 ? 112 : 1023, mpeg2, 0x48, FALSE, 0, 0, 0
+  };
   GByteArray *recons = g_byte_array_new (), *dec, *stream;
   guint t, i, frames;
   gchar *path;
@@ -1147,7 +1159,7 @@ GST_START_TEST (test_no_drift)
   for (t = 0; t < n; t++) {
     /* rate-distortion decisions on three pictures in four */
     GstClMpegEncodeParams p = { t > 0, 3 + t % 5, FALSE, 1, 384, FALSE,
-      t % 4 ? 16 : 0, t % 4 ? 2 : 0
+      t % 4 ? 16 : 0, t % 4 ? 2 : 0, mpeg2
     };
     guint fc = 1, row, y;
     /* the clip pans one pixel right and down: (-2, -2) in half-pels,
@@ -1160,11 +1172,11 @@ GST_START_TEST (test_no_drift)
     mpegref_encode (&c.cur, &c.ref, c.vec, &p, c.recs, c.lev, &c.rec);
     if (t > 0)
       fc = gst_cl_mpeg_choose_f_code (c.recs, c.mbn);
-    gst_cl_mpeg_write_picture_header (&hw, t, t ? 2 : 1, 0xffff, fc);
+    gst_cl_mpeg_write_picture_header (&hw, t, t ? 2 : 1, 0xffff, fc, mpeg2);
     append_headers (&bw, &hw);
     for (row = 0; row < c.cur.mb_height; row++)
       gst_cl_mpeg_write_slice (&bw, row, c.cur.mb_width, t ? 2 : 1, fc,
-          c.recs + row * c.cur.mb_width,
+          mpeg2, c.recs + row * c.cur.mb_width,
           c.lev + (gsize) row * c.cur.mb_width * 384, NULL);
     /* the visible part of the reconstruction, as I420 */
     for (i = 0; i < 3; i++) {
@@ -1179,7 +1191,7 @@ GST_START_TEST (test_no_drift)
   append_headers (&bw, &hw);
   stream = g_byte_array_new ();
   g_byte_array_append (stream, bw.data, bw.size);
-  path = write_stream ("drift.m1v", stream);
+  path = write_stream (mpeg2 ? "drift.m2v" : "drift.m1v", stream);
   dec = ffmpeg_decode (path, NULL, &frames, w, h);
   fail_unless_equals_int (frames, n);
   for (i = 0; i < recons->len; i++) {
@@ -1187,16 +1199,17 @@ GST_START_TEST (test_no_drift)
     max_diff = MAX (max_diff, d);
     diff_sum += d;
   }
-  GST_INFO ("reconstruction vs FFmpeg over %u pictures: max %u, mean %.5f",
-      n, max_diff, (gdouble) diff_sum / recons->len);
+  GST_INFO ("MPEG-%d reconstruction vs FFmpeg over %u pictures: max %u, "
+      "mean %.5f", mpeg2 ? 2 : 1, n, max_diff,
+      (gdouble) diff_sum / recons->len);
   /* Two IEEE 1180 inverse DCTs differ by one in a few samples in a
    * hundred; mismatch control keeps that from growing into visible
    * drift (measured: max 2, mean 0.08 against FFmpeg's default IDCT) */
-  fail_unless (max_diff <= 3, "reconstruction drifts from FFmpeg's by %u",
-      max_diff);
+  fail_unless (max_diff <= 3, "MPEG-%d reconstruction drifts from "
+      "FFmpeg's by %u", mpeg2 ? 2 : 1, max_diff);
   fail_unless ((gdouble) diff_sum / recons->len < 0.12,
-      "reconstruction differs from FFmpeg's by %.4f on average",
-      (gdouble) diff_sum / recons->len);
+      "MPEG-%d reconstruction differs from FFmpeg's by %.4f on average",
+      mpeg2 ? 2 : 1, (gdouble) diff_sum / recons->len);
   decode_check (path, n, w, h);
 
   gst_cl_mpeg_bit_writer_clear (&bw);
@@ -1206,6 +1219,19 @@ GST_START_TEST (test_no_drift)
   g_byte_array_unref (dec);
   g_free (path);
   ref_coder_clear (&c);
+}
+
+GST_START_TEST (test_no_drift)
+{
+  check_no_drift (FALSE);
+}
+
+GST_END_TEST;
+
+/* The same for MPEG-2, whose mismatch control differs */
+GST_START_TEST (test_no_drift_mpeg2)
+{
+  check_no_drift (TRUE);
 }
 
 GST_END_TEST;
@@ -1260,7 +1286,9 @@ GST_START_TEST (test_packed_levels)
       c.vec[i].dy = 3;
     }
     for (q = 2; q <= 20; q += 9) {
-      GstClMpegEncodeParams p = { t > 0, q, FALSE, 1, 384, FALSE, 16, 2 };
+      GstClMpegEncodeParams p = { t > 0, q, FALSE, 1, 384, FALSE, 16, 2,
+        FALSE
+      };
       guint32 total;
       gint16 *packed;
 
@@ -1272,9 +1300,9 @@ GST_START_TEST (test_packed_levels)
         gst_cl_mpeg_bit_writer_init (&a, 1024);
         gst_cl_mpeg_bit_writer_init (&b, 1024);
         gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, t ? 2 : 1, 1,
-            c.recs + first, c.lev + first * 384, NULL);
+            FALSE, c.recs + first, c.lev + first * 384, NULL);
         gst_cl_mpeg_write_slice (&b, row, c.cur.mb_width, t ? 2 : 1, 1,
-            c.recs + first, packed, offsets + first);
+            FALSE, c.recs + first, packed, offsets + first);
         fail_unless_equals_uint64 (a.size, b.size);
         fail_unless (memcmp (a.data, b.data, a.size) == 0,
             "slice %u of picture %u (q %u) differs when packed", row, t, q);
@@ -1866,6 +1894,242 @@ GST_START_TEST (test_layouts_agree)
       G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT " bytes)", len[0], len[1]);
   for (i = 0; i < 2; i++)
     g_free (data[i]);
+}
+
+GST_END_TEST;
+
+/* ---- MPEG-2 ---- */
+
+/* ffprobe's view of the stream at @path: "key=value" lines of the
+ * stream's @entries */
+static gchar *
+ffprobe_stream (const gchar * path, const gchar * entries)
+{
+  gchar *cmd = g_strdup_printf ("ffprobe -v error -select_streams v:0 "
+      "-show_entries stream=%s -of default=noprint_wrappers=1 %s", entries,
+      path);
+  gchar *out = NULL, *err = NULL;
+  gint status = 0;
+
+  fail_unless (g_spawn_command_line_sync (cmd, &out, &err, &status, NULL)
+      && g_spawn_check_wait_status (status, NULL), "ffprobe failed on %s: "
+      "%s", path, err);
+  g_free (err);
+  g_free (cmd);
+  return out;
+}
+
+/* Encodes @n frames of the natural clip at @w x @h, 25 fps, through
+ * clmpegenc @props ! @caps (input @colorimetry, NULL: the default) into
+ * @e; returns the caps clmpegenc set on its source pad. */
+static GstCaps *
+encode_negotiated (const gchar * props, const gchar * caps, guint w, guint h,
+    guint n, const gchar * colorimetry, Encoded * e)
+{
+  gchar *launch = g_strdup_printf ("clmpegenc %s ! capsfilter caps=\"%s\"",
+      props, caps);
+  GstHarness *hn = harness_new_parse (launch);
+  gchar *in_caps = g_strdup_printf ("video/x-raw,format=I420,width=%u,"
+      "height=%u,framerate=25/1,pixel-aspect-ratio=1/1%s%s", w, h,
+      colorimetry ? ",colorimetry=" : "", colorimetry ? colorimetry : "");
+  GstCaps *out;
+  guint i;
+
+  e->stream = g_byte_array_new ();
+  e->pts = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  e->n_sync = 0;
+  gst_harness_set_src_caps_str (hn, in_caps);
+  for (i = 0; i < n; i++) {
+    guint8 *f = natural_frame (w, h, i, clip_pan_x, clip_pan_y, 7);
+    fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h,
+                i * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
+    g_free (f);
+    pull_all (hn, e);
+  }
+  fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
+  pull_all (hn, e);
+  out = gst_pad_get_current_caps (hn->sinkpad);
+  fail_unless (out != NULL);
+  test_harness_teardown (hn);
+  g_free (in_caps);
+  g_free (launch);
+  return out;
+}
+
+/* Downstream asking for MPEG-2 gets it: the main profile (or the simple
+ * one where only that is allowed) at the lowest level that holds the
+ * input, in the caps and in the stream (ffprobe), decoded cleanly by
+ * FFmpeg, libmpeg2 and avdec_mpeg2video, to pictures as good as MPEG-1's
+ * at the same settings. */
+GST_START_TEST (test_mpeg2_stream)
+{
+  static const struct
+  {
+    guint w, h;
+    const gchar *caps, *profile, *level, *ff_profile;
+    gint ff_level;
+  } cases[] = {
+    {176, 144, "video/mpeg,mpegversion=2", "main", "low", "Main", 10},
+    {720, 576, "video/mpeg,mpegversion=2,profile=simple", "simple", "main",
+        "Simple", 8},
+    {720, 576, "video/mpeg,mpegversion=2,level=(string){high,main}", "main",
+        "main", "Main", 8},
+    {1280, 720, "video/mpeg,mpegversion=2", "main", "high-1440", "Main", 6},
+    {1920, 1088, "video/mpeg,mpegversion=2", "main", "high", "Main", 4},
+  };
+  const guint n = 13;
+  guint i, frames;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    guint w = cases[i].w, h = cases[i].h;
+    Encoded e1, e2;
+    GstCaps *caps = encode_negotiated ("quantizer=5", cases[i].caps, w, h, n,
+        NULL, &e2);
+    GstCaps *caps1 = encode_negotiated ("quantizer=5", "video/mpeg", w, h,
+        n, NULL, &e1);
+    GstStructure *st = gst_caps_get_structure (caps, 0);
+    gchar *name = g_strdup_printf ("mpeg2-%ux%u-%u.m2v", w, h, i);
+    gchar *path = write_stream (name, e2.stream);
+    gchar *path1 = write_stream ("mpeg2-as-mpeg1.m1v", e1.stream);
+    gchar *probe = ffprobe_stream (path, "codec_name,profile,level,width,"
+        "height");
+    gchar *want = g_strdup_printf ("codec_name=mpeg2video\nprofile=%s\n"
+        "width=%u\nheight=%u\nlevel=%d\n", cases[i].ff_profile, w, h,
+        cases[i].ff_level);
+    GByteArray *d1, *d2;
+    guint8 *src = g_malloc (psnr_i420_size (w, h) * n);
+    gdouble p1, p2;
+    guint k;
+
+    GST_INFO ("%ux%u to %s: %" GST_PTR_FORMAT, w, h, cases[i].caps, caps);
+    fail_unless (gst_structure_has_name (st, "video/mpeg"));
+    fail_unless_equals_string (gst_structure_get_string (st, "profile"),
+        cases[i].profile);
+    fail_unless_equals_string (gst_structure_get_string (st, "level"),
+        cases[i].level);
+    {
+      gint v = 0;
+      fail_unless (gst_structure_get_int (st, "mpegversion", &v));
+      fail_unless_equals_int (v, 2);
+      /* MPEG-1 where downstream allows both */
+      fail_unless (gst_structure_get_int (gst_caps_get_structure (caps1, 0),
+              "mpegversion", &v));
+      fail_unless_equals_int (v, 1);
+    }
+    fail_unless_equals_string (probe, want);
+    decode_check (path, n, w, h);
+
+    /* the same pictures and nearly the same bits as MPEG-1: only the
+     * headers, the escapes and the mismatch control differ */
+    for (k = 0; k < n; k++) {
+      guint8 *f = natural_frame (w, h, k, clip_pan_x, clip_pan_y, 7);
+      memcpy (src + (gsize) k * psnr_i420_size (w, h), f,
+          psnr_i420_size (w, h));
+      g_free (f);
+    }
+    d1 = ffmpeg_decode (path1, NULL, &frames, w, h);
+    fail_unless_equals_int (frames, n);
+    d2 = ffmpeg_decode (path, NULL, &frames, w, h);
+    fail_unless_equals_int (frames, n);
+    p1 = p2 = 0;
+    for (k = 0; k < n; k++) {
+      p1 += psnr_y (d1, k, src + (gsize) k * psnr_i420_size (w, h), w, h);
+      p2 += psnr_y (d2, k, src + (gsize) k * psnr_i420_size (w, h), w, h);
+    }
+    p1 /= n;
+    p2 /= n;
+    GST_INFO ("%ux%u: MPEG-1 %u bytes %.3f dB, MPEG-2 %u bytes %.3f dB", w,
+        h, e1.stream->len, p1, e2.stream->len, p2);
+    fail_unless (fabs (p1 - p2) < 0.1, "%ux%u: MPEG-2 %.3f dB, MPEG-1 "
+        "%.3f dB", w, h, p2, p1);
+    fail_unless (e2.stream->len < e1.stream->len * 1.03 &&
+        e2.stream->len > e1.stream->len * 0.97, "%ux%u: MPEG-2 %u bytes, "
+        "MPEG-1 %u", w, h, e2.stream->len, e1.stream->len);
+
+    g_byte_array_unref (d1);
+    g_byte_array_unref (d2);
+    g_free (src);
+    g_free (want);
+    g_free (probe);
+    g_free (path);
+    g_free (path1);
+    g_free (name);
+    gst_caps_unref (caps);
+    gst_caps_unref (caps1);
+    encoded_free (&e1);
+    encoded_free (&e2);
+  }
+}
+
+GST_END_TEST;
+
+/* The colour description comes from the input's colorimetry. */
+GST_START_TEST (test_mpeg2_colour)
+{
+  static const struct
+  {
+    const gchar *colorimetry, *probe;
+  } cases[] = {
+    {"bt709", "color_space=bt709\ncolor_transfer=bt709\n"
+          "color_primaries=bt709\n"},
+    {"bt601", "color_space=smpte170m\ncolor_transfer=smpte170m\n"
+          "color_primaries=smpte170m\n"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    Encoded e;
+    GstCaps *caps = encode_negotiated ("", "video/mpeg,mpegversion=2", 64,
+        48, 3, cases[i].colorimetry, &e);
+    gchar *path = write_stream ("colour.m2v", e.stream);
+    gchar *probe = ffprobe_stream (path, "color_space,color_transfer,"
+        "color_primaries");
+    fail_unless_equals_string (probe, cases[i].probe);
+    g_free (probe);
+    g_free (path);
+    gst_caps_unref (caps);
+    encoded_free (&e);
+  }
+}
+
+GST_END_TEST;
+
+/* Input that fits no level downstream allows is refused with an error
+ * that says which bound it passes. */
+GST_START_TEST (test_mpeg2_level_refused)
+{
+  static const struct
+  {
+    guint w, h;
+    const gchar *props, *caps, *says;
+  } cases[] = {
+    {1280, 720, "", "video/mpeg,mpegversion=2,level=main", "1280x720"},
+    {720, 576, "bitrate=20000", "video/mpeg,mpegversion=2,level=main",
+        "20000 kbit/s"},
+    {1280, 720, "", "video/mpeg,mpegversion=2,profile=simple",
+        "simple profile"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *launch = g_strdup_printf ("clmpegenc %s ! capsfilter "
+        "caps=\"%s\"", cases[i].props, cases[i].caps);
+    GstHarness *hn = harness_new_parse (launch);
+    guint8 *f = natural_frame (cases[i].w, cases[i].h, 0, 0, 0, 1);
+    gchar *err;
+
+    test_attach_bus (hn->element);
+    set_caps (hn, cases[i].w, cases[i].h, 25, "I420");
+    fail_if (gst_harness_push (hn, i420_buffer (f, cases[i].w, cases[i].h, 0,
+                0)) == GST_FLOW_OK);
+    err = test_pop_error_text (hn);
+    fail_unless (strstr (err, cases[i].says) != NULL, "%s: %s", launch, err);
+    GST_INFO ("%s: %s", launch, err);
+    g_free (err);
+    g_free (f);
+    g_free (launch);
+    test_harness_teardown (hn);
+  }
 }
 
 GST_END_TEST;
@@ -2494,6 +2758,10 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_device_load);
   tcase_add_test (tc, test_device_stages);
   tcase_add_test (tc, test_no_drift);
+  tcase_add_test (tc, test_no_drift_mpeg2);
+  tcase_add_test (tc, test_mpeg2_stream);
+  tcase_add_test (tc, test_mpeg2_colour);
+  tcase_add_test (tc, test_mpeg2_level_refused);
   tcase_add_test (tc, test_packed_levels);
   tcase_add_test (tc, test_quality);
   tcase_add_test (tc, test_sizes);

@@ -85,6 +85,7 @@ typedef struct {
   guint32 dc_only;              /* 0 or 1 */
   guint32 rd_lambda;
   guint32 mv_lambda;
+  guint32 mpeg2;                /* 0 or 1: MPEG-2's reconstruction */
 } GstClMpegEncodeArgs;
 
 /* ---- motion search (kernels/motionsearch.cl) ---- */
@@ -151,7 +152,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMotionVector, 8);
 GST_CL_VIDEO_SIZE_IS (GstClKernelPlane, 8);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
-GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 40);
+GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 44);
 GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 80);
 GST_CL_VIDEO_SIZE_IS (GstClMotionDecimateArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMotionLambdaArgs, 48);

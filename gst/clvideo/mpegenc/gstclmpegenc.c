@@ -60,6 +60,7 @@
 #include "gstclmpegengine.h"
 #include "gstclvideoenum.h"
 #include "gstclmpegheaders.h"
+#include "gstclmpegprofile.h"
 #include "gstclmpegtransform.h"
 
 /* the engine logs into it too */
@@ -174,7 +175,7 @@ struct _GstClMpegEnc
 G_DEFINE_TYPE_WITH_CODE (GstClMpegEnc, gst_cl_mpeg_enc,
     GST_TYPE_VIDEO_ENCODER,
     GST_DEBUG_CATEGORY_INIT (gst_cl_mpeg_enc_debug, "clmpegenc", 0,
-        "OpenCL MPEG-1 video encoder"));
+        "OpenCL MPEG-1 and MPEG-2 video encoder"));
 
 /* MPEG-1's frame rates (frame_rate_code 1 to 8) */
 #define MPEG1_RATES "framerate=(fraction){ 24000/1001, 24/1, 25/1, " \
@@ -193,7 +194,11 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS ("video/mpeg, mpegversion=(int)1, "
         "systemstream=(boolean)false, width=(int)[1, 4095], "
-        "height=(int)[1, 2800], " MPEG1_RATES));
+        "height=(int)[1, 2800], " MPEG1_RATES "; "
+        "video/mpeg, mpegversion=(int)2, systemstream=(boolean)false, "
+        "profile=(string){ main, simple }, "
+        "level=(string){ low, main, high-1440, high }, "
+        "width=(int)[1, 1920], height=(int)[1, 1152], " MPEG1_RATES));
 
 static GstStructure *make_stats (GstClMpegEnc * self);
 
@@ -355,6 +360,191 @@ refuse_frame_rate (GstClMpegEnc * self, gint fps_n, gint fps_d)
   g_string_free (rates, TRUE);
 }
 
+/* The caps field @name of @s as the strings it allows (NULL: the field
+ * is absent, anything goes) */
+static GStrv
+allowed_strings (const GstStructure * s, const gchar * name)
+{
+  const GValue *v = gst_structure_get_value (s, name);
+  GStrvBuilder *b;
+  guint i;
+
+  if (!v)
+    return NULL;
+  b = g_strv_builder_new ();
+  if (G_VALUE_HOLDS_STRING (v))
+    g_strv_builder_add (b, g_value_get_string (v));
+  else if (GST_VALUE_HOLDS_LIST (v))
+    for (i = 0; i < gst_value_list_get_size (v); i++) {
+      const GValue *item = gst_value_list_get_value (v, i);
+      if (G_VALUE_HOLDS_STRING (item))
+        g_strv_builder_add (b, g_value_get_string (item));
+    }
+  {
+    GStrv strv = g_strv_builder_end (b);
+    g_strv_builder_unref (b);
+    return strv;
+  }
+}
+
+/* MPEG-2's profile and level for @info at frame_rate_code @code from what
+ * downstream allows (@s): the main profile unless only the simple one is
+ * allowed, and the lowest allowed level that holds the picture size,
+ * rate and bit rate. FALSE, with the error posted, when none does. */
+static gboolean
+choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
+    const GstVideoInfo * info, guint code, guint * profile,
+    const GstClMpeg2Level ** level)
+{
+  g_auto (GStrv) profiles = allowed_strings (s, "profile");
+  g_auto (GStrv) level_names = allowed_strings (s, "level");
+  const GstClMpeg2Level *levels;
+  gchar *why = NULL;
+  guint n, i, kbps;
+
+  if (!profiles || g_strv_contains ((const gchar * const *) profiles, "main"))
+    *profile = GST_CL_MPEG2_PROFILE_MAIN;
+  else if (g_strv_contains ((const gchar * const *) profiles, "simple"))
+    *profile = GST_CL_MPEG2_PROFILE_SIMPLE;
+  else {
+    gchar *names = g_strjoinv (", ", profiles);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Downstream asks for the MPEG-2 profile %s: clmpegenc writes the "
+            "main and simple profiles", names), (NULL));
+    g_free (names);
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (self);
+  kbps = self->settings.bitrate;
+  GST_OBJECT_UNLOCK (self);
+  levels = gst_cl_mpeg2_levels (&n);
+  *level = NULL;
+  for (i = 0; i < n && !*level; i++) {
+    if ((level_names && !g_strv_contains ((const gchar * const *)
+                level_names, levels[i].name)) ||
+        !gst_cl_mpeg2_profile_has_level (*profile, &levels[i]))
+      continue;
+    g_free (why);
+    if (gst_cl_mpeg2_level_fits (&levels[i], *profile,
+            GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), code,
+            GST_VIDEO_INFO_FPS_N (info), GST_VIDEO_INFO_FPS_D (info), kbps,
+            &why))
+      *level = &levels[i];
+  }
+  if (!*level) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("The input does not fit any MPEG-2 level downstream allows for the "
+            "%s profile: %s", gst_cl_mpeg2_profile_name (*profile),
+            why ? why : "downstream allows none of the levels clmpegenc "
+            "knows"), ("levels: low, main, high-1440, high; a smaller size "
+            "(videoscale), a lower rate (videorate) or a lower bitrate "
+            "fits a lower one"));
+    g_free (why);
+    return FALSE;
+  }
+  g_free (why);
+  return TRUE;
+}
+
+/* MPEG-2's colour description from the input's colorimetry (the ISO
+ * code points GStreamer gives are 13818-2's) */
+static void
+colour_description (const GstVideoInfo * info, GstClMpegSequenceParams * seq)
+{
+  const GstVideoColorimetry *c = &info->colorimetry;
+
+  seq->colour_primaries = gst_video_color_primaries_to_iso (c->primaries);
+  seq->transfer_characteristics =
+      gst_video_transfer_function_to_iso (c->transfer);
+  seq->matrix_coefficients = gst_video_color_matrix_to_iso (c->matrix);
+  seq->colour_description = c->primaries != GST_VIDEO_COLOR_PRIMARIES_UNKNOWN
+      || c->transfer != GST_VIDEO_TRANSFER_UNKNOWN
+      || c->matrix != GST_VIDEO_COLOR_MATRIX_UNKNOWN;
+}
+
+/* The stream downstream takes, into @seq (and @level): MPEG-2 where the
+ * first caps it allows ask for it, MPEG-1 where they allow it (or there
+ * is no peer: MPEG-1 plays everywhere). Returns the output caps, NULL
+ * with the error posted when nothing fits. */
+static GstCaps *
+choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
+    GstClMpegSequenceParams * seq, const GstClMpeg2Level ** level)
+{
+  GstCaps *allowed = gst_pad_get_allowed_caps (GST_VIDEO_ENCODER_SRC_PAD
+      (self));
+  GstStructure *s;
+  gint version = 1;
+  guint profile = GST_CL_MPEG2_PROFILE_MAIN;
+
+  *level = NULL;
+  if (allowed && gst_caps_is_empty (allowed)) {
+    gst_caps_unref (allowed);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Downstream takes neither MPEG-1 nor MPEG-2 video of %ux%u at "
+            "%d/%d fps", GST_VIDEO_INFO_WIDTH (info),
+            GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_FPS_N (info),
+            GST_VIDEO_INFO_FPS_D (info)), (NULL));
+    return NULL;
+  }
+  if (allowed) {
+    s = gst_structure_copy (gst_caps_get_structure (allowed, 0));
+    gst_structure_fixate_field_nearest_int (s, "mpegversion", 1);
+    gst_structure_get_int (s, "mpegversion", &version);
+    if (version == 2 && !choose_profile_level (self, s, info, code, &profile,
+            level)) {
+      gst_structure_free (s);
+      gst_caps_unref (allowed);
+      return NULL;
+    }
+    gst_structure_free (s);
+    gst_caps_unref (allowed);
+  }
+  seq->mpeg2 = version == 2;
+  seq->frame_rate_code = code;
+  if (!seq->mpeg2)
+    return gst_caps_new_simple ("video/mpeg", "mpegversion", G_TYPE_INT, 1,
+        "systemstream", G_TYPE_BOOLEAN, FALSE, NULL);
+  seq->profile_level = profile << 4 | (*level)->code;
+  colour_description (info, seq);
+  return gst_caps_new_simple ("video/mpeg", "mpegversion", G_TYPE_INT, 2,
+      "systemstream", G_TYPE_BOOLEAN, FALSE, "profile", G_TYPE_STRING,
+      gst_cl_mpeg2_profile_name (profile), "level", G_TYPE_STRING,
+      (*level)->name, NULL);
+}
+
+/* The aspect ratio code of the stream, with a warning where it is not the
+ * input's */
+static void
+choose_aspect (GstClMpegEnc * self, const GstVideoInfo * info,
+    GstClMpegSequenceParams * seq)
+{
+  gint par_n = GST_VIDEO_INFO_PAR_N (info), par_d = GST_VIDEO_INFO_PAR_D (info);
+  gboolean exact;
+
+  if (!seq->mpeg2) {
+    seq->aspect_code = gst_cl_mpeg_aspect_code (par_n, par_d, &exact);
+    /* (the application hears of what the stream will not carry as given) */
+    if (!exact)
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+          ("MPEG-1 has no code for the pixel aspect ratio %d/%d: coded as "
+              "the nearest it has, %.4f", par_n, par_d,
+              gst_cl_mpeg_aspect_ratio (seq->aspect_code)),
+          ("pel_aspect_ratio code %u", seq->aspect_code));
+    return;
+  }
+  seq->aspect_code = gst_cl_mpeg2_aspect_code (GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), par_n, par_d, &exact);
+  if (!exact)
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("MPEG-2 has no code for the display aspect ratio of %ux%u with "
+            "pixels of %d/%d (%.4f): coded as the nearest it has, %.4f",
+            GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), par_n,
+            par_d, (gdouble) GST_VIDEO_INFO_WIDTH (info) * par_n /
+            ((gdouble) GST_VIDEO_INFO_HEIGHT (info) * par_d),
+            gst_cl_mpeg2_display_aspect (seq->aspect_code)),
+        ("aspect_ratio_information %u", seq->aspect_code));
+}
+
 static gboolean
 gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
 {
@@ -363,9 +553,10 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   GstVideoCodecState *out_state;
   GstCaps *caps;
   GError *error = NULL;
-  gboolean exact;
   gint fps_n = GST_VIDEO_INFO_FPS_N (info), fps_d = GST_VIDEO_INFO_FPS_D (info);
-  guint code, aspect_code;
+  GstClMpegSequenceParams seq = { 0, };
+  const GstClMpeg2Level *level;
+  guint code;
 
   if (!self->ctx) {
     GST_ELEMENT_ERROR (self, CORE, STATE_CHANGE,
@@ -386,26 +577,21 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   self->refused_fps_n = self->refused_fps_d = 0;
 
   gst_cl_mpeg_frame_rate (code, &self->fps_n, &self->fps_d);
-  aspect_code = gst_cl_mpeg_aspect_code (GST_VIDEO_INFO_PAR_N (info),
-      GST_VIDEO_INFO_PAR_D (info), &exact);
-  /* (the application hears of what the stream will not carry as given) */
-  if (!exact)
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-        ("MPEG-1 has no code for the pixel aspect ratio %d/%d: coded as the "
-            "nearest it has, %.4f", GST_VIDEO_INFO_PAR_N (info),
-            GST_VIDEO_INFO_PAR_D (info),
-            gst_cl_mpeg_aspect_ratio (aspect_code)),
-        ("pel_aspect_ratio code %u", aspect_code));
+  caps = choose_stream (self, info, code, &seq, &level);
+  if (!caps)
+    return FALSE;
+  choose_aspect (self, info, &seq);
   if (GST_VIDEO_INFO_IS_INTERLACED (info))
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-        ("The input is interlaced (%s): MPEG-1 codes it as progressive "
+        ("The input is interlaced (%s): clmpegenc codes it as progressive "
             "frames, both fields in each", gst_video_interlace_mode_to_string
             (GST_VIDEO_INFO_INTERLACE_MODE (info))),
         ("deinterlace first for motion without combing"));
 
   self->info = *info;
-  if (!gst_cl_mpeg_engine_configure (self->engine, self->ctx, info, code,
-          aspect_code, &error)) {
+  if (!gst_cl_mpeg_engine_configure (self->engine, self->ctx, info, &seq,
+          level, &error)) {
+    gst_caps_unref (caps);
     GST_CL_ELEMENT_ERROR (self, error);
     return FALSE;
   }
@@ -414,8 +600,6 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
     gst_video_codec_state_unref (self->input_state);
   self->input_state = gst_video_codec_state_ref (state);
 
-  caps = gst_caps_new_simple ("video/mpeg", "mpegversion", G_TYPE_INT, 1,
-      "systemstream", G_TYPE_BOOLEAN, FALSE, NULL);
   out_state = gst_video_encoder_set_output_state (enc, caps, state);
   /* the rate actually coded */
   out_state->info.fps_n = self->fps_n;

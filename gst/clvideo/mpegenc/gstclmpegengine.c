@@ -1,5 +1,5 @@
-/* gst-clvideo: MPEG-1 encoding engine: frame scheduling between the device
- * stages, the slice coders and the rate control
+/* gst-clvideo: MPEG-1 and MPEG-2 encoding engine: frame scheduling
+ * between the device stages, the slice coders and the rate control
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Two slots carry a frame each from its device stages (upload and padding,
@@ -22,6 +22,7 @@
 #include "gstclmotionsearchcompute.h"
 #include "gstclmpegbitwriter.h"
 #include "gstclmpegheaders.h"
+#include "gstclmpegprofile.h"
 #include "gstclmpegratecontrol.h"
 #include "gstclmpegtransform.h"
 #include "gstclmpegvlc.h"
@@ -90,6 +91,7 @@ struct _GstClMpegEngine
 
   /* stream */
   GstClMpegSequenceParams seq;
+  const GstClMpeg2Level *level; /* MPEG-2's bounds; NULL: MPEG-1 */
   gint fps_n, fps_d;
   guint64 seq_frames;           /* pictures so far in the sequence */
   /* the "bitrate" and "vbv-buffer-size" the sequence follows */
@@ -306,7 +308,7 @@ code_slice (GstClMpegEngine * e, guint slice)
     gst_cl_mpeg_bit_writer_reset (&e->rows[row + i]);
   gst_cl_mpeg_write_slice (&e->rows[row], row, e->mb_width * rows,
       s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
-      e->job_f_code, e->job_recs + first,
+      e->job_f_code, e->seq.mpeg2, e->job_recs + first,
       s->packed ? s->packed_host : s->lev + first * GST_CL_MPEG_MB_LEVELS,
       s->packed ? s->mb_offsets + first : NULL);
 }
@@ -351,8 +353,9 @@ code_slices (GstClMpegEngine * e, Slot * s, guint f_code)
   g_mutex_lock (&e->settings_lock);
   slices = e->settings.slices;
   g_mutex_unlock (&e->settings_lock);
-  /* rows per slice, as even as whole rows allow */
-  if (slices == 0 || slices > e->mb_height)
+  /* rows per slice, as even as whole rows allow; an MPEG-2 slice stays in
+   * its row */
+  if (slices == 0 || slices > e->mb_height || e->seq.mpeg2)
     slices = e->mb_height;
   e->job_rows = (e->mb_height + slices - 1) / slices;
   e->job_slices = (e->mb_height + e->job_rows - 1) / e->job_rows;
@@ -426,6 +429,15 @@ upstream_vectors (GstClMpegEngine * e, GstBuffer * in, Slot * s,
   return TRUE;
 }
 
+/* The largest f_code the stream may use: MPEG-1's, or the level's
+ * vertical bound (below its horizontal one; both components share one
+ * f_code) */
+static guint
+max_f_code (GstClMpegEngine * e)
+{
+  return e->level ? MIN (e->level->max_f_code_v, 7) : 7;
+}
+
 /* Uploads and pads the frame of @s, and finds its vectors (P). */
 static gboolean
 submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
@@ -447,13 +459,15 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
   if (!ok || s->intra)
     return ok;
   if (upstream_vectors (e, in, s, error))
-    return gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors, error);
+    return gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors,
+        max_f_code (e), error);
   if (e->ms) {
     GstClPlane cur, ref;
     gst_cl_mpeg_transform_plane (e->tr, s->cur, 0, &cur);
     gst_cl_mpeg_transform_plane (e->tr, e->recon[s->ref], 0, &ref);
     return gst_cl_motion_search_run (e->ms, &cur, &ref, s->vectors, error)
-        && gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors, error);
+        && gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors,
+        max_f_code (e), error);
   }
   return gst_cl_mpeg_transform_zero_vectors (e->tr, s->vectors, error);
 }
@@ -477,6 +491,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   p.dc_only = s->dc_only;
   p.rd_lambda = rdo ? RD_LAMBDA : 0;
   p.mv_lambda = rdo ? MV_LAMBDA : 0;
+  p.mpeg2 = e->seq.mpeg2;
   if (!gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
           s->vectors, &p, s->records, s->levels, e->recon[s->out], error))
     return FALSE;
@@ -534,7 +549,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   gst_cl_mpeg_write_picture_header (&hw, s->temporal_reference,
       s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
       gst_cl_mpeg_rate_control_vbv_delay (&e->rc,
-          gst_bit_writer_get_size (&hw) + 32), f_code);
+          gst_bit_writer_get_size (&hw) + 32), f_code, e->seq.mpeg2);
   header_bytes = gst_bit_writer_get_size (&hw) / 8;
   total = header_bytes;
   for (i = 0; i < e->mb_height; i++)
@@ -707,6 +722,14 @@ gst_cl_mpeg_engine_drain (GstClMpegEngine * e, gboolean end, GError ** error)
 
 /* ---- sequences and GOPs ---- */
 
+/* The largest vbv_buffer_size the stream may signal, units of
+ * VBV_UNIT_BITS: MPEG-1's field, or the MPEG-2 level's bound */
+static guint
+max_vbv_size (GstClMpegEngine * e)
+{
+  return e->level ? e->level->max_vbv_bits / VBV_UNIT_BITS : 1023;
+}
+
 /* The VBV buffer (units of VBV_UNIT_BITS) at the bit rate the sequence
  * header signals: @vbv as set (0: half a second), raised to the smallest
  * that the stream needs (gst_cl_mpeg_rate_control_min_buffer_bits); a
@@ -720,14 +743,23 @@ choose_vbv_size (GstClMpegEngine * e, guint vbv)
       e->mb_width, e->mb_height);
   guint64 min_bits = gst_cl_mpeg_rate_control_min_buffer_bits (bit_rate, fps,
       forced);
-  guint needed = MIN ((min_bits + VBV_UNIT_BITS - 1) / VBV_UNIT_BITS, 1023);
+  guint largest = max_vbv_size (e);
+  guint needed = MIN ((min_bits + VBV_UNIT_BITS - 1) / VBV_UNIT_BITS,
+      largest);
   gchar *why;
 
   if (vbv == 0) {
     vbv = (guint) (bit_rate * AUTO_VBV_SECONDS / VBV_UNIT_BITS + 0.5);
     GST_DEBUG_OBJECT (e->parent, "vbv-buffer-size 0: half a second is %u, the "
         "stream needs %u", vbv, needed);
-    return MAX (vbv, needed);
+    return MIN (MAX (vbv, needed), largest);
+  }
+  if (vbv > largest) {
+    warn (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "vbv-buffer-size "
+        "%u (%.0f kbit) is larger than the %s level allows; using %u (%.0f "
+        "kbit)", vbv, vbv * (gdouble) VBV_UNIT_BITS / 1000.0,
+        e->level->name, largest, largest * (gdouble) VBV_UNIT_BITS / 1000.0);
+    return largest;
   }
   if (vbv >= needed)
     return vbv;
@@ -750,7 +782,7 @@ choose_vbv_size (GstClMpegEngine * e, guint vbv)
 
 /* Starts a sequence at the bit rate and VBV buffer the properties set
  * now, with a rate control that keeps to them (MPEG-1 keeps both for a
- * whole sequence). */
+ * whole sequence; so does this encoder in MPEG-2). */
 static void
 start_rate_sequence (GstClMpegEngine * e)
 {
@@ -766,15 +798,25 @@ start_rate_sequence (GstClMpegEngine * e)
   g_mutex_unlock (&e->settings_lock);
   e->seq_bitrate = bitrate;
   e->seq_vbv_size = vbv;
+  if (e->level && bitrate > e->level->max_kbps) {
+    warn (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "bitrate %u "
+        "kbit/s is more than the %s level allows; using %u kbit/s", bitrate,
+        e->level->name, e->level->max_kbps);
+    bitrate = e->level->max_kbps;
+  }
   if (bitrate > 0) {
-    e->seq.bit_rate_code = MIN ((bitrate * 1000ULL + 399) / 400, 0x3fffe);
+    e->seq.bit_rate_code = MIN ((bitrate * 1000ULL + 399) / 400,
+        e->level ? 0x3fffffff : 0x3fffe);
     vbv = choose_vbv_size (e, vbv);
   } else {
-    e->seq.bit_rate_code = 0x3ffff;
-    if (vbv == 0)
-      vbv = 1023;
+    /* MPEG-1 marks a variable rate; MPEG-2 signals the peak rate, here
+     * the level's, and the VBV buffer the level's as well */
+    e->seq.bit_rate_code = e->level ?
+        e->level->max_kbps * 1000 / 400 : 0x3ffff;
+    if (vbv == 0 || e->level)
+      vbv = MIN (vbv ? vbv : G_MAXUINT, max_vbv_size (e));
   }
-  e->seq.vbv_size_code = CLAMP (vbv, 1, 1023);
+  e->seq.vbv_size_code = CLAMP (vbv, 1, max_vbv_size (e));
   /* the model runs at the rate the stream signals, as a decoder's does
    * (an odd number of kbit/s is rounded up to whole 400 bit/s) */
   gst_cl_mpeg_rate_control_init (&e->rc, bitrate > 0 ?
@@ -931,8 +973,8 @@ gst_cl_mpeg_engine_start (GstClMpegEngine * e)
 
 gboolean
 gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
-    const GstVideoInfo * info, guint frame_rate_code, guint aspect_code,
-    GError ** error)
+    const GstVideoInfo * info, const GstClMpegSequenceParams * seq,
+    const GstClMpeg2Level * level, GError ** error)
 {
   gst_cl_mpeg_engine_release (e);
   e->ctx = gst_object_ref (ctx);
@@ -942,18 +984,20 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
     return FALSE;
   }
 
-  gst_cl_mpeg_frame_rate (frame_rate_code, &e->fps_n, &e->fps_d);
+  e->seq = *seq;
   e->seq.width = GST_VIDEO_INFO_WIDTH (info);
   e->seq.height = GST_VIDEO_INFO_HEIGHT (info);
-  e->seq.frame_rate_code = frame_rate_code;
-  e->seq.aspect_code = aspect_code;
+  e->level = seq->mpeg2 ? level : NULL;
+  gst_cl_mpeg_frame_rate (seq->frame_rate_code, &e->fps_n, &e->fps_d);
   start_rate_sequence (e);
   e->avg_activity = 1;
   e->last_recon = 0;
-  GST_INFO_OBJECT (e->parent, "%ux%u (%ux%u macroblocks), frame_rate_code "
-      "%u, aspect code %u, %s", e->seq.width, e->seq.height, e->mb_width,
-      e->mb_height, frame_rate_code, aspect_code,
-      e->seq_bitrate ? "constant bit rate" : "constant quantiser");
+  GST_INFO_OBJECT (e->parent, "MPEG-%d %ux%u (%ux%u macroblocks), "
+      "frame_rate_code %u, aspect code %u, profile_and_level 0x%02x, %s",
+      seq->mpeg2 ? 2 : 1, e->seq.width, e->seq.height, e->mb_width,
+      e->mb_height, seq->frame_rate_code, seq->aspect_code,
+      seq->profile_level, e->seq_bitrate ? "constant bit rate" :
+      "constant quantiser");
   return TRUE;
 }
 

@@ -1,5 +1,5 @@
-/* gst-clvideo: MPEG-1 encoding engine: frame scheduling between the device
- * stages, the slice coders and the rate control
+/* gst-clvideo: MPEG-1 and MPEG-2 encoding engine: frame scheduling
+ * between the device stages, the slice coders and the rate control
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
@@ -8,14 +8,16 @@
 #include <gst/cl/gstclcontext.h>
 #include <gst/cl/gstclmotionmeta.h>
 #include "gstclmotionsearchcompute.h"
+#include "gstclmpegheaders.h"
+#include "gstclmpegprofile.h"
 
 G_BEGIN_DECLS
 
 /**
  * GstClMpegEngine:
  *
- * Codes frames into MPEG-1 pictures, one frame behind: while the device
- * works on a frame, the host codes the slices of the one before on worker
+ * Codes frames into MPEG-1 or MPEG-2 pictures, one frame behind: while the
+ * device works on a frame, the host codes the slices of the one before on worker
  * threads. Every GOP is closed and starts a sequence; the rate control
  * recodes a picture that would underflow the VBV buffer. The element
  * around it (clmpegenc) owns the properties, the caps and the bus; the
@@ -73,11 +75,13 @@ void gst_cl_mpeg_engine_set_settings (GstClMpegEngine * e,
 
 /* Starts the slice coders and the statistics. */
 void gst_cl_mpeg_engine_start (GstClMpegEngine * e);
-/* Frames of @info (whose rate has @frame_rate_code) on @ctx from now: a
- * new sequence. What is queued must be drained first. */
+/* Frames of @info on @ctx from now: a new sequence with the stream type,
+ * frame_rate_code, aspect ratio and colour description of @seq (its
+ * sizes, bit rate and buffer fields are the engine's to set); MPEG-2
+ * keeps within @level. What is queued must be drained first. */
 gboolean gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
-    const GstVideoInfo * info, guint frame_rate_code, guint aspect_code,
-    GError ** error);
+    const GstVideoInfo * info, const GstClMpegSequenceParams * seq,
+    const GstClMpeg2Level * level, GError ** error);
 gboolean gst_cl_mpeg_engine_is_configured (GstClMpegEngine * e);
 /* Takes @frame (whose input buffer has the configured layout) and
  * finishes the one before it, if any; GST_FLOW_ERROR with *@error set

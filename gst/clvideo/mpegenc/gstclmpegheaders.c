@@ -1,5 +1,5 @@
-/* gst-clvideo: MPEG-1 video (ISO/IEC 11172-2) sequence, GOP and picture
- * headers
+/* gst-clvideo: MPEG-1 and MPEG-2 video (ISO/IEC 11172-2, 13818-2)
+ * sequence, GOP and picture headers, and MPEG-2's extensions
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gstclmpegheaders.h"
@@ -69,6 +69,40 @@ gst_cl_mpeg_aspect_ratio (guint code)
   return code >= 1 && code <= 14 ? 1.0 / pel_aspect[code] : 1.0;
 }
 
+/* aspect_ratio_information 2..4: display aspect ratios */
+static const gdouble display_aspect[5] = { 0.0, 0.0, 4.0 / 3.0, 16.0 / 9.0,
+  2.21
+};
+
+gdouble
+gst_cl_mpeg2_display_aspect (guint code)
+{
+  return code >= 2 && code <= 4 ? display_aspect[code] : 0.0;
+}
+
+guint
+gst_cl_mpeg2_aspect_code (guint width, guint height, gint par_n, gint par_d,
+    gboolean * exact)
+{
+  gdouble want, best_err = G_MAXDOUBLE;
+  guint i, best = 2;
+
+  if (par_n <= 0 || par_d <= 0 || par_n == par_d) {
+    *exact = par_n == par_d;
+    return 1;
+  }
+  want = (gdouble) width * par_n / ((gdouble) height * par_d);
+  for (i = 2; i <= 4; i++) {
+    gdouble err = fabs (display_aspect[i] / want - 1.0);
+    if (err < best_err) {
+      best_err = err;
+      best = i;
+    }
+  }
+  *exact = best_err <= 0.01;
+  return best;
+}
+
 /* ---- headers ---- */
 
 /* A growing writer takes every field (g_realloc aborts rather than
@@ -87,22 +121,79 @@ put_start_code (GstBitWriter * bw, guint8 code)
   put (bw, 0x100 | code, 32);
 }
 
+/* extension_start_code_identifier values (13818-2 table 6-2) */
+#define SEQUENCE_EXTENSION_ID 1
+#define SEQUENCE_DISPLAY_EXTENSION_ID 2
+#define PICTURE_CODING_EXTENSION_ID 8
+/* video_format: none of PAL, NTSC, SECAM or MAC is implied */
+#define VIDEO_FORMAT_UNSPECIFIED 5
+
+static void
+put_extension_start (GstBitWriter * bw, guint id)
+{
+  put_start_code (bw, 0xb5);
+  put (bw, id, 4);
+}
+
+/* 13818-2 6.2.2.3 */
+static void
+write_sequence_extension (GstBitWriter * bw,
+    const GstClMpegSequenceParams * p)
+{
+  put_extension_start (bw, SEQUENCE_EXTENSION_ID);
+  put (bw, p->profile_level, 8);
+  put (bw, 1, 1);                       /* progressive_sequence */
+  put (bw, 1, 2);                       /* chroma_format 4:2:0 */
+  put (bw, p->width >> 12, 2);
+  put (bw, p->height >> 12, 2);
+  put (bw, p->bit_rate_code >> 18, 12);
+  put (bw, 1, 1);                       /* marker */
+  put (bw, p->vbv_size_code >> 10, 8);
+  put (bw, 1, 1);                       /* low_delay: no B pictures */
+  put (bw, 0, 2);                       /* frame_rate_extension_n */
+  put (bw, 0, 5);                       /* frame_rate_extension_d */
+  gst_bit_writer_align_bytes (bw, 0);
+}
+
+/* 13818-2 6.2.2.4: the colour description, and the display size (the
+ * coded one: the whole picture is meant to be shown) */
+static void
+write_sequence_display_extension (GstBitWriter * bw,
+    const GstClMpegSequenceParams * p)
+{
+  put_extension_start (bw, SEQUENCE_DISPLAY_EXTENSION_ID);
+  put (bw, VIDEO_FORMAT_UNSPECIFIED, 3);
+  put (bw, 1, 1);                       /* colour_description */
+  put (bw, p->colour_primaries, 8);
+  put (bw, p->transfer_characteristics, 8);
+  put (bw, p->matrix_coefficients, 8);
+  put (bw, p->width, 14);
+  put (bw, 1, 1);                       /* marker */
+  put (bw, p->height, 14);
+  gst_bit_writer_align_bytes (bw, 0);
+}
+
 void
 gst_cl_mpeg_write_sequence_header (GstBitWriter * bw,
     const GstClMpegSequenceParams * p)
 {
   put_start_code (bw, 0xb3);
-  put (bw, p->width, 12);
-  put (bw, p->height, 12);
+  put (bw, p->width & 0xfff, 12);
+  put (bw, p->height & 0xfff, 12);
   put (bw, p->aspect_code, 4);
   put (bw, p->frame_rate_code, 4);
-  put (bw, p->bit_rate_code, 18);
+  put (bw, p->bit_rate_code & 0x3ffff, 18);
   put (bw, 1, 1);                       /* marker */
-  put (bw, p->vbv_size_code, 10);
+  put (bw, p->vbv_size_code & 0x3ff, 10);
   put (bw, 0, 1);                       /* constrained_parameters */
   put (bw, 0, 1);                       /* default intra matrix */
   put (bw, 0, 1);                       /* default non-intra matrix */
   gst_bit_writer_align_bytes (bw, 0);
+  if (p->mpeg2) {
+    write_sequence_extension (bw, p);
+    if (p->colour_description)
+      write_sequence_display_extension (bw, p);
+  }
 }
 
 void
@@ -129,10 +220,38 @@ gst_cl_mpeg_write_gop_header (GstBitWriter * bw, guint64 frame_index,
   gst_bit_writer_align_bytes (bw, 0);
 }
 
+/* 13818-2 6.2.3.1, for a progressive frame picture */
+static void
+write_picture_coding_extension (GstBitWriter * bw, guint coding_type,
+    guint forward_f_code)
+{
+  /* f_code 15: a direction the picture does not use */
+  guint forward = coding_type == GST_CL_MPEG_PICTURE_P ? forward_f_code : 15;
+
+  put_extension_start (bw, PICTURE_CODING_EXTENSION_ID);
+  put (bw, forward, 4);                 /* f_code[0][0], horizontal */
+  put (bw, forward, 4);                 /* f_code[0][1], vertical */
+  put (bw, 15, 4);                      /* f_code[1][0] */
+  put (bw, 15, 4);                      /* f_code[1][1] */
+  put (bw, 0, 2);                       /* intra_dc_precision: 8 bits */
+  put (bw, 3, 2);                       /* picture_structure: frame */
+  put (bw, 0, 1);                       /* top_field_first */
+  put (bw, 1, 1);                       /* frame_pred_frame_dct */
+  put (bw, 0, 1);                       /* concealment_motion_vectors */
+  put (bw, 0, 1);                       /* q_scale_type: linear */
+  put (bw, 0, 1);                       /* intra_vlc_format: table B.14 */
+  put (bw, 0, 1);                       /* alternate_scan: zigzag */
+  put (bw, 0, 1);                       /* repeat_first_field */
+  put (bw, 1, 1);                       /* chroma_420_type */
+  put (bw, 1, 1);                       /* progressive_frame */
+  put (bw, 0, 1);                       /* composite_display_flag */
+  gst_bit_writer_align_bytes (bw, 0);
+}
+
 void
 gst_cl_mpeg_write_picture_header (GstBitWriter * bw,
     guint temporal_reference, guint coding_type, guint vbv_delay,
-    guint forward_f_code)
+    guint forward_f_code, gboolean mpeg2)
 {
   put_start_code (bw, 0x00);
   put (bw, temporal_reference & 1023, 10);
@@ -140,10 +259,13 @@ gst_cl_mpeg_write_picture_header (GstBitWriter * bw,
   put (bw, vbv_delay & 0xffff, 16);
   if (coding_type == GST_CL_MPEG_PICTURE_P) {
     put (bw, 0, 1);                     /* full_pel_forward_vector */
-    put (bw, forward_f_code, 3);
+    /* MPEG-2 codes it in the extension: 7 here */
+    put (bw, mpeg2 ? 7 : forward_f_code, 3);
   }
   put (bw, 0, 1);                       /* extra_bit_picture */
   gst_bit_writer_align_bytes (bw, 0);
+  if (mpeg2)
+    write_picture_coding_extension (bw, coding_type, forward_f_code);
 }
 
 void

@@ -1,5 +1,5 @@
-/* gst-clvideo: MPEG-1 video (ISO/IEC 11172-2) sequence, GOP and picture
- * headers
+/* gst-clvideo: MPEG-1 and MPEG-2 video (ISO/IEC 11172-2, 13818-2)
+ * sequence, GOP and picture headers, and MPEG-2's extensions
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
@@ -14,10 +14,24 @@ G_BEGIN_DECLS
 
 typedef struct {
   guint width, height;          /* the true size, 1..4095 */
-  guint aspect_code;            /* pel_aspect_ratio, 1..14 */
+  /* MPEG-1: pel_aspect_ratio, 1..14; MPEG-2: aspect_ratio_information,
+   * 1..4 (gst_cl_mpeg2_aspect_code) */
+  guint aspect_code;
   guint frame_rate_code;        /* 1..8 */
-  guint bit_rate_code;          /* units of 400 bit/s; 0x3FFFF: variable */
-  guint vbv_size_code;          /* units of 16384 bits, 1..1023 */
+  /* units of 400 bit/s; MPEG-1: 0x3FFFF variable, MPEG-2: 30 bits, the
+   * peak rate */
+  guint bit_rate_code;
+  /* units of 16384 bits; MPEG-1: 1..1023, MPEG-2: 18 bits */
+  guint vbv_size_code;
+  /* MPEG-2 (13818-2): a sequence extension follows the header, and a
+   * sequence display extension where @colour_description is set; progressive
+   * 4:2:0 frames, no B pictures (low_delay) */
+  gboolean mpeg2;
+  guint profile_level;          /* profile_and_level_indication */
+  /* colour_primaries, transfer_characteristics, matrix_coefficients
+   * (13818-2 tables 6-7 to 6-9) */
+  gboolean colour_description;
+  guint colour_primaries, transfer_characteristics, matrix_coefficients;
 } GstClMpegSequenceParams;
 
 /* frame_rate_code of @fps_n / @fps_d, 0 when not an MPEG-1 rate. */
@@ -29,6 +43,15 @@ void gst_cl_mpeg_frame_rate (guint code, gint * fps_n, gint * fps_d);
 guint gst_cl_mpeg_aspect_code (gint par_n, gint par_d, gboolean * exact);
 /* The pixel aspect ratio (width / height of a pixel) of @code (1..14). */
 gdouble gst_cl_mpeg_aspect_ratio (guint code);
+/* MPEG-2's aspect_ratio_information for a picture of @width x @height
+ * whose pixels are @par_n / @par_d: 1 for square pixels, else the code of
+ * the nearest display aspect ratio (2: 4:3, 3: 16:9, 4: 2.21:1); *@exact
+ * is set when within 1%. */
+guint gst_cl_mpeg2_aspect_code (guint width, guint height, gint par_n,
+    gint par_d, gboolean * exact);
+/* The display aspect ratio of MPEG-2's @code (2..4); 0 for 1 (square
+ * pixels). */
+gdouble gst_cl_mpeg2_display_aspect (guint code);
 
 /* The headers are written with GStreamer's GstBitWriter: a few per
  * picture, they are no hot path (see gstclmpegbitwriter.h). Each starts
@@ -41,9 +64,13 @@ void gst_cl_mpeg_write_sequence_header (GstBitWriter * bw,
  * (time_code from it at the nominal integer rate of @frame_rate_code). */
 void gst_cl_mpeg_write_gop_header (GstBitWriter * bw,
     guint64 frame_index, guint frame_rate_code, gboolean closed);
+/* MPEG-2 (@mpeg2): with the picture coding extension of a progressive
+ * frame picture (f_code[0][0] and f_code[0][1] both @forward_f_code in P
+ * pictures; frame_pred_frame_dct, 8-bit intra DC, linear quantiser, zigzag
+ * scan). */
 void gst_cl_mpeg_write_picture_header (GstBitWriter * bw,
     guint temporal_reference, guint coding_type, guint vbv_delay,
-    guint forward_f_code);
+    guint forward_f_code, gboolean mpeg2);
 void gst_cl_mpeg_write_sequence_end (GstBitWriter * bw);
 
 G_END_DECLS

@@ -204,9 +204,10 @@ gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr, cl_mem vectors,
 
 gboolean
 gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
-    GError ** error)
+    guint max_f_code, GError ** error)
 {
   cl_uint mb_width = tr->mb_width, mb_height = tr->mb_height;
+  cl_uint max_f = CLAMP (max_f_code, 1, 7);
   size_t global = 256, local = 256;
   guint arg = 0;
 
@@ -217,7 +218,9 @@ gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
       !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
           &mb_width, error) ||
       !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
-          &mb_height, error))
+          &mb_height, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
+          &max_f, error))
     return FALSE;
   return gst_cl_context_enqueue_kernel (tr->ctx, tr->fit_vectors,
       GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
@@ -242,6 +245,7 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   args.avg_activity = MAX (p->avg_activity, 1);
   args.intra_bias = p->intra_bias;
   args.dc_only = p->dc_only ? 1 : 0;
+  args.mpeg2 = p->mpeg2 ? 1 : 0;
   args.rd_lambda = p->rd_lambda;
   args.mv_lambda = p->mv_lambda;
   if (!gst_cl_video_set_kernel_args (tr->encode, mems, G_N_ELEMENTS (mems),

@@ -35,6 +35,9 @@ typedef struct {
                                  * SAD rules (zero vector unless the searched
                                  * one is clearly better, intra unless the
                                  * prediction beats the activity) */
+  gboolean mpeg2;               /* MPEG-2's dequantisation and mismatch
+                                 * control (13818-2 7.4), and its escapes
+                                 * in the rate-distortion costs */
 } GstClMpegEncodeParams;
 
 /**
@@ -81,11 +84,12 @@ gboolean gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr,
     cl_mem vectors, GError ** error);
 
 /* Chooses the forward_f_code of a P picture from its @vectors (the
- * cheapest in vector bits, a vector past the range counting as an
- * outlier's loss) and clamps them to its range and to the picture. The
- * entropy coder then finds an f_code that codes every vector. */
+ * cheapest in vector bits up to @max_f_code, 1..7, a vector past the
+ * range counting as an outlier's loss) and clamps them to its range and
+ * to the picture. The entropy coder then finds an f_code that codes
+ * every vector. */
 gboolean gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr,
-    cl_mem vectors, GError ** error);
+    cl_mem vectors, guint max_f_code, GError ** error);
 
 /* Enqueues the coding of @cur (predicted from @ref with @vectors in P
  * pictures; @ref and @vectors are not read in I pictures but must be

@@ -379,7 +379,8 @@ lowest_bit (guint64 m)
 
 static void
 put_coefficients (Bits * out, const Tables * t,
-    const gint16 * zz, guint start, guint end, gboolean first_special)
+    const gint16 * zz, guint start, guint end, gboolean first_special,
+    gboolean mpeg2)
 {
   guint64 m = nonzero_mask (zz, end) & ~((G_GUINT64_CONSTANT (1) << start) -
       1);
@@ -400,9 +401,12 @@ put_coefficients (Bits * out, const Tables * t,
     } else if (run < MAX_RUN && a < MAX_TABLE_LEVEL && t->coeff[run][a].len) {
       bits_put (bw, t->coeff[run][a].code | (v < 0), t->coeff[run][a].len);
     } else {
-      /* escape, run (6 bits), level (8 or 16 bits) */
+      /* escape, run (6 bits), level (MPEG-1: 8 or 16 bits, MPEG-2: 12) */
       guint32 head = (COEFF_ESCAPE_CODE << 6) | run;
-      if (a <= 127)
+      if (mpeg2)
+        bits_put (bw, (head << 12) | ((guint) v & 0xfff),
+            COEFF_ESCAPE_LEN + 18);
+      else if (a <= 127)
         bits_put (bw, (head << 8) | ((guint) v & 0xff), COEFF_ESCAPE_LEN + 14);
       else
         bits_put (bw, (head << 16) | (v > 0 ? (guint) v : 0x8000 |
@@ -416,7 +420,8 @@ put_coefficients (Bits * out, const Tables * t,
 
 static void
 put_intra_block (Bits * bw, const Tables * t,
-    const gint16 * zz, guint last, gboolean chroma, gint * dc_pred)
+    const gint16 * zz, guint last, gboolean chroma, gint * dc_pred,
+    gboolean mpeg2)
 {
   gint diff = zz[0] - *dc_pred;
   guint size = diff ? g_bit_storage (ABS (diff)) : 0;
@@ -426,7 +431,7 @@ put_intra_block (Bits * bw, const Tables * t,
   /* dct_dc_size and dct_dc_differential in one field */
   bits_put (bw, (v.code << size) |
       (guint) (diff > 0 ? diff : diff + (1 << size) - 1), v.len + size);
-  put_coefficients (bw, t, zz, 1, last, FALSE);
+  put_coefficients (bw, t, zz, 1, last, FALSE, mpeg2);
 }
 
 /* levels kept of block @b of @r in the packed layout */
@@ -453,8 +458,9 @@ gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
 
 void
 gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
-    guint coding_type, guint f_code, const GstClMpegMbRecord * recs,
-    const gint16 * levels, const guint32 * mb_offsets)
+    guint coding_type, guint f_code, gboolean mpeg2,
+    const GstClMpegMbRecord * recs, const gint16 * levels,
+    const guint32 * mb_offsets)
 {
   const Tables *t = get_tables ();
   gboolean p_pic = coding_type == GST_CL_MPEG_PICTURE_P;
@@ -510,7 +516,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
       }
       for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
         put_intra_block (bw, t, bz, MAX (r->last[b], 1), b >= 4,
-            &dc_pred[b < 4 ? 0 : b - 3]);
+            &dc_pred[b < 4 ? 0 : b - 3], mpeg2);
         bz += mb_offsets ? packed_levels (r, b) : 64;
       }
       pred_x = pred_y = 0;
@@ -544,7 +550,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         put_vlc (bw, t->cbp[r->cbp]);
         for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
           if (r->cbp & (32 >> b))
-            put_coefficients (bw, t, bz, 0, r->last[b], TRUE);
+            put_coefficients (bw, t, bz, 0, r->last[b], TRUE, mpeg2);
           bz += mb_offsets ? packed_levels (r, b) : 64;
         }
       }

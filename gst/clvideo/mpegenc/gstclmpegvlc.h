@@ -1,5 +1,5 @@
-/* gst-clvideo: MPEG-1 video (ISO/IEC 11172-2) variable-length coding of
- * slices
+/* gst-clvideo: MPEG-1 and MPEG-2 video (ISO/IEC 11172-2, 13818-2)
+ * variable-length coding of slices
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
@@ -21,12 +21,16 @@ guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n);
  * @row: macroblock row; the slice starts at its column 0
  * @n_mbs: macroblocks in the slice: the row's width, or whole rows
  * @coding_type: GST_CL_MPEG_PICTURE_I or _P
- * @f_code: forward_f_code of the picture (P)
+ * @f_code: forward_f_code of the picture (P); MPEG-2: f_code[0][0] and
+ *   f_code[0][1] alike
+ * @mpeg2: MPEG-2 syntax (13818-2 6.2.4 to 6.2.6, with the picture coding
+ *   extension's defaults this encoder writes: 12-bit escapes; the slice
+ *   must then stay in its row)
  * @recs: the slice's @n_mbs records
  * @levels: the slice's levels (GST_CL_MPEG_MB_LEVELS per macroblock)
  *
  * Codes one slice covering @n_mbs macroblocks from the start of row @row
- * (MPEG-1 slices may span rows): skipped macroblocks (P: skippable ones
+ * (MPEG-1 slices may span rows, MPEG-2 ones not): skipped macroblocks (P: skippable ones
  * other than the first and last), macroblock types, quantiser changes,
  * vectors and DC values with their predictors reset as the standard says,
  * coded block patterns and coefficients (escapes beyond the tables).
@@ -37,7 +41,7 @@ guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n);
  * gst_cl_mpeg_transform_pack() leaves them (@levels readable 64 entries
  * past the last level). */
 void gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row,
-    guint n_mbs, guint coding_type, guint f_code,
+    guint n_mbs, guint coding_type, guint f_code, gboolean mpeg2,
     const GstClMpegMbRecord * recs, const gint16 * levels,
     const guint32 * mb_offsets);
 
