@@ -1858,42 +1858,48 @@ GST_END_TEST;
 GST_START_TEST (test_layouts_agree)
 {
   static const gchar *layouts[] = { "cpu", "gpu" };
-  gchar *data[2];
-  gsize len[2];
-  guint i;
+  guint i, version;
 
-  for (i = 0; i < 2; i++) {
-    gchar *name = g_strdup_printf ("layout-%s.m1v", layouts[i]);
-    gchar *path = g_build_filename (tmpdir, name, NULL);
-    gchar *location = g_strdup_printf ("location=%s", path);
-    const gchar *argv[] = { "gst-launch-1.0", "-q", "videotestsrc",
-      "pattern=ball", "num-buffers=24", "!",
-      "video/x-raw,format=I420,width=320,height=240,framerate=25/1", "!",
-      "clmpegenc", "motion-method=hierarchical", "!", "filesink", location,
-      NULL
-    };
-    gchar **env = g_environ_setenv (g_get_environ (), "GST_CL_LAYOUT",
-        layouts[i], TRUE);
-    gchar *err = NULL;
-    gint status = 0;
+  for (version = 1; version <= 2; version++) {
+    gchar *data[2];
+    gsize len[2];
 
-    fail_unless (g_spawn_sync (NULL, (gchar **) argv, env,
-            G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, &err, &status, NULL));
-    fail_unless (g_spawn_check_wait_status (status, NULL),
-        "gst-launch-1.0 failed with the %s layout: %s", layouts[i], err);
-    fail_unless (g_file_get_contents (path, &data[i], &len[i], NULL));
-    g_strfreev (env);
-    g_free (err);
-    g_free (location);
-    g_free (path);
-    g_free (name);
+    for (i = 0; i < 2; i++) {
+      gchar *name = g_strdup_printf ("layout-%s.m%uv", layouts[i], version);
+      gchar *path = g_build_filename (tmpdir, name, NULL);
+      gchar *location = g_strdup_printf ("location=%s", path);
+      gchar *caps = g_strdup_printf ("video/mpeg,mpegversion=%u", version);
+      const gchar *argv[] = { "gst-launch-1.0", "-q", "videotestsrc",
+        "pattern=ball", "num-buffers=24", "!",
+        "video/x-raw,format=I420,width=320,height=240,framerate=25/1", "!",
+        "clmpegenc", "motion-method=hierarchical", "!", caps, "!",
+        "filesink", location, NULL
+      };
+      gchar **env = g_environ_setenv (g_get_environ (), "GST_CL_LAYOUT",
+          layouts[i], TRUE);
+      gchar *err = NULL;
+      gint status = 0;
+
+      fail_unless (g_spawn_sync (NULL, (gchar **) argv, env,
+              G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, &err, &status, NULL));
+      fail_unless (g_spawn_check_wait_status (status, NULL),
+          "gst-launch-1.0 failed with the %s layout: %s", layouts[i], err);
+      fail_unless (g_file_get_contents (path, &data[i], &len[i], NULL));
+      g_strfreev (env);
+      g_free (err);
+      g_free (caps);
+      g_free (location);
+      g_free (path);
+      g_free (name);
+    }
+    fail_unless (len[0] > 1000);
+    fail_unless (len[0] == len[1] && memcmp (data[0], data[1], len[0]) == 0,
+        "MPEG-%u: the CPU and the GPU layouts coded the clip differently (%"
+        G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT " bytes)", version, len[0],
+        len[1]);
+    for (i = 0; i < 2; i++)
+      g_free (data[i]);
   }
-  fail_unless (len[0] > 1000);
-  fail_unless (len[0] == len[1] && memcmp (data[0], data[1], len[0]) == 0,
-      "the CPU and the GPU layouts coded the clip differently (%"
-      G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT " bytes)", len[0], len[1]);
-  for (i = 0; i < 2; i++)
-    g_free (data[i]);
 }
 
 GST_END_TEST;
@@ -2297,14 +2303,18 @@ check_steady_quant (const MpegCheckResult * r)
 
 GST_START_TEST (test_bitrate)
 {
-  static const guint rates[] = { 300, 1200 };
+  /* MPEG-1 at two rates, MPEG-2 at the second */
+  static const guint rates[] = { 300, 1200, 1200 };
   const guint w = 176, h = 144, n = 50;
   guint c;
 
   for (c = 0; c < G_N_ELEMENTS (rates); c++) {
-    gchar *props = g_strdup_printf ("bitrate=%u gop-size=10 "
-        "adaptive-quant=%s", rates[c], c ? "true" : "false");
-    gchar *name = g_strdup_printf ("cbr%u.m1v", rates[c]), *path;
+    gchar *props = g_strdup_printf ("%sbitrate=%u gop-size=10 "
+        "adaptive-quant=%s%s", c == 2 ? "launch:clmpegenc " : "", rates[c],
+        c ? "true" : "false", c == 2 ?
+        " ! capsfilter caps=video/mpeg,mpegversion=2" : "");
+    gchar *name = g_strdup_printf ("cbr%u-%u.m%cv", rates[c], c,
+        c == 2 ? '2' : '1'), *path;
     MpegCheckResult *r;
     Encoded e;
     gdouble rate;

@@ -5,8 +5,11 @@
  * SECTION:element-clmpegenc
  * @title: clmpegenc
  *
- * Encodes I420 or NV12 video into an MPEG-1 video elementary stream
- * (ISO/IEC 11172-2) with I and P pictures. The per-macroblock work runs on
+ * Encodes I420 or NV12 video into an MPEG-1 or MPEG-2 video elementary
+ * stream (ISO/IEC 11172-2, 13818-2) with I and P pictures: MPEG-2 where
+ * downstream's caps ask for mpegversion 2 (in the main or simple profile,
+ * at the lowest level that holds the input, both in the caps), MPEG-1
+ * where they allow it. The per-macroblock work runs on
  * an OpenCL device (kernels/mpegenc.cl): motion-compensated half-pel
  * prediction from the reconstructed previous picture, which stays on the
  * device, the intra/inter decision, forward DCT, quantisation and the
@@ -29,17 +32,19 @@
  * Either way I pictures are coded finer than P pictures, by "ip-factor":
  * every P picture of the GOP predicts from them.
  *
- * MPEG-1 knows only the frame rates 23.976, 24, 25, 29.97, 30, 50, 59.94
+ * The encoder writes the frame rates 23.976, 24, 25, 29.97, 30, 50, 59.94
  * and 60, and the pad templates list them: `videorate` in front converts
  * any other rate to the nearest of them by itself; without it, another
  * rate (and none, 0/1) is refused with an error that names them. Any size
- * up to 4095x2800 works (`videoscale` in front fits a larger one): the
+ * up to 4095x2800 works in MPEG-1, up to the level's in MPEG-2 (1920x1152
+ * at the high level; `videoscale` in front fits a larger one): the
  * picture is padded to whole macroblocks and the true size is written in
  * the sequence header.
  *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=100 ! video/x-raw,width=640,height=480,framerate=25/1 ! clmpegenc quantizer=4 ! filesink location=out.m1v
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! video/x-raw,width=720,height=576,framerate=25/1 ! clmpegenc ! video/mpeg,mpegversion=2 ! mpegvideoparse ! mpegtsmux ! filesink location=out.ts
  * ]|
  */
 #ifdef HAVE_CONFIG_H
@@ -1134,9 +1139,10 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
-      "OpenCL MPEG-1 video encoder", "Codec/Encoder/Video/Hardware",
-      "MPEG-1 video (ISO/IEC 11172-2) encoder with its transform stages "
-      "on an OpenCL device", "gst-clvideo developers");
+      "OpenCL MPEG-1 and MPEG-2 video encoder",
+      "Codec/Encoder/Video/Hardware", "MPEG-1 and MPEG-2 video (ISO/IEC "
+      "11172-2, 13818-2) encoder with its transform stages on an OpenCL "
+      "device", "gst-clvideo developers");
 
   element_class->set_context = gst_cl_mpeg_enc_set_context;
   element_class->change_state = gst_cl_mpeg_enc_change_state;
