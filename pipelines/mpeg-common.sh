@@ -1,4 +1,4 @@
-# gst-clvideo: the MPEG-1 encoders and the quality measure that
+# gst-clvideo: the MPEG-1 and MPEG-2 encoders and the quality measure that
 # mpeg-bench.sh and real-bench.sh share (sourced by both).
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # shellcheck shell=bash
@@ -25,6 +25,8 @@ mpeg_dirs() {
 #                      comparisons in the motion search too
 #   mpeg2enc           mjpegtools' mpeg2enc, Q its quantisation floor
 # The properties go to clmpegenc after those above, and win over them.
+# With MPEG_VERSION=2 (default 1) clmpegenc writes MPEG-2 (its caps ask
+# for it) and FFmpeg's encoders are mpeg2video, with the same options.
 mpeg_encode() {
   local enc="$1" q="$2" gop="$3" src="$4" out="$5"
   shift 5
@@ -38,6 +40,7 @@ mpeg_encode() {
       esac
       gst-launch-1.0 -q filesrc location="$src" ! y4mdec ! \
         clmpegenc quantizer="$q" gop-size="$gop" "${extra[@]}" "$@" ! \
+        "video/mpeg,mpegversion=${MPEG_VERSION:-1}" ! \
         filesink location="$out" ;;
     ffmpeg) mpeg_ffmpeg "$q" "$gop" "$src" "$out" ;;
     ffmpeg-rd) mpeg_ffmpeg "$q" "$gop" "$src" "$out" -mbd rd -trellis 1 ;;
@@ -56,14 +59,16 @@ mpeg_encode() {
   esac
 }
 
-# mpeg_ffmpeg Q GOP SRC OUT [FFMPEG-OPTION...]: FFmpeg's mpeg1video, no B
-# pictures, $MPEG_FFMPEG_THREADS threads [2]
+# mpeg_ffmpeg Q GOP SRC OUT [FFMPEG-OPTION...]: FFmpeg's mpeg1video (or
+# mpeg2video with MPEG_VERSION=2), no B pictures, $MPEG_FFMPEG_THREADS
+# threads [2]
 mpeg_ffmpeg() {
-  local q="$1" gop="$2" src="$3" out="$4"
+  local q="$1" gop="$2" src="$3" out="$4" codec=mpeg1video
   shift 4
-  ffmpeg -nostdin -v error -i "$src" -c:v mpeg1video \
+  [ "${MPEG_VERSION:-1}" = 2 ] && codec=mpeg2video
+  ffmpeg -nostdin -v error -i "$src" -c:v "$codec" \
     -threads "${MPEG_FFMPEG_THREADS:-2}" -bf 0 \
-    -g "$gop" -qscale:v "$q" "$@" -f mpeg1video -y "$out"
+    -g "$gop" -qscale:v "$q" "$@" -f "$codec" -y "$out"
 }
 
 # mpeg_quality PSNR-TOOL SRC STREAM: decodes STREAM with FFmpeg and prints

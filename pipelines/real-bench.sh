@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# gst-clvideo: MPEG-1 quality on real content. clmpegenc against FFmpeg's
-# mpeg1video, its default and its best settings, on every clip of the
-# real-content set (pipelines/real-clips.sh), over a sweep of quantisers:
-# the Bjontegaard delta rate of clmpegenc per clip and the mean, as
-# Markdown.
+# gst-clvideo: MPEG-1 (or MPEG-2) quality on real content. clmpegenc
+# against FFmpeg's mpeg1video (mpeg2video), its default and its best
+# settings, on every clip of the real-content set (pipelines/real-clips.sh),
+# over a sweep of quantisers: the Bjontegaard delta rate of clmpegenc per
+# clip and the mean, as Markdown.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Usage: pipelines/real-bench.sh [DIR]
@@ -24,6 +24,7 @@
 #                         [clmpegenc]; each gets its table, and with more
 #                         than one a summary follows
 #   REAL_BENCH_WORK       work directory, kept when given [a temporary one]
+#   MPEG_VERSION          2: MPEG-2, clmpegenc's and FFmpeg's mpeg2video [1]
 #
 # Encoders (pipelines/mpeg-common.sh): clmpegenc with its defaults;
 # "ffmpeg", FFmpeg's mpeg1video with its defaults (-bf 0 -g GOP -qscale:v
@@ -158,10 +159,12 @@ done
 # the tables
 device="$(clinfo -l 2>/dev/null | sed -n 's/.*Device #0: *//p' | head -n 1)"
 commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || true)"
-echo "### Real-content set: up to $frames frames a clip, GOP $gop (I and P), quantisers ${quants// /, }"
+codec=mpeg1video
+[ "${MPEG_VERSION:-1}" = 2 ] && codec=mpeg2video
+echo "### Real-content set, MPEG-${MPEG_VERSION:-1}: up to $frames frames a clip, GOP $gop (I and P), quantisers ${quants// /, }"
 echo
 echo "clmpegenc${clprops:+ ($clprops)}${commit:+ as of commit $commit}${device:+, OpenCL device: $device};" \
-  "$(ffmpeg -version | head -n 1 | cut -d' ' -f1-3)'s mpeg1video; $(nproc) CPU threads, $(date -u +%Y-%m-%d)."
+  "$(ffmpeg -version | head -n 1 | cut -d' ' -f1-3)'s $codec; $(nproc) CPU threads, $(date -u +%Y-%m-%d)."
 [ -z "$relabelled" ] || echo "Relabelled to 25 fps:$relabelled."
 echo
 python3 - "$root/pipelines" "$results" "$failed" <<'EOF'
