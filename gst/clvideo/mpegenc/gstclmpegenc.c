@@ -395,7 +395,9 @@ allowed_strings (const GstStructure * s, const gchar * name)
 /* MPEG-2's profile and level for @info at frame_rate_code @code from what
  * downstream allows (@s): the main profile unless only the simple one is
  * allowed, and the lowest allowed level that holds the picture size,
- * rate and bit rate. FALSE, with the error posted, when none does. */
+ * rate and bit rate; with a constant quantiser not the low level where a
+ * higher one is allowed (its 4 Mbit/s peak would hold the quantiser
+ * back). FALSE, with the error posted, when none does. */
 static gboolean
 choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
     const GstVideoInfo * info, guint code, guint * profile,
@@ -428,6 +430,9 @@ choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
     if ((level_names && !g_strv_contains ((const gchar * const *)
                 level_names, levels[i].name)) ||
         !gst_cl_mpeg2_profile_has_level (*profile, &levels[i]))
+      continue;
+    if (kbps == 0 && i == 0 && i + 1 < n && (!level_names ||
+            g_strv_length (level_names) > 1))
       continue;
     g_free (why);
     if (gst_cl_mpeg2_level_fits (&levels[i], *profile,

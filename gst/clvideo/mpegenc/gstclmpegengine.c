@@ -821,6 +821,7 @@ start_rate_sequence (GstClMpegEngine * e)
    * (an odd number of kbit/s is rounded up to whole 400 bit/s) */
   gst_cl_mpeg_rate_control_init (&e->rc, bitrate > 0 ?
       e->seq.bit_rate_code * 400ULL : 0,
+      e->level ? e->level->max_kbps * 1000ULL : 0,
       e->seq.vbv_size_code * VBV_UNIT_BITS,
       (gdouble) e->fps_n / e->fps_d, gop_size, quantizer, ip_factor,
       e->mb_width, e->mb_height);
@@ -836,6 +837,7 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
   Slot *s;
   GstFlowReturn ret;
   guint gop_size, bitrate, vbv_size;
+  guint64 reencodes;
   gboolean cq, rate_set, starts_gop;
 
   g_mutex_lock (&e->settings_lock);
@@ -898,10 +900,19 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
     if (!submit_encode (e, s, error))
       goto failed;
   }
+  reencodes = e->rc.reencodes;
   ret = gst_cl_mpeg_engine_drain (e, FALSE, error);
   if (ret != GST_FLOW_OK) {
     slot_drop_frame (e, s);
     return ret;
+  }
+  /* the frame before was coded again (a constant quantiser under
+   * MPEG-2's buffer model): this one predicted from its first
+   * reconstruction, and is coded again from the one decoders see */
+  if (cq && e->rc.reencodes != reencodes) {
+    slot_unmap (e, s);
+    if (!submit_encode (e, s, error))
+      goto failed;
   }
   if (!cq) {
     s->quant = gst_cl_mpeg_rate_control_quant (&e->rc, s->intra,

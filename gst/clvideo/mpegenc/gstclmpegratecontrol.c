@@ -1,4 +1,4 @@
-/* gst-clvideo: MPEG-1 rate control with a VBV buffer model
+/* gst-clvideo: MPEG-1 and MPEG-2 rate control with a VBV buffer model
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gstclmpegratecontrol.h"
@@ -68,10 +68,12 @@ gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
 
 void
 gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
-    guint64 buffer_bits, gdouble frame_rate, guint gop_size, guint quant,
-    gdouble ip_factor, guint mb_width, guint mb_height)
+    guint64 peak_rate, guint64 buffer_bits, gdouble frame_rate,
+    guint gop_size, guint quant, gdouble ip_factor, guint mb_width,
+    guint mb_height)
 {
   rc->bit_rate = bit_rate;
+  rc->peak_rate = bit_rate > 0 ? 0 : peak_rate;
   rc->forced_bits =
       gst_cl_mpeg_rate_control_forced_picture_bits (mb_width, mb_height);
   rc->skip_bits =
@@ -89,12 +91,17 @@ void
 gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
 {
   rc->started = FALSE;
-  /* the buffer the stream signals, never more: the encoder gives one of
-   * at least two pictures (gst_cl_mpeg_rate_control_min_buffer_bits) */
-  rc->max_fullness = MIN (rc->buffer_size, rc->bit_rate * MAX_DELAY_S);
-  /* the first picture, an I picture, fits with DC levels only */
-  rc->fullness = MIN (MAX (rc->max_fullness * INITIAL_FULLNESS,
-          rc->forced_bits), rc->max_fullness);
+  if (rc->peak_rate > 0) {
+    /* variable rate: the first picture is decoded with the buffer full */
+    rc->max_fullness = rc->fullness = rc->buffer_size;
+  } else {
+    /* the buffer the stream signals, never more: the encoder gives one of
+     * at least two pictures (gst_cl_mpeg_rate_control_min_buffer_bits) */
+    rc->max_fullness = MIN (rc->buffer_size, rc->bit_rate * MAX_DELAY_S);
+    /* the first picture, an I picture, fits with DC levels only */
+    rc->fullness = MIN (MAX (rc->max_fullness * INITIAL_FULLNESS,
+            rc->forced_bits), rc->max_fullness);
+  }
   /* TM5's initial complexities */
   rc->xi = 160.0 * rc->bit_rate / 115.0;
   rc->xp = 60.0 * rc->bit_rate / 115.0;
@@ -233,8 +240,18 @@ gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc, gboolean intra,
 {
   gdouble q, limit;
 
-  if (rc->bit_rate <= 0)
+  if (rc->bit_rate <= 0 && rc->peak_rate <= 0)
     return 0;
+  if (rc->bit_rate <= 0) {
+    /* variable rate: only what the buffer holds */
+    limit = rc->fullness;
+    if (bits <= limit)
+      return 0;
+    if (quant >= 31)
+      return 32;
+    return (guint) CLAMP (ceil (quant * bits / (0.85 * limit)), quant + 1,
+        31);
+  }
   /* P pictures of DC levels only are skipped (the last resort) only if
    * skipping the ones up to the next I picture would not do */
   limit = dc_only ? limit_bits (rc, intra, rc->skip_bits) :
@@ -256,7 +273,7 @@ gboolean
 gst_cl_mpeg_rate_control_underflows (GstClMpegRateControl * rc,
     guint64 bits)
 {
-  return rc->bit_rate > 0 && bits > rc->fullness;
+  return (rc->bit_rate > 0 || rc->peak_rate > 0) && bits > rc->fullness;
 }
 
 guint64
@@ -280,6 +297,11 @@ gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc, gboolean intra,
   rc->pictures++;
   rc->bits += bits + stuffing_bits;
   rc->stuffing_bits += stuffing_bits;
+  if (rc->peak_rate > 0) {
+    rc->fullness = MIN (rc->fullness - bits + rc->peak_rate / rc->frame_rate,
+        rc->buffer_size);
+    return;
+  }
   if (rc->bit_rate <= 0)
     return;
   if (intra) {

@@ -1,4 +1,4 @@
-/* gst-clvideo: MPEG-1 rate control with a VBV buffer model
+/* gst-clvideo: MPEG-1 and MPEG-2 rate control with a VBV buffer model
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
@@ -33,10 +33,18 @@ G_BEGIN_DECLS
  * or a smaller last I picture, stands for them) when it comes, the pictures in between coded as cheaply as the last
  * ones were (at DC levels only if it came to that). A picture over that
  * limit is coded again, coarser.
+ *
+ * With a constant quantiser and a peak rate (MPEG-2's variable rate,
+ * vbv_delay 0xFFFF, 13818-2 annex C): the buffer fills at the peak rate
+ * until it is full, and the first picture is decoded once it is; a
+ * picture larger than what the buffer holds at its decoding time is
+ * coded again, coarser, as above. Nothing else changes the quantiser.
  */
 typedef struct {
   /* settings */
   gdouble bit_rate;             /* bit/s; 0: constant quantiser */
+  gdouble peak_rate;            /* constant quantiser: bit/s into the
+                                 * buffer while not full; 0: no model */
   gdouble buffer_size;          /* bits */
   gdouble frame_rate;
   guint gop_size;
@@ -84,11 +92,13 @@ guint64 gst_cl_mpeg_rate_control_min_buffer_bits (guint64 bit_rate,
 guint64 gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
     guint mb_height);
 
-/* @bit_rate 0: constant @quant (of P pictures); else @buffer_bits must be
- * at least gst_cl_mpeg_rate_control_min_buffer_bits(), for pictures of
+/* @bit_rate 0: constant @quant (of P pictures), under a buffer of
+ * @buffer_bits that fills at @peak_rate (0: none); else @buffer_bits must
+ * be at least gst_cl_mpeg_rate_control_min_buffer_bits(), for pictures of
  * @mb_width x @mb_height macroblocks. */
 void gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc,
-    guint64 bit_rate, guint64 buffer_bits, gdouble frame_rate,
+    guint64 bit_rate, guint64 peak_rate, guint64 buffer_bits,
+    gdouble frame_rate,
     guint gop_size, guint quant, gdouble ip_factor, guint mb_width,
     guint mb_height);
 /* A new sequence starts: the decoder's buffer starts empty. */
