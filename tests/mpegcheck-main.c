@@ -1,7 +1,8 @@
-/* gst-clvideo: mpegcheck, the MPEG-1 video stream checker on the command line
+/* gst-clvideo: mpegcheck, the MPEG-1 and MPEG-2 video stream checker on the
+ * command line
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Usage: mpegcheck [options] FILE.m1v
+ * Usage: mpegcheck [options] FILE.m1v|FILE.m2v
  * Prints a report; exits 0 when the stream passes, 1 on violations, 2 when
  * the file cannot be read or the options are wrong.
  */
@@ -40,8 +41,8 @@ main (int argc, char **argv)
         "Require every vbv_delay within this many 90 kHz ticks of the model",
         "TICKS"},
     {"trace", 't', 0, G_OPTION_ARG_NONE, &trace,
-        "Print one line per picture: bits, VBV fullness and macroblocks",
-        NULL},
+        "Print one line per picture: bits, VBV fullness and macroblocks "
+        "(and MPEG-2's picture coding extension)", NULL},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
         "Print only the errors", NULL},
     {NULL}
@@ -51,8 +52,14 @@ main (int argc, char **argv)
   MpegCheckResult *r;
   gboolean passed;
 
-  ctx = g_option_context_new ("FILE - check an MPEG-1 video elementary "
-      "stream");
+  ctx = g_option_context_new ("FILE - check an MPEG-1 or MPEG-2 video "
+      "elementary stream");
+  g_option_context_set_summary (ctx, "Checks an ISO/IEC 11172-2 (MPEG-1) or "
+      "ISO/IEC 13818-2 (MPEG-2) video elementary\nstream: its syntax to the "
+      "last bit of every slice, every value of the macroblock\nlayer against "
+      "its legal range, and the VBV buffer model. A sequence header\n"
+      "followed by a sequence_extension makes its sequence MPEG-2. MPEG-2 "
+      "field\npictures and scalable streams are reported as unsupported.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc != 2) {
     fprintf (stderr, "mpegcheck: %s\n", error ? error->message :

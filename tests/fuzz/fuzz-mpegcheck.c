@@ -1,4 +1,5 @@
-/* gst-clvideo: libFuzzer entry point for the MPEG-1 stream checker
+/* gst-clvideo: libFuzzer entry point for the MPEG-1 and MPEG-2 stream
+ * checker
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Feeds arbitrary bytes to mpegcheck_run, which parses every macroblock
@@ -28,7 +29,9 @@ check_passed_stream (const MpegCheckResult * r)
     if (pic->sequence >= r->sequences->len)
       abort ();
     s = &g_array_index (r->sequences, MpegCheckSequence, pic->sequence);
-    mbs = ((s->width + 15) / 16) * ((s->height + 15) / 16);
+    /* an interlaced MPEG-2 frame has whole macroblock rows in each field */
+    mbs = ((s->width + 15) / 16) * (s->mpeg2 && !s->progressive_sequence ?
+        2 * ((s->height + 31) / 32) : (s->height + 15) / 16);
     if (pic->n_mb_coded + pic->n_mb_skipped != mbs || pic->mb_syntax_error)
       abort ();
     if (pic->coding_type == 1 && pic->n_mb_intra != mbs)
