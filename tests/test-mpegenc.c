@@ -2037,6 +2037,19 @@ GST_START_TEST (test_mpeg2_stream)
     }
     fail_unless_equals_string (probe, want);
     decode_check (path, n, w, h);
+    {
+      /* the checker: every macroblock, the VBV at the level's buffer */
+      MpegCheckResult *r = check_stream (e2.stream, n, w, h);
+      const MpegCheckSequence *sq = &g_array_index (r->sequences,
+          MpegCheckSequence, 0);
+      fail_unless (sq->mpeg2 && sq->progressive_sequence);
+      fail_unless_equals_int (sq->profile_and_level,
+          (g_str_equal (cases[i].profile, "simple") ? 0x50 : 0x40) |
+          cases[i].ff_level);
+      fail_unless (r->vbv_simulated);
+      fail_unless_equals_int (r->n_underflows, 0);
+      mpegcheck_result_free (r);
+    }
 
     /* the same pictures and nearly the same bits as MPEG-1: only the
      * headers, the escapes and the mismatch control differ */
