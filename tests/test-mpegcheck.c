@@ -193,6 +193,16 @@ check (const guint8 * data, gsize size, const MpegCheckOptions * o)
   return r;
 }
 
+/* @data copied to @copy with one value broken (as put_bits), checked */
+static MpegCheckResult *
+check_patched (guint8 * copy, const guint8 * data, gsize size, gsize offset,
+    guint pos, guint n, guint value)
+{
+  memcpy (copy, data, size);
+  put_bits (copy, offset, pos, n, value);
+  return check (copy, size, NULL);
+}
+
 static gboolean
 has_error (const MpegCheckResult * r, const gchar * text)
 {
@@ -225,6 +235,23 @@ first_errors (const MpegCheckResult * r)
 #define assert_passed(r) \
   fail_unless (mpegcheck_passed (r), "unexpected errors:\n%s", \
       first_errors (r))
+
+/* assert_error for an error text with the stream's offsets in it */
+static void assert_error_printf (const MpegCheckResult * r,
+    const gchar * format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+assert_error_printf (const MpegCheckResult * r, const gchar * format, ...)
+{
+  va_list args;
+  gchar *text;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  assert_error (r, text);
+  g_free (text);
+}
 
 /* ---- hand-made streams ---- */
 
@@ -1140,6 +1167,22 @@ assert_all_macroblocks (const MpegCheckResult * r, guint mbs_per_picture)
   }
 }
 
+/* The quick structural check of a stream the full one passes: it passes
+ * too, and sees no macroblocks */
+static void
+assert_quick_check_passes (const guint8 * data, gsize size)
+{
+  MpegCheckOptions o;
+  MpegCheckResult *r;
+
+  mpegcheck_options_init (&o);
+  o.check_macroblocks = FALSE;
+  r = check (data, size, &o);
+  assert_passed (r);
+  fail_unless_equals_uint64 (r->n_macroblocks, 0);
+  mpegcheck_result_free (r);
+}
+
 static const struct
 {
   const gchar *name;
@@ -1192,18 +1235,7 @@ GST_START_TEST (test_ffmpeg_macroblocks)
   if (g_str_equal (name, "q1.m1v") || g_str_equal (name, "noise.m1v"))
     fail_unless (escapes > 100, "%" G_GUINT64_FORMAT, escapes);
   mpegcheck_result_free (r);
-
-  /* the quick structural check sees the same pictures, no macroblocks */
-  {
-    MpegCheckOptions o;
-
-    mpegcheck_options_init (&o);
-    o.check_macroblocks = FALSE;
-    r = check (data, size, &o);
-    assert_passed (r);
-    fail_unless_equals_uint64 (r->n_macroblocks, 0);
-    mpegcheck_result_free (r);
-  }
+  assert_quick_check_passes (data, size);
   g_free (data);
 }
 
@@ -1261,12 +1293,35 @@ GST_START_TEST (test_tiny_stream)
 
 GST_END_TEST;
 
-static const struct
+/* A hand-made stream with one fault (a TinyVariant or Tiny2Variant), and
+ * what its first errors must say */
+typedef struct
 {
-  TinyVariant variant;
+  gint variant;
   const gchar *where;           /* picture, slice and macroblock */
   const gchar *what;
-} tiny_faults[] = {
+} TinyFault;
+
+/* Checks @data, made as @f says, and frees it: the first errors name the
+ * fault, and there are at most @max_errors errors */
+static void
+assert_fault (const TinyFault * f, guint8 * data, gsize size,
+    guint max_errors)
+{
+  MpegCheckResult *r = check (data, size, NULL);
+  gchar *errors = first_errors (r);
+
+  GST_INFO ("variant %d:\n%s", f->variant, errors);
+  fail_unless (strstr (errors, f->where) && strstr (errors, f->what),
+      "variant %d: no \"%s\" and \"%s\" in:\n%s", f->variant, f->where,
+      f->what, errors);
+  fail_unless (r->errors->len <= max_errors, "%s", errors);
+  g_free (errors);
+  mpegcheck_result_free (r);
+  g_free (data);
+}
+
+static const TinyFault tiny_faults[] = {
   {TINY_DC_SIZE_NOT_IN_TABLE, "picture 0, slice 0 (byte 28), macroblock 0,",
       "block 0: dct_dc_size_luminance not in table B.5a"},
   {TINY_DC_OUT_OF_RANGE, "picture 0, slice 0 (byte 28), macroblock 0,",
@@ -1327,21 +1382,12 @@ static const struct
 
 GST_START_TEST (test_tiny_faults)
 {
+  const TinyFault *f = &tiny_faults[__i__];
   gsize size;
-  guint8 *data = build_tiny (tiny_faults[__i__].variant, NULL, &size);
-  MpegCheckResult *r = check (data, size, NULL);
-  gchar *errors = first_errors (r);
+  guint8 *data = build_tiny (f->variant, NULL, &size);
 
-  GST_INFO ("variant %d:\n%s", tiny_faults[__i__].variant, errors);
-  fail_unless (strstr (errors, tiny_faults[__i__].where) &&
-      strstr (errors, tiny_faults[__i__].what), "variant %d: no \"%s\" and "
-      "\"%s\" in:\n%s", tiny_faults[__i__].variant, tiny_faults[__i__].where,
-      tiny_faults[__i__].what, errors);
   /* one fault, one error: the parse goes on in step or stops */
-  fail_unless (r->errors->len <= 2, "%s", errors);
-  g_free (errors);
-  mpegcheck_result_free (r);
-  g_free (data);
+  assert_fault (f, data, size, 2);
 }
 
 GST_END_TEST;
@@ -1500,22 +1546,26 @@ flip_and_check (const guint8 * data, gsize size, gsize from, guint rounds,
   return rejected;
 }
 
+/* At least @min_rejected of @rounds flips in @data rejected; frees @data */
+static void
+assert_flips_rejected (guint8 * data, gsize size, const gchar * what,
+    guint rounds, guint32 seed, guint min_rejected)
+{
+  guint rejected = flip_and_check (data, size, 0, rounds, seed);
+
+  GST_INFO ("%s: %u of %u rejected", what, rejected, rounds);
+  fail_unless (rejected >= min_rejected, "%u of %u", rejected, rounds);
+  g_free (data);
+}
+
 GST_START_TEST (test_random_bit_flips)
 {
   gsize size;
   guint8 *data = load_with_end_code ("bframes.m1v", &size);
-  guint rejected;
 
-  rejected = flip_and_check (data, size, 0, 300, 1);
-  GST_INFO ("FFmpeg stream: %u of 300 rejected", rejected);
-  fail_unless (rejected >= 240, "%u of 300", rejected);
-  g_free (data);
-
+  assert_flips_rejected (data, size, "FFmpeg stream", 300, 1, 240);
   data = build_tiny (TINY_VALID, NULL, &size);
-  rejected = flip_and_check (data, size, 0, 2000, 2);
-  GST_INFO ("tiny stream: %u of 2000 rejected", rejected);
-  fail_unless (rejected >= 1600, "%u of 2000", rejected);
-  g_free (data);
+  assert_flips_rejected (data, size, "tiny stream", 2000, 2, 1600);
 }
 
 GST_END_TEST;
@@ -1612,7 +1662,6 @@ GST_START_TEST (test_mpeg2_ffmpeg)
   guint8 *data = load_with_end_code (name, &size);
   MpegCheckResult *r = check (data, size, NULL);
   const MpegCheckSequence *s;
-  MpegCheckOptions o;
 
   GST_INFO ("%s", name);
   assert_passed (r);
@@ -1674,18 +1723,23 @@ GST_START_TEST (test_mpeg2_ffmpeg)
   /* none of FFmpeg's escapes could have been a shorter code */
   fail_unless_equals_int (r->notes->len, 0);
   mpegcheck_result_free (r);
-
-  /* the quick structural check sees the same pictures, no macroblocks */
-  mpegcheck_options_init (&o);
-  o.check_macroblocks = FALSE;
-  r = check (data, size, &o);
-  assert_passed (r);
-  fail_unless_equals_uint64 (r->n_macroblocks, 0);
-  mpegcheck_result_free (r);
+  assert_quick_check_passes (data, size);
   g_free (data);
 }
 
 GST_END_TEST;
+
+/* The display extension's colour description of @s, as FFmpeg was asked
+ * for it */
+static void
+assert_colour (const MpegCheckSequence * s, guint primaries, guint transfer,
+    guint matrix)
+{
+  fail_unless (s->colour_description);
+  fail_unless_equals_int (s->colour_primaries, primaries);
+  fail_unless_equals_int (s->transfer_characteristics, transfer);
+  fail_unless_equals_int (s->matrix_coefficients, matrix);
+}
 
 /* The sequence extension's profile and level and the display extension's
  * colour description, as FFmpeg was asked for them */
@@ -1695,17 +1749,15 @@ GST_START_TEST (test_mpeg2_profile_and_colour)
   guint8 *data = load_with_end_code ("m2-bt709.m2v", &size);
   MpegCheckResult *r = check (data, size, NULL);
   const MpegCheckSequence *s;
-  gchar *report, *text;
+  gchar *report;
 
   assert_passed (r);
   s = &g_array_index (r->sequences, MpegCheckSequence, 0);
   fail_unless_equals_int (s->profile_and_level, 0x48);
   fail_unless_equals_int (s->profile, MPEGCHECK_PROFILE_MAIN);
   fail_unless_equals_int (s->level, MPEGCHECK_LEVEL_MAIN);
-  fail_unless (s->display_extension && s->colour_description);
-  fail_unless_equals_int (s->colour_primaries, 1);
-  fail_unless_equals_int (s->transfer_characteristics, 1);
-  fail_unless_equals_int (s->matrix_coefficients, 1);
+  fail_unless (s->display_extension);
+  assert_colour (s, 1, 1, 1);
   fail_unless_equals_int (s->display_width, W);
   fail_unless_equals_int (s->display_height, H);
   report = mpegcheck_report (r, FALSE);
@@ -1725,10 +1777,8 @@ GST_START_TEST (test_mpeg2_profile_and_colour)
     fail_unless_equals_int (data[at + 4] >> 4, 2);
     twice = insert (data, size, end, data + at, end - at, &n);
     r = check (twice, n, NULL);
-    text = g_strdup_printf ("a second sequence_display_extension at byte %"
+    assert_error_printf (r, "a second sequence_display_extension at byte %"
         G_GSIZE_FORMAT, end);
-    assert_error (r, text);
-    g_free (text);
     fail_unless_equals_int (r->errors->len, 1);
     mpegcheck_result_free (r);
     g_free (twice);
@@ -1744,10 +1794,7 @@ GST_START_TEST (test_mpeg2_profile_and_colour)
   s = &g_array_index (r->sequences, MpegCheckSequence, 0);
   fail_unless_equals_int (s->profile_and_level, 0x46);
   fail_unless_equals_int (s->level, MPEGCHECK_LEVEL_HIGH_1440);
-  fail_unless (s->colour_description);
-  fail_unless_equals_int (s->colour_primaries, 6);
-  fail_unless_equals_int (s->transfer_characteristics, 6);
-  fail_unless_equals_int (s->matrix_coefficients, 6);
+  assert_colour (s, 6, 6, 6);
   fail_unless_equals_int (s->aspect_code, 3);
   mpegcheck_result_free (r);
   g_free (data);
@@ -1947,7 +1994,6 @@ GST_START_TEST (test_mpeg2_broken_headers)
   guint8 *c = g_memdup2 (data, size);
   MpegCheckResult *r = check (data, size, NULL);
   gint p_picture = -1, b_picture = -1;
-  gchar *text;
   guint i;
 
   assert_passed (r);
@@ -1964,14 +2010,11 @@ GST_START_TEST (test_mpeg2_broken_headers)
 
   /* f_code 0 where the picture has vectors: its macroblocks cannot be
    * parsed */
-  put_bits (c, g_array_index (exts, gsize, p_picture), EXT_F_CODE (0, 0), 4,
-      0);
-  r = check (c, size, NULL);
-  text = g_strdup_printf ("picture %d (byte %" G_GSIZE_FORMAT "): "
+  r = check_patched (c, data, size, g_array_index (exts, gsize, p_picture),
+      EXT_F_CODE (0, 0), 4, 0);
+  assert_error_printf (r, "picture %d (byte %" G_GSIZE_FORMAT "): "
       "f_code[0][0] 0, outside 1..9", p_picture,
       g_array_index (pics, gsize, p_picture));
-  assert_error (r, text);
-  g_free (text);
   fail_unless_equals_int (r->errors->len, 1);
   fail_unless_equals_int (g_array_index (r->pictures, MpegCheckPicture,
           p_picture).n_mb_coded, 0);
@@ -1990,10 +2033,8 @@ GST_START_TEST (test_mpeg2_broken_headers)
   mpegcheck_result_free (r);
 
   /* the picture header's f_code, fixed at 7 in MPEG-2 */
-  memcpy (c, data, size);
-  put_bits (c, g_array_index (pics, gsize, b_picture), 10 + 3 + 16 + 4 + 1,
-      3, 2);
-  r = check (c, size, NULL);
+  r = check_patched (c, data, size, g_array_index (pics, gsize, b_picture),
+      10 + 3 + 16 + 4 + 1, 3, 2);
   assert_error (r, "full_pel_backward_vector 0 and backward_f_code 2, MPEG-2 "
       "wants 0 and 7");
   mpegcheck_result_free (r);
@@ -2005,10 +2046,8 @@ GST_START_TEST (test_mpeg2_broken_headers)
         &n);
 
     r = check (cut_stream, n, NULL);
-    text = g_strdup_printf ("picture 4 (byte %" G_GSIZE_FORMAT ") has no "
+    assert_error_printf (r, "picture 4 (byte %" G_GSIZE_FORMAT ") has no "
         "picture_coding_extension", g_array_index (pics, gsize, 4));
-    assert_error (r, text);
-    g_free (text);
     fail_unless_equals_int (r->errors->len, 1);
     fail_unless_equals_int (g_array_index (r->pictures, MpegCheckPicture,
             4).n_mb_coded, 0);
@@ -2021,11 +2060,9 @@ GST_START_TEST (test_mpeg2_broken_headers)
     cut_stream = insert (data, size, next_code (data, size, at), data + at,
         next_code (data, size, at) - at, &n);
     r = check (cut_stream, n, NULL);
-    text = g_strdup_printf ("picture_coding_extension at byte %"
+    assert_error_printf (r, "picture_coding_extension at byte %"
         G_GSIZE_FORMAT " after a picture_coding_extension",
         next_code (data, size, at));
-    assert_error (r, text);
-    g_free (text);
     fail_unless_equals_int (r->errors->len, 1);
     mpegcheck_result_free (r);
     g_free (cut_stream);
@@ -2056,44 +2093,35 @@ GST_START_TEST (test_mpeg2_broken_headers)
   mpegcheck_result_free (r);
 
   /* profiles and levels */
-  memcpy (c, data, size);
-  put_bits (c, seq_ext, SEQ_EXT_PROFILE_AND_LEVEL, 8, 0x5A);
-  r = check (c, size, NULL);
+  r = check_patched (c, data, size, seq_ext, SEQ_EXT_PROFILE_AND_LEVEL, 8,
+      0x5A);
   assert_error (r, "profile_and_level_indication 0x5A: the Simple profile "
       "has no Low level");
   /* (and the Simple profile has no B pictures) */
   assert_error (r, "is a B picture in a sequence with the Simple profile");
   mpegcheck_result_free (r);
-  put_bits (c, seq_ext, SEQ_EXT_PROFILE_AND_LEVEL, 8, 0x4B);
-  r = check (c, size, NULL);
+  r = check_patched (c, data, size, seq_ext, SEQ_EXT_PROFILE_AND_LEVEL, 8,
+      0x4B);
   assert_error (r, "profile_and_level_indication 0x4B is reserved");
   fail_unless_equals_int (r->errors->len, 1);
   mpegcheck_result_free (r);
 
   /* 4:2:2 in the Main profile */
-  memcpy (c, data, size);
-  put_bits (c, seq_ext, SEQ_EXT_CHROMA_FORMAT, 2, 2);
-  r = check (c, size, NULL);
+  r = check_patched (c, data, size, seq_ext, SEQ_EXT_CHROMA_FORMAT, 2, 2);
   assert_error (r, "chroma_format 4:2:2 in the Main profile, which has 4:2:0 "
       "at most");
   mpegcheck_result_free (r);
 
   /* low_delay: no B pictures */
-  memcpy (c, data, size);
-  put_bits (c, seq_ext, SEQ_EXT_LOW_DELAY, 1, 1);
-  r = check (c, size, NULL);
-  text = g_strdup_printf ("picture %d (byte %" G_GSIZE_FORMAT ") is a B "
+  r = check_patched (c, data, size, seq_ext, SEQ_EXT_LOW_DELAY, 1, 1);
+  assert_error_printf (r, "picture %d (byte %" G_GSIZE_FORMAT ") is a B "
       "picture in a sequence with low_delay set", b_picture,
       g_array_index (pics, gsize, b_picture));
-  assert_error (r, text);
-  g_free (text);
   mpegcheck_result_free (r);
 
   /* field pictures: the checker says it does not check them */
-  memcpy (c, data, size);
-  put_bits (c, g_array_index (exts, gsize, 2), EXT_PICTURE_STRUCTURE, 2,
-      MPEGCHECK_TOP_FIELD);
-  r = check (c, size, NULL);
+  r = check_patched (c, data, size, g_array_index (exts, gsize, 2),
+      EXT_PICTURE_STRUCTURE, 2, MPEGCHECK_TOP_FIELD);
   assert_error (r, "picture 2 (byte");
   assert_error (r, "is a field picture: field pictures are not supported by "
       "this checker");
@@ -2101,27 +2129,23 @@ GST_START_TEST (test_mpeg2_broken_headers)
 
   /* frame prediction and DCT only, in a progressive sequence (the
    * macroblocks then lack what the flag would have them carry) */
-  memcpy (c, data, size);
-  put_bits (c, g_array_index (exts, gsize, 3), EXT_FRAME_PRED_FRAME_DCT, 1,
-      0);
-  r = check (c, size, NULL);
+  r = check_patched (c, data, size, g_array_index (exts, gsize, 3),
+      EXT_FRAME_PRED_FRAME_DCT, 1, 0);
   assert_error (r, "picture 3 (byte");
   assert_error (r, "frame_pred_frame_dct 0 in a progressive sequence");
   mpegcheck_result_free (r);
 
   /* 11-bit DC precision is the High and 4:2:2 profiles' */
-  memcpy (c, data, size);
-  put_bits (c, g_array_index (exts, gsize, 0), EXT_INTRA_DC_PRECISION, 2, 3);
-  r = check (c, size, NULL);
+  r = check_patched (c, data, size, g_array_index (exts, gsize, 0),
+      EXT_INTRA_DC_PRECISION, 2, 3);
   assert_error (r, "intra_dc_precision 11 bits in the Main profile (8 to 10 "
       "only)");
   fail_unless_equals_int (r->errors->len, 1);
   mpegcheck_result_free (r);
 
   /* quantiser_scale_code 0 */
-  memcpy (c, data, size);
-  put_bits (c, g_array_index (slices, gsize, 3), 0, 5, 0);
-  r = check (c, size, NULL);
+  r = check_patched (c, data, size, g_array_index (slices, gsize, 3), 0, 5,
+      0);
   assert_error (r, "quantiser_scale_code 0");
   mpegcheck_result_free (r);
 
@@ -2575,12 +2599,7 @@ GST_START_TEST (test_tiny2_stream)
 
 GST_END_TEST;
 
-static const struct
-{
-  Tiny2Variant variant;
-  const gchar *where;           /* picture, slice and macroblock */
-  const gchar *what;
-} tiny2_faults[] = {
+static const TinyFault tiny2_faults[] = {
   {TINY2_SLICE_PAST_ROW, "picture 0, slice 0 (byte", "macroblock_address_"
         "increment 1 leads to macroblock 2, past the end of the slice's row 0"},
   {TINY2_SLICE_STARTS_PAST_ROW, "slice at byte", "(picture 0) starts at "
@@ -2630,21 +2649,12 @@ static const struct
 
 GST_START_TEST (test_tiny2_faults)
 {
+  const TinyFault *f = &tiny2_faults[__i__];
   gsize size;
-  guint8 *data = build_tiny2 (tiny2_faults[__i__].variant, &size);
-  MpegCheckResult *r = check (data, size, NULL);
-  gchar *errors = first_errors (r);
+  guint8 *data = build_tiny2 (f->variant, &size);
 
-  GST_INFO ("variant %d:\n%s", tiny2_faults[__i__].variant, errors);
-  fail_unless (strstr (errors, tiny2_faults[__i__].where) &&
-      strstr (errors, tiny2_faults[__i__].what), "variant %d: no \"%s\" and "
-      "\"%s\" in:\n%s", tiny2_faults[__i__].variant,
-      tiny2_faults[__i__].where, tiny2_faults[__i__].what, errors);
   /* one fault, one error */
-  fail_unless (r->errors->len == 1, "%s", errors);
-  g_free (errors);
-  mpegcheck_result_free (r);
-  g_free (data);
+  assert_fault (f, data, size, 1);
 }
 
 GST_END_TEST;
@@ -2685,18 +2695,10 @@ GST_START_TEST (test_mpeg2_random_bit_flips)
 {
   gsize size;
   guint8 *data = load_with_end_code ("m2-b.m2v", &size);
-  guint rejected;
 
-  rejected = flip_and_check (data, size, 0, 300, 3);
-  GST_INFO ("FFmpeg MPEG-2 stream: %u of 300 rejected", rejected);
-  fail_unless (rejected >= 180, "%u of 300", rejected);
-  g_free (data);
-
+  assert_flips_rejected (data, size, "FFmpeg MPEG-2 stream", 300, 3, 180);
   data = build_tiny2 (TINY2_FIELD_HALVING, &size);
-  rejected = flip_and_check (data, size, 0, 2000, 4);
-  GST_INFO ("tiny MPEG-2 stream: %u of 2000 rejected", rejected);
-  fail_unless (rejected >= 1600, "%u of 2000", rejected);
-  g_free (data);
+  assert_flips_rejected (data, size, "tiny MPEG-2 stream", 2000, 4, 1600);
 }
 
 GST_END_TEST;
