@@ -2437,6 +2437,78 @@ GST_START_TEST (test_bitrate)
 
 GST_END_TEST;
 
+/* Variable bit rate (bitrate under max-bitrate), MPEG-1 and MPEG-2: the
+ * bit rate on average, the peak in the sequence header, vbv_delay 0xFFFF
+ * in every picture, and a buffer that fills at the peak until full never
+ * underflows. A constant quantiser under max-bitrate keeps to the same
+ * buffer, coarser where it must. */
+GST_START_TEST (test_variable_bitrate)
+{
+  const guint w = 176, h = 144, n = 50;
+  static const struct
+  {
+    const gchar *props;
+    guint version, noise, target, peak;
+  } cases[] = {
+    {"bitrate=500 max-bitrate=1500", 1, 0, 500, 1500},
+    {"bitrate=500 max-bitrate=1500", 2, 0, 500, 1500},
+    {"bitrate=800 max-bitrate=1500 adaptive-quant=true", 2, 0, 800, 1500},
+    /* (quantiser 1 would need 1.5 Mbit/s) */
+    {"quantizer=1 max-bitrate=1000", 1, 2, 0, 1000},
+  };
+  guint c, k;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    gchar *props = g_strdup_printf ("gop-size=10 %s", cases[c].props);
+    gchar *caps = g_strdup_printf ("video/mpeg,mpegversion=%u",
+        cases[c].version);
+    gchar *name = g_strdup_printf ("vbr%u.m%uv", c, cases[c].version);
+    const MpegCheckSequence *sq;
+    MpegCheckResult *r;
+    GstCaps *out;
+    Encoded e;
+    gchar *path;
+    gdouble rate;
+    guint raised = 0;
+
+    out = encode_negotiated (props, caps, w, h, n, cases[c].noise, NULL, &e);
+    gst_caps_unref (out);
+    path = write_stream (name, e.stream);
+    r = check_stream (e.stream, n, w, h);
+    sq = &g_array_index (r->sequences, MpegCheckSequence, 0);
+    fail_unless (r->vbv_simulated && r->vbv_buffer_full_rule);
+    fail_unless_equals_int (r->n_underflows, 0);
+    fail_unless_equals_int (sq->bit_rate_code * 400, cases[c].peak * 1000);
+    for (k = 0; k < r->pictures->len; k++) {
+      const MpegCheckPicture *p = &g_array_index (r->pictures,
+          MpegCheckPicture, k);
+      fail_unless_equals_int (p->vbv_delay, 0xffff);
+      raised += p->slice_quant_max > 1;
+    }
+    rate = e.stream->len * 8.0 * 25 / n / 1000;
+    GST_INFO ("%s, MPEG-%u: %.1f kbit/s, VBV %.0f .. %.0f bits, %u pictures "
+        "above quantiser 1", cases[c].props, cases[c].version, rate,
+        r->vbv_min_fullness, r->vbv_max_fullness, raised);
+    if (cases[c].target)
+      fail_unless (fabs (rate / cases[c].target - 1) < 0.10, "%s: %.1f "
+          "kbit/s", cases[c].props, rate);
+    else
+      /* no more than the peak brings in, and the full buffer at the
+       * start */
+      fail_unless (raised > 0 && e.stream->len * 8.0 <= cases[c].peak *
+          1000.0 * n / 25 + sq->vbv_buffer_size_code * 16384.0);
+    decode_check (path, n, w, h);
+    mpegcheck_result_free (r);
+    encoded_free (&e);
+    g_free (path);
+    g_free (name);
+    g_free (caps);
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
 /* Noise at a rate far too low for it: pictures that do not fit even at
  * quantiser 31 are coded DC only (I) or all skipped (P), and the VBV
  * still neither underflows nor overflows. */
@@ -2884,6 +2956,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_ip_factor);
   tcase_add_test (tc, test_bad_rate);
   tcase_add_test (tc, test_bitrate);
+  tcase_add_test (tc, test_variable_bitrate);
   tcase_add_test (tc, test_bitrate_too_low);
   tcase_add_test (tc, test_vbv_buffer_too_small);
   tcase_add_test (tc, test_vbv_tight);

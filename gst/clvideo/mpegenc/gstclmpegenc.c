@@ -76,6 +76,7 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define DEFAULT_QUANTIZER 4
 #define DEFAULT_IP_FACTOR 1.4
 #define DEFAULT_BITRATE 0
+#define DEFAULT_MAX_BITRATE 0
 #define DEFAULT_VBV_SIZE 0
 #define DEFAULT_ADAPTIVE_QUANT FALSE
 #define DEFAULT_SEARCH_RANGE 16
@@ -98,6 +99,7 @@ enum
   PROP_QUANTIZER,
   PROP_IP_FACTOR,
   PROP_BITRATE,
+  PROP_MAX_BITRATE,
   PROP_VBV_BUFFER_SIZE,
   PROP_ADAPTIVE_QUANT,
   PROP_SEARCH_RANGE,
@@ -422,7 +424,7 @@ choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
-  kbps = self->settings.bitrate;
+  kbps = MAX (self->settings.bitrate, self->settings.max_bitrate);
   GST_OBJECT_UNLOCK (self);
   levels = gst_cl_mpeg2_levels (&n);
   *level = NULL;
@@ -889,6 +891,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_BITRATE:
       self->settings.bitrate = g_value_get_uint (value);
       break;
+    case PROP_MAX_BITRATE:
+      self->settings.max_bitrate = g_value_get_uint (value);
+      break;
     case PROP_VBV_BUFFER_SIZE:
       self->settings.vbv_size = g_value_get_uint (value);
       break;
@@ -957,6 +962,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_BITRATE:
       g_value_set_uint (value, self->settings.bitrate);
+      break;
+    case PROP_MAX_BITRATE:
+      g_value_set_uint (value, self->settings.max_bitrate);
       break;
     case PROP_VBV_BUFFER_SIZE:
       g_value_set_uint (value, self->settings.vbv_size);
@@ -1040,6 +1048,16 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "Target bit rate in kbit/s under the VBV buffer model "
           "(0: constant quantiser); set while playing, it applies from the "
           "next GOP, which starts a new sequence", 0, 100000, DEFAULT_BITRATE,
+          rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MAX_BITRATE,
+      g_param_spec_uint ("max-bitrate", "Maximum bit rate",
+          "Peak bit rate in kbit/s: with bitrate below it, a variable rate "
+          "of bitrate on average that never outruns a decoder reading at "
+          "this peak (vbv_delay 0xFFFF; the sequence header signals the "
+          "peak); with bitrate 0, the constant quantiser under it, coarser "
+          "only where a picture would not fit. 0: a constant rate with "
+          "bitrate; without, no peak (MPEG-2: the level's). Applies from the "
+          "next GOP, as bitrate", 0, 100000, DEFAULT_MAX_BITRATE,
           rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_VBV_BUFFER_SIZE,
       g_param_spec_uint ("vbv-buffer-size", "VBV buffer size",
@@ -1175,6 +1193,7 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
     .gop_size = DEFAULT_GOP_SIZE,
     .quantizer = DEFAULT_QUANTIZER,
     .bitrate = DEFAULT_BITRATE,
+    .max_bitrate = DEFAULT_MAX_BITRATE,
     .vbv_size = DEFAULT_VBV_SIZE,
     .slices = DEFAULT_SLICES,
     .search_range = DEFAULT_SEARCH_RANGE,

@@ -94,8 +94,9 @@ struct _GstClMpegEngine
   const GstClMpeg2Level *level; /* MPEG-2's bounds; NULL: MPEG-1 */
   gint fps_n, fps_d;
   guint64 seq_frames;           /* pictures so far in the sequence */
-  /* the "bitrate" and "vbv-buffer-size" the sequence follows */
-  guint seq_bitrate, seq_vbv_size;
+  /* the "bitrate", "max-bitrate" and "vbv-buffer-size" the sequence
+   * follows */
+  guint seq_bitrate, seq_max_bitrate, seq_vbv_size;
   guint gop_pos;
   guint64 gop_first;
   gboolean need_sequence;
@@ -780,51 +781,75 @@ choose_vbv_size (GstClMpegEngine * e, guint vbv)
   return needed;
 }
 
-/* Starts a sequence at the bit rate and VBV buffer the properties set
+/* @kbps within the MPEG-2 level's peak rate, with a warning naming
+ * @what where it is not */
+static guint
+level_rate (GstClMpegEngine * e, guint kbps, const gchar * what)
+{
+  if (!e->level || kbps <= e->level->max_kbps)
+    return kbps;
+  warn (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "%s %u kbit/s is "
+      "more than the %s level allows; using %u kbit/s", what, kbps,
+      e->level->name, e->level->max_kbps);
+  return e->level->max_kbps;
+}
+
+/* Starts a sequence at the bit rates and VBV buffer the properties set
  * now, with a rate control that keeps to them (MPEG-1 keeps both for a
- * whole sequence; so does this encoder in MPEG-2). */
+ * whole sequence; so does this encoder in MPEG-2): a constant rate
+ * (bitrate), a variable one (bitrate on average under max-bitrate), or a
+ * constant quantiser, under max-bitrate where set (MPEG-2: under the
+ * level's peak otherwise). The sequence header carries the constant rate
+ * or the peak. */
 static void
 start_rate_sequence (GstClMpegEngine * e)
 {
-  guint bitrate, vbv, gop_size, quantizer;
+  guint bitrate, max_bitrate, peak, vbv, gop_size, quantizer;
   gdouble ip_factor;
 
   g_mutex_lock (&e->settings_lock);
   bitrate = e->settings.bitrate;
+  max_bitrate = e->settings.max_bitrate;
   vbv = e->settings.vbv_size;
   gop_size = e->settings.gop_size;
   quantizer = e->settings.quantizer;
   ip_factor = e->settings.ip_factor;
   g_mutex_unlock (&e->settings_lock);
   e->seq_bitrate = bitrate;
+  e->seq_max_bitrate = max_bitrate;
   e->seq_vbv_size = vbv;
-  if (e->level && bitrate > e->level->max_kbps) {
-    warn (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "bitrate %u "
-        "kbit/s is more than the %s level allows; using %u kbit/s", bitrate,
-        e->level->name, e->level->max_kbps);
-    bitrate = e->level->max_kbps;
-  }
-  if (bitrate > 0) {
-    e->seq.bit_rate_code = MIN ((bitrate * 1000ULL + 399) / 400,
-        e->level ? 0x3fffffff : 0x3fffe);
-    vbv = choose_vbv_size (e, vbv);
+  bitrate = level_rate (e, bitrate, "bitrate");
+  peak = level_rate (e, max_bitrate, "max-bitrate");
+  if (bitrate > 0 && peak <= bitrate)
+    peak = 0;                   /* a constant rate */
+  else if (bitrate == 0 && peak == 0 && e->level)
+    peak = e->level->max_kbps;
+  if (bitrate > 0 || peak > 0) {
+    e->seq.bit_rate_code = MIN (((peak ? peak : bitrate) * 1000ULL + 399) /
+        400, e->level ? 0x3fffffff : 0x3fffe);
+    /* (a constant quantiser under the level's peak: the level's buffer) */
+    if (bitrate > 0 || max_bitrate > 0 || vbv > 0)
+      vbv = choose_vbv_size (e, vbv);
+    else
+      vbv = max_vbv_size (e);
   } else {
-    /* MPEG-1 marks a variable rate; MPEG-2 signals the peak rate, here
-     * the level's, and the VBV buffer the level's as well */
-    e->seq.bit_rate_code = e->level ?
-        e->level->max_kbps * 1000 / 400 : 0x3ffff;
-    if (vbv == 0 || e->level)
-      vbv = MIN (vbv ? vbv : G_MAXUINT, max_vbv_size (e));
+    /* MPEG-1's variable rate, no model */
+    e->seq.bit_rate_code = 0x3ffff;
+    if (vbv == 0)
+      vbv = max_vbv_size (e);
   }
   e->seq.vbv_size_code = CLAMP (vbv, 1, max_vbv_size (e));
-  /* the model runs at the rate the stream signals, as a decoder's does
+  /* the model runs at the rates the stream signals, as a decoder's does
    * (an odd number of kbit/s is rounded up to whole 400 bit/s) */
-  gst_cl_mpeg_rate_control_init (&e->rc, bitrate > 0 ?
-      e->seq.bit_rate_code * 400ULL : 0,
-      e->level ? e->level->max_kbps * 1000ULL : 0,
+  gst_cl_mpeg_rate_control_init (&e->rc, bitrate > 0 ? (peak ?
+          bitrate * 1000ULL : e->seq.bit_rate_code * 400ULL) : 0,
+      peak ? e->seq.bit_rate_code * 400ULL : 0,
       e->seq.vbv_size_code * VBV_UNIT_BITS,
       (gdouble) e->fps_n / e->fps_d, gop_size, quantizer, ip_factor,
       e->mb_width, e->mb_height);
+  GST_DEBUG_OBJECT (e->parent, "%s, %u kbit/s, peak %u kbit/s, VBV buffer "
+      "%u", bitrate > 0 ? (peak ? "variable rate" : "constant rate") :
+      "constant quantiser", bitrate, peak, e->seq.vbv_size_code);
   e->seq_frames = 0;
   e->gop_pos = 0;
   e->need_sequence = TRUE;
@@ -836,16 +861,18 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
 {
   Slot *s;
   GstFlowReturn ret;
-  guint gop_size, bitrate, vbv_size;
+  guint gop_size, bitrate, max_bitrate, vbv_size;
   guint64 reencodes;
   gboolean cq, rate_set, starts_gop;
 
   g_mutex_lock (&e->settings_lock);
   gop_size = e->settings.gop_size;
   bitrate = e->settings.bitrate;
+  max_bitrate = e->settings.max_bitrate;
   vbv_size = e->settings.vbv_size;
   g_mutex_unlock (&e->settings_lock);
-  rate_set = bitrate != e->seq_bitrate || vbv_size != e->seq_vbv_size;
+  rate_set = bitrate != e->seq_bitrate || vbv_size != e->seq_vbv_size ||
+      max_bitrate != e->seq_max_bitrate;
   starts_gop = e->need_sequence || e->gop_pos >= gop_size ||
       GST_VIDEO_CODEC_FRAME_IS_FORCE_KEYFRAME (frame);
   if (rate_set && starts_gop) {

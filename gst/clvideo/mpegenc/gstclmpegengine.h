@@ -27,12 +27,14 @@ G_BEGIN_DECLS
 typedef struct _GstClMpegEngine GstClMpegEngine;
 
 /* What the element's properties set. gop_size, quantizer, ip_factor,
- * adaptive, rdo and slices apply from the next picture, bitrate and
- * vbv_size from the next GOP (which starts a new sequence), the motion
+ * adaptive, rdo and slices apply from the next picture, bitrate,
+ * max_bitrate and vbv_size from the next GOP (which starts a new
+ * sequence), the motion
  * search's from the next gst_cl_mpeg_engine_configure(). */
 typedef struct
 {
-  guint gop_size, quantizer, bitrate, vbv_size, slices, search_range;
+  guint gop_size, quantizer, bitrate, max_bitrate, vbv_size, slices;
+  guint search_range;
   gdouble ip_factor;
   gboolean adaptive, subpel, rdo;
   GstClMotionMethod motion_method;

@@ -73,7 +73,7 @@ gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
     guint mb_height)
 {
   rc->bit_rate = bit_rate;
-  rc->peak_rate = bit_rate > 0 ? 0 : peak_rate;
+  rc->peak_rate = peak_rate;
   rc->forced_bits =
       gst_cl_mpeg_rate_control_forced_picture_bits (mb_width, mb_height);
   rc->skip_bits =
@@ -115,6 +115,14 @@ gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
   rc->p_min_bits = rc->skip_bits;
 }
 
+/* Bits that enter the buffer between two pictures' decoding times (a
+ * variable rate's peak: at most, until the buffer is full) */
+static gdouble
+inflow_bits (GstClMpegRateControl * rc)
+{
+  return (rc->peak_rate > 0 ? rc->peak_rate : rc->bit_rate) / rc->frame_rate;
+}
+
 /* Pictures from the next one to code up to the next I picture (that
  * one excluded), by the GOP's count. */
 static gdouble
@@ -141,8 +149,7 @@ static gdouble
 limit_bits (GstClMpegRateControl * rc, gboolean intra, gdouble later_p_bits)
 {
   gdouble k = pictures_to_next_i (rc, intra);
-  gdouble per_picture = rc->bit_rate / rc->frame_rate;
-  gdouble ahead = rc->fullness + k * per_picture - i_floor (rc) -
+  gdouble ahead = rc->fullness + k * inflow_bits (rc) - i_floor (rc) -
       (k - 1) * later_p_bits;
 
   return MIN (rc->fullness, ahead);
@@ -164,14 +171,13 @@ static gdouble
 p_share_bits (GstClMpegRateControl * rc)
 {
   gdouble k = pictures_to_next_i (rc, FALSE);
-  gdouble per_picture = rc->bit_rate / rc->frame_rate;
   gdouble q = rc->last_p_quant > 0 ? rc->last_p_quant : rc->last_quant;
   gdouble need;
 
   q = CLAMP (q / rc->ip_factor, 1.0, 31.0);
   need = MAX (rc->xi / q, i_floor (rc)) * I_MARGIN;
   need = MIN (need, MAX (rc->max_fullness * I_MAX_SHARE, i_floor (rc)));
-  return (rc->fullness + k * per_picture - need) / k;
+  return (rc->fullness + k * inflow_bits (rc) - need) / k;
 }
 
 guint
@@ -195,9 +201,11 @@ gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc, gboolean intra,
   xi = rc->xi * rc->ip_factor;
   share = rc->gop_left_i * xi + rc->gop_left_p * rc->xp;
   target = rc->gop_bits * (intra ? xi : rc->xp) / MAX (share, 1.0);
-  /* the decoder's buffer: spend more when it runs full, less when low */
+  /* the decoder's buffer: spend more when it runs full, less when low (at
+   * a variable rate it is full whenever the pictures are smaller than the
+   * peak: no reason to spend more) */
   ref = rc->max_fullness * 0.6;
-  target *= CLAMP (rc->fullness / ref, 0.5, 1.5);
+  target *= CLAMP (rc->fullness / ref, 0.5, rc->peak_rate > 0 ? 1.0 : 1.5);
   /* the next I picture: spend less as it approaches */
   if (!intra)
     target = MIN (target, p_share_bits (rc));
@@ -228,7 +236,7 @@ gst_cl_mpeg_rate_control_vbv_delay (GstClMpegRateControl * rc,
 {
   gdouble d;
 
-  if (rc->bit_rate <= 0)
+  if (rc->bit_rate <= 0 || rc->peak_rate > 0)
     return 0xffff;
   d = floor (90000.0 * (rc->fullness - header_bits) / rc->bit_rate);
   return (guint) CLAMP (d, 0, 0xfffe);
@@ -281,7 +289,8 @@ gst_cl_mpeg_rate_control_stuffing (GstClMpegRateControl * rc, guint64 bits)
 {
   gdouble next, excess;
 
-  if (rc->bit_rate <= 0)
+  /* (at a variable rate the buffer stops filling when full) */
+  if (rc->bit_rate <= 0 || rc->peak_rate > 0)
     return 0;
   next = rc->fullness - bits + rc->bit_rate / rc->frame_rate;
   excess = next - rc->max_fullness;
@@ -297,11 +306,9 @@ gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc, gboolean intra,
   rc->pictures++;
   rc->bits += bits + stuffing_bits;
   rc->stuffing_bits += stuffing_bits;
-  if (rc->peak_rate > 0) {
-    rc->fullness = MIN (rc->fullness - bits + rc->peak_rate / rc->frame_rate,
+  if (rc->peak_rate > 0)
+    rc->fullness = MIN (rc->fullness - bits + inflow_bits (rc),
         rc->buffer_size);
-    return;
-  }
   if (rc->bit_rate <= 0)
     return;
   if (intra) {
@@ -325,6 +332,7 @@ gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc, gboolean intra,
     rc->gop_left_p = MAX (rc->gop_left_p - 1, 0);
   }
   rc->gop_bits -= bits + stuffing_bits;
-  rc->fullness = rc->fullness - bits - stuffing_bits +
-      rc->bit_rate / rc->frame_rate;
+  if (rc->peak_rate <= 0)
+    rc->fullness = rc->fullness - bits - stuffing_bits +
+        rc->bit_rate / rc->frame_rate;
 }

@@ -34,17 +34,20 @@ G_BEGIN_DECLS
  * ones were (at DC levels only if it came to that). A picture over that
  * limit is coded again, coarser.
  *
- * With a constant quantiser and a peak rate (MPEG-2's variable rate,
- * vbv_delay 0xFFFF, 13818-2 annex C): the buffer fills at the peak rate
- * until it is full, and the first picture is decoded once it is; a
- * picture larger than what the buffer holds at its decoding time is
- * coded again, coarser, as above. Nothing else changes the quantiser.
+ * With a peak rate the rate is variable (vbv_delay 0xFFFF, 13818-2 annex
+ * C): the buffer fills at the peak rate until it is full, and the first
+ * picture is decoded once it is; a picture larger than what the buffer
+ * holds at its decoding time is coded again, coarser, as above, and
+ * nothing overflows. With a bit rate too, the targets are the same as at
+ * a constant rate, for the bit rate on average; with a constant
+ * quantiser nothing else changes it.
  */
 typedef struct {
   /* settings */
   gdouble bit_rate;             /* bit/s; 0: constant quantiser */
-  gdouble peak_rate;            /* constant quantiser: bit/s into the
-                                 * buffer while not full; 0: no model */
+  gdouble peak_rate;            /* variable rate: bit/s into the buffer
+                                 * while not full; 0: constant rate (or no
+                                 * model with a constant quantiser) */
   gdouble buffer_size;          /* bits */
   gdouble frame_rate;
   guint gop_size;
@@ -93,9 +96,11 @@ guint64 gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
     guint mb_height);
 
 /* @bit_rate 0: constant @quant (of P pictures), under a buffer of
- * @buffer_bits that fills at @peak_rate (0: none); else @buffer_bits must
- * be at least gst_cl_mpeg_rate_control_min_buffer_bits(), for pictures of
- * @mb_width x @mb_height macroblocks. */
+ * @buffer_bits that fills at @peak_rate (0: none); else @bit_rate on
+ * average, constant (@peak_rate 0) or variable under @peak_rate, and
+ * @buffer_bits at least gst_cl_mpeg_rate_control_min_buffer_bits() at
+ * the rate the buffer fills, for pictures of @mb_width x @mb_height
+ * macroblocks. */
 void gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc,
     guint64 bit_rate, guint64 peak_rate, guint64 buffer_bits,
     gdouble frame_rate,
