@@ -1143,7 +1143,7 @@ check_no_drift (gboolean mpeg2)
   GstBitWriter hw;
   /* MPEG-2: main profile at main level, its peak rate and buffer */
   GstClMpegSequenceParams sp = { w, h, 1, 3, mpeg2 ? 37500 : 0x3ffff,
-    mpeg2 ? 112 : 1023, mpeg2, 0x48, FALSE, 0, 0, 0
+    mpeg2 ? 112 : 1023, FALSE, mpeg2, 0x48, FALSE, 0, 0, 0
   };
   GByteArray *recons = g_byte_array_new (), *dec, *stream;
   guint t, i, frames;
@@ -1925,21 +1925,21 @@ ffprobe_stream (const gchar * path, const gchar * entries)
   return out;
 }
 
-/* Encodes @n frames of the natural clip at @w x @h, 25 fps, with noise of
- * +-@noise added to the luma, through clmpegenc @props ! @caps (input
- * @colorimetry, NULL: the default) into @e; returns the caps clmpegenc set
- * on its source pad. */
+/* Encodes @n frames of the natural clip at @w x @h, with noise of
+ * +-@noise added to the luma, through clmpegenc @props ! @caps into @e
+ * (the input caps' fields past the size: @fields, NULL for 25 fps and
+ * square pixels); returns the caps clmpegenc set on its source pad. */
 static GstCaps *
 encode_negotiated (const gchar * props, const gchar * caps, guint w, guint h,
-    guint n, guint noise, const gchar * colorimetry, Encoded * e)
+    guint n, guint noise, const gchar * fields, Encoded * e)
 {
   guint32 rng = 11;
   gchar *launch = g_strdup_printf ("clmpegenc %s ! capsfilter caps=\"%s\"",
       props, caps);
   GstHarness *hn = harness_new_parse (launch);
   gchar *in_caps = g_strdup_printf ("video/x-raw,format=I420,width=%u,"
-      "height=%u,framerate=25/1,pixel-aspect-ratio=1/1%s%s", w, h,
-      colorimetry ? ",colorimetry=" : "", colorimetry ? colorimetry : "");
+      "height=%u,%s", w, h, fields ? fields :
+      "framerate=25/1,pixel-aspect-ratio=1/1");
   GstCaps *out;
   guint i;
 
@@ -2104,19 +2104,19 @@ GST_START_TEST (test_mpeg2_colour)
 {
   static const struct
   {
-    const gchar *colorimetry, *probe;
+    const gchar *fields, *probe;
   } cases[] = {
-    {"bt709", "color_space=bt709\ncolor_transfer=bt709\n"
-          "color_primaries=bt709\n"},
-    {"bt601", "color_space=smpte170m\ncolor_transfer=smpte170m\n"
-          "color_primaries=smpte170m\n"},
+    {"framerate=25/1,colorimetry=bt709", "color_space=bt709\n"
+          "color_transfer=bt709\ncolor_primaries=bt709\n"},
+    {"framerate=25/1,colorimetry=bt601", "color_space=smpte170m\n"
+          "color_transfer=smpte170m\ncolor_primaries=smpte170m\n"},
   };
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
     Encoded e;
     GstCaps *caps = encode_negotiated ("", "video/mpeg,mpegversion=2", 64,
-        48, 3, 0, cases[i].colorimetry, &e);
+        48, 3, 0, cases[i].fields, &e);
     gchar *path = write_stream ("colour.m2v", e.stream);
     gchar *probe = ffprobe_stream (path, "color_space,color_transfer,"
         "color_primaries");
@@ -2190,6 +2190,117 @@ GST_START_TEST (test_mpeg2_variable_rate_buffer)
   mpegcheck_result_free (r);
   encoded_free (&e);
   g_free (path);
+}
+
+GST_END_TEST;
+
+/* format: the disc formats' stream type, rates, buffer, GOP length and
+ * aspect ratio, whatever the properties and downstream would have. */
+GST_START_TEST (test_format)
+{
+  static const struct
+  {
+    const gchar *props, *fields;
+    guint w, h, version, peak, vbv, gop;
+  } cases[] = {
+    {"format=dvd bitrate=5000 gop-size=20", "framerate=25/1", 720, 576, 2,
+        9800, 112, 15},
+    {"format=dvd gop-size=30", "framerate=30000/1001,"
+          "pixel-aspect-ratio=10/11", 704, 480, 2, 9800, 112, 18},
+    {"format=svcd", "framerate=25/1", 480, 576, 2, 2600, 56, 12},
+    {"format=vcd bitrate=3000", "framerate=30000/1001", 352, 240, 1, 1150,
+        20, 12},
+  };
+  const guint n = 40;
+  guint c, k;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    guint w = cases[c].w, h = cases[c].h, gop = 0, longest = 0;
+    gchar *path = g_strdup_printf ("%s/format%u.mpv", tmpdir, c);
+    const MpegCheckSequence *sq;
+    MpegCheckResult *r;
+    GstCaps *caps;
+    Encoded e;
+    gint v = 0;
+
+    /* downstream takes either version: the format's is written */
+    caps = encode_negotiated (cases[c].props, "video/mpeg", w, h, n, 0,
+        cases[c].fields, &e);
+    fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+            "mpegversion", &v));
+    fail_unless_equals_int (v, cases[c].version);
+    fail_unless (g_file_set_contents (path, (gchar *) e.stream->data,
+            e.stream->len, NULL));
+    r = check_stream (e.stream, n, w, h);
+    sq = &g_array_index (r->sequences, MpegCheckSequence, 0);
+    fail_unless_equals_int (sq->mpeg2, cases[c].version == 2);
+    fail_unless_equals_int (sq->bit_rate_code * 400, cases[c].peak * 1000);
+    fail_unless_equals_int (sq->vbv_buffer_size_code, cases[c].vbv);
+    fail_unless (r->vbv_simulated);
+    fail_unless_equals_int (r->n_underflows, 0);
+    fail_unless_equals_int (r->n_overflows, 0);
+    if (sq->mpeg2) {
+      /* main profile at main level, 4:3 (with square pixels too) */
+      fail_unless_equals_int (sq->profile_and_level, 0x48);
+      fail_unless_equals_int (sq->aspect_code, 2);
+    } else {
+      /* VCD: constrained parameters, forward_f_code 4 at most */
+      fail_unless (sq->constrained);
+    }
+    for (k = 0; k < r->pictures->len; k++) {
+      const MpegCheckPicture *p = &g_array_index (r->pictures,
+          MpegCheckPicture, k);
+      gop = p->coding_type == 1 ? 1 : gop + 1;
+      longest = MAX (longest, gop);
+      if (!sq->mpeg2)
+        fail_unless (p->forward_f_code <= 4);
+      else
+        fail_unless_equals_int (p->vbv_delay, 0xffff);
+    }
+    fail_unless_equals_int (longest, cases[c].gop);
+    decode_check (path, n, w, h);
+    mpegcheck_result_free (r);
+    gst_caps_unref (caps);
+    encoded_free (&e);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
+/* Input a format does not take, or a format downstream does not take, is
+ * refused with an error that says what the format takes. */
+GST_START_TEST (test_format_refused)
+{
+  static const struct
+  {
+    const gchar *launch, *says;
+    guint w, h;
+  } cases[] = {
+    {"clmpegenc format=dvd", "720x576, 704x576, 352x576, 352x288 at 25 fps",
+        640, 480},
+    {"clmpegenc format=vcd ! capsfilter caps=video/mpeg,mpegversion=2",
+        "MPEG-1 video, which downstream does not take", 352, 288},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstHarness *hn = harness_new_parse (cases[i].launch);
+    guint8 *f = natural_frame (cases[i].w, cases[i].h, 0, 0, 0, 1);
+    gchar *err;
+
+    test_attach_bus (hn->element);
+    set_caps (hn, cases[i].w, cases[i].h, 25, "I420");
+    fail_if (gst_harness_push (hn, i420_buffer (f, cases[i].w, cases[i].h, 0,
+                0)) == GST_FLOW_OK);
+    err = test_pop_error_text (hn);
+    GST_INFO ("%s: %s", cases[i].launch, err);
+    fail_unless (strstr (err, cases[i].says) != NULL, "%s: %s",
+        cases[i].launch, err);
+    g_free (err);
+    g_free (f);
+    test_harness_teardown (hn);
+  }
 }
 
 GST_END_TEST;
@@ -2939,6 +3050,8 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_mpeg2_colour);
   tcase_add_test (tc, test_mpeg2_variable_rate_buffer);
   tcase_add_test (tc, test_mpeg2_level_refused);
+  tcase_add_test (tc, test_format);
+  tcase_add_test (tc, test_format_refused);
   tcase_add_test (tc, test_packed_levels);
   tcase_add_test (tc, test_quality);
   tcase_add_test (tc, test_sizes);

@@ -64,6 +64,7 @@
 #include "gstclmotionsearchcompute.h"
 #include "gstclmpegengine.h"
 #include "gstclvideoenum.h"
+#include "gstclmpegformat.h"
 #include "gstclmpegheaders.h"
 #include "gstclmpegprofile.h"
 #include "gstclmpegtransform.h"
@@ -84,6 +85,7 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define DEFAULT_MOTION_METHOD GST_CL_MOTION_METHOD_AUTO
 #define DEFAULT_RDO TRUE
 #define DEFAULT_SPEED_PRESET GST_CL_MPEG_ENC_SPEED_PRESET_MEDIUM
+#define DEFAULT_FORMAT GST_CL_MPEG_FORMAT_NONE
 #define DEFAULT_SLICES 0
 #define DEFAULT_POST_MESSAGES FALSE
 #define DEFAULT_INTERVAL GST_SECOND
@@ -107,6 +109,7 @@ enum
   PROP_MOTION_METHOD,
   PROP_RDO,
   PROP_SPEED_PRESET,
+  PROP_FORMAT,
   PROP_SLICES,
   PROP_STATS,
   PROP_POST_MESSAGES,
@@ -150,6 +153,24 @@ gst_cl_mpeg_enc_speed_preset_get_type (void)
   return gst_cl_video_enum_type (&type, "GstClMpegEncSpeedPreset", values);
 }
 
+GType
+gst_cl_mpeg_enc_format_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CL_MPEG_FORMAT_NONE, "None: what the properties and downstream "
+          "ask for", "none"},
+    {GST_CL_MPEG_FORMAT_VCD, "VCD: MPEG-1, 352x288 or 352x240, 1150 kbit/s "
+          "constant", "vcd"},
+    {GST_CL_MPEG_FORMAT_SVCD, "SVCD: MPEG-2, 480x576 or 480x480, at most "
+          "2600 kbit/s", "svcd"},
+    {GST_CL_MPEG_FORMAT_DVD, "DVD-Video: MPEG-2, 720, 704 or 352 wide, at "
+          "most 9800 kbit/s", "dvd"},
+    {0, NULL, NULL}
+  };
+  return gst_cl_video_enum_type (&type, "GstClMpegEncFormat", values);
+}
+
 struct _GstClMpegEnc
 {
   GstVideoEncoder parent;
@@ -161,6 +182,9 @@ struct _GstClMpegEnc
   GstClMpegEncSpeedPreset speed_preset;
   /* rdo was set on its own: it keeps its value whatever the preset */
   gboolean rdo_set;
+  GstClMpegFormatId format;
+  /* the format's longest GOP for the input's system, once known */
+  guint format_gop_max;
   gboolean post_messages;
   guint64 interval;
 
@@ -402,14 +426,14 @@ allowed_strings (const GstStructure * s, const gchar * name)
  * back). FALSE, with the error posted, when none does. */
 static gboolean
 choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
-    const GstVideoInfo * info, guint code, guint * profile,
+    const GstVideoInfo * info, guint code, guint kbps, guint * profile,
     const GstClMpeg2Level ** level)
 {
   g_auto (GStrv) profiles = allowed_strings (s, "profile");
   g_auto (GStrv) level_names = allowed_strings (s, "level");
   const GstClMpeg2Level *levels;
   gchar *why = NULL;
-  guint n, i, kbps;
+  guint n, i;
 
   if (!profiles || g_strv_contains ((const gchar * const *) profiles, "main"))
     *profile = GST_CL_MPEG2_PROFILE_MAIN;
@@ -423,9 +447,6 @@ choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
     g_free (names);
     return FALSE;
   }
-  GST_OBJECT_LOCK (self);
-  kbps = MAX (self->settings.bitrate, self->settings.max_bitrate);
-  GST_OBJECT_UNLOCK (self);
   levels = gst_cl_mpeg2_levels (&n);
   *level = NULL;
   for (i = 0; i < n && !*level; i++) {
@@ -474,19 +495,38 @@ colour_description (const GstVideoInfo * info, GstClMpegSequenceParams * seq)
       || c->matrix != GST_VIDEO_COLOR_MATRIX_UNKNOWN;
 }
 
-/* The stream downstream takes, into @seq (and @level): MPEG-2 where the
- * first caps it allows ask for it, MPEG-1 where they allow it (or there
- * is no peer: MPEG-1 plays everywhere). Returns the output caps, NULL
- * with the error posted when nothing fits. */
+/* The stream downstream takes, into @seq (and @level): that of the
+ * format @f if downstream takes it; else MPEG-2 where the first caps it
+ * allows ask for it, MPEG-1 where they allow it (or there is no peer:
+ * MPEG-1 plays everywhere). @kbps: the peak or constant rate. Returns the
+ * output caps, NULL with the error posted when nothing fits. */
 static GstCaps *
 choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
-    GstClMpegSequenceParams * seq, const GstClMpeg2Level ** level)
+    const GstClMpegFormat * f, guint kbps, GstClMpegSequenceParams * seq,
+    const GstClMpeg2Level ** level)
 {
   GstCaps *allowed = gst_pad_get_allowed_caps (GST_VIDEO_ENCODER_SRC_PAD
       (self));
   GstStructure *s;
   gint version = 1;
   guint profile = GST_CL_MPEG2_PROFILE_MAIN;
+
+  if (allowed && f) {
+    /* the format's version, where downstream takes it */
+    GstCaps *want = gst_caps_new_simple ("video/mpeg", "mpegversion",
+        G_TYPE_INT, f->mpeg_version, NULL);
+    GstCaps *both = gst_caps_intersect (allowed, want);
+    gst_caps_unref (want);
+    gst_caps_unref (allowed);
+    allowed = both;
+    if (gst_caps_is_empty (allowed)) {
+      gst_caps_unref (allowed);
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("The %s format is MPEG-%u video, which downstream does not take",
+              f->name, f->mpeg_version), (NULL));
+      return NULL;
+    }
+  }
 
   *level = NULL;
   if (allowed && gst_caps_is_empty (allowed)) {
@@ -502,8 +542,8 @@ choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
     s = gst_structure_copy (gst_caps_get_structure (allowed, 0));
     gst_structure_fixate_field_nearest_int (s, "mpegversion", 1);
     gst_structure_get_int (s, "mpegversion", &version);
-    if (version == 2 && !choose_profile_level (self, s, info, code, &profile,
-            level)) {
+    if (version == 2 && !choose_profile_level (self, s, info, code, kbps,
+            &profile, level)) {
       gst_structure_free (s);
       gst_caps_unref (allowed);
       return NULL;
@@ -511,7 +551,19 @@ choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
     gst_structure_free (s);
     gst_caps_unref (allowed);
   }
+  /* (no peer: the format's version) */
+  if (f)
+    version = f->mpeg_version;
+  if (version == 2 && !*level) {
+    GstStructure *any = gst_structure_new_empty ("video/mpeg");
+    gboolean ok = choose_profile_level (self, any, info, code, kbps,
+        &profile, level);
+    gst_structure_free (any);
+    if (!ok)
+      return NULL;
+  }
   seq->mpeg2 = version == 2;
+  seq->constrained = f && f->constrained;
   seq->frame_rate_code = code;
   if (!seq->mpeg2)
     return gst_caps_new_simple ("video/mpeg", "mpegversion", G_TYPE_INT, 1,
@@ -528,7 +580,7 @@ choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
  * input's */
 static void
 choose_aspect (GstClMpegEnc * self, const GstVideoInfo * info,
-    GstClMpegSequenceParams * seq)
+    const GstClMpegFormat * f, GstClMpegSequenceParams * seq)
 {
   gint par_n = GST_VIDEO_INFO_PAR_N (info), par_d = GST_VIDEO_INFO_PAR_D (info);
   gboolean exact;
@@ -544,8 +596,13 @@ choose_aspect (GstClMpegEnc * self, const GstVideoInfo * info,
           ("pel_aspect_ratio code %u", seq->aspect_code));
     return;
   }
-  seq->aspect_code = gst_cl_mpeg2_aspect_code (GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info), par_n, par_d, &exact);
+  /* the disc formats signal 4:3 or 16:9, square pixels or not */
+  if (f)
+    seq->aspect_code = gst_cl_mpeg2_display_aspect_code (GST_VIDEO_INFO_WIDTH
+        (info), GST_VIDEO_INFO_HEIGHT (info), par_n, par_d, 3, &exact);
+  else
+    seq->aspect_code = gst_cl_mpeg2_aspect_code (GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), par_n, par_d, &exact);
   if (!exact)
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("MPEG-2 has no code for the display aspect ratio of %ux%u with "
@@ -555,6 +612,61 @@ choose_aspect (GstClMpegEnc * self, const GstVideoInfo * info,
             ((gdouble) GST_VIDEO_INFO_HEIGHT (info) * par_d),
             gst_cl_mpeg2_display_aspect (seq->aspect_code)),
         ("aspect_ratio_information %u", seq->aspect_code));
+}
+
+/* Hands the engine the properties' settings, as the format has them.
+ * The object lock is held. */
+static void
+push_settings (GstClMpegEnc * self)
+{
+  GstClMpegEngineSettings settings = self->settings;
+  const GstClMpegFormat *f = gst_cl_mpeg_format_get (self->format);
+
+  if (f && self->format_gop_max)
+    gst_cl_mpeg_format_apply (f, self->format_gop_max, &settings);
+  gst_cl_mpeg_engine_set_settings (self->engine, &settings);
+}
+
+/* Checks the input against the format @f (if any; the error posted when
+ * it does not fit), hands the engine the settings as @f has them, and
+ * gives the stream's peak or constant rate (*@kbps). */
+static gboolean
+apply_format (GstClMpegEnc * self, const GstVideoInfo * info,
+    const GstClMpegFormat * f, guint * kbps)
+{
+  GstClMpegEngineSettings settings;
+  guint gop_max = 0;
+  gchar *why = NULL;
+
+  if (f && !gst_cl_mpeg_format_fits (f, GST_VIDEO_INFO_WIDTH (info),
+          GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_FPS_N (info),
+          GST_VIDEO_INFO_FPS_D (info), &gop_max, &why)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", why),
+        ("scale the input first (videoscale, videorate and caps), or set "
+            "format=none"));
+    g_free (why);
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (self);
+  settings = self->settings;
+  self->format_gop_max = gop_max;
+  push_settings (self);
+  GST_OBJECT_UNLOCK (self);
+  if (f)
+    gst_cl_mpeg_format_apply (f, gop_max, &settings);
+  *kbps = MAX (settings.bitrate, settings.max_bitrate);
+  /* (what was set and is not what the stream gets) */
+  if (f && (settings.gop_size < self->settings.gop_size ||
+          (self->settings.bitrate &&
+              settings.bitrate != self->settings.bitrate)))
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("The %s format takes GOPs of %u frames at most and %s: coded with "
+            "gop-size %u and bitrate %u kbit/s", f->name, gop_max,
+            f->cbr_kbps ? "a constant rate of 1150 kbit/s" :
+            "a bit rate below its peak", settings.gop_size, settings.bitrate),
+        ("gop-size %u, bitrate %u set", self->settings.gop_size,
+            self->settings.bitrate));
+  return TRUE;
 }
 
 static gboolean
@@ -568,7 +680,8 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   gint fps_n = GST_VIDEO_INFO_FPS_N (info), fps_d = GST_VIDEO_INFO_FPS_D (info);
   GstClMpegSequenceParams seq = { 0, };
   const GstClMpeg2Level *level;
-  guint code;
+  const GstClMpegFormat *f;
+  guint code, kbps;
 
   if (!self->ctx) {
     GST_ELEMENT_ERROR (self, CORE, STATE_CHANGE,
@@ -589,10 +702,13 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   self->refused_fps_n = self->refused_fps_d = 0;
 
   gst_cl_mpeg_frame_rate (code, &self->fps_n, &self->fps_d);
-  caps = choose_stream (self, info, code, &seq, &level);
+  f = gst_cl_mpeg_format_get (self->format);
+  if (!apply_format (self, info, f, &kbps))
+    return FALSE;
+  caps = choose_stream (self, info, code, f, kbps, &seq, &level);
   if (!caps)
     return FALSE;
-  choose_aspect (self, info, &seq);
+  choose_aspect (self, info, f, &seq);
   if (GST_VIDEO_INFO_IS_INTERLACED (info))
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("The input is interlaced (%s): clmpegenc codes it as progressive "
@@ -917,6 +1033,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
       self->speed_preset = g_value_get_enum (value);
       apply_speed_preset (self);
       break;
+    case PROP_FORMAT:
+      self->format = g_value_get_enum (value);
+      break;
     case PROP_SLICES:
       self->settings.slices = g_value_get_uint (value);
       break;
@@ -932,7 +1051,7 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
   }
   /* the engine takes them from its next picture, GOP or configuration,
    * as each says */
-  gst_cl_mpeg_engine_set_settings (self->engine, &self->settings);
+  push_settings (self);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -986,6 +1105,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_SPEED_PRESET:
       g_value_set_enum (value, self->speed_preset);
+      break;
+    case PROP_FORMAT:
+      g_value_set_enum (value, self->format);
       break;
     case PROP_SLICES:
       g_value_set_uint (value, self->settings.slices);
@@ -1102,6 +1224,27 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "rules for the vector and intra)", DEFAULT_RDO,
           rw | GST_PARAM_MUTABLE_PLAYING));
   /**
+   * GstClMpegEnc:format:
+   *
+   * A disc format the stream keeps to: its MPEG version (whatever
+   * downstream prefers), frame sizes and rates (other input is refused),
+   * its rates and VBV buffer (a constant 1150 kbit/s for VCD; for SVCD
+   * and DVD their peak, with #GstClMpegEnc:bitrate as the average below
+   * it, or the constant quantiser under it), and GOPs no longer than its
+   * longest (15 frames at 25 Hz, 18 at 29.97 Hz).
+   */
+  g_object_class_install_property (gobject_class, PROP_FORMAT,
+      g_param_spec_enum ("format", "Format",
+          "Disc format to keep to: none, vcd (MPEG-1, 352x288 at 25 or "
+          "352x240 at 29.97 or 23.976 fps, 1150 kbit/s constant), svcd "
+          "(MPEG-2, 480x576 or 480x480, at most 2600 kbit/s), dvd (MPEG-2, "
+          "720x576, 704x576, 352x576 or 352x288 at 25 fps, the same widths "
+          "with 480 or 240 lines at 29.97 fps, at most 9800 kbit/s); sets "
+          "the stream type, the rates, the VBV buffer and caps gop-size "
+          "at 15 (25 fps) or 18 (29.97 fps); other input is refused",
+          GST_TYPE_CL_MPEG_ENC_FORMAT, DEFAULT_FORMAT,
+          rw | GST_PARAM_MUTABLE_READY));
+  /**
    * GstClMpegEnc:speed-preset:
    *
    * Speed against compression, fastest first: whether rate-distortion
@@ -1181,6 +1324,7 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   enc_class->src_query = gst_cl_mpeg_enc_src_query;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CL_MPEG_ENC_SPEED_PRESET, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CL_MPEG_ENC_FORMAT, 0);
 }
 
 static void

@@ -26,6 +26,10 @@ typedef enum
   (gst_cl_mpeg_enc_speed_preset_get_type ())
 GType gst_cl_mpeg_enc_speed_preset_get_type (void);
 
+/* #GstClMpegEnc:format, GstClMpegFormatId's values (gstclmpegformat.h) */
+#define GST_TYPE_CL_MPEG_ENC_FORMAT (gst_cl_mpeg_enc_format_get_type ())
+GType gst_cl_mpeg_enc_format_get_type (void);
+
 #define GST_TYPE_CL_MPEG_ENC (gst_cl_mpeg_enc_get_type ())
 G_DECLARE_FINAL_TYPE (GstClMpegEnc, gst_cl_mpeg_enc, GST, CL_MPEG_ENC,
     GstVideoEncoder)

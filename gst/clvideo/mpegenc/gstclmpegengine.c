@@ -430,13 +430,15 @@ upstream_vectors (GstClMpegEngine * e, GstBuffer * in, Slot * s,
   return TRUE;
 }
 
-/* The largest f_code the stream may use: MPEG-1's, or the level's
- * vertical bound (below its horizontal one; both components share one
- * f_code) */
+/* The largest f_code the stream may use: MPEG-1's (4 with constrained
+ * parameters), or the level's vertical bound (below its horizontal one;
+ * both components share one f_code) */
 static guint
 max_f_code (GstClMpegEngine * e)
 {
-  return e->level ? MIN (e->level->max_f_code_v, 7) : 7;
+  if (e->level)
+    return MIN (e->level->max_f_code_v, 7);
+  return e->seq.constrained ? 4 : 7;
 }
 
 /* Uploads and pads the frame of @s, and finds its vectors (P). */

@@ -84,15 +84,25 @@ guint
 gst_cl_mpeg2_aspect_code (guint width, guint height, gint par_n, gint par_d,
     gboolean * exact)
 {
-  gdouble want, best_err = G_MAXDOUBLE;
-  guint i, best = 2;
-
   if (par_n <= 0 || par_d <= 0 || par_n == par_d) {
     *exact = par_n == par_d;
     return 1;
   }
+  return gst_cl_mpeg2_display_aspect_code (width, height, par_n, par_d, 4,
+      exact);
+}
+
+guint
+gst_cl_mpeg2_display_aspect_code (guint width, guint height, gint par_n,
+    gint par_d, guint last, gboolean * exact)
+{
+  gdouble want, best_err = G_MAXDOUBLE;
+  guint i, best = 2;
+
+  if (par_n <= 0 || par_d <= 0)
+    par_n = par_d = 1;
   want = (gdouble) width * par_n / ((gdouble) height * par_d);
-  for (i = 2; i <= 4; i++) {
+  for (i = 2; i <= MIN (last, 4); i++) {
     gdouble err = fabs (display_aspect[i] / want - 1.0);
     if (err < best_err) {
       best_err = err;
@@ -185,7 +195,7 @@ gst_cl_mpeg_write_sequence_header (GstBitWriter * bw,
   put (bw, p->bit_rate_code & 0x3ffff, 18);
   put (bw, 1, 1);                       /* marker */
   put (bw, p->vbv_size_code & 0x3ff, 10);
-  put (bw, 0, 1);                       /* constrained_parameters */
+  put (bw, p->constrained && !p->mpeg2, 1);    /* constrained_parameters */
   put (bw, 0, 1);                       /* default intra matrix */
   put (bw, 0, 1);                       /* default non-intra matrix */
   gst_bit_writer_align_bytes (bw, 0);

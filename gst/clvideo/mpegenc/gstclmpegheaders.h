@@ -23,6 +23,9 @@ typedef struct {
   guint bit_rate_code;
   /* units of 16384 bits; MPEG-1: 1..1023, MPEG-2: 18 bits */
   guint vbv_size_code;
+  /* MPEG-1's constrained_parameters_flag: the stream keeps to 11172-2
+   * 2.4.3.2's bounds (forward_f_code up to 4 among them) */
+  gboolean constrained;
   /* MPEG-2 (13818-2): a sequence extension follows the header, and a
    * sequence display extension where @colour_description is set; progressive
    * 4:2:0 frames, no B pictures (low_delay) */
@@ -49,6 +52,10 @@ gdouble gst_cl_mpeg_aspect_ratio (guint code);
  * is set when within 1%. */
 guint gst_cl_mpeg2_aspect_code (guint width, guint height, gint par_n,
     gint par_d, gboolean * exact);
+/* ... the code of the nearest display aspect ratio alone, 2 to @last
+ * (3: 4:3 and 16:9 only, as the disc formats have them). */
+guint gst_cl_mpeg2_display_aspect_code (guint width, guint height,
+    gint par_n, gint par_d, guint last, gboolean * exact);
 /* The display aspect ratio of MPEG-2's @code (2..4); 0 for 1 (square
  * pixels). */
 gdouble gst_cl_mpeg2_display_aspect (guint code);
