@@ -2620,6 +2620,58 @@ GST_START_TEST (test_variable_bitrate)
 
 GST_END_TEST;
 
+/* rate-control picks the mode whatever else is set, and key-int-max is
+ * gop-size: what the sequence header signals (a constant rate, a peak,
+ * MPEG-1's variable-rate code), vbv_delay, and the GOPs show it. */
+GST_START_TEST (test_rate_control)
+{
+  const guint w = 176, h = 144, n = 24;
+  static const struct
+  {
+    const gchar *props;
+    guint bit_rate;             /* the sequence header's, bit/s */
+    gboolean variable;          /* vbv_delay 0xFFFF */
+    guint gop;
+  } cases[] = {
+    {"rate-control=cqp bitrate=500 max-bitrate=0", 0x3ffff * 400, TRUE, 12},
+    {"rate-control=cbr bitrate=500 max-bitrate=1500 key-int-max=5", 500000,
+        FALSE, 5},
+    {"rate-control=vbr bitrate=500", 1000000, TRUE, 12},
+    {"rate-control=auto bitrate=500 max-bitrate=800 gop-size=8", 800000,
+        TRUE, 8},
+  };
+  guint c, k;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const MpegCheckSequence *sq;
+    MpegCheckResult *r;
+    GstCaps *out;
+    Encoded e;
+    guint gop = 0, longest = 0;
+
+    out = encode_negotiated (cases[c].props, "video/mpeg,mpegversion=1", w,
+        h, n, 0, NULL, &e);
+    gst_caps_unref (out);
+    r = check_stream (e.stream, n, w, h);
+    sq = &g_array_index (r->sequences, MpegCheckSequence, 0);
+    GST_INFO ("%s: bit_rate %u, %u bytes", cases[c].props,
+        sq->bit_rate_code * 400, e.stream->len);
+    fail_unless_equals_int (sq->bit_rate_code * 400, cases[c].bit_rate);
+    for (k = 0; k < r->pictures->len; k++) {
+      const MpegCheckPicture *p = &g_array_index (r->pictures,
+          MpegCheckPicture, k);
+      fail_unless_equals_int (p->vbv_delay == 0xffff, cases[c].variable);
+      gop = p->coding_type == 1 ? 1 : gop + 1;
+      longest = MAX (longest, gop);
+    }
+    fail_unless_equals_int (longest, cases[c].gop);
+    mpegcheck_result_free (r);
+    encoded_free (&e);
+  }
+}
+
+GST_END_TEST;
+
 /* Noise at a rate far too low for it: pictures that do not fit even at
  * quantiser 31 are coded DC only (I) or all skipped (P), and the VBV
  * still neither underflows nor overflows. */
@@ -3070,6 +3122,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_bad_rate);
   tcase_add_test (tc, test_bitrate);
   tcase_add_test (tc, test_variable_bitrate);
+  tcase_add_test (tc, test_rate_control);
   tcase_add_test (tc, test_bitrate_too_low);
   tcase_add_test (tc, test_vbv_buffer_too_small);
   tcase_add_test (tc, test_vbv_tight);

@@ -86,6 +86,7 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define DEFAULT_RDO TRUE
 #define DEFAULT_SPEED_PRESET GST_CL_MPEG_ENC_SPEED_PRESET_MEDIUM
 #define DEFAULT_FORMAT GST_CL_MPEG_FORMAT_NONE
+#define DEFAULT_RATE_CONTROL GST_CL_MPEG_ENC_RATE_CONTROL_AUTO
 #define DEFAULT_SLICES 0
 #define DEFAULT_POST_MESSAGES FALSE
 #define DEFAULT_INTERVAL GST_SECOND
@@ -98,6 +99,8 @@ enum
   PROP_0,
   PROP_DEVICE,
   PROP_GOP_SIZE,
+  PROP_KEY_INT_MAX,
+  PROP_RATE_CONTROL,
   PROP_QUANTIZER,
   PROP_IP_FACTOR,
   PROP_BITRATE,
@@ -154,6 +157,24 @@ gst_cl_mpeg_enc_speed_preset_get_type (void)
 }
 
 GType
+gst_cl_mpeg_enc_rate_control_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CL_MPEG_ENC_RATE_CONTROL_AUTO, "From bitrate and max-bitrate: "
+          "constant quantiser without bitrate, variable rate with "
+          "max-bitrate above it, else constant rate", "auto"},
+    {GST_CL_MPEG_ENC_RATE_CONTROL_CQP, "Constant quantiser (under "
+          "max-bitrate where set)", "cqp"},
+    {GST_CL_MPEG_ENC_RATE_CONTROL_CBR, "Constant bit rate", "cbr"},
+    {GST_CL_MPEG_ENC_RATE_CONTROL_VBR, "Variable bit rate: bitrate on "
+          "average under max-bitrate", "vbr"},
+    {0, NULL, NULL}
+  };
+  return gst_cl_video_enum_type (&type, "GstClMpegEncRateControl", values);
+}
+
+GType
 gst_cl_mpeg_enc_format_get_type (void)
 {
   static GType type = 0;
@@ -183,6 +204,7 @@ struct _GstClMpegEnc
   /* rdo was set on its own: it keeps its value whatever the preset */
   gboolean rdo_set;
   GstClMpegFormatId format;
+  GstClMpegEncRateControl rate_control;
   /* the format's longest GOP for the input's system, once known */
   guint format_gop_max;
   gboolean post_messages;
@@ -614,16 +636,49 @@ choose_aspect (GstClMpegEnc * self, const GstVideoInfo * info,
         ("aspect_ratio_information %u", seq->aspect_code));
 }
 
-/* Hands the engine the properties' settings, as the format has them.
- * The object lock is held. */
+/* The bit rates the engine follows for @rc (auto: as set): a constant
+ * quantiser ignores bitrate, a constant rate max-bitrate, and a variable
+ * one without max-bitrate above bitrate peaks at twice it */
+static void
+rate_control_settings (GstClMpegEncRateControl rc,
+    GstClMpegEngineSettings * s)
+{
+  switch (rc) {
+    case GST_CL_MPEG_ENC_RATE_CONTROL_CQP:
+      s->bitrate = 0;
+      break;
+    case GST_CL_MPEG_ENC_RATE_CONTROL_CBR:
+      s->max_bitrate = 0;
+      break;
+    case GST_CL_MPEG_ENC_RATE_CONTROL_VBR:
+      if (s->max_bitrate <= s->bitrate)
+        s->max_bitrate = MIN (2 * s->bitrate, 100000);
+      break;
+    default:
+      break;
+  }
+}
+
+/* The properties' settings as the rate control and the format (once the
+ * input's system is known) have them. The object lock is held. */
+static void
+effective_settings (GstClMpegEnc * self, GstClMpegEngineSettings * settings)
+{
+  const GstClMpegFormat *f = gst_cl_mpeg_format_get (self->format);
+
+  *settings = self->settings;
+  rate_control_settings (self->rate_control, settings);
+  if (f && self->format_gop_max)
+    gst_cl_mpeg_format_apply (f, self->format_gop_max, settings);
+}
+
+/* Hands the engine the effective settings. The object lock is held. */
 static void
 push_settings (GstClMpegEnc * self)
 {
-  GstClMpegEngineSettings settings = self->settings;
-  const GstClMpegFormat *f = gst_cl_mpeg_format_get (self->format);
+  GstClMpegEngineSettings settings;
 
-  if (f && self->format_gop_max)
-    gst_cl_mpeg_format_apply (f, self->format_gop_max, &settings);
+  effective_settings (self, &settings);
   gst_cl_mpeg_engine_set_settings (self->engine, &settings);
 }
 
@@ -648,12 +703,10 @@ apply_format (GstClMpegEnc * self, const GstVideoInfo * info,
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
-  settings = self->settings;
   self->format_gop_max = gop_max;
-  push_settings (self);
+  effective_settings (self, &settings);
+  gst_cl_mpeg_engine_set_settings (self->engine, &settings);
   GST_OBJECT_UNLOCK (self);
-  if (f)
-    gst_cl_mpeg_format_apply (f, gop_max, &settings);
   *kbps = MAX (settings.bitrate, settings.max_bitrate);
   /* (what was set and is not what the stream gets) */
   if (f && (settings.gop_size < self->settings.gop_size ||
@@ -996,7 +1049,11 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
       self->device = g_value_dup_string (value);
       break;
     case PROP_GOP_SIZE:
+    case PROP_KEY_INT_MAX:
       self->settings.gop_size = g_value_get_uint (value);
+      break;
+    case PROP_RATE_CONTROL:
+      self->rate_control = g_value_get_enum (value);
       break;
     case PROP_QUANTIZER:
       self->settings.quantizer = g_value_get_uint (value);
@@ -1071,7 +1128,11 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_string (value, self->device);
       break;
     case PROP_GOP_SIZE:
+    case PROP_KEY_INT_MAX:
       g_value_set_uint (value, self->settings.gop_size);
+      break;
+    case PROP_RATE_CONTROL:
+      g_value_set_enum (value, self->rate_control);
       break;
     case PROP_QUANTIZER:
       g_value_set_uint (value, self->settings.quantizer);
@@ -1154,6 +1215,21 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
       g_param_spec_uint ("gop-size", "GOP size",
           "Pictures per group of pictures (an I picture, then P pictures)",
           1, 1000, DEFAULT_GOP_SIZE, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_KEY_INT_MAX,
+      g_param_spec_uint ("key-int-max", "Maximum key frame interval",
+          "Pictures from one I picture to the next: gop-size under the name "
+          "other GStreamer encoders give it", 1, 1000, DEFAULT_GOP_SIZE,
+          rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_RATE_CONTROL,
+      g_param_spec_enum ("rate-control", "Rate control",
+          "How the quantiser is chosen: auto (from bitrate and max-bitrate: "
+          "a constant quantiser without bitrate, a variable rate with "
+          "max-bitrate above it, else a constant rate), cqp (quantizer, "
+          "under max-bitrate where set), cbr (bitrate, constant), vbr "
+          "(bitrate on average under max-bitrate, or twice bitrate without "
+          "it). Applies from the next GOP, as bitrate",
+          GST_TYPE_CL_MPEG_ENC_RATE_CONTROL, DEFAULT_RATE_CONTROL,
+          rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_QUANTIZER,
       g_param_spec_uint ("quantizer", "Quantizer",
           "quantiser_scale of P pictures when bitrate is 0 (1 finest .. 31 "
@@ -1325,6 +1401,7 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_CL_MPEG_ENC_SPEED_PRESET, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CL_MPEG_ENC_FORMAT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CL_MPEG_ENC_RATE_CONTROL, 0);
 }
 
 static void

@@ -26,6 +26,23 @@ typedef enum
   (gst_cl_mpeg_enc_speed_preset_get_type ())
 GType gst_cl_mpeg_enc_speed_preset_get_type (void);
 
+/**
+ * GstClMpegEncRateControl:
+ *
+ * How the quantiser is chosen; see #GstClMpegEnc:rate-control.
+ */
+typedef enum
+{
+  GST_CL_MPEG_ENC_RATE_CONTROL_AUTO,
+  GST_CL_MPEG_ENC_RATE_CONTROL_CQP,
+  GST_CL_MPEG_ENC_RATE_CONTROL_CBR,
+  GST_CL_MPEG_ENC_RATE_CONTROL_VBR,
+} GstClMpegEncRateControl;
+
+#define GST_TYPE_CL_MPEG_ENC_RATE_CONTROL \
+  (gst_cl_mpeg_enc_rate_control_get_type ())
+GType gst_cl_mpeg_enc_rate_control_get_type (void);
+
 /* #GstClMpegEnc:format, GstClMpegFormatId's values (gstclmpegformat.h) */
 #define GST_TYPE_CL_MPEG_ENC_FORMAT (gst_cl_mpeg_enc_format_get_type ())
 GType gst_cl_mpeg_enc_format_get_type (void);
