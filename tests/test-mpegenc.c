@@ -2672,42 +2672,57 @@ GST_START_TEST (test_rate_control)
 
 GST_END_TEST;
 
-/* Noise at a rate far too low for it: pictures that do not fit even at
- * quantiser 31 are coded DC only (I) or all skipped (P), and the VBV
- * still neither underflows nor overflows. */
+/* Noise at a rate far too low for it, MPEG-1 and MPEG-2, constant and
+ * variable rate: pictures that do not fit even at quantiser 31 are coded
+ * DC only (I) or all skipped (P), and the VBV still neither underflows
+ * nor overflows. */
 GST_START_TEST (test_bitrate_too_low)
 {
-  const guint w = 176, h = 144, n = 12;
-  GstHarness *hs = harness_new ("bitrate=150 vbv-buffer-size=2 gop-size=6");
-  Encoded e = { g_byte_array_new (), g_array_new (FALSE, FALSE,
-        sizeof (GstClockTime)), 0
+  /* MPEG-1 and MPEG-2 at a constant rate, MPEG-2 at a variable one */
+  static const gchar *launches[] = {
+    "clmpegenc bitrate=150 vbv-buffer-size=2 gop-size=6",
+    "clmpegenc bitrate=150 vbv-buffer-size=2 gop-size=6 ! capsfilter "
+        "caps=video/mpeg,mpegversion=2",
+    "clmpegenc bitrate=150 max-bitrate=300 vbv-buffer-size=2 gop-size=6 ! "
+        "capsfilter caps=video/mpeg,mpegversion=2",
   };
-  guint32 rng = 99;
-  MpegCheckResult *r;
-  gchar *path;
-  guint i;
+  const guint w = 176, h = 144, n = 12;
+  guint c;
 
-  set_caps (hs, w, h, 25, "I420");
-  for (i = 0; i < n; i++) {
-    guint8 *f = g_malloc (psnr_i420_size (w, h));
-    test_fill_random (f, psnr_i420_size (w, h), &rng);
-    fail_unless_equals_int (gst_harness_push (hs, i420_buffer (f, w, h,
-                i * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
-    g_free (f);
+  for (c = 0; c < G_N_ELEMENTS (launches); c++) {
+    GstHarness *hs = harness_new_parse (launches[c]);
+    Encoded e = { g_byte_array_new (), g_array_new (FALSE, FALSE,
+          sizeof (GstClockTime)), 0
+    };
+    guint32 rng = 99;
+    MpegCheckResult *r;
+    gchar *path;
+    guint i;
+
+    set_caps (hs, w, h, 25, "I420");
+    for (i = 0; i < n; i++) {
+      guint8 *f = g_malloc (psnr_i420_size (w, h));
+      test_fill_random (f, psnr_i420_size (w, h), &rng);
+      fail_unless_equals_int (gst_harness_push (hs, i420_buffer (f, w, h,
+                  i * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
+      g_free (f);
+    }
+    fail_unless (gst_harness_push_event (hs, gst_event_new_eos ()));
+    pull_all (hs, &e);
+    test_harness_teardown (hs);
+    fail_unless_equals_int (e.pts->len, n);
+    r = check_stream (e.stream, n, w, h);
+    fail_unless (r->vbv_simulated, "%s", launches[c]);
+    fail_unless_equals_int (r->n_underflows, 0);
+    fail_unless_equals_int (r->n_overflows, 0);
+    fail_unless_equals_int (g_array_index (r->sequences, MpegCheckSequence,
+            0).mpeg2, c > 0);
+    mpegcheck_result_free (r);
+    path = write_stream (c ? "toolow.m2v" : "toolow.m1v", e.stream);
+    decode_check (path, n, w, h);
+    encoded_free (&e);
+    g_free (path);
   }
-  fail_unless (gst_harness_push_event (hs, gst_event_new_eos ()));
-  pull_all (hs, &e);
-  test_harness_teardown (hs);
-  fail_unless_equals_int (e.pts->len, n);
-  r = check_stream (e.stream, n, w, h);
-  fail_unless (r->vbv_simulated);
-  fail_unless_equals_int (r->n_underflows, 0);
-  fail_unless_equals_int (r->n_overflows, 0);
-  mpegcheck_result_free (r);
-  path = write_stream ("toolow.m1v", e.stream);
-  decode_check (path, n, w, h);
-  encoded_free (&e);
-  g_free (path);
 }
 
 GST_END_TEST;
