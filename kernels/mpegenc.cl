@@ -86,16 +86,26 @@ __constant uchar INTRA_W[64] = {
   26, 27, 29, 34, 38, 46, 56, 69, 27, 29, 35, 38, 46, 56, 69, 83,
 };
 
-/* Level of coefficient @F at natural position @pos: intra DC / 8, intra
- * AC against the default matrix (rounding offset 3/8), inter flat 16
- * with the offset -1/4 (a dead zone below 2.5 q: small inter levels cost
- * more bits than they bring). */
+/* Intra DC level of the coefficient @F at 8 + @dc_shift bits of
+ * precision: F / intra_dc_mult (8, 4, 2, 1; 13818-2 table 7-4), rounded,
+ * within the precision's range */
 static int
-quantise (int F, int intra, uint pos, int q)
+intra_dc_level (int F, int dc_shift)
+{
+  return clamp ((F + (4 >> dc_shift)) >> (3 - dc_shift), 0,
+      (256 << dc_shift) - 1);
+}
+
+/* Level of coefficient @F at natural position @pos: intra DC
+ * (intra_dc_level), intra AC against the default matrix (rounding offset
+ * 3/8), inter flat 16 with the offset -1/4 (a dead zone below 2.5 q:
+ * small inter levels cost more bits than they bring). */
+static int
+quantise (int F, int intra, uint pos, int q, int dc_shift)
 {
   int a = abs (F), L;
   if (intra && pos == 0)
-    return clamp ((F + 4) >> 3, 0, 255);
+    return intra_dc_level (F, dc_shift);
   /* most levels are zero: no division for them */
   if (intra) {
     int qw = q * INTRA_W[pos], n = 64 * a + 3 * qw;
@@ -127,11 +137,11 @@ fitting_quant (int q, int a, int intra, uint pos)
  * MPEG-2's toggles one coefficient of the block afterwards instead
  * (mismatch_toggle). */
 static int
-dequantise (int L, int intra, uint pos, int q, int mpeg2)
+dequantise (int L, int intra, uint pos, int q, int mpeg2, int dc_shift)
 {
   int D;
   if (intra && pos == 0)
-    return 8 * L;
+    return (8 >> dc_shift) * L;
   if (L == 0)
     return 0;
   if (intra)
@@ -181,8 +191,9 @@ escape_bits (int level, int mpeg2)
 #define RD_MV_MAX 32
 /* then coded_block_pattern lengths, 0..63 */
 #define RD_CBP_BITS (RD_MV_BITS + RD_MV_MAX + 1)
-/* then dct_dc_size_luma, dct_dc_size_chroma code lengths, 0..8 each */
+/* then dct_dc_size_luma, dct_dc_size_chroma code lengths, 0..11 each */
 #define RD_DC_BITS (RD_CBP_BITS + 64)
+#define RD_DC_SIZES 12
 #define RD_EOB_BITS 2
 /* (0, 1) opening a non-intra block: "1s" */
 #define RD_OPENING_BITS 2
@@ -519,17 +530,19 @@ inter_cost (long energy, int delta, int cbp, int2 v, int2 pred, int lambda4,
 /* Cost of an intra macroblock in a P picture: @energy (4 x squared error
  * of its DC levels and of no AC level) lowered by @delta of its AC levels
  * (see rd_quantise), and mb_type "00011" and the DC differentials @dc
- * (Y0..Y3, Cb, Cr) with the predictors at their reset value, as after a
- * non-intra macroblock; bits weighed as in inter_cost. */
+ * (Y0..Y3, Cb, Cr) with the predictors at their reset value (the middle
+ * of the range of 8 + @dc_shift bits), as after a non-intra macroblock;
+ * bits weighed as in inter_cost. */
 static long
 intra_cost (long energy, int delta, const int *dc, int lambda4,
-    __global const uchar * bits)
+    __global const uchar * bits, int dc_shift)
 {
-  int n = 5, prev = 128;
+  const int reset = 128 << dc_shift;
+  int n = 5, prev = reset;
   for (int b = 0; b < 6; b++) {
-    int d = dc[b] - (b < 4 ? prev : 128);
+    int d = dc[b] - (b < 4 ? prev : reset);
     int size = d ? 32 - (int) clz ((uint) abs (d)) : 0;
-    n += bits[RD_DC_BITS + (b < 4 ? 0 : 9) + size] + size;
+    n += bits[RD_DC_BITS + (b < 4 ? 0 : RD_DC_SIZES) + size] + size;
     if (b < 4)
       prev = dc[b];
   }
@@ -543,9 +556,9 @@ static int
 intra_min_bits (__global const uchar * bits)
 {
   int luma = INT_MAX, chroma = INT_MAX;
-  for (int size = 0; size <= 8; size++) {
+  for (int size = 0; size < RD_DC_SIZES; size++) {
     luma = min (luma, bits[RD_DC_BITS + size] + size);
-    chroma = min (chroma, bits[RD_DC_BITS + 9 + size] + size);
+    chroma = min (chroma, bits[RD_DC_BITS + RD_DC_SIZES + size] + size);
   }
   return 5 + 4 * luma + 2 * chroma;
 }
@@ -933,8 +946,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       int e = 0;
       for (b = 0; b < 6; b++) {
         /* intra DC: its quantisation error */
-        int err = ci && t == 0 ? coef[b] - 8 * quantise (coef[b], 1, 0, q) :
-            coef[b];
+        int err = ci && t == 0 ? coef[b] - (8 >> args.dc_shift) *
+            intra_dc_level (coef[b], args.dc_shift) : coef[b];
         e += err * err;
         zz[b][z] = coef[b];
         if (2 * abs (coef[b]) > mag1)
@@ -957,7 +970,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
           lv[k][t][i] = L[i];
         }
         if (ci) {
-          int dc = quantise (zz[t][0], 1, 0, q);
+          int dc = intra_dc_level (zz[t][0], args.dc_shift);
           lv[k][t][0] = dc;
           last = max (last, dc != 0);
         }
@@ -994,7 +1007,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         delta[2] += delta_l[2][b];
         dc[b] = lv[2][b][0];
       }
-      j[2] = intra_cost (energy[2], delta[2], dc, lambda4, rd_bits);
+      j[2] = intra_cost (energy[2], delta[2], dc, lambda4, rd_bits,
+          args.dc_shift);
       if (j[2] < j[chosen]) {
         chosen = 2;
         intra = 1;
@@ -1015,13 +1029,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     if (rd) {
       L = drop ? 0 : lv[chosen][b][ZIGZAG_OF[t]];
     } else {
-      L = args.dc_only && t != 0 ? 0 : quantise (coef[b], intra, t, q);
+      L = args.dc_only && t != 0 ? 0 : quantise (coef[b], intra, t, q,
+          args.dc_shift);
       if (L)
         atomic_max (&last_l[0][b], ZIGZAG_OF[t] + 1);
     }
     levels[(size_t) mb * GST_CL_MPEG_MB_LEVELS + b * 64 + ZIGZAG_OF[t]] =
         (short) L;
-    blk[b][t] = dequantise (L, intra, t, q, args.mpeg2);
+    blk[b][t] = dequantise (L, intra, t, q, args.mpeg2, args.dc_shift);
   }
   if (args.mpeg2) {
     if (t < 6)
@@ -1405,11 +1420,13 @@ store_levels (__global short * o, const short16 * L)
 }
 #endif
 
-/* Intra DC levels of the pair's first row @x0, in the DC lanes */
+/* Intra DC levels of the pair's first row @x0, in the DC lanes (see
+ * intra_dc_level) */
 static int16
-intra_dc_levels (int16 x0)
+intra_dc_levels (int16 x0, int dc_shift)
 {
-  return min (max ((x0 + 4) >> 3, 0), 255);
+  return min (max ((x0 + (4 >> dc_shift)) >> (3 - dc_shift), 0),
+      (256 << dc_shift) - 1);
 }
 
 /* Quantiser steps of @q for the pairs: level_magnitude (1), and intra q
@@ -1506,7 +1523,7 @@ static int
 quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
     int *q_io, int m, ulong m2q, const int16 * qw, const float16 * rcp,
     const int16 * mag1, uint rd_lambda, int lambda4, uint dc_only, int mpeg2,
-    __global const uchar * rd_bits, long header, long skip_at,
+    int dc_shift, __global const uchar * rd_bits, long header, long skip_at,
     short16 * levels_of, int *rd_delta, int *rd_cbp, long *energy)
 {
   int q = *q_io;
@@ -1565,7 +1582,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
     /* intra: the DC coefficient's error instead of itself */
     int16 x0 = convert_int16 (x[0]), dc_err = 0;
     if (intra) {
-      dc_err = x0 - 8 * intra_dc_levels (x0);
+      dc_err = x0 - (8 >> dc_shift) * intra_dc_levels (x0, dc_shift);
       e_pair += dc_err.s0 * dc_err.s0 - x0.s0 * x0.s0 +
           dc_err.s8 * dc_err.s8 - x0.s8 * x0.s8;
     }
@@ -1707,7 +1724,8 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
       }
     }
     if (intra)
-      L[0] = select (L[0], intra_dc_levels (convert_int16 (x[0])), DC_LANES);
+      L[0] = select (L[0], intra_dc_levels (convert_int16 (x[0]), dc_shift),
+          DC_LANES);
     if (dc_only) {
       /* last resort of the rate control: DC only */
       L[0] &= DC_LANES;
@@ -1924,20 +1942,20 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         (vector_bits (rd_bits, alt - pred_v) + 3) : 0;
     if (moving_first && quantise_pairs (src, pred_mv, 0, &q_mv, m, m2q, qw,
             rcp, mag1, args.rd_lambda, lambda4, args.dc_only, args.mpeg2,
-            rd_bits, header_mv, LONG_MAX, levels_mv, &delta_mv, &cbp_mv,
-            &energy_mv))
+            args.dc_shift, rd_bits, header_mv, LONG_MAX, levels_mv,
+            &delta_mv, &cbp_mv, &energy_mv))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
           rd_bits, &keep_mv);
     if (quantise_pairs (src, pred, 0, &q_kept, m, m2q, qw, rcp, mag1,
-            args.rd_lambda, lambda4, args.dc_only, args.mpeg2, rd_bits, 0,
-            moving_first ? j_mv + 1 : LONG_MAX, levels_of, &rd_delta, &rd_cbp,
-            &energy))
+            args.rd_lambda, lambda4, args.dc_only, args.mpeg2, args.dc_shift,
+            rd_bits, 0, moving_first ? j_mv + 1 : LONG_MAX, levels_of,
+            &rd_delta, &rd_cbp, &energy))
       j = inter_cost (energy, rd_delta, rd_cbp, (int2) (0, 0), pred_v,
           lambda4, rd_bits, &keep);
     if (moving && !moving_first && quantise_pairs (src, pred_mv, 0, &q_mv,
             m, m2q, qw, rcp, mag1, args.rd_lambda, lambda4, args.dc_only,
-            args.mpeg2, rd_bits, header_mv, j, levels_mv, &delta_mv, &cbp_mv,
-            &energy_mv))
+            args.mpeg2, args.dc_shift, rd_bits, header_mv, j, levels_mv,
+            &delta_mv, &cbp_mv, &energy_mv))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
           rd_bits, &keep_mv);
     if (j_mv < j) {
@@ -1971,15 +1989,16 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       /* (into levels_of: the zero vector's are not needed past here) */
       short16 *levels_in = kept == levels_of ? levels_mv : levels_of;
       if (quantise_pairs (src, none, 1, &q_in, m, m2q, qw_in, rcp_in,
-              mag1_in,
-              args.rd_lambda, lambda4, args.dc_only, args.mpeg2, rd_bits,
+              mag1_in, args.rd_lambda, lambda4, args.dc_only, args.mpeg2,
+              args.dc_shift, rd_bits,
               mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
               &delta_in, &cbp_in, &energy_in)) {
         for (p = 0; p < 3; p++) {
           dc[2 * p] = levels_in[8 * p].s0;
           dc[2 * p + 1] = levels_in[8 * p].s8;
         }
-        take = intra_cost (energy_in, delta_in, dc, lambda4, rd_bits) < j;
+        take = intra_cost (energy_in, delta_in, dc, lambda4, rd_bits,
+            args.dc_shift) < j;
       }
       if (take) {
         intra = 1;
@@ -1997,8 +2016,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     }
   } else {
     quantise_pairs (src, pred, intra, &q_kept, m, m2q, qw, rcp, mag1,
-        args.rd_lambda, lambda4, args.dc_only, args.mpeg2, rd_bits, 0,
-        LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy);
+        args.rd_lambda, lambda4, args.dc_only, args.mpeg2, args.dc_shift,
+        rd_bits, 0, LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy);
   }
   /* the reconstruction's steps: those of a raised quantiser */
   if (intra && q_kept != q)
@@ -2058,7 +2077,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         x[i] = select (min (d, 2047), -min (d, 2048), L[i] < 0);
       }
       if (intra)
-        x[0] = select (x[0], 8 * L[0], DC_LANES);
+        x[0] = select (x[0], (8 >> args.dc_shift) * L[0], DC_LANES);
       if (args.mpeg2) {
         /* MPEG-2's: the lowest bits of each block's coefficients
          * XORed, row by row, then across the block's eight lanes */

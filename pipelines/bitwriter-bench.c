@@ -178,13 +178,16 @@ time_runs (void (*func) (Picture *, gpointer), Picture * p, gpointer data,
 static void
 run_slices (Picture * p, gpointer data)
 {
+  static const GstClMpegPictureCoding coding = { GST_CL_MPEG_PICTURE_P, 1,
+    FALSE, 0
+  };
   GstClMpegBitWriter *bw = data;
   guint row;
 
   gst_cl_mpeg_bit_writer_reset (bw);
   for (row = 0; row < p->mb_height; row++)
-    gst_cl_mpeg_write_slice (bw, row, p->mb_width, GST_CL_MPEG_PICTURE_P, 1,
-        FALSE, p->recs + (gsize) row * p->mb_width,
+    gst_cl_mpeg_write_slice (bw, row, p->mb_width, &coding,
+        p->recs + (gsize) row * p->mb_width,
         p->levels + (gsize) row * p->mb_width * GST_CL_MPEG_MB_LEVELS, NULL);
 }
 

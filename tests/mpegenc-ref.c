@@ -1,8 +1,9 @@
 /* gst-clvideo: plain C reference of clmpegenc's device stages
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Written from ISO/IEC 11172-2 and 13818-2 (prediction, dequantisation and mismatch
- * control, 2.4.4) and the encoder's documented choices (quantiser
+ * Written from ISO/IEC 11172-2 and 13818-2 (prediction, dequantisation
+ * and mismatch control: 11172-2 2.4.4, 13818-2 7.4) and the encoder's
+ * documented choices (quantiser
  * rounding, intra/inter decision), one macroblock at a time in plain
  * loops, so that the device kernels can be checked against it bit for bit.
  */
@@ -463,6 +464,22 @@ fitting_quant (const gint coef[6][64], gboolean intra, gint q)
   return q;
 }
 
+/* intra DC precision above 8 bits (MPEG-1: none) */
+static guint
+dc_shift (const GstClMpegEncodeParams * prm)
+{
+  return prm->mpeg2 ? MIN (prm->dc_shift, 3) : 0;
+}
+
+/* intra DC level of the coefficient @F at 8 + @dc_shift bits: F /
+ * intra_dc_mult, rounded, within the precision's range (13818-2 7.4.1) */
+static gint
+intra_dc_level (gint F, guint dc_shift)
+{
+  return CLAMP ((F + (4 >> dc_shift)) >> (3 - dc_shift), 0,
+      (256 << dc_shift) - 1);
+}
+
 /* The levels (zigzag order, block by block) of @src predicted by @pred,
  * at quantiser *@q or the least above it whose levels MPEG-1 can code
  * (then *@q); with trellis quantisation, at the trade-off @lambda4, also
@@ -491,8 +508,8 @@ code_levels (const gint src[6][64], const gint pred[6][64], gboolean intra,
     const gint *coef = coefs[b];
     for (i = 0; i < 64; i++) {
       /* an intra DC coefficient: its quantisation error */
-      gint err = intra && i == 0 ? coef[0] - 8 * CLAMP ((coef[0] + 4) >> 3,
-          0, 255) : coef[i];
+      gint err = intra && i == 0 ? coef[0] - (8 >> dc_shift (prm)) *
+          intra_dc_level (coef[0], dc_shift (prm)) : coef[i];
       *energy += 4 * err * err;
     }
     if (trellis) {
@@ -507,7 +524,7 @@ code_levels (const gint src[6][64], const gint pred[6][64], gboolean intra,
       while (gst_cl_mpeg_zigzag[z] != i)
         z++;
       if (intra && i == 0) {
-        L = CLAMP ((F + 4) >> 3, 0, 255);
+        L = intra_dc_level (F, dc_shift (prm));
       } else if (trellis) {
         L = zz[z];
       } else if (intra) {
@@ -554,16 +571,19 @@ inter_cost (gint64 energy, gint delta, gint cbp, gint dx, gint dy, gint px,
 /* Cost of an intra macroblock in a P picture (see inter_cost): its
  * @energy (DC errors, AC coefficients) lowered by @delta of its AC levels,
  * mb_type "00011" and the DC differentials of @levels, the predictors
- * reset (128) as after a non-intra macroblock. */
+ * reset (to the middle of the precision's range) as after a non-intra
+ * macroblock. */
 static gint64
-intra_cost (gint64 energy, gint delta, const gint16 * levels, gint lambda4)
+intra_cost (gint64 energy, gint delta, const gint16 * levels, gint lambda4,
+    guint dc_shift)
 {
   const guint8 *t = rd_table () + GST_CL_MPEG_RD_DC_BITS;
-  gint bits = 5, prev = 128, b;
+  const gint reset = 128 << dc_shift;
+  gint bits = 5, prev = reset, b;
   for (b = 0; b < 6; b++) {
-    gint d = levels[b * 64] - (b < 4 ? prev : 128);
+    gint d = levels[b * 64] - (b < 4 ? prev : reset);
     gint size = d ? g_bit_storage (ABS (d)) : 0;
-    bits += t[(b < 4 ? 0 : 9) + size] + size;
+    bits += t[(b < 4 ? 0 : GST_CL_MPEG_RD_DC_SIZES) + size] + size;
     if (b < 4)
       prev = levels[b * 64];
   }
@@ -723,7 +743,8 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         memset (none, 0, sizeof (none));
         code_levels (src, none, TRUE, &q_i, lambda4, prm, levels_i, &delta_i,
             &cbp_i, &energy_i);
-        if (intra_cost (energy_i, delta_i, levels_i, lambda4) < j) {
+        if (intra_cost (energy_i, delta_i, levels_i, lambda4,
+                dc_shift (prm)) < j) {
           intra = TRUE;
           q = q_i;
           dx = dy = 0;
@@ -748,7 +769,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       /* dequantisation (11172-2 2.4.4.1, 2.4.4.2; 13818-2 7.4.2) with
        * MPEG-1's mismatch control */
       if (intra && i == 0) {
-        D = 8 * L;
+        D = (8 >> dc_shift (prm)) * L;
       } else if (L == 0) {
         D = 0;
       } else {

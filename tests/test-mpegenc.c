@@ -456,16 +456,18 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   gsize ps;
   guint32 rng = seed;
   GstClMotionVector *vec;
+  /* MPEG-2: each intra DC precision in turn */
   GstClMpegEncodeParams p = { p_picture, q, adaptive, 0, 384, dc_only,
-    rd_lambda, mv_lambda, mpeg2
+    rd_lambda, mv_lambda, mpeg2, mpeg2 ? seed % 4 : 0
   };
   GstClMpegMbRecord *r, *dr;
   gint16 *lev, *dl;
   guint8 *out;
   guint raised = 0;
   cl_mem mc, mr, mo, mv, mrec, ml;
-  gchar *desc = g_strdup_printf ("MPEG-%d %ux%u %c q %u adaptive %d %s%s "
-      "trellis lambda %u vector lambda %u seed %u", mpeg2 ? 2 : 1, w, h,
+  gchar *desc = g_strdup_printf ("MPEG-%d (DC +%u bits) %ux%u %c q %u "
+      "adaptive %d %s%s trellis lambda %u vector lambda %u seed %u",
+      mpeg2 ? 2 : 1, p.dc_shift, w, h,
       p_picture ? 'P' : 'I', q, adaptive, stage_content_names[content],
       dc_only ? " DC only" : "", rd_lambda, mv_lambda, seed);
 
@@ -1135,7 +1137,7 @@ append_headers (GstClMpegBitWriter * bw, GstBitWriter * hw)
  * equal to FFmpeg's decoding over one 48-picture GOP with half-pel
  * vectors: no drift. */
 static void
-check_no_drift (gboolean mpeg2)
+check_no_drift (gboolean mpeg2, guint dc_shift)
 {
   const guint w = 96, h = 64, n = 48;
   RefCoder c;
@@ -1150,6 +1152,7 @@ check_no_drift (gboolean mpeg2)
   gchar *path;
   guint max_diff = 0;
   guint64 diff_sum = 0;
+  GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift };
 
   ref_coder_init (&c, w, h);
   gst_cl_mpeg_bit_writer_init (&bw, 4096);
@@ -1159,7 +1162,7 @@ check_no_drift (gboolean mpeg2)
   for (t = 0; t < n; t++) {
     /* rate-distortion decisions on three pictures in four */
     GstClMpegEncodeParams p = { t > 0, 3 + t % 5, FALSE, 1, 384, FALSE,
-      t % 4 ? 16 : 0, t % 4 ? 2 : 0, mpeg2
+      t % 4 ? 16 : 0, t % 4 ? 2 : 0, mpeg2, dc_shift
     };
     guint fc = 1, row, y;
     /* the clip pans one pixel right and down: (-2, -2) in half-pels,
@@ -1172,11 +1175,13 @@ check_no_drift (gboolean mpeg2)
     mpegref_encode (&c.cur, &c.ref, c.vec, &p, c.recs, c.lev, &c.rec);
     if (t > 0)
       fc = gst_cl_mpeg_choose_f_code (c.recs, c.mbn);
-    gst_cl_mpeg_write_picture_header (&hw, t, t ? 2 : 1, 0xffff, fc, mpeg2);
+    pc.coding_type = t ? 2 : 1;
+    pc.f_code = fc;
+    gst_cl_mpeg_write_picture_header (&hw, t, 0xffff, &pc);
     append_headers (&bw, &hw);
     for (row = 0; row < c.cur.mb_height; row++)
-      gst_cl_mpeg_write_slice (&bw, row, c.cur.mb_width, t ? 2 : 1, fc,
-          mpeg2, c.recs + row * c.cur.mb_width,
+      gst_cl_mpeg_write_slice (&bw, row, c.cur.mb_width, &pc,
+          c.recs + row * c.cur.mb_width,
           c.lev + (gsize) row * c.cur.mb_width * 384, NULL);
     /* the visible part of the reconstruction, as I420 */
     for (i = 0; i < 3; i++) {
@@ -1192,6 +1197,7 @@ check_no_drift (gboolean mpeg2)
   stream = g_byte_array_new ();
   g_byte_array_append (stream, bw.data, bw.size);
   path = write_stream (mpeg2 ? "drift.m2v" : "drift.m1v", stream);
+  GST_INFO ("intra_dc_precision %u bits", 8 + dc_shift);
   dec = ffmpeg_decode (path, NULL, &frames, w, h);
   fail_unless_equals_int (frames, n);
   for (i = 0; i < recons->len; i++) {
@@ -1223,15 +1229,19 @@ check_no_drift (gboolean mpeg2)
 
 GST_START_TEST (test_no_drift)
 {
-  check_no_drift (FALSE);
+  check_no_drift (FALSE, 0);
 }
 
 GST_END_TEST;
 
-/* The same for MPEG-2, whose mismatch control differs */
+/* The same for MPEG-2, whose mismatch control differs, at each intra DC
+ * precision */
 GST_START_TEST (test_no_drift_mpeg2)
 {
-  check_no_drift (TRUE);
+  guint dc_shift;
+
+  for (dc_shift = 0; dc_shift <= 3; dc_shift++)
+    check_no_drift (TRUE, dc_shift);
 }
 
 GST_END_TEST;
@@ -1287,7 +1297,7 @@ GST_START_TEST (test_packed_levels)
     }
     for (q = 2; q <= 20; q += 9) {
       GstClMpegEncodeParams p = { t > 0, q, FALSE, 1, 384, FALSE, 16, 2,
-        FALSE
+        FALSE, 0
       };
       guint32 total;
       gint16 *packed;
@@ -1299,10 +1309,11 @@ GST_START_TEST (test_packed_levels)
         gsize first = (gsize) row * c.cur.mb_width;
         gst_cl_mpeg_bit_writer_init (&a, 1024);
         gst_cl_mpeg_bit_writer_init (&b, 1024);
-        gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, t ? 2 : 1, 1,
-            FALSE, c.recs + first, c.lev + first * 384, NULL);
-        gst_cl_mpeg_write_slice (&b, row, c.cur.mb_width, t ? 2 : 1, 1,
-            FALSE, c.recs + first, packed, offsets + first);
+        GstClMpegPictureCoding pc = { t ? 2 : 1, 1, FALSE, 0 };
+        gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, &pc,
+            c.recs + first, c.lev + first * 384, NULL);
+        gst_cl_mpeg_write_slice (&b, row, c.cur.mb_width, &pc,
+            c.recs + first, packed, offsets + first);
         fail_unless_equals_uint64 (a.size, b.size);
         fail_unless (memcmp (a.data, b.data, a.size) == 0,
             "slice %u of picture %u (q %u) differs when packed", row, t, q);
@@ -2125,6 +2136,56 @@ GST_START_TEST (test_mpeg2_colour)
     g_free (path);
     gst_caps_unref (caps);
     encoded_free (&e);
+  }
+}
+
+GST_END_TEST;
+
+/* intra-dc-precision: every MPEG-2 picture signals it, three decoders
+ * take the stream, and at quantiser 1 on intra pictures each further bit
+ * of the DC brings the picture nearer the source. */
+GST_START_TEST (test_mpeg2_intra_dc_precision)
+{
+  const guint w = 176, h = 144, n = 4;
+  gdouble last_psnr = 0;
+  guint bits, k, frames;
+
+  for (bits = 8; bits <= 10; bits++) {
+    gchar *props = g_strdup_printf ("quantizer=1 ip-factor=1 gop-size=1 "
+        "intra-dc-precision=%u", bits);
+    gchar *name = g_strdup_printf ("dc%u.m2v", bits);
+    MpegCheckResult *r;
+    GstCaps *caps;
+    GByteArray *dec;
+    gdouble psnr = 0;
+    gchar *path;
+    Encoded e;
+
+    caps = encode_negotiated (props, "video/mpeg,mpegversion=2", w, h, n, 0,
+        NULL, &e);
+    gst_caps_unref (caps);
+    r = check_stream (e.stream, n, w, h);
+    for (k = 0; k < n; k++)
+      fail_unless_equals_int (g_array_index (r->pictures, MpegCheckPicture,
+              k).intra_dc_precision, bits - 8);
+    path = write_stream (name, e.stream);
+    decode_check (path, n, w, h);
+    dec = ffmpeg_decode (path, NULL, &frames, w, h);
+    for (k = 0; k < n; k++) {
+      guint8 *f = natural_frame (w, h, k, clip_pan_x, clip_pan_y, 7);
+      psnr += psnr_y (dec, k, f, w, h) / n;
+      g_free (f);
+    }
+    GST_INFO ("%u bits: %u bytes, PSNR-Y %.3f dB", bits, e.stream->len, psnr);
+    fail_unless (psnr > last_psnr, "%u bits: %.3f dB, %.3f dB with one "
+        "less", bits, psnr, last_psnr);
+    last_psnr = psnr;
+    g_byte_array_unref (dec);
+    mpegcheck_result_free (r);
+    encoded_free (&e);
+    g_free (path);
+    g_free (name);
+    g_free (props);
   }
 }
 
@@ -3115,6 +3176,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_no_drift_mpeg2);
   tcase_add_test (tc, test_mpeg2_stream);
   tcase_add_test (tc, test_mpeg2_colour);
+  tcase_add_test (tc, test_mpeg2_intra_dc_precision);
   tcase_add_test (tc, test_mpeg2_variable_rate_buffer);
   tcase_add_test (tc, test_mpeg2_level_refused);
   tcase_add_test (tc, test_format);

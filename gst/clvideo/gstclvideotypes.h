@@ -49,7 +49,8 @@ typedef struct {
  * What the device stages leave per macroblock for the entropy coder, in
  * raster order. The levels of a macroblock are GST_CL_MPEG_MB_LEVELS
  * gint16, block by block, each block's 64 in zigzag order; an intra
- * block's first is its DC level (the DC coefficient / 8, 0..255), the
+ * block's first is its DC level (the DC coefficient / 8, 0..255; MPEG-2
+ * at 9 to 11 bits of precision: / 4, 2, 1, to 511, 1023, 2047), the
  * others are -255..255. Levels at or past a block's @last are zero or not
  * written at all: only those before it are read.
  */
@@ -86,6 +87,7 @@ typedef struct {
   guint32 rd_lambda;
   guint32 mv_lambda;
   guint32 mpeg2;                /* 0 or 1: MPEG-2's reconstruction */
+  guint32 dc_shift;             /* intra DC precision above 8 bits */
 } GstClMpegEncodeArgs;
 
 /* ---- motion search (kernels/motionsearch.cl) ---- */
@@ -152,7 +154,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMotionVector, 8);
 GST_CL_VIDEO_SIZE_IS (GstClKernelPlane, 8);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
-GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 44);
+GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 48);
 GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 80);
 GST_CL_VIDEO_SIZE_IS (GstClMotionDecimateArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMotionLambdaArgs, 48);

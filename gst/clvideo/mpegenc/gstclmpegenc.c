@@ -78,6 +78,7 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define DEFAULT_IP_FACTOR 1.4
 #define DEFAULT_BITRATE 0
 #define DEFAULT_MAX_BITRATE 0
+#define DEFAULT_INTRA_DC_PRECISION 8
 #define DEFAULT_VBV_SIZE 0
 #define DEFAULT_ADAPTIVE_QUANT FALSE
 #define DEFAULT_SEARCH_RANGE 16
@@ -113,6 +114,7 @@ enum
   PROP_RDO,
   PROP_SPEED_PRESET,
   PROP_FORMAT,
+  PROP_INTRA_DC_PRECISION,
   PROP_SLICES,
   PROP_STATS,
   PROP_POST_MESSAGES,
@@ -1093,6 +1095,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_FORMAT:
       self->format = g_value_get_enum (value);
       break;
+    case PROP_INTRA_DC_PRECISION:
+      self->settings.intra_dc_precision = g_value_get_uint (value);
+      break;
     case PROP_SLICES:
       self->settings.slices = g_value_get_uint (value);
       break;
@@ -1169,6 +1174,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_FORMAT:
       g_value_set_enum (value, self->format);
+      break;
+    case PROP_INTRA_DC_PRECISION:
+      g_value_set_uint (value, self->settings.intra_dc_precision);
       break;
     case PROP_SLICES:
       g_value_set_uint (value, self->settings.slices);
@@ -1299,6 +1307,12 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "for the macroblock's header (off: rounding with a dead zone, SAD "
           "rules for the vector and intra)", DEFAULT_RDO,
           rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_INTRA_DC_PRECISION,
+      g_param_spec_uint ("intra-dc-precision", "Intra DC precision",
+          "Bits of the intra blocks' DC coefficients in MPEG-2 (MPEG-1 has "
+          "8): more keep smooth gradients from banding at fine quantisers, "
+          "for more bits. Applies from the next picture", 8, 10,
+          DEFAULT_INTRA_DC_PRECISION, rw | GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstClMpegEnc:format:
    *
@@ -1415,6 +1429,7 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
     .quantizer = DEFAULT_QUANTIZER,
     .bitrate = DEFAULT_BITRATE,
     .max_bitrate = DEFAULT_MAX_BITRATE,
+    .intra_dc_precision = DEFAULT_INTRA_DC_PRECISION,
     .vbv_size = DEFAULT_VBV_SIZE,
     .slices = DEFAULT_SLICES,
     .search_range = DEFAULT_SEARCH_RANGE,

@@ -60,6 +60,7 @@ typedef struct
   cl_event ready;
   gboolean intra, gop_start, seq_start;
   guint quant;
+  guint dc_shift;               /* intra DC precision above 8 bits */
   guint ref, out;               /* reconstruction buffers */
   guint temporal_reference;
   guint64 gop_frame;            /* first picture of its GOP, in the sequence */
@@ -114,7 +115,7 @@ struct _GstClMpegEngine
   guint job_rows, job_slices;   /* macroblock rows per slice, slices */
   Slot *job_slot;
   const GstClMpegMbRecord *job_recs;
-  guint job_f_code;
+  GstClMpegPictureCoding job_coding;
 
   /* statistics */
   guint64 frames_out, bytes_out, vlc_ns, wait_ns;
@@ -308,8 +309,7 @@ code_slice (GstClMpegEngine * e, guint slice)
   for (i = 0; i < rows; i++)
     gst_cl_mpeg_bit_writer_reset (&e->rows[row + i]);
   gst_cl_mpeg_write_slice (&e->rows[row], row, e->mb_width * rows,
-      s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
-      e->job_f_code, e->seq.mpeg2, e->job_recs + first,
+      &e->job_coding, e->job_recs + first,
       s->packed ? s->packed_host : s->lev + first * GST_CL_MPEG_MB_LEVELS,
       s->packed ? s->mb_offsets + first : NULL);
 }
@@ -347,7 +347,8 @@ worker_func (gpointer data G_GNUC_UNUSED, gpointer user_data)
 
 /* Codes every slice of @s into e->rows, in parallel. */
 static void
-code_slices (GstClMpegEngine * e, Slot * s, guint f_code)
+code_slices (GstClMpegEngine * e, Slot * s,
+    const GstClMpegPictureCoding * pc)
 {
   guint slice, i, done, slices;
 
@@ -362,7 +363,7 @@ code_slices (GstClMpegEngine * e, Slot * s, guint f_code)
   e->job_slices = (e->mb_height + e->job_rows - 1) / e->job_rows;
   e->job_slot = s;
   e->job_recs = s->all_skipped ? e->skip_recs : s->rec;
-  e->job_f_code = f_code;
+  e->job_coding = *pc;
   if (!e->workers || e->job_slices == 1) {
     for (slice = 0; slice < e->job_slices; slice++)
       code_slice (e, slice);
@@ -488,6 +489,8 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   g_mutex_lock (&e->settings_lock);
   p.adaptive = e->settings.adaptive;
   rdo = e->settings.rdo;
+  s->dc_shift = e->seq.mpeg2 ?
+      CLAMP (e->settings.intra_dc_precision, 8, 11) - 8 : 0;
   g_mutex_unlock (&e->settings_lock);
   p.avg_activity = e->avg_activity;
   p.intra_bias = INTRA_BIAS;
@@ -495,6 +498,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   p.rd_lambda = rdo ? RD_LAMBDA : 0;
   p.mv_lambda = rdo ? MV_LAMBDA : 0;
   p.mpeg2 = e->seq.mpeg2;
+  p.dc_shift = s->dc_shift;
   if (!gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
           s->vectors, &p, s->records, s->levels, e->recon[s->out], error))
     return FALSE;
@@ -529,7 +533,10 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
     guint * requant)
 {
   GstBitWriter hw;
-  guint n = e->mb_width * e->mb_height, i, f_code = 1;
+  guint n = e->mb_width * e->mb_height, i;
+  GstClMpegPictureCoding pc = { s->intra ? GST_CL_MPEG_PICTURE_I :
+        GST_CL_MPEG_PICTURE_P, 1, e->seq.mpeg2, s->dc_shift
+  };
   guint64 total, stuff = 0, qsum = 0, asum = 0, header_bytes;
   GstBuffer *out;
   GstMapInfo map;
@@ -538,8 +545,8 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
 
   t0 = g_get_monotonic_time ();
   if (!s->intra && !s->all_skipped)
-    f_code = gst_cl_mpeg_choose_f_code (s->rec, n);
-  code_slices (e, s, f_code);
+    pc.f_code = gst_cl_mpeg_choose_f_code (s->rec, n);
+  code_slices (e, s, &pc);
   e->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
 
   /* a few dozen bytes a picture: a writer of their own costs nothing */
@@ -550,9 +557,8 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
     gst_cl_mpeg_write_gop_header (&hw, s->gop_frame, e->seq.frame_rate_code,
         TRUE);
   gst_cl_mpeg_write_picture_header (&hw, s->temporal_reference,
-      s->intra ? GST_CL_MPEG_PICTURE_I : GST_CL_MPEG_PICTURE_P,
       gst_cl_mpeg_rate_control_vbv_delay (&e->rc,
-          gst_bit_writer_get_size (&hw) + 32), f_code, e->seq.mpeg2);
+          gst_bit_writer_get_size (&hw) + 32), &pc);
   header_bytes = gst_bit_writer_get_size (&hw) / 8;
   total = header_bytes;
   for (i = 0; i < e->mb_height; i++)

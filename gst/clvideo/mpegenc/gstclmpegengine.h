@@ -17,8 +17,8 @@ G_BEGIN_DECLS
  * GstClMpegEngine:
  *
  * Codes frames into MPEG-1 or MPEG-2 pictures, one frame behind: while the
- * device works on a frame, the host codes the slices of the one before on worker
- * threads. Every GOP is closed and starts a sequence; the rate control
+ * device works on a frame, the host codes the slices of the one before on
+ * worker threads. Every GOP is closed and starts a sequence; the rate control
  * recodes a picture that would underflow the VBV buffer. The element
  * around it (clmpegenc) owns the properties, the caps and the bus; the
  * engine hands it each coded frame and what the application must hear
@@ -35,6 +35,7 @@ typedef struct
 {
   guint gop_size, quantizer, bitrate, max_bitrate, vbv_size, slices;
   guint search_range;
+  guint intra_dc_precision;     /* MPEG-2: 8 to 11 bits */
   gdouble ip_factor;
   gboolean adaptive, subpel, rdo;
   GstClMotionMethod motion_method;

@@ -232,18 +232,18 @@ gst_cl_mpeg_write_gop_header (GstBitWriter * bw, guint64 frame_index,
 
 /* 13818-2 6.2.3.1, for a progressive frame picture */
 static void
-write_picture_coding_extension (GstBitWriter * bw, guint coding_type,
-    guint forward_f_code)
+write_picture_coding_extension (GstBitWriter * bw,
+    const GstClMpegPictureCoding * pc)
 {
   /* f_code 15: a direction the picture does not use */
-  guint forward = coding_type == GST_CL_MPEG_PICTURE_P ? forward_f_code : 15;
+  guint forward = pc->coding_type == GST_CL_MPEG_PICTURE_P ? pc->f_code : 15;
 
   put_extension_start (bw, PICTURE_CODING_EXTENSION_ID);
   put (bw, forward, 4);                 /* f_code[0][0], horizontal */
   put (bw, forward, 4);                 /* f_code[0][1], vertical */
   put (bw, 15, 4);                      /* f_code[1][0] */
   put (bw, 15, 4);                      /* f_code[1][1] */
-  put (bw, 0, 2);                       /* intra_dc_precision: 8 bits */
+  put (bw, pc->intra_dc_precision, 2);
   put (bw, 3, 2);                       /* picture_structure: frame */
   put (bw, 0, 1);                       /* top_field_first */
   put (bw, 1, 1);                       /* frame_pred_frame_dct */
@@ -260,22 +260,22 @@ write_picture_coding_extension (GstBitWriter * bw, guint coding_type,
 
 void
 gst_cl_mpeg_write_picture_header (GstBitWriter * bw,
-    guint temporal_reference, guint coding_type, guint vbv_delay,
-    guint forward_f_code, gboolean mpeg2)
+    guint temporal_reference, guint vbv_delay,
+    const GstClMpegPictureCoding * pc)
 {
   put_start_code (bw, 0x00);
   put (bw, temporal_reference & 1023, 10);
-  put (bw, coding_type, 3);
+  put (bw, pc->coding_type, 3);
   put (bw, vbv_delay & 0xffff, 16);
-  if (coding_type == GST_CL_MPEG_PICTURE_P) {
+  if (pc->coding_type == GST_CL_MPEG_PICTURE_P) {
     put (bw, 0, 1);                     /* full_pel_forward_vector */
     /* MPEG-2 codes it in the extension: 7 here */
-    put (bw, mpeg2 ? 7 : forward_f_code, 3);
+    put (bw, pc->mpeg2 ? 7 : pc->f_code, 3);
   }
   put (bw, 0, 1);                       /* extra_bit_picture */
   gst_bit_writer_align_bytes (bw, 0);
-  if (mpeg2)
-    write_picture_coding_extension (bw, coding_type, forward_f_code);
+  if (pc->mpeg2)
+    write_picture_coding_extension (bw, pc);
 }
 
 void

@@ -71,13 +71,21 @@ void gst_cl_mpeg_write_sequence_header (GstBitWriter * bw,
  * (time_code from it at the nominal integer rate of @frame_rate_code). */
 void gst_cl_mpeg_write_gop_header (GstBitWriter * bw,
     guint64 frame_index, guint frame_rate_code, gboolean closed);
-/* MPEG-2 (@mpeg2): with the picture coding extension of a progressive
- * frame picture (f_code[0][0] and f_code[0][1] both @forward_f_code in P
- * pictures; frame_pred_frame_dct, 8-bit intra DC, linear quantiser, zigzag
- * scan). */
+/* How a picture is coded, as its headers say and its slices follow */
+typedef struct {
+  guint coding_type;            /* GST_CL_MPEG_PICTURE_I or _P */
+  guint f_code;                 /* forward_f_code (P); MPEG-2: f_code[0][0]
+                                 * and f_code[0][1] */
+  gboolean mpeg2;               /* MPEG-2 syntax (13818-2) */
+  guint intra_dc_precision;     /* MPEG-2: 0..3, 8 to 11 bits */
+} GstClMpegPictureCoding;
+
+/* MPEG-2 (@pc's mpeg2): with the picture coding extension of a
+ * progressive frame picture (frame_pred_frame_dct, linear quantiser,
+ * zigzag scan, table B.14). */
 void gst_cl_mpeg_write_picture_header (GstBitWriter * bw,
-    guint temporal_reference, guint coding_type, guint vbv_delay,
-    guint forward_f_code, gboolean mpeg2);
+    guint temporal_reference, guint vbv_delay,
+    const GstClMpegPictureCoding * pc);
 void gst_cl_mpeg_write_sequence_end (GstBitWriter * bw);
 
 G_END_DECLS

@@ -246,6 +246,7 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   args.intra_bias = p->intra_bias;
   args.dc_only = p->dc_only ? 1 : 0;
   args.mpeg2 = p->mpeg2 ? 1 : 0;
+  args.dc_shift = p->mpeg2 ? MIN (p->dc_shift, 3) : 0;
   args.rd_lambda = p->rd_lambda;
   args.mv_lambda = p->mv_lambda;
   if (!gst_cl_video_set_kernel_args (tr->encode, mems, G_N_ELEMENTS (mems),

@@ -38,6 +38,8 @@ typedef struct {
   gboolean mpeg2;               /* MPEG-2's dequantisation and mismatch
                                  * control (13818-2 7.4), and its escapes
                                  * in the rate-distortion costs */
+  guint dc_shift;               /* MPEG-2: intra DC precision above 8 bits,
+                                 * 0..3 */
 } GstClMpegEncodeParams;
 
 /**

@@ -80,12 +80,14 @@ static const gchar *const mv_bits[17] = {
   "0000001111", "0000001110", "0000001101", "0000001100",
 };
 
-/* B.5a, B.5b dct_dc_size, 0..8 */
-static const gchar *const dc_luma_bits[9] = {
+/* dct_dc_size: 11172-2 B.5a, B.5b, 0..8, and 13818-2 B.12, B.13, 0..11 */
+static const gchar *const dc_luma_bits[GST_CL_MPEG_RD_DC_SIZES] = {
   "100", "00", "01", "101", "110", "1110", "11110", "111110", "1111110",
+  "11111110", "111111110", "111111111",
 };
-static const gchar *const dc_chroma_bits[9] = {
+static const gchar *const dc_chroma_bits[GST_CL_MPEG_RD_DC_SIZES] = {
   "00", "01", "10", "110", "1110", "11110", "111110", "1111110", "11111110",
+  "111111110", "1111111110", "1111111111",
 };
 
 /* B.5c-f dct_coeff_next: (run, level) without the sign bit; (0, 1) is
@@ -150,7 +152,7 @@ typedef struct {
   Vlc mba[34];
   Vlc cbp[64];
   Vlc mv[17];
-  Vlc dc_luma[9], dc_chroma[9];
+  Vlc dc_luma[GST_CL_MPEG_RD_DC_SIZES], dc_chroma[GST_CL_MPEG_RD_DC_SIZES];
   /* with a zero sign bit appended; len 0: escape */
   Vlc coeff[MAX_RUN][MAX_TABLE_LEVEL];
 } Tables;
@@ -181,7 +183,7 @@ get_tables (void)
       tables.cbp[cbp_bits[i].cbp] = vlc_from_bits (cbp_bits[i].bits);
     for (i = 0; i <= 16; i++)
       tables.mv[i] = vlc_from_bits (mv_bits[i]);
-    for (i = 0; i <= 8; i++) {
+    for (i = 0; i < GST_CL_MPEG_RD_DC_SIZES; i++) {
       tables.dc_luma[i] = vlc_from_bits (dc_luma_bits[i]);
       tables.dc_chroma[i] = vlc_from_bits (dc_chroma_bits[i]);
     }
@@ -213,9 +215,10 @@ gst_cl_mpeg_rd_bits (guint8 bits[GST_CL_MPEG_RD_BITS_SIZE])
         t->mv[0].len;
   for (d = 0; d < 64; d++)
     bits[GST_CL_MPEG_RD_CBP_BITS + d] = t->cbp[d].len;
-  for (d = 0; d <= 8; d++) {
+  for (d = 0; d < GST_CL_MPEG_RD_DC_SIZES; d++) {
     bits[GST_CL_MPEG_RD_DC_BITS + d] = t->dc_luma[d].len;
-    bits[GST_CL_MPEG_RD_DC_BITS + 9 + d] = t->dc_chroma[d].len;
+    bits[GST_CL_MPEG_RD_DC_BITS + GST_CL_MPEG_RD_DC_SIZES + d] =
+        t->dc_chroma[d].len;
   }
 }
 
@@ -458,13 +461,16 @@ gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
 
 void
 gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
-    guint coding_type, guint f_code, gboolean mpeg2,
-    const GstClMpegMbRecord * recs, const gint16 * levels,
-    const guint32 * mb_offsets)
+    const GstClMpegPictureCoding * pc, const GstClMpegMbRecord * recs,
+    const gint16 * levels, const guint32 * mb_offsets)
 {
   const Tables *t = get_tables ();
-  gboolean p_pic = coding_type == GST_CL_MPEG_PICTURE_P;
-  gint dc_pred[3] = { 128, 128, 128 };
+  gboolean p_pic = pc->coding_type == GST_CL_MPEG_PICTURE_P;
+  gboolean mpeg2 = pc->mpeg2;
+  guint f_code = pc->f_code;
+  /* the DC predictors' reset value: the middle of the precision's range */
+  const gint dc_reset = 128 << (mpeg2 ? pc->intra_dc_precision : 0);
+  gint dc_pred[3] = { dc_reset, dc_reset, dc_reset };
   gint pred_x = 0, pred_y = 0;
   guint quant, i, b, skipped = 0;
   Bits bits, *bw = &bits;
@@ -497,7 +503,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
       /* a skipped macroblock resets both predictors */
       skipped++;
       pred_x = pred_y = 0;
-      dc_pred[0] = dc_pred[1] = dc_pred[2] = 128;
+      dc_pred[0] = dc_pred[1] = dc_pred[2] = dc_reset;
       continue;
     }
     bits_reserve (bw, w);
@@ -554,7 +560,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
           bz += mb_offsets ? packed_levels (r, b) : 64;
         }
       }
-      dc_pred[0] = dc_pred[1] = dc_pred[2] = 128;
+      dc_pred[0] = dc_pred[1] = dc_pred[2] = dc_reset;
     }
   }
   bits_store (bw, w);

@@ -20,12 +20,9 @@ guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n);
  * @bw: where the slice goes (byte-aligned at the start and the end)
  * @row: macroblock row; the slice starts at its column 0
  * @n_mbs: macroblocks in the slice: the row's width, or whole rows
- * @coding_type: GST_CL_MPEG_PICTURE_I or _P
- * @f_code: forward_f_code of the picture (P); MPEG-2: f_code[0][0] and
- *   f_code[0][1] alike
- * @mpeg2: MPEG-2 syntax (13818-2 6.2.4 to 6.2.6, with the picture coding
- *   extension's defaults this encoder writes: 12-bit escapes; the slice
- *   must then stay in its row)
+ * @pc: how the picture is coded: its type, f_code, MPEG-2 syntax
+ *   (13818-2 6.2.4 to 6.2.6 with the picture coding extension this encoder
+ *   writes: 12-bit escapes, the slice in its row) and intra DC precision
  * @recs: the slice's @n_mbs records
  * @levels: the slice's levels (GST_CL_MPEG_MB_LEVELS per macroblock)
  *
@@ -41,7 +38,7 @@ guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n);
  * gst_cl_mpeg_transform_pack() leaves them (@levels readable 64 entries
  * past the last level). */
 void gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row,
-    guint n_mbs, guint coding_type, guint f_code, gboolean mpeg2,
+    guint n_mbs, const GstClMpegPictureCoding * pc,
     const GstClMpegMbRecord * recs, const gint16 * levels,
     const guint32 * mb_offsets);
 
@@ -66,8 +63,9 @@ extern const guint8 gst_cl_mpeg_zigzag[64];
  *   difference from its predictor is d, entry |d| (0..32 half-pels), with
  *   forward_f_code 2 (the one of the default search range);
  * - from GST_CL_MPEG_RD_CBP_BITS: coded_block_pattern 0..63 (0: 0);
- * - from GST_CL_MPEG_RD_DC_BITS: dct_dc_size_luma 0..8, then
- *   dct_dc_size_chroma 0..8 (the size's code, not the differential). */
+ * - from GST_CL_MPEG_RD_DC_BITS: dct_dc_size_luma 0..11, then
+ *   dct_dc_size_chroma 0..11 (the size's code, not the differential;
+ *   MPEG-1 has sizes up to 8). */
 #define GST_CL_MPEG_COEFF_BITS_RUNS 32
 #define GST_CL_MPEG_COEFF_BITS_LEVELS 41
 #define GST_CL_MPEG_RD_MV_BITS \
@@ -76,7 +74,9 @@ extern const guint8 gst_cl_mpeg_zigzag[64];
 #define GST_CL_MPEG_RD_CBP_BITS \
   (GST_CL_MPEG_RD_MV_BITS + GST_CL_MPEG_RD_MV_MAX + 1)
 #define GST_CL_MPEG_RD_DC_BITS (GST_CL_MPEG_RD_CBP_BITS + 64)
-#define GST_CL_MPEG_RD_BITS_SIZE (GST_CL_MPEG_RD_DC_BITS + 18)
+#define GST_CL_MPEG_RD_DC_SIZES 12
+#define GST_CL_MPEG_RD_BITS_SIZE \
+  (GST_CL_MPEG_RD_DC_BITS + 2 * GST_CL_MPEG_RD_DC_SIZES)
 void gst_cl_mpeg_rd_bits (guint8 bits[GST_CL_MPEG_RD_BITS_SIZE]);
 
 G_END_DECLS
