@@ -371,10 +371,15 @@ check_stream_slices (GByteArray * s, gint pictures, guint w, guint h,
   return r;
 }
 
+/* ... of a stream with the encoder's slices: MPEG-2's one per row,
+ * MPEG-1's as the picture's size makes worth it (auto_slices) */
 static MpegCheckResult *
 check_stream (GByteArray * s, gint pictures, guint w, guint h)
 {
-  return check_stream_slices (s, pictures, w, h, FALSE);
+  /* MPEG-2: a sequence extension right after the sequence header */
+  gboolean mpeg2 = s->len > 16 && memcmp (s->data + 12, "\x00\x00\x01\xb5",
+      4) == 0;
+  return check_stream_slices (s, pictures, w, h, !mpeg2);
 }
 
 /* ---- the device stages against the C reference ---- */
@@ -2015,7 +2020,9 @@ GST_START_TEST (test_mpeg2_stream)
     gchar *props = g_strdup_printf ("quantizer=5 %s", cases[i].props);
     GstCaps *caps = encode_negotiated (props, cases[i].caps, w, h, n, 0,
         NULL, &e2);
-    GstCaps *caps1 = encode_negotiated (props, "video/mpeg", w, h, n, 0,
+    /* (MPEG-1 with MPEG-2's slices: one per row) */
+    gchar *props1 = g_strdup_printf ("%s slices=175", props);
+    GstCaps *caps1 = encode_negotiated (props1, "video/mpeg", w, h, n, 0,
         NULL, &e1);
     GstStructure *st = gst_caps_get_structure (caps, 0);
     gchar *name = g_strdup_printf ("mpeg2-%ux%u-%u.m2v", w, h, i);
@@ -2098,6 +2105,7 @@ GST_START_TEST (test_mpeg2_stream)
     g_free (want);
     g_free (probe);
     g_free (props);
+    g_free (props1);
     g_free (path);
     g_free (path1);
     g_free (name);
@@ -2424,7 +2432,11 @@ count_slices (GByteArray * stream)
  * pictures as one slice per row, in fewer bytes. */
 GST_START_TEST (test_slices)
 {
-  static const guint slices[] = { 0, 4, 2 }, per_picture[] = { 9, 3, 2 };
+  /* one per row, fewer, and the encoder's choice: one a picture at this
+   * size */
+  static const guint slices[] = { 9, 4, 2, 0 }, per_picture[] = { 9, 3, 2,
+    1
+  };
   const guint w = 176, h = 144, n = 8;
   GstElement *enc = gst_element_factory_make ("clmpegenc", NULL);
   GByteArray *first = NULL;
@@ -2448,7 +2460,7 @@ GST_START_TEST (test_slices)
     path = write_stream (name, e.stream);
     decode_check (path, n, w, h);
     mpegcheck_result_free (check_stream_slices (e.stream, n, w, h,
-            slices[k] != 0));
+            per_picture[k] != 9));
     dec = ffmpeg_decode (path, NULL, &frames, w, h);
     fail_unless_equals_int (frames, n);
     if (!first)

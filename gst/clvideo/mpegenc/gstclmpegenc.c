@@ -14,9 +14,9 @@
  * prediction from the reconstructed previous picture, which stays on the
  * device, the intra/inter decision, forward DCT, quantisation and the
  * decoder's reconstruction (IEEE 1180 accurate inverse DCT, mismatch
- * control). The host codes the slices (by default one per macroblock row,
- * "slices") in parallel on worker threads while the device works on the
- * next frame.
+ * control). The host codes the slices (by default as many as the
+ * picture's size makes worth it, "slices") in parallel on worker threads
+ * while the device works on the next frame.
  *
  * Motion vectors come from an upstream `clmotionsearch` (its
  * GstClMotionMeta, 16x16 blocks) when the buffer carries them, otherwise
@@ -1355,10 +1355,13 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           DEFAULT_SPEED_PRESET, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SLICES,
       g_param_spec_uint ("slices", "Slices",
-          "Slices per picture, of whole macroblock rows (0: one per row). "
-          "Each slice costs a header and restarts the predictors; fewer "
-          "slices save those bits but leave fewer independent parts to "
-          "resynchronise on and to code in parallel", 0, 175,
+          "Slices per picture, of whole macroblock rows (0: as many as the "
+          "picture's size makes worth coding in parallel, one per about 60 "
+          "kbit, at most one per row; a value at or above the rows: one per "
+          "row; MPEG-2: always one per row). Each slice costs a header and "
+          "restarts the predictors; fewer slices save those bits but leave "
+          "fewer independent parts to resynchronise on and to code in "
+          "parallel", 0, 175,
           DEFAULT_SLICES, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",

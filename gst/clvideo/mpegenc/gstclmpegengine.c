@@ -38,6 +38,12 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cl_mpeg_enc_debug);
  * error, and in 1/16 q per bit of SAD for the vectors */
 #define RD_LAMBDA 14
 #define MV_LAMBDA 4
+/* The least bits a slice should hold (by the records' estimate, see
+ * auto_slices) when the encoder chooses the slices: each slice costs about
+ * 60 bits (its header, and the first and last macroblocks that it must
+ * code even where they could be skipped), a thousandth of this, and below
+ * it coding the slices on threads of their own saves little */
+#define SLICE_TASK_BITS 60000
 /* VBV buffer when not set: half a second at the bit rate (more where
  * the stream needs it) */
 #define AUTO_VBV_SECONDS 0.5
@@ -345,6 +351,32 @@ worker_func (gpointer data G_GNUC_UNUSED, gpointer user_data)
   g_mutex_unlock (&e->job_lock);
 }
 
+/* The slices of a picture of the records @recs when "slices" leaves them
+ * to the encoder: one per SLICE_TASK_BITS of the picture's estimated size
+ * (16 bits a coded macroblock, 3 a level position up to each block's
+ * last: within a factor of two, which is all the choice needs), at least
+ * one, at most one per row. A still picture of skipped macroblocks takes
+ * one slice instead of one per row, whose headers were most of its
+ * bits. */
+static guint
+auto_slices (GstClMpegEngine * e, const GstClMpegMbRecord * recs)
+{
+  guint n = e->mb_width * e->mb_height, i, b;
+  guint64 bits = 0;
+
+  for (i = 0; i < n; i++) {
+    const GstClMpegMbRecord *r = &recs[i];
+    if (!(r->flags & GST_CL_MPEG_MB_INTRA) &&
+        (r->flags & GST_CL_MPEG_MB_SKIPPABLE))
+      continue;
+    bits += 16;
+    for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
+      bits += 3 * r->last[b];
+  }
+  return CLAMP ((bits + SLICE_TASK_BITS - 1) / SLICE_TASK_BITS, 1,
+      e->mb_height);
+}
+
 /* Codes every slice of @s into e->rows, in parallel. */
 static void
 code_slices (GstClMpegEngine * e, Slot * s,
@@ -355,14 +387,16 @@ code_slices (GstClMpegEngine * e, Slot * s,
   g_mutex_lock (&e->settings_lock);
   slices = e->settings.slices;
   g_mutex_unlock (&e->settings_lock);
-  /* rows per slice, as even as whole rows allow; an MPEG-2 slice stays in
-   * its row */
-  if (slices == 0 || slices > e->mb_height || e->seq.mpeg2)
-    slices = e->mb_height;
-  e->job_rows = (e->mb_height + slices - 1) / slices;
-  e->job_slices = (e->mb_height + e->job_rows - 1) / e->job_rows;
   e->job_slot = s;
   e->job_recs = s->all_skipped ? e->skip_recs : s->rec;
+  /* rows per slice, as even as whole rows allow; an MPEG-2 slice stays in
+   * its row */
+  if (e->seq.mpeg2 || slices > e->mb_height)
+    slices = e->mb_height;
+  else if (slices == 0)
+    slices = auto_slices (e, e->job_recs);
+  e->job_rows = (e->mb_height + slices - 1) / slices;
+  e->job_slices = (e->mb_height + e->job_rows - 1) / e->job_rows;
   e->job_coding = *pc;
   if (!e->workers || e->job_slices == 1) {
     for (slice = 0; slice < e->job_slices; slice++)
