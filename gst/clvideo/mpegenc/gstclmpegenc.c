@@ -1356,7 +1356,7 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_SLICES,
       g_param_spec_uint ("slices", "Slices",
           "Slices per picture, of whole macroblock rows (0: as many as the "
-          "picture's size makes worth coding in parallel, one per about 60 "
+          "picture's size makes worth coding in parallel, one per about 20 "
           "kbit, at most one per row; a value at or above the rows: one per "
           "row; MPEG-2: always one per row). Each slice costs a header and "
           "restarts the predictors; fewer slices save those bits but leave "

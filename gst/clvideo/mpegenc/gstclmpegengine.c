@@ -38,12 +38,14 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cl_mpeg_enc_debug);
  * error, and in 1/16 q per bit of SAD for the vectors */
 #define RD_LAMBDA 14
 #define MV_LAMBDA 4
-/* The least bits a slice should hold (by the records' estimate, see
+/* The bits a slice should hold (by the records' estimate, see
  * auto_slices) when the encoder chooses the slices: each slice costs about
  * 60 bits (its header, and the first and last macroblocks that it must
- * code even where they could be skipped), a thousandth of this, and below
- * it coding the slices on threads of their own saves little */
-#define SLICE_TASK_BITS 60000
+ * code even where they could be skipped), 0.3% of this, and pictures this
+ * many times larger still have a slice for each of several threads (a
+ * 1080p P picture of 150 kbit: 8). A fixed size, not the host's thread
+ * count: the stream must not depend on the machine. */
+#define SLICE_TASK_BITS 20000
 /* VBV buffer when not set: half a second at the bit rate (more where
  * the stream needs it) */
 #define AUTO_VBV_SECONDS 0.5
