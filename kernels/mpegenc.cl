@@ -158,9 +158,9 @@ dequantise (int L, int intra, uint pos, int q, int mpeg2, int dc_shift)
  * what to XOR that coefficient with, from the XOR of all their lowest
  * bits. */
 static int
-mismatch_toggle (int parity, int coded, int mpeg2)
+mismatch_toggle (int parity, int coded)
 {
-  return mpeg2 && coded && !(parity & 1);
+  return coded && !(parity & 1);
 }
 
 /* Bits of an escaped run-level pair: MPEG-1 codes levels beyond 127 in
@@ -1049,7 +1049,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     if (t == 63)
       for (b = 0; b < 6; b++)
         blk[b][63] ^= mismatch_toggle (parity[b], intra ||
-            (!drop && last_l[chosen][b]), 1);
+            (!drop && last_l[chosen][b]));
   }
   barrier (CLK_LOCAL_MEM_FENCE);
 
@@ -2091,8 +2091,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         o8 = (int8) (odd.lo.even ^ odd.lo.odd, odd.hi.even ^ odd.hi.odd);
         o4 = o8.even ^ o8.odd;
         o2 = o4.even ^ o4.odd;
-        const int tl = mismatch_toggle (o2.x, intra || ll, 1);
-        const int tr = mismatch_toggle (o2.y, intra || lr, 1);
+        const int tl = mismatch_toggle (o2.x, intra || ll);
+        const int tr = mismatch_toggle (o2.y, intra || lr);
         /* (F[7][7] of each block: row 7, lanes 7 and 15) */
         x[7].s7 ^= tl;
         x[7].sf ^= tr;

@@ -562,30 +562,25 @@ choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
             GST_VIDEO_INFO_FPS_D (info)), (NULL));
     return NULL;
   }
+  /* what downstream allows first (no peer: anything) */
   if (allowed) {
     s = gst_structure_copy (gst_caps_get_structure (allowed, 0));
+    gst_caps_unref (allowed);
+  } else {
+    s = gst_structure_new_empty ("video/mpeg");
+  }
+  if (f) {
+    version = f->mpeg_version;
+  } else {
     gst_structure_fixate_field_nearest_int (s, "mpegversion", 1);
     gst_structure_get_int (s, "mpegversion", &version);
-    if (version == 2 && !choose_profile_level (self, s, info, code, kbps,
-            &profile, level)) {
-      gst_structure_free (s);
-      gst_caps_unref (allowed);
-      return NULL;
-    }
+  }
+  if (version == 2 && !choose_profile_level (self, s, info, code, kbps,
+          &profile, level)) {
     gst_structure_free (s);
-    gst_caps_unref (allowed);
+    return NULL;
   }
-  /* (no peer: the format's version) */
-  if (f)
-    version = f->mpeg_version;
-  if (version == 2 && !*level) {
-    GstStructure *any = gst_structure_new_empty ("video/mpeg");
-    gboolean ok = choose_profile_level (self, any, info, code, kbps,
-        &profile, level);
-    gst_structure_free (any);
-    if (!ok)
-      return NULL;
-  }
+  gst_structure_free (s);
   seq->mpeg2 = version == 2;
   seq->constrained = f && f->constrained;
   seq->frame_rate_code = code;
@@ -674,14 +669,17 @@ effective_settings (GstClMpegEnc * self, GstClMpegEngineSettings * settings)
     gst_cl_mpeg_format_apply (f, self->format_gop_max, settings);
 }
 
-/* Hands the engine the effective settings. The object lock is held. */
+/* Hands the engine the effective settings, also into *@pushed unless
+ * NULL. The object lock is held. */
 static void
-push_settings (GstClMpegEnc * self)
+push_settings (GstClMpegEnc * self, GstClMpegEngineSettings * pushed)
 {
   GstClMpegEngineSettings settings;
 
   effective_settings (self, &settings);
   gst_cl_mpeg_engine_set_settings (self->engine, &settings);
+  if (pushed)
+    *pushed = settings;
 }
 
 /* Checks the input against the format @f (if any; the error posted when
@@ -706,8 +704,7 @@ apply_format (GstClMpegEnc * self, const GstVideoInfo * info,
   }
   GST_OBJECT_LOCK (self);
   self->format_gop_max = gop_max;
-  effective_settings (self, &settings);
-  gst_cl_mpeg_engine_set_settings (self->engine, &settings);
+  push_settings (self, &settings);
   GST_OBJECT_UNLOCK (self);
   *kbps = MAX (settings.bitrate, settings.max_bitrate);
   /* (what was set and is not what the stream gets) */
@@ -717,8 +714,8 @@ apply_format (GstClMpegEnc * self, const GstVideoInfo * info,
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("The %s format takes GOPs of %u frames at most and %s: coded with "
             "gop-size %u and bitrate %u kbit/s", f->name, gop_max,
-            f->cbr_kbps ? "a constant rate of 1150 kbit/s" :
-            "a bit rate below its peak", settings.gop_size, settings.bitrate),
+            f->cbr_kbps ? "a constant rate" : "a bit rate below its peak",
+            settings.gop_size, settings.bitrate),
         ("gop-size %u, bitrate %u set", self->settings.gop_size,
             self->settings.bitrate));
   return TRUE;
@@ -1113,7 +1110,7 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
   }
   /* the engine takes them from its next picture, GOP or configuration,
    * as each says */
-  push_settings (self);
+  push_settings (self, NULL);
   GST_OBJECT_UNLOCK (self);
 }
 

@@ -1074,12 +1074,12 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
   start_rate_sequence (e);
   e->avg_activity = 1;
   e->last_recon = 0;
+  /* (start_rate_sequence logs the rate control) */
   GST_INFO_OBJECT (e->parent, "MPEG-%d %ux%u (%ux%u macroblocks), "
-      "frame_rate_code %u, aspect code %u, profile_and_level 0x%02x, %s",
+      "frame_rate_code %u, aspect code %u, profile_and_level 0x%02x",
       seq->mpeg2 ? 2 : 1, e->seq.width, e->seq.height, e->mb_width,
       e->mb_height, seq->frame_rate_code, seq->aspect_code,
-      seq->profile_level, e->seq_bitrate ? "constant bit rate" :
-      "constant quantiser");
+      seq->profile_level);
   return TRUE;
 }
 

@@ -41,19 +41,17 @@ static const gdouble pel_aspect[15] = {
   0.9815, 1.0255, 1.0695, 1.0950, 1.1575, 1.2015,
 };
 
-guint
-gst_cl_mpeg_aspect_code (gint par_n, gint par_d, gboolean * exact)
+/* The index from @first to @last of the ratio in @ratios nearest to
+ * @want; *@exact is set when within 1%. */
+static guint
+nearest_ratio (const gdouble * ratios, guint first, guint last, gdouble want,
+    gboolean * exact)
 {
-  gdouble want, best_err = G_MAXDOUBLE;
-  guint i, best = 1;
+  gdouble best_err = G_MAXDOUBLE;
+  guint i, best = first;
 
-  if (par_n <= 0 || par_d <= 0) {
-    *exact = par_n == par_d;
-    return 1;
-  }
-  want = (gdouble) par_d / par_n;
-  for (i = 1; i <= 14; i++) {
-    gdouble err = fabs (pel_aspect[i] / want - 1.0);
+  for (i = first; i <= last; i++) {
+    gdouble err = fabs (ratios[i] / want - 1.0);
     if (err < best_err) {
       best_err = err;
       best = i;
@@ -61,6 +59,16 @@ gst_cl_mpeg_aspect_code (gint par_n, gint par_d, gboolean * exact)
   }
   *exact = best_err <= 0.01;
   return best;
+}
+
+guint
+gst_cl_mpeg_aspect_code (gint par_n, gint par_d, gboolean * exact)
+{
+  if (par_n <= 0 || par_d <= 0) {
+    *exact = par_n == par_d;
+    return 1;
+  }
+  return nearest_ratio (pel_aspect, 1, 14, (gdouble) par_d / par_n, exact);
 }
 
 gdouble
@@ -96,21 +104,10 @@ guint
 gst_cl_mpeg2_display_aspect_code (guint width, guint height, gint par_n,
     gint par_d, guint last, gboolean * exact)
 {
-  gdouble want, best_err = G_MAXDOUBLE;
-  guint i, best = 2;
-
   if (par_n <= 0 || par_d <= 0)
     par_n = par_d = 1;
-  want = (gdouble) width * par_n / ((gdouble) height * par_d);
-  for (i = 2; i <= MIN (last, 4); i++) {
-    gdouble err = fabs (display_aspect[i] / want - 1.0);
-    if (err < best_err) {
-      best_err = err;
-      best = i;
-    }
-  }
-  *exact = best_err <= 0.01;
-  return best;
+  return nearest_ratio (display_aspect, 2, MIN (last, 4),
+      (gdouble) width * par_n / ((gdouble) height * par_d), exact);
 }
 
 /* ---- headers ---- */

@@ -17,27 +17,6 @@ gst_cl_mpeg2_levels (guint * n)
   return levels;
 }
 
-const GstClMpeg2Level *
-gst_cl_mpeg2_level_from_name (const gchar * name)
-{
-  guint i;
-
-  for (i = 0; name && i < G_N_ELEMENTS (levels); i++)
-    if (g_str_equal (name, levels[i].name))
-      return &levels[i];
-  return NULL;
-}
-
-guint
-gst_cl_mpeg2_profile_from_name (const gchar * name)
-{
-  if (g_strcmp0 (name, "main") == 0)
-    return GST_CL_MPEG2_PROFILE_MAIN;
-  if (g_strcmp0 (name, "simple") == 0)
-    return GST_CL_MPEG2_PROFILE_SIMPLE;
-  return 0;
-}
-
 const gchar *
 gst_cl_mpeg2_profile_name (guint profile)
 {

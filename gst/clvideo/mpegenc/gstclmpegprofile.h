@@ -28,11 +28,7 @@ typedef struct
 
 /* The levels, lowest first, *@n of them. */
 const GstClMpeg2Level *gst_cl_mpeg2_levels (guint * n);
-/* The level named @name in caps, NULL if none. */
-const GstClMpeg2Level *gst_cl_mpeg2_level_from_name (const gchar * name);
-/* The profile bits named @name in caps ("simple", "main"), 0 for a
- * profile the encoder does not write. */
-guint gst_cl_mpeg2_profile_from_name (const gchar * name);
+/* The name caps give @profile ("simple", "main"). */
 const gchar *gst_cl_mpeg2_profile_name (guint profile);
 
 /* Whether @profile has @level at all. */

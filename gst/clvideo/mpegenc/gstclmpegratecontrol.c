@@ -251,24 +251,21 @@ gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc, gboolean intra,
   if (rc->bit_rate <= 0 && rc->peak_rate <= 0)
     return 0;
   if (rc->bit_rate <= 0) {
-    /* variable rate: only what the buffer holds */
+    /* a constant quantiser under a peak: only what the buffer holds */
     limit = rc->fullness;
     if (bits <= limit)
       return 0;
-    if (quant >= 31)
-      return 32;
-    return (guint) CLAMP (ceil (quant * bits / (0.85 * limit)), quant + 1,
-        31);
-  }
-  /* P pictures of DC levels only are skipped (the last resort) only if
-   * skipping the ones up to the next I picture would not do */
-  limit = dc_only ? limit_bits (rc, intra, rc->skip_bits) :
-      likely_limit_bits (rc, intra);
-  if (bits <= limit) {
-    if (!intra && !dc_only && quant >= 31 &&
-        bits > P_SHARE_OVER * MAX (p_share_bits (rc), rc->p_min_bits))
-      return 32;
-    return 0;
+  } else {
+    /* P pictures of DC levels only are skipped (the last resort) only if
+     * skipping the ones up to the next I picture would not do */
+    limit = dc_only ? limit_bits (rc, intra, rc->skip_bits) :
+        likely_limit_bits (rc, intra);
+    if (bits <= limit) {
+      if (!intra && !dc_only && quant >= 31 &&
+          bits > P_SHARE_OVER * MAX (p_share_bits (rc), rc->p_min_bits))
+        return 32;
+      return 0;
+    }
   }
   if (quant >= 31 || limit <= 0)
     return 32;
