@@ -6,9 +6,9 @@
  * all-zero and all-255 planes, black and white full-range RGB through
  * clcolorlowpass, the legal range's ends, noise with black and saturated
  * areas that move, sharp edges, flat areas, letterbox bars, scene cuts,
- * odd sizes, and every property of the encoder at its extremes. Each case
- * is encoded twice, in the CPU and in the GPU kernel layout (one
- * gst-launch-1.0 process each, GST_CL_LAYOUT), and:
+ * odd sizes, and every property of the encoder at its extremes, in MPEG-1
+ * and MPEG-2. Each case is encoded twice, in the CPU and in the GPU kernel
+ * layout (one gst-launch-1.0 process each, GST_CL_LAYOUT), and:
  *
  * - the two streams must be the same bytes;
  * - tests/mpegcheck.c checks the stream (structure, every macroblock,
@@ -21,7 +21,7 @@
  *
  * Needs ffmpeg and mpeg2dec; skipped (77) without them. Environment:
  * CORPUS_KEEP: the files stay in /tmp/clvideo-corpus-*;
- * CORPUS_STREAMS=DIR: the streams written to DIR/NAME-LAYOUT.m1v, the
+ * CORPUS_STREAMS=DIR: the streams written to DIR/NAME-LAYOUT.m1v (.m2v), the
  *   layouts compared and the streams checked, nothing decoded (no decoder needed: for a
  *   device machine, whose streams are then compared with POCL's);
  * CORPUS_EXTRA_PROPS: properties for clmpegenc after each case's own
@@ -183,64 +183,88 @@ typedef struct
   guint w, h, frames;
   Chain chain;
   const gchar *props;           /* clmpegenc's */
+  guint mpeg2;                  /* 1: downstream asks for MPEG-2 */
 } CorpusCase;
 
 static const CorpusCase cases[] = {
-  {"zero", CONTENT_ZERO, 64, 48, 6, CHAIN_I420, "quantizer=4"},
-  {"full", CONTENT_FULL, 64, 48, 6, CHAIN_I420, "quantizer=4"},
-  {"legal-ends", CONTENT_LEGAL_ENDS, 96, 64, 8, CHAIN_I420, "quantizer=2"},
+  {"zero", CONTENT_ZERO, 64, 48, 6, CHAIN_I420, "quantizer=4", 0},
+  {"full", CONTENT_FULL, 64, 48, 6, CHAIN_I420, "quantizer=4", 0},
+  {"legal-ends", CONTENT_LEGAL_ENDS, 96, 64, 8, CHAIN_I420, "quantizer=2", 0},
   {"noise-holes", CONTENT_NOISE_HOLES, 352, 288, 8, CHAIN_I420,
-      "quantizer=4"},
+      "quantizer=4", 0},
   {"noise-holes-q1", CONTENT_NOISE_HOLES, 112, 80, 6, CHAIN_I420,
-      "quantizer=1"},
+      "quantizer=1", 0},
   {"noise-holes-q31", CONTENT_NOISE_HOLES, 112, 80, 6, CHAIN_I420,
-      "quantizer=31"},
+      "quantizer=31", 0},
   {"noise-holes-nordo", CONTENT_NOISE_HOLES, 112, 80, 6, CHAIN_I420,
-      "quantizer=3 rdo=false"},
-  {"edges", CONTENT_EDGES, 160, 96, 8, CHAIN_I420, "quantizer=6"},
+      "quantizer=3 rdo=false", 0},
+  {"edges", CONTENT_EDGES, 160, 96, 8, CHAIN_I420, "quantizer=6", 0},
   {"edges-full-search", CONTENT_EDGES, 160, 96, 6, CHAIN_I420,
-      "quantizer=3 motion-method=full search-range=128"},
+      "quantizer=3 motion-method=full search-range=128", 0},
   {"edges-no-search", CONTENT_EDGES, 160, 96, 6, CHAIN_I420,
-      "quantizer=8 search-range=0 subpel=false"},
-  {"flat", CONTENT_FLAT, 128, 64, 6, CHAIN_I420, "quantizer=31"},
+      "quantizer=8 search-range=0 subpel=false", 0},
+  {"flat", CONTENT_FLAT, 128, 64, 6, CHAIN_I420, "quantizer=31", 0},
   {"letterbox-adaptive", CONTENT_LETTERBOX, 176, 144, 8, CHAIN_I420,
-      "quantizer=5 adaptive-quant=true ip-factor=4"},
+      "quantizer=5 adaptive-quant=true ip-factor=4", 0},
   {"letterbox-one-slice", CONTENT_LETTERBOX, 176, 144, 6, CHAIN_I420,
-      "quantizer=4 slices=1 ip-factor=1"},
+      "quantizer=4 slices=1 ip-factor=1", 0},
   {"cuts", CONTENT_CUTS, 128, 96, 12, CHAIN_I420,
-      "quantizer=5 gop-size=1000"},
+      "quantizer=5 gop-size=1000", 0},
   {"cuts-intra-only", CONTENT_CUTS, 128, 96, 8, CHAIN_I420,
-      "quantizer=1 gop-size=1"},
-  {"odd-size", CONTENT_NOISE_HOLES, 33, 17, 6, CHAIN_I420, "quantizer=2"},
+      "quantizer=1 gop-size=1", 0},
+  {"odd-size", CONTENT_NOISE_HOLES, 33, 17, 6, CHAIN_I420, "quantizer=2", 0},
   {"odd-size-edges", CONTENT_EDGES, 100, 75, 6, CHAIN_I420,
-      "quantizer=7 slices=175"},
-  {"one-macroblock", CONTENT_EDGES, 16, 16, 6, CHAIN_I420, "quantizer=3"},
+      "quantizer=7 slices=175", 0},
+  {"one-macroblock", CONTENT_EDGES, 16, 16, 6, CHAIN_I420, "quantizer=3", 0},
   /* the largest: 12-bit width, 175 slice rows */
-  {"largest", CONTENT_EDGES, 4095, 2800, 3, CHAIN_I420, "quantizer=8"},
+  {"largest", CONTENT_EDGES, 4095, 2800, 3, CHAIN_I420, "quantizer=8", 0},
   {"rgb-full-range", CONTENT_RGB_BLACK_WHITE, 96, 64, 8, CHAIN_RGB_FULL,
-      "quantizer=4"},
+      "quantizer=4", 0},
   {"contrast-stretch", CONTENT_LOW_CONTRAST, 128, 96, 6, CHAIN_CONTRAST,
-      "quantizer=4"},
+      "quantizer=4", 0},
   {"bitrate-tight", CONTENT_NOISE_HOLES, 176, 144, 12, CHAIN_I420,
-      "bitrate=1500 vbv-buffer-size=20"},
+      "bitrate=1500 vbv-buffer-size=20", 0},
   {"bitrate-loose", CONTENT_LETTERBOX, 176, 144, 12, CHAIN_I420,
-      "bitrate=4000 vbv-buffer-size=1023"},
+      "bitrate=4000 vbv-buffer-size=1023", 0},
   /* more bits than the finest quantiser needs: stuffing */
   {"bitrate-highest", CONTENT_LETTERBOX, 176, 144, 8, CHAIN_I420,
-      "bitrate=100000 vbv-buffer-size=0"},
+      "bitrate=100000 vbv-buffer-size=0", 0},
   {"hierarchical-widest", CONTENT_LETTERBOX, 176, 144, 6, CHAIN_I420,
-      "quantizer=6 motion-method=hierarchical search-range=128"},
+      "quantizer=6 motion-method=hierarchical search-range=128", 0},
   {"narrowest-search", CONTENT_NOISE_HOLES, 112, 80, 6, CHAIN_I420,
-      "quantizer=6 search-range=1"},
+      "quantizer=6 search-range=1", 0},
   /* At quantisers below 4 sharp black and white edges need levels
    * beyond the +-255 that MPEG-1 codes: the macroblock's quantiser rises
    * until they fit (clipped, they showed as macroblocks with an MSE in
    * the thousands). The I pictures of quantizer=2 use 2 / ip-factor = 1. */
   {"edges-q1-intra", CONTENT_EDGES, 176, 144, 4, CHAIN_I420,
-      "quantizer=1 gop-size=1"},
-  {"edges-q2", CONTENT_EDGES, 176, 144, 6, CHAIN_I420, "quantizer=2"},
+      "quantizer=1 gop-size=1", 0},
+  {"edges-q2", CONTENT_EDGES, 176, 144, 6, CHAIN_I420, "quantizer=2", 0},
   {"edges-bitrate-highest", CONTENT_EDGES, 176, 144, 8, CHAIN_I420,
-      "bitrate=100000 vbv-buffer-size=0"},
+      "bitrate=100000 vbv-buffer-size=0", 0},
+  /* MPEG-2: its mismatch control, escapes and DC precisions, levels and
+   * buffer model on the same content */
+  {"mpeg2-zero", CONTENT_ZERO, 64, 48, 6, CHAIN_I420, "quantizer=4", 1},
+  {"mpeg2-full", CONTENT_FULL, 64, 48, 6, CHAIN_I420,
+      "quantizer=4 intra-dc-precision=10", 1},
+  {"mpeg2-legal-ends", CONTENT_LEGAL_ENDS, 96, 64, 8, CHAIN_I420,
+      "quantizer=2 intra-dc-precision=9", 1},
+  {"mpeg2-noise-holes", CONTENT_NOISE_HOLES, 352, 288, 8, CHAIN_I420,
+      "quantizer=4", 1},
+  {"mpeg2-noise-holes-q1", CONTENT_NOISE_HOLES, 112, 80, 6, CHAIN_I420,
+      "quantizer=1 intra-dc-precision=10", 1},
+  {"mpeg2-edges-q1-intra", CONTENT_EDGES, 176, 144, 4, CHAIN_I420,
+      "quantizer=1 gop-size=1", 1},
+  {"mpeg2-cuts", CONTENT_CUTS, 128, 96, 12, CHAIN_I420,
+      "quantizer=5 gop-size=1000", 1},
+  {"mpeg2-odd-size", CONTENT_NOISE_HOLES, 33, 17, 6, CHAIN_I420,
+      "quantizer=2", 1},
+  {"mpeg2-largest", CONTENT_EDGES, 1920, 1152, 3, CHAIN_I420,
+      "quantizer=8", 1},
+  {"mpeg2-bitrate-tight", CONTENT_NOISE_HOLES, 176, 144, 12, CHAIN_I420,
+      "bitrate=1500 vbv-buffer-size=20", 1},
+  {"mpeg2-variable-rate", CONTENT_NOISE_HOLES, 176, 144, 12, CHAIN_I420,
+      "bitrate=800 max-bitrate=2000", 1},
 };
 
 /* the value of clmpegenc property @name in @props, or @def */
@@ -460,6 +484,7 @@ check_case (const CorpusCase * c)
   gboolean *last_resort = g_new0 (gboolean, c->frames);
   guint q, gop, i, frame;
   gboolean bitrate = prop_uint (c->props, "bitrate", 0) > 0;
+  const gchar *codec = c->mpeg2 ? "mpeg2video" : "mpeg1video";
   PsnrMacroblock ff_worst, worst;
   guint8 *ff_decoded;
 
@@ -476,11 +501,12 @@ check_case (const CorpusCase * c)
   fail_unless_equals_int (input_len, fs * c->frames);
 
   for (i = 0; i < 2; i++) {
-    stream[i] = g_strdup_printf ("%s/%s-%s.m1v", tmpdir, c->name,
-        layouts[i]);
-    desc = g_strdup_printf ("%s ! clmpegenc %s %s ! filesink location=%s",
-        chain, c->props, g_getenv ("CORPUS_EXTRA_PROPS") ?
-        g_getenv ("CORPUS_EXTRA_PROPS") : "", stream[i]);
+    stream[i] = g_strdup_printf ("%s/%s-%s.m%uv", tmpdir, c->name,
+        layouts[i], c->mpeg2 ? 2 : 1);
+    desc = g_strdup_printf ("%s ! clmpegenc %s %s ! video/mpeg,mpegversion=%u "
+        "! filesink location=%s", chain, c->props,
+        g_getenv ("CORPUS_EXTRA_PROPS") ? g_getenv ("CORPUS_EXTRA_PROPS") :
+        "", c->mpeg2 ? 2 : 1, stream[i]);
     g_free (printed);
     printed = launch (desc, layouts[i]);
     g_free (desc);
@@ -488,8 +514,8 @@ check_case (const CorpusCase * c)
     if (g_getenv ("CORPUS_STREAMS")) {
       /* streams only (a device machine without decoders): kept for a
        * comparison with another device's */
-      gchar *kept = g_strdup_printf ("%s/%s-%s.m1v",
-          g_getenv ("CORPUS_STREAMS"), c->name, layouts[i]);
+      gchar *kept = g_strdup_printf ("%s/%s-%s.m%uv",
+          g_getenv ("CORPUS_STREAMS"), c->name, layouts[i], c->mpeg2 ? 2 : 1);
       fail_unless (g_file_set_contents (kept, data[i], len[i], NULL));
       g_free (kept);
     }
@@ -511,9 +537,9 @@ check_case (const CorpusCase * c)
       c->name, errs);
   g_free (errs);
   /* the quantiser to compare at: the one set, or the coarsest the rate
-   * control used */
+   * control used (MPEG-2: also to keep to the level's buffer) */
   q = prop_uint (c->props, "quantizer", 4);
-  if (bitrate) {
+  if (bitrate || c->mpeg2) {
     q = 1;
     for (i = 0; i < r->pictures->len; i++)
       q = MAX (q, g_array_index (r->pictures, MpegCheckPicture,
@@ -533,10 +559,11 @@ check_case (const CorpusCase * c)
 
   /* FFmpeg's own encoder on the same frames, I and P pictures */
   gop = prop_uint (c->props, "gop-size", 12);
-  ff_stream = g_strdup_printf ("%s/%s-ffmpeg.m1v", tmpdir, c->name);
+  ff_stream = g_strdup_printf ("%s/%s-ffmpeg.mpv", tmpdir, c->name);
   cmd = g_strdup_printf ("ffmpeg -nostdin -v error -f rawvideo -pix_fmt "
-      "yuv420p -s %ux%u -r 25 -i %s -c:v mpeg1video -q:v %u -g %u -bf 0 "
-      "-f mpeg1video -y %s", c->w, c->h, input, q, MIN (gop, 600), ff_stream);
+      "yuv420p -s %ux%u -r 25 -i %s -c:v %s -q:v %u -g %u -bf 0 "
+      "-f %s -y %s", c->w, c->h, input, codec, q, MIN (gop, 600), codec,
+      ff_stream);
   run_shell (cmd);
   ff_decoded = ffmpeg_decode (ff_stream, c->w, c->h, c->frames);
   ff_worst = worst_macroblock (frames, ff_decoded, c->w, c->h, c->frames,
