@@ -727,6 +727,105 @@ predict_samples (__global const uchar * ref, uint W, uint CW,
   }
 }
 
+/* ---- mpeg_predict_b: a B picture's predictions ----
+ *
+ * One work-item per macroblock, in every layout: of the forward
+ * prediction (from @fwd with the vector in @fvec), the backward one (@bwd,
+ * @bvec) and their average (interpolated), the one with the least luma
+ * SAD + lambda16 / 16 x its bits (macroblock_type, coded, and the vectors
+ * against the left neighbour's of the same direction, as mb_predictor
+ * assumes) goes into @pred, all six blocks, and its directions and
+ * vectors into @choices. mpeg_encode_mb then codes the picture as a P
+ * picture predicted from @pred with zero vectors: coded, not coded or
+ * intra, and its reconstruction is the decoder's. */
+
+/* macroblock_type bits of coded forward, backward and interpolated
+ * macroblocks (11172-2 table B.2d) */
+#define B_FORWARD_TYPE_BITS 4
+#define B_BACKWARD_TYPE_BITS 3
+#define B_INTERPOLATED_TYPE_BITS 2
+
+/* sample (@x, @y) of plane @p (@stride) predicted with the half-pel
+ * vector @v */
+static int
+predict_at (__global const uchar * p, uint stride, int x, int y, int2 v)
+{
+  return predict (p, stride, x, y, v.x >> 1, v.y >> 1, v.x & 1, v.y & 1);
+}
+
+__kernel void
+mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
+    __global const uchar * bwd, __global const GstClMotionVector * fvec,
+    __global const GstClMotionVector * bvec, __global const uchar * bits,
+    __global uchar * pred, __global GstClMpegBChoice * choices,
+    const GstClMpegPredictArgs args)
+{
+  const uint mb = get_global_id (0);
+  const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
+  const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
+  const long lambda16 = args.lambda16;
+  int2 vf, vb, cf, cb;
+  int sf = 0, sb = 0, si = 0;
+  long jf, jb, ji, best;
+  uint dirs = GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD;
+
+  if (mb >= args.mb_width * args.mb_height)
+    return;
+  vf = mb_vector (fvec, mb, mbx, mby, W, H);
+  vb = mb_vector (bvec, mb, mbx, mby, W, H);
+  for (int y = mby * 16; y < mby * 16 + 16; y++)
+    for (int x = mbx * 16; x < mbx * 16 + 16; x++) {
+      int o = cur[y * W + x];
+      int a = predict_at (fwd, W, x, y, vf);
+      int b = predict_at (bwd, W, x, y, vb);
+      sf += abs (o - a);
+      sb += abs (o - b);
+      si += abs (o - ((a + b + 1) >> 1));
+    }
+  jf = 16 * (long) sf + lambda16 * (B_FORWARD_TYPE_BITS +
+      vector_bits (bits, vf - mb_predictor (fvec, mb, mbx, mby, W, H)));
+  jb = 16 * (long) sb + lambda16 * (B_BACKWARD_TYPE_BITS +
+      vector_bits (bits, vb - mb_predictor (bvec, mb, mbx, mby, W, H)));
+  ji = 16 * (long) si + lambda16 * (B_INTERPOLATED_TYPE_BITS +
+      vector_bits (bits, vf - mb_predictor (fvec, mb, mbx, mby, W, H)) +
+      vector_bits (bits, vb - mb_predictor (bvec, mb, mbx, mby, W, H)));
+  best = ji;
+  if (jf < best) {
+    dirs = GST_CL_MPEG_B_FORWARD;
+    best = jf;
+  }
+  if (jb < best)
+    dirs = GST_CL_MPEG_B_BACKWARD;
+  if (!(dirs & GST_CL_MPEG_B_FORWARD))
+    vf = (int2) (0, 0);
+  if (!(dirs & GST_CL_MPEG_B_BACKWARD))
+    vb = (int2) (0, 0);
+  choices[mb].fdx = (short) vf.x;
+  choices[mb].fdy = (short) vf.y;
+  choices[mb].bdx = (short) vb.x;
+  choices[mb].bdy = (short) vb.y;
+  choices[mb].directions = dirs;
+
+  /* chroma: half the vectors, truncated towards zero */
+  cf = vf / 2;
+  cb = vb / 2;
+  for (int c = 0; c < 3; c++) {
+    const uint off = c ? W * H + (c - 1) * CW * (H / 2) : 0;
+    const uint n = c ? 8 : 16, stride = c ? CW : W;
+    const int2 f = c ? cf : vf, b = c ? cb : vb;
+    for (int y = mby * n; y < mby * n + n; y++)
+      for (int x = mbx * n; x < mbx * n + n; x++) {
+        int a = dirs & GST_CL_MPEG_B_FORWARD ?
+            predict_at (fwd + off, stride, x, y, f) : 0;
+        int p = dirs & GST_CL_MPEG_B_BACKWARD ?
+            predict_at (bwd + off, stride, x, y, b) : 0;
+        pred[off + y * stride + x] = (uchar) (dirs ==
+            (GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD) ?
+            (a + p + 1) >> 1 : a + p);
+      }
+  }
+}
+
 #if !GST_CL_CPU_LAYOUT
 /* The signed cosines that coefficient k of the 1-D forward DCT takes
  * (see FDCT_C1), applied to d0..d3 (k odd), to e2, e3 (k = 2, 6) or to

@@ -179,7 +179,7 @@ static void
 run_slices (Picture * p, gpointer data)
 {
   static const GstClMpegPictureCoding coding = { GST_CL_MPEG_PICTURE_P, 1,
-    FALSE, 0
+    FALSE, 0, 1
   };
   GstClMpegBitWriter *bw = data;
   guint row;
@@ -187,7 +187,7 @@ run_slices (Picture * p, gpointer data)
   gst_cl_mpeg_bit_writer_reset (bw);
   for (row = 0; row < p->mb_height; row++)
     gst_cl_mpeg_write_slice (bw, row, p->mb_width, &coding,
-        p->recs + (gsize) row * p->mb_width,
+        p->recs + (gsize) row * p->mb_width, NULL,
         p->levels + (gsize) row * p->mb_width * GST_CL_MPEG_MB_LEVELS, NULL);
 }
 

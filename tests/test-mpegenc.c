@@ -1150,14 +1150,14 @@ check_no_drift (gboolean mpeg2, guint dc_shift)
   GstBitWriter hw;
   /* MPEG-2: main profile at main level, its peak rate and buffer */
   GstClMpegSequenceParams sp = { w, h, 1, 3, mpeg2 ? 37500 : 0x3ffff,
-    mpeg2 ? 112 : 1023, FALSE, mpeg2, 0x48, FALSE, 0, 0, 0
+    mpeg2 ? 112 : 1023, FALSE, mpeg2, 0x48, FALSE, 0, 0, 0, FALSE
   };
   GByteArray *recons = g_byte_array_new (), *dec, *stream;
   guint t, i, frames;
   gchar *path;
   guint max_diff = 0;
   guint64 diff_sum = 0;
-  GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift };
+  GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift, 1 };
 
   ref_coder_init (&c, w, h);
   gst_cl_mpeg_bit_writer_init (&bw, 4096);
@@ -1186,7 +1186,7 @@ check_no_drift (gboolean mpeg2, guint dc_shift)
     append_headers (&bw, &hw);
     for (row = 0; row < c.cur.mb_height; row++)
       gst_cl_mpeg_write_slice (&bw, row, c.cur.mb_width, &pc,
-          c.recs + row * c.cur.mb_width,
+          c.recs + row * c.cur.mb_width, NULL,
           c.lev + (gsize) row * c.cur.mb_width * 384, NULL);
     /* the visible part of the reconstruction, as I420 */
     for (i = 0; i < 3; i++) {
@@ -1314,11 +1314,11 @@ GST_START_TEST (test_packed_levels)
         gsize first = (gsize) row * c.cur.mb_width;
         gst_cl_mpeg_bit_writer_init (&a, 1024);
         gst_cl_mpeg_bit_writer_init (&b, 1024);
-        GstClMpegPictureCoding pc = { t ? 2 : 1, 1, FALSE, 0 };
+        GstClMpegPictureCoding pc = { t ? 2 : 1, 1, FALSE, 0, 1 };
         gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, &pc,
-            c.recs + first, c.lev + first * 384, NULL);
+            c.recs + first, NULL, c.lev + first * 384, NULL);
         gst_cl_mpeg_write_slice (&b, row, c.cur.mb_width, &pc,
-            c.recs + first, packed, offsets + first);
+            c.recs + first, NULL, packed, offsets + first);
         fail_unless_equals_uint64 (a.size, b.size);
         fail_unless (memcmp (a.data, b.data, a.size) == 0,
             "slice %u of picture %u (q %u) differs when packed", row, t, q);

@@ -90,6 +90,34 @@ typedef struct {
   guint32 dc_shift;             /* intra DC precision above 8 bits */
 } GstClMpegEncodeArgs;
 
+/* Prediction directions of a B picture's macroblock (GstClMpegBChoice) */
+#define GST_CL_MPEG_B_FORWARD 0x1
+#define GST_CL_MPEG_B_BACKWARD 0x2
+
+/**
+ * GstClMpegBChoice:
+ * @fdx: forward vector in half-pel units (0 where not forward)
+ * @fdy:
+ * @bdx: backward vector (0 where not backward)
+ * @bdy:
+ * @directions: GST_CL_MPEG_B_FORWARD, GST_CL_MPEG_B_BACKWARD or both
+ *   (interpolated)
+ *
+ * The prediction mpeg_predict_b chose for a macroblock of a B picture,
+ * in raster order; the macroblock's record says whether it is coded intra
+ * instead.
+ */
+typedef struct {
+  gint16 fdx, fdy, bdx, bdy;
+  guint32 directions;
+} GstClMpegBChoice;
+
+/* mpeg_predict_b: @lambda16 weighs a vector bit against 16 SAD units */
+typedef struct {
+  guint32 mb_width, mb_height;
+  guint32 lambda16;
+} GstClMpegPredictArgs;
+
 /* ---- motion search (kernels/motionsearch.cl) ---- */
 
 /* The pictures and blocks of one launch of the motion search kernels
@@ -155,6 +183,8 @@ GST_CL_VIDEO_SIZE_IS (GstClKernelPlane, 8);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
 GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 48);
+GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
+GST_CL_VIDEO_SIZE_IS (GstClMpegPredictArgs, 12);
 GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 80);
 GST_CL_VIDEO_SIZE_IS (GstClMotionDecimateArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMotionLambdaArgs, 48);

@@ -76,6 +76,9 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define DEFAULT_GOP_SIZE 12
 #define DEFAULT_QUANTIZER 4
 #define DEFAULT_IP_FACTOR 1.4
+#define DEFAULT_B_FRAMES 0
+#define DEFAULT_PB_FACTOR 1.3
+#define MAX_B_FRAMES 7
 #define DEFAULT_BITRATE 0
 #define DEFAULT_MAX_BITRATE 0
 #define DEFAULT_INTRA_DC_PRECISION 8
@@ -104,6 +107,8 @@ enum
   PROP_RATE_CONTROL,
   PROP_QUANTIZER,
   PROP_IP_FACTOR,
+  PROP_B_FRAMES,
+  PROP_PB_FACTOR,
   PROP_BITRATE,
   PROP_MAX_BITRATE,
   PROP_VBV_BUFFER_SIZE,
@@ -786,9 +791,15 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   out_state->info.fps_d = self->fps_d;
   gst_video_codec_state_unref (out_state);
   {
-    GstClockTime lat = gst_util_uint64_scale (GST_SECOND, self->fps_d,
+    /* a frame on the device, and the B frames waiting for their anchor */
+    GstClockTime frame = gst_util_uint64_scale (GST_SECOND, self->fps_d,
         self->fps_n);
+    GstClockTime lat = frame * (1 + self->settings.b_frames);
     gst_video_encoder_set_latency (enc, lat, lat);
+    /* B pictures: the decoding timestamps run a frame before the
+     * presentation ones, which must leave room for that */
+    if (self->settings.b_frames > 0)
+      gst_video_encoder_set_min_pts (enc, frame);
   }
   return gst_video_encoder_negotiate (enc);
 }
@@ -1057,6 +1068,12 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_QUANTIZER:
       self->settings.quantizer = g_value_get_uint (value);
       break;
+    case PROP_B_FRAMES:
+      self->settings.b_frames = g_value_get_uint (value);
+      break;
+    case PROP_PB_FACTOR:
+      self->settings.pb_factor = g_value_get_double (value);
+      break;
     case PROP_IP_FACTOR:
       self->settings.ip_factor = g_value_get_double (value);
       break;
@@ -1138,6 +1155,12 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_QUANTIZER:
       g_value_set_uint (value, self->settings.quantizer);
+      break;
+    case PROP_B_FRAMES:
+      g_value_set_uint (value, self->settings.b_frames);
+      break;
+    case PROP_PB_FACTOR:
+      g_value_set_double (value, self->settings.pb_factor);
       break;
     case PROP_IP_FACTOR:
       g_value_set_double (value, self->settings.ip_factor);
@@ -1245,6 +1268,17 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "Quantiser of P pictures over that of I pictures (I pictures, "
           "which the GOP's P pictures predict from, are coded finer; with "
           "a bit rate too)", 1.0, 4.0, DEFAULT_IP_FACTOR,
+          rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_B_FRAMES,
+      g_param_spec_uint ("b-frames", "B-frames",
+          "B pictures between two anchors (I or P pictures), predicted from "
+          "both; each GOP stays closed (its last picture is a P picture)",
+          0, MAX_B_FRAMES, DEFAULT_B_FRAMES, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_PB_FACTOR,
+      g_param_spec_double ("pb-factor", "P/B quantiser factor",
+          "Quantiser of B pictures over that of P pictures (no picture "
+          "predicts from B pictures: they are coded coarser; with a bit "
+          "rate too)", 1.0, 4.0, DEFAULT_PB_FACTOR,
           rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_BITRATE,
       g_param_spec_uint ("bitrate", "Bit rate",
@@ -1434,6 +1468,8 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
     .slices = DEFAULT_SLICES,
     .search_range = DEFAULT_SEARCH_RANGE,
     .ip_factor = DEFAULT_IP_FACTOR,
+    .b_frames = DEFAULT_B_FRAMES,
+    .pb_factor = DEFAULT_PB_FACTOR,
     .adaptive = DEFAULT_ADAPTIVE_QUANT,
     .subpel = DEFAULT_SUBPEL,
     .rdo = DEFAULT_RDO,

@@ -57,7 +57,11 @@ typedef struct
 {
   GstVideoCodecFrame *frame;
   cl_mem cur, vectors, records, levels;
+  /* B pictures: the backward vectors, the prediction mpeg_predict_b
+   * chose and its choices */
+  cl_mem bvectors, bpred, choices;
   GstClMpegMbRecord *rec;       /* mapped results, once @ready */
+  GstClMpegBChoice *ch;         /* mapped choices (B), once @ready */
   gint16 *lev;                  /* mapped levels (CPU layout) */
   /* GPU layout: the levels packed on the device and read back */
   cl_mem offsets, packed;
@@ -66,10 +70,13 @@ typedef struct
   gboolean levels_read;
   cl_event levels_ready;        /* the read of the packed levels */
   cl_event ready;
+  guint type;                   /* GST_CL_MPEG_PICTURE_I, _P or _B */
   gboolean intra, gop_start, seq_start;
   guint quant;
   guint dc_shift;               /* intra DC precision above 8 bits */
-  guint ref, out;               /* reconstruction buffers */
+  /* reconstruction buffers: the reference (B: the forward one), the
+   * backward reference (B), the reconstruction */
+  guint ref, bwd, out;
   guint temporal_reference;
   guint64 gop_frame;            /* first picture of its GOP, in the sequence */
   gboolean encoded;
@@ -77,6 +84,13 @@ typedef struct
    * bits: intra DC only; P every macroblock skipped */
   gboolean dc_only, all_skipped;
 } Slot;
+
+/* a B frame and its temporal_reference */
+typedef struct
+{
+  GstVideoCodecFrame *frame;
+  guint temporal_reference;
+} Waiting;
 
 struct _GstClMpegEngine
 {
@@ -89,11 +103,17 @@ struct _GstClMpegEngine
   GstClContext *ctx;
   GstClMpegTransform *tr;
   GstClMotionSearch *ms;
+  /* B pictures' searches, forward and backward: each follows its own
+   * motion */
+  GstClMotionSearch *ms_b[2];
   GstBufferPool *staging;
   GstVideoInfo info;
   guint mb_width, mb_height;
-  cl_mem recon[3];
+  /* the anchors' reconstructions in turn, and the B pictures' (which no
+   * picture predicts from) */
+  cl_mem recon[4];
   guint last_recon;
+  cl_mem zero_vectors;          /* B: a picture of zero vectors */
   Slot slots[2];
   guint next_slot;
   Slot *pending;
@@ -103,6 +123,12 @@ struct _GstClMpegEngine
   const GstClMpeg2Level *level; /* MPEG-2's bounds; NULL: MPEG-1 */
   gint fps_n, fps_d;
   guint64 seq_frames;           /* pictures so far in the sequence */
+  guint b_frames;               /* the sequence's B pictures per anchor */
+  /* B frames waiting for the anchor after them (Waiting, display order) */
+  GQueue waiting;
+  /* the input's timestamps in display order, not yet given as a decoding
+   * timestamp */
+  GQueue pts;
   /* the "bitrate", "max-bitrate" and "vbv-buffer-size" the sequence
    * follows */
   guint seq_bitrate, seq_max_bitrate, seq_vbv_size;
@@ -116,6 +142,7 @@ struct _GstClMpegEngine
   GThreadPool *workers;
   GstClMpegBitWriter *rows;
   GstClMpegMbRecord *skip_recs; /* a picture of skipped macroblocks */
+  GstClMpegBChoice *skip_choices;       /* ... forward, zero vector (B) */
   GMutex job_lock;
   GCond job_cond;
   guint job_left;
@@ -123,6 +150,7 @@ struct _GstClMpegEngine
   guint job_rows, job_slices;   /* macroblock rows per slice, slices */
   Slot *job_slot;
   const GstClMpegMbRecord *job_recs;
+  const GstClMpegBChoice *job_choices;
   GstClMpegPictureCoding job_coding;
 
   /* statistics */
@@ -179,8 +207,12 @@ slot_unmap (GstClMpegEngine * e, Slot * s)
   if (s->lev)
     clEnqueueUnmapMemObject (e->ctx->queue, s->levels, s->lev, 0, NULL,
         NULL);
+  if (s->ch)
+    clEnqueueUnmapMemObject (e->ctx->queue, s->choices, s->ch, 0, NULL,
+        NULL);
   s->rec = NULL;
   s->lev = NULL;
+  s->ch = NULL;
 }
 
 static void
@@ -201,6 +233,21 @@ release_mem (cl_mem * m)
   *m = NULL;
 }
 
+/* Drops the B frames waiting for their anchor, and the timestamps of
+ * the frames not given out. */
+static void
+drop_waiting (GstClMpegEngine * e)
+{
+  Waiting *w;
+
+  while ((w = g_queue_pop_head (&e->waiting))) {
+    gst_video_codec_frame_unref (w->frame);
+    g_free (w);
+  }
+  while (!g_queue_is_empty (&e->pts))
+    g_free (g_queue_pop_head (&e->pts));
+}
+
 void
 gst_cl_mpeg_engine_release (GstClMpegEngine * e)
 {
@@ -213,15 +260,22 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
     release_mem (&s->vectors);
     release_mem (&s->records);
     release_mem (&s->levels);
+    release_mem (&s->bvectors);
+    release_mem (&s->bpred);
+    release_mem (&s->choices);
     release_mem (&s->offsets);
     release_mem (&s->packed);
     g_clear_pointer (&s->packed_host, g_free);
     g_clear_pointer (&s->mb_offsets, g_free);
   }
   e->pending = NULL;
-  for (i = 0; i < 3; i++)
+  drop_waiting (e);
+  for (i = 0; i < G_N_ELEMENTS (e->recon); i++)
     release_mem (&e->recon[i]);
+  release_mem (&e->zero_vectors);
   g_clear_pointer (&e->ms, gst_cl_motion_search_free);
+  g_clear_pointer (&e->ms_b[0], gst_cl_motion_search_free);
+  g_clear_pointer (&e->ms_b[1], gst_cl_motion_search_free);
   g_clear_pointer (&e->tr, gst_cl_mpeg_transform_free);
   if (e->staging) {
     gst_buffer_pool_set_active (e->staging, FALSE);
@@ -233,6 +287,7 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
     g_clear_pointer (&e->rows, g_free);
   }
   g_clear_pointer (&e->skip_recs, g_free);
+  g_clear_pointer (&e->skip_choices, g_free);
   gst_clear_object (&e->ctx);
 }
 
@@ -254,7 +309,7 @@ setup_device (GstClMpegEngine * e, GError ** error)
   rec = gst_cl_mpeg_transform_records_size (e->tr);
   lev = gst_cl_mpeg_transform_levels_size (e->tr);
   vec = (gsize) e->mb_width * e->mb_height * sizeof (GstClMotionVector);
-  for (i = 0; i < 3; i++)
+  for (i = 0; i < G_N_ELEMENTS (e->recon); i++)
     if (!(e->recon[i] = gst_cl_mpeg_transform_alloc (e->tr, pic,
                 error)))
       return FALSE;
@@ -264,6 +319,18 @@ setup_device (GstClMpegEngine * e, GError ** error)
         !(s->vectors = gst_cl_mpeg_transform_alloc (e->tr, vec, error)) ||
         !(s->records = gst_cl_mpeg_transform_alloc (e->tr, rec, error)) ||
         !(s->levels = gst_cl_mpeg_transform_alloc (e->tr, lev, error)))
+      return FALSE;
+    if (i == 0 && e->b_frames > 0 &&
+        (!(e->zero_vectors = gst_cl_mpeg_transform_alloc (e->tr, vec,
+                    error)) ||
+            !gst_cl_mpeg_transform_zero_vectors (e->tr, e->zero_vectors,
+                error)))
+      return FALSE;
+    if (e->b_frames > 0 &&
+        (!(s->bvectors = gst_cl_mpeg_transform_alloc (e->tr, vec, error)) ||
+            !(s->bpred = gst_cl_mpeg_transform_alloc (e->tr, pic, error)) ||
+            !(s->choices = gst_cl_mpeg_transform_alloc (e->tr,
+                    gst_cl_mpeg_transform_choices_size (e->tr), error))))
       return FALSE;
     if (gst_cl_mpeg_transform_packs_levels (e->tr)) {
       gsize n = (gsize) e->mb_width * e->mb_height;
@@ -288,6 +355,11 @@ setup_device (GstClMpegEngine * e, GError ** error)
     if (!e->ms)
       return FALSE;
     gst_cl_motion_search_set_effort (e->ms, effort);
+    for (i = 0; i < 2 && e->b_frames > 0; i++) {
+      if (!(e->ms_b[i] = gst_cl_motion_search_new (e->ctx, &mp, error)))
+        return FALSE;
+      gst_cl_motion_search_set_effort (e->ms_b[i], effort);
+    }
   }
   e->skip_recs = g_new0 (GstClMpegMbRecord,
       (gsize) e->mb_width * e->mb_height);
@@ -295,6 +367,10 @@ setup_device (GstClMpegEngine * e, GError ** error)
     e->skip_recs[i].flags = GST_CL_MPEG_MB_SKIPPABLE;
     e->skip_recs[i].quant = 31;
   }
+  e->skip_choices = g_new0 (GstClMpegBChoice,
+      (gsize) e->mb_width * e->mb_height);
+  for (i = 0; i < e->mb_width * e->mb_height; i++)
+    e->skip_choices[i].directions = GST_CL_MPEG_B_FORWARD;
   e->rows = g_new0 (GstClMpegBitWriter, e->mb_height);
   for (i = 0; i < e->mb_height; i++)
     gst_cl_mpeg_bit_writer_init (&e->rows[i],
@@ -318,6 +394,7 @@ code_slice (GstClMpegEngine * e, guint slice)
     gst_cl_mpeg_bit_writer_reset (&e->rows[row + i]);
   gst_cl_mpeg_write_slice (&e->rows[row], row, e->mb_width * rows,
       &e->job_coding, e->job_recs + first,
+      e->job_choices ? e->job_choices + first : NULL,
       s->packed ? s->packed_host : s->lev + first * GST_CL_MPEG_MB_LEVELS,
       s->packed ? s->mb_offsets + first : NULL);
 }
@@ -391,6 +468,8 @@ code_slices (GstClMpegEngine * e, Slot * s,
   g_mutex_unlock (&e->settings_lock);
   e->job_slot = s;
   e->job_recs = s->all_skipped ? e->skip_recs : s->rec;
+  e->job_choices = s->type != GST_CL_MPEG_PICTURE_B ? NULL :
+      s->all_skipped ? e->skip_choices : s->ch;
   /* rows per slice, as even as whole rows allow; an MPEG-2 slice stays in
    * its row */
   if (e->seq.mpeg2 || slices > e->mb_height)
@@ -478,7 +557,28 @@ max_f_code (GstClMpegEngine * e)
   return e->seq.constrained ? 4 : 7;
 }
 
-/* Uploads and pads the frame of @s, and finds its vectors (P). */
+/* The forward and backward vectors of the B picture of @s. */
+static gboolean
+search_b (GstClMpegEngine * e, Slot * s, GError ** error)
+{
+  const guint refs[2] = { s->ref, s->bwd };
+  const cl_mem vectors[2] = { s->vectors, s->bvectors };
+  GstClPlane cur, ref;
+  guint i;
+
+  gst_cl_mpeg_transform_plane (e->tr, s->cur, 0, &cur);
+  for (i = 0; i < 2; i++) {
+    gst_cl_mpeg_transform_plane (e->tr, e->recon[refs[i]], 0, &ref);
+    if (!(e->ms_b[i] ? gst_cl_motion_search_run (e->ms_b[i], &cur, &ref,
+                vectors[i], error) && gst_cl_mpeg_transform_fit_vectors (e->tr,
+                vectors[i], max_f_code (e), error) :
+            gst_cl_mpeg_transform_zero_vectors (e->tr, vectors[i], error)))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Uploads and pads the frame of @s, and finds its vectors (P, B). */
 static gboolean
 submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
 {
@@ -498,7 +598,11 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
     clReleaseMemObject (borrowed);
   if (!ok || s->intra)
     return ok;
-  if (upstream_vectors (e, in, s, error))
+  if (s->type == GST_CL_MPEG_PICTURE_B)
+    return search_b (e, s, error);
+  /* (upstream's vectors are a frame apart, a P picture's are not with B
+   * pictures) */
+  if (e->b_frames == 0 && upstream_vectors (e, in, s, error))
     return gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors,
         max_f_code (e), error);
   if (e->ms) {
@@ -535,7 +639,17 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   p.mv_lambda = rdo ? MV_LAMBDA : 0;
   p.mpeg2 = e->seq.mpeg2;
   p.dc_shift = s->dc_shift;
-  if (!gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
+  if (s->type == GST_CL_MPEG_PICTURE_B) {
+    /* the B picture's prediction, coded as a P picture's with zero
+     * vectors */
+    if (!gst_cl_mpeg_transform_predict_b (e->tr, s->cur, e->recon[s->ref],
+            e->recon[s->bwd], s->vectors, s->bvectors, MV_LAMBDA * s->quant,
+            s->bpred, s->choices, error) ||
+        !gst_cl_mpeg_transform_encode (e->tr, s->cur, s->bpred,
+            e->zero_vectors, &p, s->records, s->levels, e->recon[s->out],
+            error))
+      return FALSE;
+  } else if (!gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
           s->vectors, &p, s->records, s->levels, e->recon[s->out], error))
     return FALSE;
   s->levels_read = FALSE;
@@ -544,6 +658,14 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   if (s->packed && !gst_cl_mpeg_transform_pack (e->tr, s->records,
           s->levels, s->offsets, s->packed, error))
     return FALSE;
+  /* (before the records, whose map the packed levels wait for) */
+  if (s->type == GST_CL_MPEG_PICTURE_B) {
+    s->ch = clEnqueueMapBuffer (e->ctx->queue, s->choices, CL_FALSE,
+        CL_MAP_READ, 0, gst_cl_mpeg_transform_choices_size (e->tr), 0, NULL,
+        NULL, &ret);
+    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
+      return FALSE;
+  }
   s->rec = clEnqueueMapBuffer (e->ctx->queue, s->records, CL_FALSE,
       CL_MAP_READ, 0, gst_cl_mpeg_transform_records_size (e->tr), 0, NULL,
       s->packed ? &s->ready : NULL, &ret);
@@ -570,9 +692,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
 {
   GstBitWriter hw;
   guint n = e->mb_width * e->mb_height, i;
-  GstClMpegPictureCoding pc = { s->intra ? GST_CL_MPEG_PICTURE_I :
-        GST_CL_MPEG_PICTURE_P, 1, e->seq.mpeg2, s->dc_shift
-  };
+  GstClMpegPictureCoding pc = { s->type, 1, e->seq.mpeg2, s->dc_shift, 1 };
   guint64 total, stuff = 0, qsum = 0, asum = 0, header_bytes;
   GstBuffer *out;
   GstMapInfo map;
@@ -580,7 +700,10 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   gint64 t0;
 
   t0 = g_get_monotonic_time ();
-  if (!s->intra && !s->all_skipped)
+  if (s->type == GST_CL_MPEG_PICTURE_B && !s->all_skipped)
+    gst_cl_mpeg_choose_b_f_codes (s->rec, s->ch, n, &pc.f_code,
+        &pc.backward_f_code);
+  else if (!s->intra && !s->all_skipped)
     pc.f_code = gst_cl_mpeg_choose_f_code (s->rec, n);
   code_slices (e, s, &pc);
   e->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
@@ -601,7 +724,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
     total += e->rows[i].size;
   if (end)
     total += 4;
-  *requant = gst_cl_mpeg_rate_control_check (&e->rc, s->intra,
+  *requant = gst_cl_mpeg_rate_control_check (&e->rc, s->type,
       s->dc_only, total * 8, s->quant);
   *bits = total * 8;
   if (*requant && !s->all_skipped && !(s->intra && s->dc_only)) {
@@ -642,7 +765,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   }
   e->avg_activity = MAX (asum / n, 1);
   *bits = (total + stuff) * 8;
-  gst_cl_mpeg_rate_control_update (&e->rc, s->intra, total * 8, stuff * 8,
+  gst_cl_mpeg_rate_control_update (&e->rc, s->type, total * 8, stuff * 8,
       (gdouble) qsum / n, s->dc_only || s->all_skipped);
   return out;
 }
@@ -676,6 +799,29 @@ read_packed_levels (GstClMpegEngine * e, Slot * s, gboolean blocking,
   return TRUE;
 }
 
+static gchar
+picture_letter (const Slot * s)
+{
+  return "?IPB"[MIN (s->type, 3)];
+}
+
+/* The decoding timestamp of the next picture out: the earliest input
+ * timestamp not given yet, a frame earlier where B pictures delay the
+ * anchors (the element asks for input timestamps a frame late enough,
+ * gst_video_encoder_set_min_pts()). */
+static GstClockTime
+next_dts (GstClMpegEngine * e)
+{
+  GstClockTime *pts = g_queue_pop_head (&e->pts), dts = GST_CLOCK_TIME_NONE;
+  GstClockTime delay = e->b_frames > 0 ?
+      gst_util_uint64_scale (GST_SECOND, e->fps_d, e->fps_n) : 0;
+
+  if (pts && GST_CLOCK_TIME_IS_VALID (*pts))
+    dts = *pts >= delay ? *pts - delay : 0;
+  g_free (pts);
+  return dts;
+}
+
 /* Waits for the device results of @s, codes the picture (again, coarser,
  * while it would underflow the VBV or leave no room for the next I
  * picture: at quantiser 31 with DC levels only, a P picture then with
@@ -701,14 +847,16 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
       break;
     GST_DEBUG_OBJECT (e->parent, "%c picture of %" G_GUINT64_FORMAT " bits "
         "too large for the VBV buffer (%.0f bits there): quantiser %u%s -> "
-        "%u", s->intra ? 'I' : 'P', bits, e->rc.fullness, s->quant,
+        "%u", picture_letter (s), bits, e->rc.fullness, s->quant,
         s->dc_only ? " DC only" : "", requant);
     e->rc.reencodes++;
     if (requant > 31 && !s->intra && s->dc_only) {
-      /* every macroblock skipped: the reference is the reconstruction */
+      /* every macroblock skipped: the reference is the reconstruction (a
+       * B picture's, the forward one, is no reference) */
       gsize size = gst_cl_mpeg_transform_picture_size (e->tr);
-      cl_int ret = clEnqueueCopyBuffer (e->ctx->queue,
-          e->recon[s->ref], e->recon[s->out], 0, 0, size, 0, NULL, NULL);
+      cl_int ret = s->type == GST_CL_MPEG_PICTURE_B ? CL_SUCCESS :
+          clEnqueueCopyBuffer (e->ctx->queue, e->recon[s->ref],
+          e->recon[s->out], 0, 0, size, 0, NULL, NULL);
       if (!gst_cl_check (ret, "clEnqueueCopyBuffer", error))
         return GST_FLOW_ERROR;
       s->all_skipped = TRUE;
@@ -746,16 +894,17 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
     GST_VIDEO_CODEC_FRAME_SET_SYNC_POINT (frame);
   else
     GST_VIDEO_CODEC_FRAME_UNSET_SYNC_POINT (frame);
-  frame->dts = frame->pts;
+  frame->dts = next_dts (e);
   e->frames_out++;
   e->bytes_out += bits / 8;
   GST_LOG_OBJECT (e->parent, "picture %c q %u: %" G_GUINT64_FORMAT " bits",
-      s->intra ? 'I' : 'P', s->quant, bits);
+      picture_letter (s), s->quant, bits);
   return e->cb.picture_done (frame, bits / 8, s->quant, e->user_data);
 }
 
-GstFlowReturn
-gst_cl_mpeg_engine_drain (GstClMpegEngine * e, gboolean end, GError ** error)
+/* Finishes the frame queued on the device, if any. */
+static GstFlowReturn
+finish_pending (GstClMpegEngine * e, gboolean end, GError ** error)
 {
   Slot *s = e->pending;
 
@@ -849,7 +998,7 @@ static void
 start_rate_sequence (GstClMpegEngine * e)
 {
   guint bitrate, max_bitrate, peak, vbv, gop_size, quantizer;
-  gdouble ip_factor;
+  gdouble ip_factor, pb_factor;
 
   g_mutex_lock (&e->settings_lock);
   bitrate = e->settings.bitrate;
@@ -858,6 +1007,7 @@ start_rate_sequence (GstClMpegEngine * e)
   gop_size = e->settings.gop_size;
   quantizer = e->settings.quantizer;
   ip_factor = e->settings.ip_factor;
+  pb_factor = e->settings.pb_factor;
   g_mutex_unlock (&e->settings_lock);
   e->seq_bitrate = bitrate;
   e->seq_max_bitrate = max_bitrate;
@@ -889,8 +1039,8 @@ start_rate_sequence (GstClMpegEngine * e)
           bitrate * 1000ULL : e->seq.bit_rate_code * 400ULL) : 0,
       peak ? e->seq.bit_rate_code * 400ULL : 0,
       e->seq.vbv_size_code * VBV_UNIT_BITS,
-      (gdouble) e->fps_n / e->fps_d, gop_size, quantizer, ip_factor,
-      e->mb_width, e->mb_height);
+      (gdouble) e->fps_n / e->fps_d, gop_size, e->b_frames, quantizer,
+      ip_factor, pb_factor, e->mb_width, e->mb_height);
   GST_DEBUG_OBJECT (e->parent, "%s, %u kbit/s, peak %u kbit/s, VBV buffer "
       "%u", bitrate > 0 ? (peak ? "variable rate" : "constant rate") :
       "constant quantiser", bitrate, peak, e->seq.vbv_size_code);
@@ -899,61 +1049,37 @@ start_rate_sequence (GstClMpegEngine * e)
   e->need_sequence = TRUE;
 }
 
-GstFlowReturn
-gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
-    GError ** error)
+/* Puts @frame, of @type and @temporal_reference (@gop_start: the I
+ * picture that starts a GOP and a sequence), on the device and finishes
+ * the frame queued before it. */
+static GstFlowReturn
+code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
+    guint temporal_reference, gboolean gop_start, GError ** error)
 {
-  Slot *s;
+  gboolean cq = e->rc.bit_rate <= 0;
+  Slot *s = &e->slots[e->next_slot];
   GstFlowReturn ret;
-  guint gop_size, bitrate, max_bitrate, vbv_size;
   guint64 reencodes;
-  gboolean cq, rate_set, starts_gop;
 
-  g_mutex_lock (&e->settings_lock);
-  gop_size = e->settings.gop_size;
-  bitrate = e->settings.bitrate;
-  max_bitrate = e->settings.max_bitrate;
-  vbv_size = e->settings.vbv_size;
-  g_mutex_unlock (&e->settings_lock);
-  rate_set = bitrate != e->seq_bitrate || vbv_size != e->seq_vbv_size ||
-      max_bitrate != e->seq_max_bitrate;
-  starts_gop = e->need_sequence || e->gop_pos >= gop_size ||
-      GST_VIDEO_CODEC_FRAME_IS_FORCE_KEYFRAME (frame);
-  if (rate_set && starts_gop) {
-    /* a bit rate or buffer set while playing: the sequence ends with the
-     * GOP, and the next, at the new rate, starts here */
-    GST_INFO_OBJECT (e->parent, "bit rate %u -> %u kbit/s, VBV buffer %u -> %u "
-        "from picture %" G_GUINT64_FORMAT, e->seq_bitrate, bitrate,
-        e->seq_vbv_size, vbv_size, e->frames_out);
-    if ((ret = gst_cl_mpeg_engine_drain (e, TRUE, error)) != GST_FLOW_OK) {
-      gst_video_codec_frame_unref (frame);
-      return ret;
-    }
-    start_rate_sequence (e);
-  }
-  cq = e->rc.bit_rate <= 0;
-
-  s = &e->slots[e->next_slot];
   e->next_slot ^= 1;
   g_assert (s != e->pending && s->frame == NULL);
   s->frame = frame;             /* the reference the base class gave us */
   s->dc_only = s->all_skipped = FALSE;
-
-  if (starts_gop)
-    e->gop_pos = 0;
-  s->intra = e->gop_pos == 0;
-  s->gop_start = s->intra;
-  s->seq_start = s->intra;
-  if (s->gop_start)
-    e->gop_first = e->seq_frames;
+  s->type = type;
+  s->intra = type == GST_CL_MPEG_PICTURE_I;
+  s->gop_start = s->seq_start = gop_start;
   s->gop_frame = e->gop_first;
-  s->temporal_reference = e->gop_pos;
-  e->need_sequence = FALSE;
-  e->gop_pos++;
-  e->seq_frames++;
-  s->ref = e->last_recon;
-  s->out = (e->last_recon + 1) % 3;
-  e->last_recon = s->out;
+  s->temporal_reference = temporal_reference;
+  if (type == GST_CL_MPEG_PICTURE_B) {
+    /* between the last two anchors, into a reconstruction of its own */
+    s->ref = (e->last_recon + 2) % 3;
+    s->bwd = e->last_recon;
+    s->out = 3;
+  } else {
+    s->ref = s->bwd = e->last_recon;
+    s->out = (e->last_recon + 1) % 3;
+    e->last_recon = s->out;
+  }
 
   /* the previous frame's levels go back to the host ahead of this
    * frame's device work, not behind it */
@@ -966,19 +1092,18 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
    * the previous frame's size: the device meanwhile pads the frame and
    * searches its vectors. */
   if (cq) {
-    s->quant = gst_cl_mpeg_rate_control_quant (&e->rc, s->intra,
-        s->gop_start);
+    s->quant = gst_cl_mpeg_rate_control_quant (&e->rc, type, gop_start);
     if (!submit_encode (e, s, error))
       goto failed;
   }
   reencodes = e->rc.reencodes;
-  ret = gst_cl_mpeg_engine_drain (e, FALSE, error);
+  ret = finish_pending (e, FALSE, error);
   if (ret != GST_FLOW_OK) {
     slot_drop_frame (e, s);
     return ret;
   }
   /* the frame before was coded again (a constant quantiser under
-   * MPEG-2's buffer model): this one predicted from its first
+   * MPEG-2's buffer model): this one may have predicted from its first
    * reconstruction, and is coded again from the one decoders see */
   if (cq && e->rc.reencodes != reencodes) {
     slot_unmap (e, s);
@@ -986,8 +1111,7 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
       goto failed;
   }
   if (!cq) {
-    s->quant = gst_cl_mpeg_rate_control_quant (&e->rc, s->intra,
-        s->gop_start);
+    s->quant = gst_cl_mpeg_rate_control_quant (&e->rc, type, gop_start);
     if (!submit_encode (e, s, error))
       goto failed;
   }
@@ -999,6 +1123,109 @@ failed:
   return GST_FLOW_ERROR;
 }
 
+/* Codes the B frames waiting, the last of them as a P picture (the
+ * anchor the others predict backward from): the GOP ends. */
+static GstFlowReturn
+code_waiting (GstClMpegEngine * e, GError ** error)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  Waiting *w = g_queue_pop_tail (&e->waiting);
+
+  if (!w)
+    return GST_FLOW_OK;
+  ret = code_picture (e, w->frame, GST_CL_MPEG_PICTURE_P,
+      w->temporal_reference, FALSE, error);
+  g_free (w);
+  while (ret == GST_FLOW_OK && (w = g_queue_pop_head (&e->waiting))) {
+    ret = code_picture (e, w->frame, GST_CL_MPEG_PICTURE_B,
+        w->temporal_reference, FALSE, error);
+    g_free (w);
+  }
+  return ret;
+}
+
+GstFlowReturn
+gst_cl_mpeg_engine_drain (GstClMpegEngine * e, gboolean end, GError ** error)
+{
+  GstFlowReturn ret = code_waiting (e, error);
+
+  if (ret != GST_FLOW_OK)
+    return ret;
+  return finish_pending (e, end, error);
+}
+
+GstFlowReturn
+gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
+    GError ** error)
+{
+  GstFlowReturn ret;
+  guint gop_size, bitrate, max_bitrate, vbv_size, type, pos;
+  gboolean rate_set, starts_gop;
+  GstClockTime *pts;
+
+  g_mutex_lock (&e->settings_lock);
+  gop_size = e->settings.gop_size;
+  bitrate = e->settings.bitrate;
+  max_bitrate = e->settings.max_bitrate;
+  vbv_size = e->settings.vbv_size;
+  g_mutex_unlock (&e->settings_lock);
+  rate_set = bitrate != e->seq_bitrate || vbv_size != e->seq_vbv_size ||
+      max_bitrate != e->seq_max_bitrate;
+  starts_gop = e->need_sequence || e->gop_pos >= gop_size ||
+      GST_VIDEO_CODEC_FRAME_IS_FORCE_KEYFRAME (frame);
+  if (starts_gop) {
+    /* the GOP before ends with its own pictures: it is closed */
+    if ((ret = code_waiting (e, error)) != GST_FLOW_OK) {
+      gst_video_codec_frame_unref (frame);
+      return ret;
+    }
+  }
+  if (rate_set && starts_gop) {
+    /* a bit rate or buffer set while playing: the sequence ends with the
+     * GOP, and the next, at the new rate, starts here */
+    GST_INFO_OBJECT (e->parent, "bit rate %u -> %u kbit/s, VBV buffer %u -> %u "
+        "from picture %" G_GUINT64_FORMAT, e->seq_bitrate, bitrate,
+        e->seq_vbv_size, vbv_size, e->frames_out);
+    if ((ret = finish_pending (e, TRUE, error)) != GST_FLOW_OK) {
+      gst_video_codec_frame_unref (frame);
+      return ret;
+    }
+    start_rate_sequence (e);
+  }
+
+  if (starts_gop) {
+    e->gop_pos = 0;
+    e->gop_first = e->seq_frames;
+  }
+  e->need_sequence = FALSE;
+  pos = e->gop_pos++;
+  e->seq_frames++;
+  pts = g_new (GstClockTime, 1);
+  *pts = frame->pts;
+  g_queue_push_tail (&e->pts, pts);
+  if (pos == 0)
+    type = GST_CL_MPEG_PICTURE_I;
+  else if (gst_cl_mpeg_gop_position_is_b (gop_size, e->b_frames, pos))
+    type = GST_CL_MPEG_PICTURE_B;
+  else
+    type = GST_CL_MPEG_PICTURE_P;
+  if (type == GST_CL_MPEG_PICTURE_B) {
+    Waiting *w = g_new (Waiting, 1);
+    w->frame = frame;
+    w->temporal_reference = pos;
+    g_queue_push_tail (&e->waiting, w);
+    return GST_FLOW_OK;
+  }
+  /* an anchor, then the B pictures before it */
+  ret = code_picture (e, frame, type, pos, pos == 0, error);
+  while (ret == GST_FLOW_OK && !g_queue_is_empty (&e->waiting)) {
+    Waiting *w = g_queue_pop_head (&e->waiting);
+    ret = code_picture (e, w->frame, GST_CL_MPEG_PICTURE_B,
+        w->temporal_reference, FALSE, error);
+    g_free (w);
+  }
+  return ret;
+}
 
 /* ---- life cycle ---- */
 
@@ -1013,6 +1240,8 @@ gst_cl_mpeg_engine_new (GstObject * parent,
   e->cb = *callbacks;
   e->user_data = user_data;
   g_mutex_init (&e->settings_lock);
+  g_queue_init (&e->waiting);
+  g_queue_init (&e->pts);
   g_mutex_init (&e->job_lock);
   g_cond_init (&e->job_cond);
   gst_cl_mpeg_engine_set_settings (e, settings);
@@ -1039,6 +1268,7 @@ gst_cl_mpeg_engine_set_settings (GstClMpegEngine * e,
   e->rc.gop_size = MAX (settings->gop_size, 1);
   e->rc.const_quant = settings->quantizer;
   e->rc.ip_factor = settings->ip_factor;
+  e->rc.pb_factor = MAX (settings->pb_factor, 1.0);
   g_mutex_unlock (&e->settings_lock);
 }
 
@@ -1061,12 +1291,16 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
   gst_cl_mpeg_engine_release (e);
   e->ctx = gst_object_ref (ctx);
   e->info = *info;
+  g_mutex_lock (&e->settings_lock);
+  e->b_frames = e->settings.b_frames;
+  g_mutex_unlock (&e->settings_lock);
   if (!setup_device (e, error)) {
     gst_cl_mpeg_engine_release (e);
     return FALSE;
   }
 
   e->seq = *seq;
+  e->seq.b_pictures = e->b_frames > 0;
   e->seq.width = GST_VIDEO_INFO_WIDTH (info);
   e->seq.height = GST_VIDEO_INFO_HEIGHT (info);
   e->level = seq->mpeg2 ? level : NULL;
@@ -1095,10 +1329,15 @@ gst_cl_mpeg_engine_flush (GstClMpegEngine * e)
   if (e->pending)
     slot_drop_frame (e, e->pending);
   e->pending = NULL;
+  drop_waiting (e);
   /* start over with a new sequence, whose search follows nothing from
    * before the flush */
   if (e->ms)
     gst_cl_motion_search_forget (e->ms);
+  if (e->ms_b[0])
+    gst_cl_motion_search_forget (e->ms_b[0]);
+  if (e->ms_b[1])
+    gst_cl_motion_search_forget (e->ms_b[1]);
   e->need_sequence = TRUE;
   e->seq_frames = 0;
   gst_cl_mpeg_rate_control_restart (&e->rc);

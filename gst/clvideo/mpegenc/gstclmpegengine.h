@@ -18,7 +18,10 @@ G_BEGIN_DECLS
  *
  * Codes frames into MPEG-1 or MPEG-2 pictures, one frame behind: while the
  * device works on a frame, the host codes the slices of the one before on
- * worker threads. Every GOP is closed and starts a sequence; the rate control
+ * worker threads. With B pictures, the frames between two anchors wait
+ * for the later one, and come out after it, in coding order, with the
+ * decoding timestamps that order takes. Every GOP is closed and starts a
+ * sequence; the rate control
  * recodes a picture that would underflow the VBV buffer. The element
  * around it (clmpegenc) owns the properties, the caps and the bus; the
  * engine hands it each coded frame and what the application must hear
@@ -36,7 +39,9 @@ typedef struct
   guint gop_size, quantizer, bitrate, max_bitrate, vbv_size, slices;
   guint search_range;
   guint intra_dc_precision;     /* MPEG-2: 8 to 11 bits */
-  gdouble ip_factor;
+  guint b_frames;               /* B pictures between anchors; from the
+                                 * next gst_cl_mpeg_engine_configure() */
+  gdouble ip_factor, pb_factor;
   gboolean adaptive, subpel, rdo;
   GstClMotionMethod motion_method;
   GstClMotionEffort motion_effort;
@@ -91,10 +96,11 @@ gboolean gst_cl_mpeg_engine_is_configured (GstClMpegEngine * e);
  * where the device failed (the callback's flow otherwise). */
 GstFlowReturn gst_cl_mpeg_engine_encode (GstClMpegEngine * e,
     GstVideoCodecFrame * frame, GError ** error);
-/* Finishes the frame queued; @end: with a sequence end code. */
+/* Finishes the frames queued (B frames waiting for an anchor: the last
+ * becomes a P picture); @end: with a sequence end code. */
 GstFlowReturn gst_cl_mpeg_engine_drain (GstClMpegEngine * e, gboolean end,
     GError ** error);
-/* Drops the frame queued; the next frame starts a new sequence. */
+/* Drops the frames queued; the next frame starts a new sequence. */
 void gst_cl_mpeg_engine_flush (GstClMpegEngine * e);
 /* Lets the device objects and the context go. */
 void gst_cl_mpeg_engine_release (GstClMpegEngine * e);

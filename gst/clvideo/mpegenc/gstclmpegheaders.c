@@ -156,7 +156,7 @@ write_sequence_extension (GstBitWriter * bw,
   put (bw, p->bit_rate_code >> 18, 12);
   put (bw, 1, 1);                       /* marker */
   put (bw, p->vbv_size_code >> 10, 8);
-  put (bw, 1, 1);                       /* low_delay: no B pictures */
+  put (bw, !p->b_pictures, 1);          /* low_delay */
   put (bw, 0, 2);                       /* frame_rate_extension_n */
   put (bw, 0, 5);                       /* frame_rate_extension_d */
   gst_bit_writer_align_bytes (bw, 0);
@@ -233,13 +233,15 @@ write_picture_coding_extension (GstBitWriter * bw,
     const GstClMpegPictureCoding * pc)
 {
   /* f_code 15: a direction the picture does not use */
-  guint forward = pc->coding_type == GST_CL_MPEG_PICTURE_P ? pc->f_code : 15;
+  guint forward = pc->coding_type != GST_CL_MPEG_PICTURE_I ? pc->f_code : 15;
+  guint backward = pc->coding_type == GST_CL_MPEG_PICTURE_B ?
+      pc->backward_f_code : 15;
 
   put_extension_start (bw, PICTURE_CODING_EXTENSION_ID);
   put (bw, forward, 4);                 /* f_code[0][0], horizontal */
   put (bw, forward, 4);                 /* f_code[0][1], vertical */
-  put (bw, 15, 4);                      /* f_code[1][0] */
-  put (bw, 15, 4);                      /* f_code[1][1] */
+  put (bw, backward, 4);                /* f_code[1][0] */
+  put (bw, backward, 4);                /* f_code[1][1] */
   put (bw, pc->intra_dc_precision, 2);
   put (bw, 3, 2);                       /* picture_structure: frame */
   put (bw, 0, 1);                       /* top_field_first */
@@ -264,10 +266,14 @@ gst_cl_mpeg_write_picture_header (GstBitWriter * bw,
   put (bw, temporal_reference & 1023, 10);
   put (bw, pc->coding_type, 3);
   put (bw, vbv_delay & 0xffff, 16);
-  if (pc->coding_type == GST_CL_MPEG_PICTURE_P) {
+  if (pc->coding_type != GST_CL_MPEG_PICTURE_I) {
     put (bw, 0, 1);                     /* full_pel_forward_vector */
     /* MPEG-2 codes it in the extension: 7 here */
     put (bw, pc->mpeg2 ? 7 : pc->f_code, 3);
+  }
+  if (pc->coding_type == GST_CL_MPEG_PICTURE_B) {
+    put (bw, 0, 1);                     /* full_pel_backward_vector */
+    put (bw, pc->mpeg2 ? 7 : pc->backward_f_code, 3);
   }
   put (bw, 0, 1);                       /* extra_bit_picture */
   gst_bit_writer_align_bytes (bw, 0);

@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 
 #define GST_CL_MPEG_PICTURE_I 1
 #define GST_CL_MPEG_PICTURE_P 2
+#define GST_CL_MPEG_PICTURE_B 3
 
 typedef struct {
   guint width, height;          /* the true size, 1..4095 */
@@ -28,13 +29,15 @@ typedef struct {
   gboolean constrained;
   /* MPEG-2 (13818-2): a sequence extension follows the header, and a
    * sequence display extension where @colour_description is set; progressive
-   * 4:2:0 frames, no B pictures (low_delay) */
+   * 4:2:0 frames */
   gboolean mpeg2;
   guint profile_level;          /* profile_and_level_indication */
   /* colour_primaries, transfer_characteristics, matrix_coefficients
    * (13818-2 tables 6-7 to 6-9) */
   gboolean colour_description;
   guint colour_primaries, transfer_characteristics, matrix_coefficients;
+  /* MPEG-2: the sequence may have B pictures (low_delay 0) */
+  gboolean b_pictures;
 } GstClMpegSequenceParams;
 
 /* frame_rate_code of @fps_n / @fps_d, 0 when not an MPEG-1 rate. */
@@ -73,11 +76,12 @@ void gst_cl_mpeg_write_gop_header (GstBitWriter * bw,
     guint64 frame_index, guint frame_rate_code, gboolean closed);
 /* How a picture is coded, as its headers say and its slices follow */
 typedef struct {
-  guint coding_type;            /* GST_CL_MPEG_PICTURE_I or _P */
-  guint f_code;                 /* forward_f_code (P); MPEG-2: f_code[0][0]
-                                 * and f_code[0][1] */
+  guint coding_type;            /* GST_CL_MPEG_PICTURE_I, _P or _B */
+  guint f_code;                 /* forward_f_code (P, B); MPEG-2:
+                                 * f_code[0][0] and f_code[0][1] */
   gboolean mpeg2;               /* MPEG-2 syntax (13818-2) */
   guint intra_dc_precision;     /* MPEG-2: 0..3, 8 to 11 bits */
+  guint backward_f_code;        /* B; MPEG-2: f_code[1][0] and [1][1] */
 } GstClMpegPictureCoding;
 
 /* MPEG-2 (@pc's mpeg2): with the picture coding extension of a

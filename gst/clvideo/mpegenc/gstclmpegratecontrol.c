@@ -66,11 +66,29 @@ gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
       SKIP_ESCAPE_BITS * (mb_width / 33));
 }
 
+gboolean
+gst_cl_mpeg_gop_position_is_b (guint gop_size, guint b_frames, guint pos)
+{
+  return pos > 0 && pos % (b_frames + 1) != 0 && pos + 1 < gop_size;
+}
+
+/* B pictures in a whole GOP */
+static gint
+gop_b_pictures (GstClMpegRateControl * rc)
+{
+  guint pos;
+  gint n = 0;
+
+  for (pos = 1; pos < rc->gop_size; pos++)
+    n += gst_cl_mpeg_gop_position_is_b (rc->gop_size, rc->b_frames, pos);
+  return n;
+}
+
 void
 gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
     guint64 peak_rate, guint64 buffer_bits, gdouble frame_rate,
-    guint gop_size, guint quant, gdouble ip_factor, guint mb_width,
-    guint mb_height)
+    guint gop_size, guint b_frames, guint quant, gdouble ip_factor,
+    gdouble pb_factor, guint mb_width, guint mb_height)
 {
   rc->bit_rate = bit_rate;
   rc->peak_rate = peak_rate;
@@ -83,6 +101,8 @@ gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
   rc->gop_size = MAX (gop_size, 1);
   rc->const_quant = CLAMP (quant, 1, 31);
   rc->ip_factor = MAX (ip_factor, 1.0);
+  rc->b_frames = b_frames;
+  rc->pb_factor = MAX (pb_factor, 1.0);
   rc->pictures = rc->bits = rc->stuffing_bits = rc->reencodes = 0;
   gst_cl_mpeg_rate_control_restart (rc);
 }
@@ -105,8 +125,9 @@ gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
   /* TM5's initial complexities */
   rc->xi = 160.0 * rc->bit_rate / 115.0;
   rc->xp = 60.0 * rc->bit_rate / 115.0;
+  rc->xb = 42.0 * rc->bit_rate / 115.0;
   rc->gop_bits = 0;
-  rc->gop_left_i = rc->gop_left_p = 0;
+  rc->gop_left_i = rc->gop_left_p = rc->gop_left_b = 0;
   rc->last_quant = rc->const_quant;
   rc->last_p_quant = 0;
   rc->p_last_resort = FALSE;
@@ -181,13 +202,17 @@ p_share_bits (GstClMpegRateControl * rc)
 }
 
 guint
-gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc, gboolean intra,
-    gboolean gop_start)
+gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
+    guint coding_type, gboolean gop_start)
 {
-  gdouble per_picture, target, ref, q, xi, share;
+  gboolean intra = coding_type == GST_CL_MPEG_PICTURE_I;
+  gboolean bidir = coding_type == GST_CL_MPEG_PICTURE_B;
+  /* the quantiser of each type against the P pictures' */
+  gdouble factor = intra ? 1.0 / rc->ip_factor : bidir ? rc->pb_factor : 1.0;
+  gdouble per_picture, target, ref, q, xi, xb, share;
 
   if (rc->bit_rate <= 0) {
-    q = intra ? rc->const_quant / rc->ip_factor : rc->const_quant;
+    q = rc->const_quant * factor;
     return (guint) CLAMP (lround (q), 1, 31);
   }
   per_picture = rc->bit_rate / rc->frame_rate;
@@ -195,12 +220,17 @@ gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc, gboolean intra,
     rc->gop_bits += per_picture * rc->gop_size;
     rc->gop_left_i = 1;
     rc->gop_left_p = rc->gop_size - 1;
+    rc->gop_left_b = gop_b_pictures (rc);
   }
-  /* with P pictures at quantiser q and I pictures at q / ip_factor the
-   * GOP's bits are (left_i xi ip_factor + left_p xp) / q */
+  /* with P pictures at quantiser q, I pictures at q / ip_factor and B
+   * pictures at q pb_factor the GOP's bits are (left_i xi ip_factor +
+   * left_p xp + left_b xb / pb_factor) / q */
   xi = rc->xi * rc->ip_factor;
-  share = rc->gop_left_i * xi + rc->gop_left_p * rc->xp;
-  target = rc->gop_bits * (intra ? xi : rc->xp) / MAX (share, 1.0);
+  xb = rc->xb / rc->pb_factor;
+  share = rc->gop_left_i * xi + (rc->gop_left_p - rc->gop_left_b) * rc->xp +
+      rc->gop_left_b * xb;
+  target = rc->gop_bits * (intra ? xi : bidir ? xb : rc->xp) /
+      MAX (share, 1.0);
   /* the decoder's buffer: spend more when it runs full, less when low (at
    * a variable rate it is full whenever the pictures are smaller than the
    * peak: no reason to spend more) */
@@ -213,13 +243,13 @@ gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc, gboolean intra,
   /* leave room: a picture must fit what the buffer holds, and leave
    * enough for the next I picture */
   target = MIN (target, likely_limit_bits (rc, intra) * 0.8);
-  q = (intra ? rc->xi : rc->xp) / MAX (target, 1.0);
+  q = (intra ? rc->xi : bidir ? rc->xb : rc->xp) / MAX (target, 1.0);
   if (rc->last_p_quant > 0) {
     /* bits grow faster than 1 / quantiser as the quantiser falls: a drop
-     * of more than a third below the last P picture's (I pictures: over
-     * ip_factor) overshoots the target and swings back to coarse, and a
-     * rise of more than half starves a picture to make up for one */
-    gdouble ref_q = rc->last_p_quant / (intra ? rc->ip_factor : 1.0);
+     * of more than a third below the last P picture's (I and B pictures:
+     * times their factor) overshoots the target and swings back to coarse,
+     * and a rise of more than half starves a picture to make up for one */
+    gdouble ref_q = rc->last_p_quant * factor;
     q = CLAMP (q, ref_q * 2.0 / 3.0, ref_q * 1.5);
   }
   /* quantiser 31 was too much for the last P picture: the next starts
@@ -243,9 +273,10 @@ gst_cl_mpeg_rate_control_vbv_delay (GstClMpegRateControl * rc,
 }
 
 guint
-gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc, gboolean intra,
-    gboolean dc_only, guint64 bits, guint quant)
+gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc,
+    guint coding_type, gboolean dc_only, guint64 bits, guint quant)
 {
+  gboolean intra = coding_type == GST_CL_MPEG_PICTURE_I;
   gdouble q, limit;
 
   if (rc->bit_rate <= 0 && rc->peak_rate <= 0)
@@ -297,9 +328,12 @@ gst_cl_mpeg_rate_control_stuffing (GstClMpegRateControl * rc, guint64 bits)
 }
 
 void
-gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc, gboolean intra,
-    guint64 bits, guint64 stuffing_bits, gdouble quant, gboolean last_resort)
+gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc,
+    guint coding_type, guint64 bits, guint64 stuffing_bits, gdouble quant,
+    gboolean last_resort)
 {
+  gboolean intra = coding_type == GST_CL_MPEG_PICTURE_I;
+
   rc->pictures++;
   rc->bits += bits + stuffing_bits;
   rc->stuffing_bits += stuffing_bits;
@@ -315,6 +349,13 @@ gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc, gboolean intra,
     if (last_resort)
       rc->dc_i_bits = bits;
     rc->gop_left_i = MAX (rc->gop_left_i - 1, 0);
+  } else if (coding_type == GST_CL_MPEG_PICTURE_B) {
+    /* the buffer's planning takes it as a P picture */
+    if (!last_resort)
+      rc->xb = bits * quant;
+    rc->p_min_bits = MIN (bits, rc->p_min_bits);
+    rc->gop_left_p = MAX (rc->gop_left_p - 1, 0);
+    rc->gop_left_b = MAX (rc->gop_left_b - 1, 0);
   } else {
     if (!last_resort) {
       rc->xp = bits * quant;

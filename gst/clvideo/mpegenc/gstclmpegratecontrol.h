@@ -4,6 +4,7 @@
 #pragma once
 
 #include <glib.h>
+#include "gstclmpegheaders.h"
 
 G_BEGIN_DECLS
 
@@ -12,11 +13,12 @@ G_BEGIN_DECLS
  *
  * Picks each picture's quantiser: the constant one, or (with a bit rate)
  * one from a target per picture after TM5 step 1 (GOP budget shared by
- * I and P pictures in proportion to their complexities, bits x quantiser)
- * corrected by the fullness of the decoder's buffer. Either way an I
- * picture takes the P pictures' quantiser divided by @ip_factor: every
- * P picture of its GOP predicts from it, so its quality pays more than
- * once. Runs the VBV model
+ * I, P and B pictures in proportion to their complexities, bits x
+ * quantiser) corrected by the fullness of the decoder's buffer. Either
+ * way an I picture takes the P pictures' quantiser divided by
+ * @ip_factor: every P picture of its GOP predicts from it, so its quality
+ * pays more than once; a B picture, which nothing predicts from, takes it
+ * times @pb_factor. Runs the VBV model
  * of 11172-2 annex C (constant rate: the buffer fills at the bit rate,
  * each picture leaves it at once at its decoding time): a picture larger
  * than what the buffer holds at its decoding time must be coded again
@@ -53,15 +55,19 @@ typedef struct {
   guint gop_size;
   guint const_quant;
   gdouble ip_factor;            /* P quantiser / I quantiser, >= 1 */
+  guint b_frames;               /* B pictures between anchors */
+  gdouble pb_factor;            /* B quantiser / P quantiser, >= 1 */
   gdouble forced_bits;          /* largest I picture of DC levels only */
   gdouble skip_bits;            /* largest P picture of skipped macroblocks */
   /* model */
   gboolean started;
   gdouble fullness;             /* bits in the buffer before the next removal */
   gdouble max_fullness;
-  gdouble xi, xp;               /* complexities */
+  gdouble xi, xp, xb;           /* complexities */
   gdouble gop_bits;             /* budget left in the GOP */
-  gint gop_left_i, gop_left_p;
+  /* pictures left in the GOP: I, P and B (the P count includes the B
+   * pictures, which the buffer's planning takes as P pictures), B */
+  gint gop_left_i, gop_left_p, gop_left_b;
   guint last_quant;
   gdouble last_i_bits;          /* size of the last I picture */
   gdouble dc_i_bits;            /* ... of the last one of DC levels only */
@@ -95,6 +101,13 @@ guint64 gst_cl_mpeg_rate_control_min_buffer_bits (guint64 bit_rate,
 guint64 gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
     guint mb_height);
 
+/* Whether the picture at @pos (from 0) of a GOP of @gop_size is a B
+ * picture with @b_frames between anchors: the GOP starts with an I
+ * picture, and its last picture is an anchor (a P picture), so that the
+ * GOP is closed. */
+gboolean gst_cl_mpeg_gop_position_is_b (guint gop_size, guint b_frames,
+    guint pos);
+
 /* @bit_rate 0: constant @quant (of P pictures), under a buffer of
  * @buffer_bits that fills at @peak_rate (0: none); else @bit_rate on
  * average, constant (@peak_rate 0) or variable under @peak_rate, and
@@ -103,15 +116,15 @@ guint64 gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
  * macroblocks. */
 void gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc,
     guint64 bit_rate, guint64 peak_rate, guint64 buffer_bits,
-    gdouble frame_rate,
-    guint gop_size, guint quant, gdouble ip_factor, guint mb_width,
-    guint mb_height);
+    gdouble frame_rate, guint gop_size, guint b_frames, guint quant,
+    gdouble ip_factor, gdouble pb_factor, guint mb_width, guint mb_height);
 /* A new sequence starts: the decoder's buffer starts empty. */
 void gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc);
 
-/* Quantiser for the next picture; @gop_start: first of its GOP. */
+/* Quantiser for the next picture, of @coding_type (GST_CL_MPEG_PICTURE_I,
+ * _P or _B); @gop_start: first of its GOP. */
 guint gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
-    gboolean intra, gboolean gop_start);
+    guint coding_type, gboolean gop_start);
 /* vbv_delay of the next picture, @header_bits being its bits up to and
  * including its picture start code (0xFFFF without a bit rate). */
 guint gst_cl_mpeg_rate_control_vbv_delay (GstClMpegRateControl * rc,
@@ -123,7 +136,7 @@ guint gst_cl_mpeg_rate_control_vbv_delay (GstClMpegRateControl * rc,
  * that takes much more than its share before the next I picture also
  * gets 32 (unless @dc_only): the next ones would have to be skipped. */
 guint gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc,
-    gboolean intra, gboolean dc_only, guint64 bits, guint quant);
+    guint coding_type, gboolean dc_only, guint64 bits, guint quant);
 /* Whether a picture of @bits is more than the buffer holds at its
  * decoding time: written as it is, it would underflow the buffer. */
 gboolean gst_cl_mpeg_rate_control_underflows (GstClMpegRateControl * rc,
@@ -137,7 +150,7 @@ guint64 gst_cl_mpeg_rate_control_stuffing (GstClMpegRateControl * rc,
  * levels only or skipped macroblocks, which says nothing of its
  * complexity. */
 void gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc,
-    gboolean intra, guint64 bits, guint64 stuffing_bits, gdouble quant,
+    guint coding_type, guint64 bits, guint64 stuffing_bits, gdouble quant,
     gboolean last_resort);
 
 G_END_DECLS

@@ -12,7 +12,7 @@ struct _GstClMpegTransform
   GstClContext *ctx;
   guint width, height;
   guint mb_width, mb_height;
-  cl_kernel load, encode, fit_vectors;
+  cl_kernel load, encode, fit_vectors, predict_b;
   cl_kernel pack_offsets, pack_levels;  /* GPU layout */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
   gboolean cpu_layout;          /* one work-item per macroblock */
@@ -42,14 +42,17 @@ gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
   if (tr->encode)
     tr->fit_vectors = gst_cl_context_create_kernel (ctx, "mpegenc", "",
         "mpeg_fit_vectors", error);
-  if (tr->fit_vectors && !tr->cpu_layout) {
+  if (tr->fit_vectors)
+    tr->predict_b = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+        "mpeg_predict_b", error);
+  if (tr->predict_b && !tr->cpu_layout) {
     tr->pack_offsets = gst_cl_context_create_kernel (ctx, "mpegenc", "",
         "mpeg_pack_offsets", error);
     if (tr->pack_offsets)
       tr->pack_levels = gst_cl_context_create_kernel (ctx, "mpegenc", "",
           "mpeg_pack_levels", error);
   }
-  if (tr->fit_vectors && (tr->cpu_layout || tr->pack_levels)) {
+  if (tr->predict_b && (tr->cpu_layout || tr->pack_levels)) {
     guint8 bits[GST_CL_MPEG_RD_BITS_SIZE];
     cl_int ret;
 
@@ -74,7 +77,7 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
   if (!tr)
     return;
   gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_vectors,
-      &tr->pack_offsets, &tr->pack_levels, NULL);
+      &tr->predict_b, &tr->pack_offsets, &tr->pack_levels, NULL);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
   gst_object_unref (tr->ctx);
@@ -110,6 +113,12 @@ gst_cl_mpeg_transform_levels_size (const GstClMpegTransform * tr)
 {
   return (gsize) tr->mb_width * tr->mb_height * GST_CL_MPEG_MB_LEVELS *
       sizeof (gint16);
+}
+
+gsize
+gst_cl_mpeg_transform_choices_size (const GstClMpegTransform * tr)
+{
+  return (gsize) tr->mb_width * tr->mb_height * sizeof (GstClMpegBChoice);
 }
 
 cl_mem
@@ -223,6 +232,28 @@ gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
           &max_f, error))
     return FALSE;
   return gst_cl_context_enqueue_kernel (tr->ctx, tr->fit_vectors,
+      GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
+}
+
+gboolean
+gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
+    cl_mem fwd, cl_mem bwd, cl_mem fvectors, cl_mem bvectors, guint lambda16,
+    cl_mem pred, cl_mem choices, GError ** error)
+{
+  GstClMpegPredictArgs args;
+  const cl_mem mems[8] = { cur, fwd, bwd, fvectors, bvectors, tr->rd_bits,
+    pred, choices
+  };
+  size_t n = (size_t) tr->mb_width * tr->mb_height, local = 64, global;
+
+  args.mb_width = tr->mb_width;
+  args.mb_height = tr->mb_height;
+  args.lambda16 = lambda16;
+  if (!gst_cl_video_set_kernel_args (tr->predict_b, mems, G_N_ELEMENTS (mems),
+          &args, sizeof (args), error))
+    return FALSE;
+  global = (n + local - 1) / local * local;
+  return gst_cl_context_enqueue_kernel (tr->ctx, tr->predict_b,
       GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
 }
 

@@ -93,6 +93,17 @@ gboolean gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr,
 gboolean gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr,
     cl_mem vectors, guint max_f_code, GError ** error);
 
+/* Enqueues the prediction of the B picture @cur from @fwd and @bwd (the
+ * anchors before and after it) with the fitted @fvectors and @bvectors:
+ * per macroblock the cheapest of forward, backward and interpolated
+ * (luma SAD + @lambda16 / 16 per bit of its type and vectors) into the
+ * picture @pred and a GstClMpegBChoice into @choices
+ * (gst_cl_mpeg_transform_choices_size() bytes). Coding @cur as a P
+ * picture from @pred with zero vectors then codes the B picture. */
+gboolean gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr,
+    cl_mem cur, cl_mem fwd, cl_mem bwd, cl_mem fvectors, cl_mem bvectors,
+    guint lambda16, cl_mem pred, cl_mem choices, GError ** error);
+gsize gst_cl_mpeg_transform_choices_size (const GstClMpegTransform * tr);
 /* Enqueues the coding of @cur (predicted from @ref with @vectors in P
  * pictures; @ref and @vectors are not read in I pictures but must be
  * valid buffers) into @records, @levels and the reconstruction @recon. */

@@ -222,11 +222,26 @@ gst_cl_mpeg_rd_bits (guint8 bits[GST_CL_MPEG_RD_BITS_SIZE])
   }
 }
 
+/* The smallest f_code (1..7) whose range [-16 f, 16 f - 1] holds
+ * [@lo, @hi]. */
+static guint
+f_code_for (gint lo, gint hi)
+{
+  guint f_code;
+
+  for (f_code = 1; f_code < 7; f_code++) {
+    gint f = 1 << (f_code - 1);
+    if (lo >= -16 * f && hi <= 16 * f - 1)
+      break;
+  }
+  return f_code;
+}
+
 guint
 gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n)
 {
   gint lo = 0, hi = 0;
-  guint i, f_code;
+  guint i;
 
   for (i = 0; i < n; i++) {
     if (recs[i].flags & GST_CL_MPEG_MB_INTRA)
@@ -234,12 +249,32 @@ gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n)
     lo = MIN (lo, MIN (recs[i].dx, recs[i].dy));
     hi = MAX (hi, MAX (recs[i].dx, recs[i].dy));
   }
-  for (f_code = 1; f_code < 7; f_code++) {
-    gint f = 1 << (f_code - 1);
-    if (lo >= -16 * f && hi <= 16 * f - 1)
-      break;
+  return f_code_for (lo, hi);
+}
+
+void
+gst_cl_mpeg_choose_b_f_codes (const GstClMpegMbRecord * recs,
+    const GstClMpegBChoice * choices, guint n, guint * forward,
+    guint * backward)
+{
+  gint lo[2] = { 0, 0 }, hi[2] = { 0, 0 };
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    const GstClMpegBChoice *c = &choices[i];
+    if (recs[i].flags & GST_CL_MPEG_MB_INTRA)
+      continue;
+    if (c->directions & GST_CL_MPEG_B_FORWARD) {
+      lo[0] = MIN (lo[0], MIN (c->fdx, c->fdy));
+      hi[0] = MAX (hi[0], MAX (c->fdx, c->fdy));
+    }
+    if (c->directions & GST_CL_MPEG_B_BACKWARD) {
+      lo[1] = MIN (lo[1], MIN (c->bdx, c->bdy));
+      hi[1] = MAX (hi[1], MAX (c->bdx, c->bdy));
+    }
   }
-  return f_code;
+  *forward = f_code_for (lo[0], hi[0]);
+  *backward = f_code_for (lo[1], hi[1]);
 }
 
 /* ---- macroblock layer ---- */
@@ -459,20 +494,46 @@ gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
   return total;
 }
 
+/* macroblock_type of a non-intra macroblock of a B picture (11172-2
+ * table B.2d, 13818-2 table B.4): [directions - 1][coded][quant] */
+static const Vlc b_types[3][2][2] = {
+  {{{0x2, 4}, {0x2, 4}}, {{0x3, 4}, {0x3, 6}}},       /* forward */
+  {{{0x2, 3}, {0x2, 3}}, {{0x3, 3}, {0x2, 6}}},       /* backward */
+  {{{0x2, 2}, {0x2, 2}}, {{0x3, 2}, {0x2, 5}}},       /* interpolated */
+};
+
+/* Whether the B picture's macroblock @c, without levels, is what a
+ * skipped one would be after a macroblock of @prev_dirs (0: intra) whose
+ * vectors are @pmv: the same directions and vectors. */
+static inline gboolean
+b_skippable (const GstClMpegBChoice * c, guint prev_dirs, gint pmv[2][2])
+{
+  return prev_dirs != 0 && c->directions == prev_dirs &&
+      (!(prev_dirs & GST_CL_MPEG_B_FORWARD) || (c->fdx == pmv[0][0] &&
+          c->fdy == pmv[0][1])) &&
+      (!(prev_dirs & GST_CL_MPEG_B_BACKWARD) || (c->bdx == pmv[1][0] &&
+          c->bdy == pmv[1][1]));
+}
+
 void
 gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
     const GstClMpegPictureCoding * pc, const GstClMpegMbRecord * recs,
-    const gint16 * levels, const guint32 * mb_offsets)
+    const GstClMpegBChoice * choices, const gint16 * levels,
+    const guint32 * mb_offsets)
 {
   const Tables *t = get_tables ();
-  gboolean p_pic = pc->coding_type == GST_CL_MPEG_PICTURE_P;
+  gboolean i_pic = pc->coding_type == GST_CL_MPEG_PICTURE_I;
+  gboolean b_pic = pc->coding_type == GST_CL_MPEG_PICTURE_B;
   gboolean mpeg2 = pc->mpeg2;
-  guint f_code = pc->f_code;
+  guint f_code[2] = { pc->f_code, pc->backward_f_code };
   /* the DC predictors' reset value: the middle of the precision's range */
   const gint dc_reset = 128 << (mpeg2 ? pc->intra_dc_precision : 0);
   gint dc_pred[3] = { dc_reset, dc_reset, dc_reset };
-  gint pred_x = 0, pred_y = 0;
-  guint quant, i, b, skipped = 0;
+  /* the vector predictors, [forward, backward][x, y] */
+  gint pmv[2][2] = { {0, 0}, {0, 0} };
+  /* B: the directions of the macroblock before (0: intra, or none) */
+  guint prev_dirs = 0;
+  guint quant, i, b, s, skipped = 0;
   Bits bits, *bw = &bits;
 
   /* the slice's quantiser: that of its first macroblock with levels, so
@@ -496,13 +557,17 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
      * after the other */
     const gint16 *bz = mb_offsets ? levels + mb_offsets[i] :
         levels + (gsize) i * GST_CL_MPEG_MB_LEVELS;
-    gboolean intra = !p_pic || (r->flags & GST_CL_MPEG_MB_INTRA);
+    gboolean intra = i_pic || (r->flags & GST_CL_MPEG_MB_INTRA);
+    gboolean inner = i > 0 && i < n_mbs - 1;
 
-    if (!intra && (r->flags & GST_CL_MPEG_MB_SKIPPABLE) && i > 0 &&
-        i < n_mbs - 1) {
-      /* a skipped macroblock resets both predictors */
+    if (!intra && inner && (b_pic ? r->cbp == 0 &&
+            b_skippable (&choices[i], prev_dirs, pmv) :
+            (r->flags & GST_CL_MPEG_MB_SKIPPABLE) != 0)) {
+      /* a skipped macroblock of a P picture resets the vector
+       * predictors; one of a B picture repeats the macroblock before */
       skipped++;
-      pred_x = pred_y = 0;
+      if (!b_pic)
+        memset (pmv, 0, sizeof (pmv));
       dc_pred[0] = dc_pred[1] = dc_pred[2] = dc_reset;
       continue;
     }
@@ -512,7 +577,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
 
     if (intra) {
       gboolean q = r->quant != quant;
-      if (!p_pic)
+      if (i_pic)
         bits_put (bw, q ? 0x1 : 0x1, q ? 2 : 1);
       else
         bits_put (bw, q ? 0x1 : 0x3, q ? 6 : 5);
@@ -525,32 +590,49 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
             &dc_pred[b < 4 ? 0 : b - 3], mpeg2);
         bz += mb_offsets ? packed_levels (r, b) : 64;
       }
-      pred_x = pred_y = 0;
+      memset (pmv, 0, sizeof (pmv));
+      prev_dirs = 0;
       continue;
     }
 
     {
       gboolean coded = r->cbp != 0;
-      gboolean mc = r->dx != 0 || r->dy != 0 || !coded;
       gboolean q = coded && r->quant != quant;
+      gint v[2][2] = { {r->dx, r->dy}, {0, 0} };
+      guint dirs = GST_CL_MPEG_B_FORWARD;
 
-      if (mc && coded)
-        bits_put (bw, q ? 0x2 : 0x1, q ? 5 : 1);
-      else if (coded)
-        bits_put (bw, q ? 0x1 : 0x1, q ? 5 : 2);
-      else
-        bits_put (bw, 0x1, 3);
+      if (b_pic) {
+        const GstClMpegBChoice *c = &choices[i];
+        dirs = c->directions;
+        v[0][0] = c->fdx;
+        v[0][1] = c->fdy;
+        v[1][0] = c->bdx;
+        v[1][1] = c->bdy;
+        put_vlc (bw, b_types[dirs - 1][coded][q]);
+      } else {
+        /* P: a zero vector is not coded where levels are */
+        if (coded && r->dx == 0 && r->dy == 0)
+          dirs = 0;
+        if (dirs && coded)
+          bits_put (bw, q ? 0x2 : 0x1, q ? 5 : 1);
+        else if (coded)
+          bits_put (bw, q ? 0x1 : 0x1, q ? 5 : 2);
+        else
+          bits_put (bw, 0x1, 3);
+      }
       if (q) {
         quant = r->quant;
         bits_put (bw, quant, 5);
       }
-      if (mc) {
-        put_motion_component (bw, t, r->dx - pred_x, f_code);
-        put_motion_component (bw, t, r->dy - pred_y, f_code);
-        pred_x = r->dx;
-        pred_y = r->dy;
-      } else {
-        pred_x = pred_y = 0;
+      if (!dirs)
+        memset (pmv, 0, sizeof (pmv));
+      for (s = 0; s < 2; s++) {
+        if (!(dirs & (GST_CL_MPEG_B_FORWARD << s)))
+          continue;
+        put_motion_component (bw, t, v[s][0] - pmv[s][0], f_code[s]);
+        put_motion_component (bw, t, v[s][1] - pmv[s][1], f_code[s]);
+        pmv[s][0] = v[s][0];
+        pmv[s][1] = v[s][1];
       }
       if (coded) {
         put_vlc (bw, t->cbp[r->cbp]);
@@ -561,6 +643,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         }
       }
       dc_pred[0] = dc_pred[1] = dc_pred[2] = dc_reset;
+      prev_dirs = dirs;
     }
   }
   bits_store (bw, w);

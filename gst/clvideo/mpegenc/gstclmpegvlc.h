@@ -14,6 +14,11 @@ G_BEGIN_DECLS
 /* Smallest forward_f_code (1..7) whose range [-16 f, 16 f - 1] holds every
  * vector coded in the picture. */
 guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n);
+/* ... the forward and backward f_codes of a B picture's vectors
+ * (@choices, the macroblocks' records @recs say which are intra). */
+void gst_cl_mpeg_choose_b_f_codes (const GstClMpegMbRecord * recs,
+    const GstClMpegBChoice * choices, guint n, guint * forward,
+    guint * backward);
 
 /**
  * gst_cl_mpeg_write_slice:
@@ -24,11 +29,14 @@ guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n);
  *   (13818-2 6.2.4 to 6.2.6 with the picture coding extension this encoder
  *   writes: 12-bit escapes, the slice in its row) and intra DC precision
  * @recs: the slice's @n_mbs records
+ * @choices: B pictures: the slice's @n_mbs predictions (NULL otherwise)
  * @levels: the slice's levels (GST_CL_MPEG_MB_LEVELS per macroblock)
  *
  * Codes one slice covering @n_mbs macroblocks from the start of row @row
- * (MPEG-1 slices may span rows, MPEG-2 ones not): skipped macroblocks (P: skippable ones
- * other than the first and last), macroblock types, quantiser changes,
+ * (MPEG-1 slices may span rows, MPEG-2 ones not): skipped macroblocks
+ * (other than the first and last: in P pictures the skippable ones, in B
+ * pictures those without levels that repeat the prediction of the one
+ * before), macroblock types, quantiser changes,
  * vectors and DC values with their predictors reset as the standard says,
  * coded block patterns and coefficients (escapes beyond the tables).
  */
@@ -39,7 +47,8 @@ guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n);
  * past the last level). */
 void gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row,
     guint n_mbs, const GstClMpegPictureCoding * pc,
-    const GstClMpegMbRecord * recs, const gint16 * levels,
+    const GstClMpegMbRecord * recs, const GstClMpegBChoice * choices,
+    const gint16 * levels,
     const guint32 * mb_offsets);
 
 /* Where each of the @n macroblocks' packed levels start (@offsets, @n
