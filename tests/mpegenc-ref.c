@@ -430,6 +430,94 @@ predict_mb (const MpegRefPicture * ref, guint mbx, guint mby, gint dx,
   }
 }
 
+/* macroblock_type bits of coded forward, backward and interpolated
+ * macroblocks of a B picture */
+#define B_FORWARD_TYPE_BITS 4
+#define B_BACKWARD_TYPE_BITS 3
+#define B_INTERPOLATED_TYPE_BITS 2
+
+/* the vector of macroblock @mb of @vec, clamped (MPEG-1: inside the
+ * picture), and its left neighbour's, the predictor assumed */
+static void
+b_vector (const GstClMotionVector * vec, guint mb, guint mbx, guint mby,
+    guint W, guint H, gint v[2], gint pred[2])
+{
+  v[0] = vec[mb].dx;
+  v[1] = vec[mb].dy;
+  clamp_vector (&v[0], &v[1], mbx, mby, W, H);
+  pred[0] = pred[1] = 0;
+  if (mbx > 0) {
+    pred[0] = vec[mb - 1].dx;
+    pred[1] = vec[mb - 1].dy;
+    clamp_vector (&pred[0], &pred[1], mbx - 1, mby, W, H);
+  }
+}
+
+void
+mpegref_predict_b (const MpegRefPicture * cur, const MpegRefPicture * fwd,
+    const MpegRefPicture * bwd, const GstClMotionVector * fvectors,
+    const GstClMotionVector * bvectors, guint lambda16, MpegRefPicture * pred,
+    GstClMpegBChoice * choices)
+{
+  guint W = cur->mb_width * 16, H = cur->mb_height * 16, mbx, mby;
+
+  for (mby = 0; mby < cur->mb_height; mby++)
+    for (mbx = 0; mbx < cur->mb_width; mbx++) {
+      guint mb = mby * cur->mb_width + mbx, stride, comp, b, i;
+      gint vf[2], vb[2], pf[2], pb[2], f[6][64], bk[6][64];
+      gint sf = 0, sb = 0, si = 0;
+      gint64 jf, jb, ji, best;
+      guint dirs = GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD;
+      const guint8 *plane = mpegref_plane (cur, 0, &stride);
+      GstClMpegBChoice *c = &choices[mb];
+
+      b_vector (fvectors, mb, mbx, mby, W, H, vf, pf);
+      b_vector (bvectors, mb, mbx, mby, W, H, vb, pb);
+      predict_mb (fwd, mbx, mby, vf[0], vf[1], f);
+      predict_mb (bwd, mbx, mby, vb[0], vb[1], bk);
+      for (b = 0; b < 4; b++)
+        for (i = 0; i < 64; i++) {
+          gint o = plane[(mby * 16 + (b >> 1) * 8 + i / 8) * stride +
+              mbx * 16 + (b & 1) * 8 + i % 8];
+          sf += ABS (o - f[b][i]);
+          sb += ABS (o - bk[b][i]);
+          si += ABS (o - ((f[b][i] + bk[b][i] + 1) >> 1));
+        }
+      jf = 16 * (gint64) sf + (gint64) lambda16 * (B_FORWARD_TYPE_BITS +
+          vector_bits (vf[0], vf[1], pf[0], pf[1]));
+      jb = 16 * (gint64) sb + (gint64) lambda16 * (B_BACKWARD_TYPE_BITS +
+          vector_bits (vb[0], vb[1], pb[0], pb[1]));
+      ji = 16 * (gint64) si + (gint64) lambda16 * (B_INTERPOLATED_TYPE_BITS +
+          vector_bits (vf[0], vf[1], pf[0], pf[1]) +
+          vector_bits (vb[0], vb[1], pb[0], pb[1]));
+      best = ji;
+      if (jf < best) {
+        dirs = GST_CL_MPEG_B_FORWARD;
+        best = jf;
+      }
+      if (jb < best)
+        dirs = GST_CL_MPEG_B_BACKWARD;
+      c->directions = dirs;
+      c->fdx = dirs & GST_CL_MPEG_B_FORWARD ? vf[0] : 0;
+      c->fdy = dirs & GST_CL_MPEG_B_FORWARD ? vf[1] : 0;
+      c->bdx = dirs & GST_CL_MPEG_B_BACKWARD ? vb[0] : 0;
+      c->bdy = dirs & GST_CL_MPEG_B_BACKWARD ? vb[1] : 0;
+      for (b = 0; b < 6; b++) {
+        guint8 *out;
+        gint x0, y0;
+        comp = b < 4 ? 0 : b - 3;
+        out = mpegref_plane (pred, comp, &stride);
+        x0 = b < 4 ? mbx * 16 + (b & 1) * 8 : mbx * 8;
+        y0 = b < 4 ? mby * 16 + (b >> 1) * 8 : mby * 8;
+        for (i = 0; i < 64; i++)
+          out[(y0 + i / 8) * stride + x0 + i % 8] =
+              dirs == GST_CL_MPEG_B_FORWARD ? f[b][i] :
+              dirs == GST_CL_MPEG_B_BACKWARD ? bk[b][i] :
+              (f[b][i] + bk[b][i] + 1) >> 1;
+      }
+    }
+}
+
 /* luma SAD of @src against the prediction with (@dx, @dy) */
 static gint
 luma_sad (const gint src[6][64], const MpegRefPicture * ref, guint mbx,

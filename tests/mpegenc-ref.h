@@ -36,6 +36,14 @@ void mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
 guint mpegref_fit_vectors (GstClMotionVector * vectors, guint mb_width,
     guint mb_height, guint max_f_code);
 
+/* Predicts every macroblock of the B picture @cur from @fwd and @bwd
+ * with the fitted vectors @fvectors and @bvectors into @pred and
+ * @choices, as gst_cl_mpeg_transform_predict_b() does. */
+void mpegref_predict_b (const MpegRefPicture * cur,
+    const MpegRefPicture * fwd, const MpegRefPicture * bwd,
+    const GstClMotionVector * fvectors, const GstClMotionVector * bvectors,
+    guint lambda16, MpegRefPicture * pred, GstClMpegBChoice * choices);
+
 /* Encodes every macroblock of @cur against @ref (P) with the half-pel
  * @vectors (one per macroblock, NULL: zero), writing the records, the
  * levels and the reconstruction @recon, as kernels/mpegenc.cl does for

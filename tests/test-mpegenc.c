@@ -734,6 +734,116 @@ GST_START_TEST (test_device_stages)
 
 GST_END_TEST;
 
+/* mpeg_predict_b chooses each macroblock's prediction of a B picture and
+ * writes it as the C reference does, to the bit, on natural, random and
+ * extreme pictures with vectors of every kind (fitted as the encoder
+ * fits them) at several lambdas; each direction is chosen somewhere. */
+GST_START_TEST (test_predict_b)
+{
+  static const guint sizes[][2] = { {17, 9}, {64, 48}, {176, 144} };
+  static const guint lambdas[] = { 0, 12, 124 };
+  GstClContext *ctx = test_get_shared_context ();
+  guint s, k, i, chosen[4] = { 0, };
+  guint32 rng = 11;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (k = 0; k < N_STAGE_CONTENTS * G_N_ELEMENTS (lambdas); k++) {
+      guint w = sizes[s][0], h = sizes[s][1], n, v;
+      StageContent content = k % N_STAGE_CONTENTS;
+      guint lambda16 = lambdas[k / N_STAGE_CONTENTS];
+      GError *error = NULL;
+      GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, &error);
+      MpegRefPicture pics[4], pred;     /* current, forward, backward */
+      GstClMotionVector *vec[2];
+      GstClMpegBChoice *ch, *dch;
+      guint8 *out;
+      cl_mem m[4], mv[2], mp, mch;
+      gsize ps;
+
+      fail_unless (tr != NULL, "%s", error ? error->message : "?");
+      for (i = 0; i < 3; i++) {
+        mpegref_picture_init (&pics[i], w, h);
+        if (content == STAGE_CONTENT_RANDOM)
+          test_fill_random (pics[i].data, (gsize) pics[i].mb_width *
+              pics[i].mb_height * 384, &rng);
+        else if (content == STAGE_CONTENT_EXTREMES)
+          fill_extremes (&pics[i], &rng);
+        else
+          fill_natural (&pics[i], 2 + i, 3, 2, s + k);
+      }
+      mpegref_picture_init (&pred, w, h);
+      n = pred.mb_width * pred.mb_height;
+      ps = (gsize) n * 384;
+      for (v = 0; v < 2; v++) {
+        vec[v] = g_new0 (GstClMotionVector, n);
+        fill_vector_field (vec[v], n, (s + k + v) % N_FIELDS, &rng);
+        mpegref_fit_vectors (vec[v], pred.mb_width, pred.mb_height, 7);
+        mv[v] = gst_cl_mpeg_transform_alloc (tr,
+            n * sizeof (GstClMotionVector), &error);
+        fail_unless (mv[v] != NULL);
+        fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mv[v],
+                CL_TRUE, 0, n * sizeof (GstClMotionVector), vec[v], 0, NULL,
+                NULL), CL_SUCCESS);
+      }
+      for (i = 0; i < 3; i++) {
+        m[i] = gst_cl_mpeg_transform_alloc (tr, ps, &error);
+        fail_unless (m[i] != NULL);
+        fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, m[i],
+                CL_TRUE, 0, ps, pics[i].data, 0, NULL, NULL), CL_SUCCESS);
+      }
+      mp = gst_cl_mpeg_transform_alloc (tr, ps, &error);
+      mch = gst_cl_mpeg_transform_alloc (tr,
+          gst_cl_mpeg_transform_choices_size (tr), &error);
+      fail_unless (mp && mch);
+      ch = g_new0 (GstClMpegBChoice, n);
+      dch = g_new0 (GstClMpegBChoice, n);
+      out = g_malloc (ps);
+      mpegref_predict_b (&pics[0], &pics[1], &pics[2], vec[0], vec[1],
+          lambda16, &pred, ch);
+      fail_unless (gst_cl_mpeg_transform_predict_b (tr, m[0], m[1], m[2],
+              mv[0], mv[1], lambda16, mp, mch, &error), "%s",
+          error ? error->message : "?");
+      fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mch, CL_TRUE,
+              0, n * sizeof (GstClMpegBChoice), dch, 0, NULL, NULL),
+          CL_SUCCESS);
+      fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mp, CL_TRUE,
+              0, ps, out, 0, NULL, NULL), CL_SUCCESS);
+      for (i = 0; i < n; i++) {
+        fail_unless (memcmp (&ch[i], &dch[i], sizeof (GstClMpegBChoice)) ==
+            0, "%ux%u %s lambda %u macroblock %u: reference %u (%d, %d) "
+            "(%d, %d), device %u (%d, %d) (%d, %d)", w, h,
+            stage_content_names[content], lambda16, i, ch[i].directions,
+            ch[i].fdx, ch[i].fdy, ch[i].bdx, ch[i].bdy, dch[i].directions,
+            dch[i].fdx, dch[i].fdy, dch[i].bdx, dch[i].bdy);
+        chosen[ch[i].directions]++;
+      }
+      for (i = 0; i < ps; i++)
+        fail_unless (pred.data[i] == out[i], "%ux%u %s lambda %u: "
+            "prediction byte %u: %u, device %u", w, h,
+            stage_content_names[content], lambda16, i, pred.data[i], out[i]);
+      for (i = 0; i < 3; i++) {
+        clReleaseMemObject (m[i]);
+        mpegref_picture_clear (&pics[i]);
+      }
+      for (v = 0; v < 2; v++) {
+        clReleaseMemObject (mv[v]);
+        g_free (vec[v]);
+      }
+      clReleaseMemObject (mp);
+      clReleaseMemObject (mch);
+      mpegref_picture_clear (&pred);
+      g_free (ch);
+      g_free (dch);
+      g_free (out);
+      gst_cl_mpeg_transform_free (tr);
+    }
+  GST_INFO ("chosen: %u forward, %u backward, %u interpolated", chosen[1],
+      chosen[2], chosen[3]);
+  fail_unless (chosen[1] && chosen[2] && chosen[3]);
+}
+
+GST_END_TEST;
+
 /* mpeg_load pads I420 and NV12 frames of odd sizes like mpegref_load. */
 GST_START_TEST (test_device_load)
 {
@@ -1137,72 +1247,148 @@ append_headers (GstClMpegBitWriter * bw, GstBitWriter * hw)
   gst_bit_writer_init (hw);
 }
 
-/* The reconstruction that the encoder predicts from (the C reference of
- * the device stages, equal to the device's by test_device_stages) stays
- * equal to FFmpeg's decoding over one 48-picture GOP with half-pel
- * vectors: no drift. */
+/* The visible part of @pic (@w x @h), as I420, at picture @index of
+ * @frames. */
 static void
-check_no_drift (gboolean mpeg2, guint dc_shift)
+store_i420 (GByteArray * frames, guint index, const MpegRefPicture * pic,
+    guint w, guint h)
+{
+  guint i, y, at = index * w * h * 3 / 2;
+
+  if (frames->len < at + w * h * 3 / 2)
+    g_byte_array_set_size (frames, at + w * h * 3 / 2);
+  for (i = 0; i < 3; i++) {
+    guint stride, pw = i ? w / 2 : w, ph = i ? h / 2 : h;
+    guint8 *pl = mpegref_plane (pic, i, &stride);
+    for (y = 0; y < ph; y++) {
+      memcpy (frames->data + at, pl + y * stride, pw);
+      at += pw;
+    }
+  }
+}
+
+/* The reconstruction that the encoder predicts from (the C reference of
+ * the device stages, equal to the device's by test_device_stages and
+ * test_predict_b) stays equal to FFmpeg's decoding over one 48-picture
+ * GOP with half-pel vectors: no drift. With @b_frames, the pictures
+ * between anchors are B pictures (the last of the GOP a P picture),
+ * coded after the anchor behind them, and each B picture's own
+ * reconstruction is the picture FFmpeg shows there. */
+static void
+check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames)
 {
   const guint w = 96, h = 64, n = 48;
   RefCoder c;
+  MpegRefPicture older, pred;
+  GstClMpegBChoice *choices;
+  GstClMotionVector *bvec;
   GstClMpegBitWriter bw;
   GstBitWriter hw;
   /* MPEG-2: main profile at main level, its peak rate and buffer */
   GstClMpegSequenceParams sp = { w, h, 1, 3, mpeg2 ? 37500 : 0x3ffff,
-    mpeg2 ? 112 : 1023, FALSE, mpeg2, 0x48, FALSE, 0, 0, 0, FALSE
+    mpeg2 ? 112 : 1023, FALSE, mpeg2, 0x48, FALSE, 0, 0, 0, b_frames > 0
   };
   GByteArray *recons = g_byte_array_new (), *dec, *stream;
-  guint t, i, frames;
+  guint k, t, i, frames, a, m = 0, order[48], types[48];
   gchar *path;
-  guint max_diff = 0;
+  guint max_diff = 0, counts[4] = { 0, }, directions[4] = { 0, };
   guint64 diff_sum = 0;
   GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift, 1 };
 
+  /* coding order: the I picture, then each anchor and the B pictures
+   * before it */
+  order[m] = 0;
+  types[m++] = GST_CL_MPEG_PICTURE_I;
+  for (a = 0; a + 1 < n;) {
+    guint next = MIN (a + b_frames + 1, n - 1);
+    order[m] = next;
+    types[m++] = GST_CL_MPEG_PICTURE_P;
+    for (t = a + 1; t < next; t++) {
+      order[m] = t;
+      types[m++] = GST_CL_MPEG_PICTURE_B;
+    }
+    a = next;
+  }
   ref_coder_init (&c, w, h);
+  mpegref_picture_init (&older, w, h);
+  mpegref_picture_init (&pred, w, h);
+  choices = g_new0 (GstClMpegBChoice, c.mbn);
+  bvec = g_new0 (GstClMotionVector, c.mbn);
   gst_cl_mpeg_bit_writer_init (&bw, 4096);
   gst_bit_writer_init (&hw);
   gst_cl_mpeg_write_sequence_header (&hw, &sp);
   gst_cl_mpeg_write_gop_header (&hw, 0, 3, TRUE);
-  for (t = 0; t < n; t++) {
+  for (k = 0; k < n; k++) {
+    guint row, q, type;
+    GstClMpegEncodeParams p = { 0, };
+
+    t = order[k];
+    type = types[k];
+    counts[type]++;
     /* rate-distortion decisions on three pictures in four */
-    GstClMpegEncodeParams p = { t > 0, 3 + t % 5, FALSE, 1, 384, FALSE,
-      t % 4 ? 16 : 0, t % 4 ? 2 : 0, mpeg2, dc_shift
-    };
-    guint fc = 1, row, y;
+    q = 3 + t % 5;
+    p.p_picture = type != GST_CL_MPEG_PICTURE_I;
+    p.qscale = q;
+    p.avg_activity = 1;
+    p.intra_bias = 384;
+    p.rd_lambda = t % 4 ? 16 : 0;
+    p.mv_lambda = t % 4 ? 2 : 0;
+    p.mpeg2 = mpeg2;
+    p.dc_shift = dc_shift;
     /* the clip pans one pixel right and down: (-2, -2) in half-pels,
-     * odd ones on every third picture */
+     * odd ones on every third picture; backward the other way */
     for (i = 0; i < c.mbn; i++) {
       c.vec[i].dx = t % 3 ? 2 : 1;
       c.vec[i].dy = t % 3 ? 2 : 3;
+      bvec[i].dx = -c.vec[i].dx - (gint) (i % 3);
+      bvec[i].dy = -c.vec[i].dy;
     }
     ref_coder_load_natural (&c, w, h, t, 3);
-    mpegref_encode (&c.cur, &c.ref, c.vec, &p, c.recs, c.lev, &c.rec);
-    if (t > 0)
-      fc = gst_cl_mpeg_choose_f_code (c.recs, c.mbn);
-    pc.coding_type = t ? 2 : 1;
-    pc.f_code = fc;
+    pc.coding_type = type;
+    if (type == GST_CL_MPEG_PICTURE_B) {
+      /* forward from the anchor before, backward from the one after */
+      mpegref_predict_b (&c.cur, &older, &c.ref, c.vec, bvec, 4 * q, &pred,
+          choices);
+      mpegref_encode (&c.cur, &pred, NULL, &p, c.recs, c.lev, &c.rec);
+      gst_cl_mpeg_choose_b_f_codes (c.recs, choices, c.mbn, &pc.f_code,
+          &pc.backward_f_code);
+      for (i = 0; i < c.mbn; i++)
+        if (!(c.recs[i].flags & GST_CL_MPEG_MB_INTRA))
+          directions[choices[i].directions]++;
+    } else {
+      mpegref_encode (&c.cur, &c.ref, c.vec, &p, c.recs, c.lev, &c.rec);
+      pc.f_code = type == GST_CL_MPEG_PICTURE_P ?
+          gst_cl_mpeg_choose_f_code (c.recs, c.mbn) : 1;
+    }
     gst_cl_mpeg_write_picture_header (&hw, t, 0xffff, &pc);
     append_headers (&bw, &hw);
     for (row = 0; row < c.cur.mb_height; row++)
       gst_cl_mpeg_write_slice (&bw, row, c.cur.mb_width, &pc,
-          c.recs + row * c.cur.mb_width, NULL,
-          c.lev + (gsize) row * c.cur.mb_width * 384, NULL);
-    /* the visible part of the reconstruction, as I420 */
-    for (i = 0; i < 3; i++) {
-      guint stride, pw = i ? w / 2 : w, ph = i ? h / 2 : h;
-      guint8 *pl = mpegref_plane (&c.rec, i, &stride);
-      for (y = 0; y < ph; y++)
-        g_byte_array_append (recons, pl + y * stride, pw);
+          c.recs + row * c.cur.mb_width,
+          type == GST_CL_MPEG_PICTURE_B ? choices + row * c.cur.mb_width :
+          NULL, c.lev + (gsize) row * c.cur.mb_width * 384, NULL);
+    store_i420 (recons, t, &c.rec, w, h);
+    if (type != GST_CL_MPEG_PICTURE_B) {
+      /* the new anchor: the one before it serves the B pictures */
+      memcpy (older.data, c.ref.data, (gsize) c.mbn * 384);
+      ref_coder_next (&c);
     }
-    ref_coder_next (&c);
+  }
+  fail_unless_equals_int (counts[1] + counts[2] + counts[3], n);
+  if (b_frames) {
+    /* forward, backward and interpolated macroblocks all happened */
+    GST_INFO ("B macroblocks: %u forward, %u backward, %u interpolated",
+        directions[1], directions[2], directions[3]);
+    fail_unless (counts[3] >= (n - 2) / 2);
+    fail_unless (directions[1] && directions[2] && directions[3]);
   }
   gst_cl_mpeg_write_sequence_end (&hw);
   append_headers (&bw, &hw);
   stream = g_byte_array_new ();
   g_byte_array_append (stream, bw.data, bw.size);
   path = write_stream (mpeg2 ? "drift.m2v" : "drift.m1v", stream);
-  GST_INFO ("intra_dc_precision %u bits", 8 + dc_shift);
+  GST_INFO ("intra_dc_precision %u bits, %u B frames", 8 + dc_shift,
+      b_frames);
   dec = ffmpeg_decode (path, NULL, &frames, w, h);
   fail_unless_equals_int (frames, n);
   for (i = 0; i < recons->len; i++) {
@@ -1229,12 +1415,16 @@ check_no_drift (gboolean mpeg2, guint dc_shift)
   g_byte_array_unref (recons);
   g_byte_array_unref (dec);
   g_free (path);
+  g_free (choices);
+  g_free (bvec);
+  mpegref_picture_clear (&older);
+  mpegref_picture_clear (&pred);
   ref_coder_clear (&c);
 }
 
 GST_START_TEST (test_no_drift)
 {
-  check_no_drift (FALSE, 0);
+  check_no_drift (FALSE, 0, 0);
 }
 
 GST_END_TEST;
@@ -1246,7 +1436,21 @@ GST_START_TEST (test_no_drift_mpeg2)
   guint dc_shift;
 
   for (dc_shift = 0; dc_shift <= 3; dc_shift++)
-    check_no_drift (TRUE, dc_shift);
+    check_no_drift (TRUE, dc_shift, 0);
+}
+
+GST_END_TEST;
+
+/* The same with B pictures, one to three between anchors, in MPEG-1 and
+ * MPEG-2 */
+GST_START_TEST (test_no_drift_b_pictures)
+{
+  guint b_frames;
+
+  for (b_frames = 1; b_frames <= 3; b_frames++) {
+    check_no_drift (FALSE, 0, b_frames);
+    check_no_drift (TRUE, b_frames - 1, b_frames);
+  }
 }
 
 GST_END_TEST;
@@ -3193,8 +3397,10 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_fdct_accuracy);
   tcase_add_test (tc, test_device_load);
   tcase_add_test (tc, test_device_stages);
+  tcase_add_test (tc, test_predict_b);
   tcase_add_test (tc, test_no_drift);
   tcase_add_test (tc, test_no_drift_mpeg2);
+  tcase_add_test (tc, test_no_drift_b_pictures);
   tcase_add_test (tc, test_mpeg2_stream);
   tcase_add_test (tc, test_mpeg2_colour);
   tcase_add_test (tc, test_mpeg2_intra_dc_precision);
