@@ -119,14 +119,25 @@ i420_buffer (const guint8 * f, guint w, guint h, GstClockTime pts,
 typedef struct {
   GByteArray *stream;
   GArray *pts;                  /* GstClockTime of the output buffers */
+  GArray *dts;                  /* ... their decoding timestamps */
   guint n_sync;
 } Encoded;
+
+static void
+encoded_init (Encoded * e)
+{
+  e->stream = g_byte_array_new ();
+  e->pts = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  e->dts = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  e->n_sync = 0;
+}
 
 static void
 encoded_free (Encoded * e)
 {
   g_byte_array_unref (e->stream);
   g_array_unref (e->pts);
+  g_array_unref (e->dts);
 }
 
 static gboolean
@@ -166,11 +177,12 @@ pull_all (GstHarness * h, Encoded * e)
 
   while ((b = gst_harness_try_pull (h))) {
     GstMapInfo map;
-    GstClockTime pts = GST_BUFFER_PTS (b);
+    GstClockTime pts = GST_BUFFER_PTS (b), dts = GST_BUFFER_DTS (b);
     gst_buffer_map (b, &map, GST_MAP_READ);
     g_byte_array_append (e->stream, map.data, map.size);
     gst_buffer_unmap (b, &map);
     g_array_append_val (e->pts, pts);
+    g_array_append_val (e->dts, dts);
     if (!GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_DELTA_UNIT))
       e->n_sync++;
     gst_buffer_unref (b);
@@ -194,9 +206,7 @@ encode_clip (const gchar * props, guint w, guint h_, guint n, gboolean pan,
   GstClockTime dur = GST_SECOND / 25;
   guint i;
 
-  e->stream = g_byte_array_new ();
-  e->pts = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
-  e->n_sync = 0;
+  encoded_init (e);
   set_caps (h, w, h_, 25, fmt ? fmt : "I420");
   for (i = 0; i < n; i++) {
     guint8 *f = use_synthetic ? synthetic_frame (w, h_, i) :
@@ -1612,13 +1622,13 @@ GST_END_TEST;
 GST_START_TEST (test_size_change)
 {
   GstHarness *h = harness_new ("quantizer=4 gop-size=12");
-  Encoded e = { g_byte_array_new (), g_array_new (FALSE, FALSE,
-        sizeof (GstClockTime)), 0
-  };
+  Encoded e;
   MpegCheckOptions o;
   MpegCheckResult *r;
   gchar *path, *errs;
   guint i;
+
+  encoded_init (&e);
 
   set_caps (h, 64, 48, 25, "I420");
   for (i = 0; i < 5; i++) {
@@ -1691,10 +1701,10 @@ GST_END_TEST;
 GST_START_TEST (test_eos_and_flush)
 {
   GstHarness *h = harness_new ("quantizer=8 gop-size=3");
-  Encoded e = { g_byte_array_new (), g_array_new (FALSE, FALSE,
-        sizeof (GstClockTime)), 0
-  };
+  Encoded e;
   guint i;
+
+  encoded_init (&e);
 
   set_caps (h, 48, 32, 30, "I420");
   for (i = 0; i < 7; i++) {
@@ -1723,9 +1733,7 @@ GST_START_TEST (test_eos_and_flush)
   /* a flush drops the queued frame; coding starts over with a sequence
    * header and an I picture */
   h = harness_new ("quantizer=8 gop-size=30");
-  e.stream = g_byte_array_new ();
-  e.pts = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
-  e.n_sync = 0;
+  encoded_init (&e);
   set_caps (h, 48, 32, 30, "I420");
   for (i = 0; i < 6; i++) {
     guint8 *f = natural_frame (48, 32, i, 2, 2, 5);
@@ -1786,10 +1794,10 @@ GST_START_TEST (test_flush_starts_afresh)
 {
   const guint w = 320, hh = 192;
   GstHarness *h = harness_new ("quantizer=6 gop-size=30");
-  Encoded a = { g_byte_array_new (), g_array_new (FALSE, FALSE,
-        sizeof (GstClockTime)), 0
-  }, b = {
-  g_byte_array_new (), g_array_new (FALSE, FALSE, sizeof (GstClockTime)), 0};
+  Encoded a, b;
+
+  encoded_init (&a);
+  encoded_init (&b);
 
   set_caps (h, w, hh, 30, "I420");
   push_pan (h, w, hh, 0, 6);
@@ -2163,9 +2171,7 @@ encode_negotiated (const gchar * props, const gchar * caps, guint w, guint h,
   GstCaps *out;
   guint i;
 
-  e->stream = g_byte_array_new ();
-  e->pts = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
-  e->n_sync = 0;
+  encoded_init (e);
   gst_harness_set_src_caps_str (hn, in_caps);
   for (i = 0; i < n; i++) {
     guint8 *f = natural_frame (w, h, i, clip_pan_x, clip_pan_y, 7);
@@ -2317,6 +2323,160 @@ GST_START_TEST (test_mpeg2_stream)
     gst_caps_unref (caps1);
     encoded_free (&e1);
     encoded_free (&e2);
+  }
+}
+
+GST_END_TEST;
+
+/* PSNR-Y of each of the @n pictures of the stream at @path against the
+ * natural clip encode_negotiated() codes: the mean, and the least in
+ * *@least. */
+static gdouble
+clip_psnr (const gchar * path, guint w, guint h, guint n, gdouble * least)
+{
+  guint frames, k;
+  GByteArray *dec = ffmpeg_decode (path, NULL, &frames, w, h);
+  gdouble sum = 0;
+
+  fail_unless_equals_int (frames, n);
+  *least = 100;
+  for (k = 0; k < n; k++) {
+    guint8 *f = natural_frame (w, h, k, clip_pan_x, clip_pan_y, 7);
+    gdouble p = psnr_y (dec, k, f, w, h);
+    sum += p;
+    *least = MIN (*least, p);
+    g_free (f);
+  }
+  g_byte_array_unref (dec);
+  return sum / n;
+}
+
+/* B pictures, MPEG-1 and MPEG-2, one to three between anchors, at a
+ * constant quantiser and at constant and variable bit rates: the buffers
+ * come out in coding order (each anchor before the B pictures that
+ * precede it), every presentation timestamp once, the decoding ones a
+ * frame apart, a frame behind the earliest presentation one left and
+ * never past the buffer's own; the GOPs start at the I pictures, the last
+ * picture of each is a P picture; the stream passes the checker (every
+ * macroblock, and the VBV at a bit rate) and three decoders, to pictures
+ * as good as those without B pictures within a dB, in fewer bits at a
+ * constant quantiser. */
+GST_START_TEST (test_b_frames)
+{
+  static const struct
+  {
+    guint b_frames, gop;
+    const gchar *props, *caps;
+  } cases[] = {
+    {2, 12, "", "video/mpeg,mpegversion=1"},
+    {2, 12, "", "video/mpeg,mpegversion=2"},
+    {1, 7, "", "video/mpeg,mpegversion=1"},
+    {3, 12, "", "video/mpeg,mpegversion=2"},
+    {3, 12, "bitrate=500", "video/mpeg,mpegversion=2"},
+    {2, 12, "bitrate=300 max-bitrate=900", "video/mpeg,mpegversion=2"},
+    {2, 9, "bitrate=400", "video/mpeg,mpegversion=1"},
+  };
+  const guint w = 176, h = 144, n = 29;
+  const GstClockTime dur = GST_SECOND / 25;
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    guint b = cases[i].b_frames, gop = cases[i].gop, n_b = 0, n_gops;
+    gchar *props = g_strdup_printf ("quantizer=5 gop-size=%u %s", gop,
+        cases[i].props);
+    gchar *props_b = g_strdup_printf ("%s b-frames=%u", props, b);
+    gchar *name = g_strdup_printf ("b-frames-%u.mpg", i);
+    gchar *name0 = g_strdup_printf ("b-frames-%u-none.mpg", i);
+    gchar *path, *path0;
+    Encoded e, e0;
+    GstCaps *caps = encode_negotiated (props_b, cases[i].caps, w, h, n, 0,
+        NULL, &e);
+    GstCaps *caps0 = encode_negotiated (props, cases[i].caps, w, h, n, 0,
+        NULL, &e0);
+    GstClockTime first = G_MAXUINT64, latest = 0;
+    GstClockTime *pts = (GstClockTime *) e.pts->data;
+    GstClockTime *dts = (GstClockTime *) e.dts->data;
+    gboolean *seen = g_new0 (gboolean, n);
+    MpegCheckResult *r;
+    gdouble p, p0, least, least0;
+
+    GST_INFO ("%s %s", props_b, cases[i].caps);
+    fail_unless_equals_int (e.pts->len, n);
+    for (k = 0; k < n; k++)
+      first = MIN (first, pts[k]);
+    for (k = 0; k < n; k++) {
+      guint t = (pts[k] - first) / dur;
+      /* each frame once, on its own frame's time */
+      fail_unless (t < n && !seen[t] && pts[k] == first + t * dur,
+          "%s: buffer %u at %" GST_TIME_FORMAT, props_b, k,
+          GST_TIME_ARGS (pts[k]));
+      seen[t] = TRUE;
+      fail_unless (dts[k] == first + k * dur - dur, "%s: buffer %u: DTS %"
+          GST_TIME_FORMAT, props_b, k, GST_TIME_ARGS (dts[k]));
+      fail_unless (dts[k] <= pts[k]);
+      /* a B picture comes after the anchor behind it */
+      if (pts[k] < latest)
+        n_b++;
+      latest = MAX (latest, pts[k]);
+    }
+    n_gops = (n + gop - 1) / gop;
+    fail_unless_equals_int (e.n_sync, n_gops);
+    /* B pictures wherever the GOP has room for them: between anchors
+     * b + 1 apart, the last of each GOP a P picture */
+    {
+      guint want = 0, pos;
+      for (k = 0; k < n; k++) {
+        guint len = MIN (gop, n - k / gop * gop);
+        pos = k % gop;
+        want += pos > 0 && pos % (b + 1) != 0 && pos + 1 < len;
+      }
+      fail_unless_equals_int (n_b, want);
+    }
+
+    r = check_stream (e.stream, n, w, h);
+    fail_unless_equals_int (r->n_type[3], n_b);
+    fail_unless_equals_int (r->n_gops, n_gops);
+    {
+      guint backward = 0, interpolated = 0;
+      for (k = 0; k < r->pictures->len; k++) {
+        MpegCheckPicture *pic = &g_array_index (r->pictures,
+            MpegCheckPicture, k);
+        backward += pic->n_mb_backward;
+        interpolated += pic->n_mb_interpolated;
+      }
+      fail_unless (backward > 0 && interpolated > 0);
+    }
+    if (*cases[i].props) {
+      fail_unless (r->vbv_simulated);
+      fail_unless_equals_int (r->n_underflows, 0);
+    }
+    mpegcheck_result_free (r);
+    path = write_stream (name, e.stream);
+    path0 = write_stream (name0, e0.stream);
+    decode_check (path, n, w, h);
+    p = clip_psnr (path, w, h, n, &least);
+    p0 = clip_psnr (path0, w, h, n, &least0);
+    GST_INFO ("%s: %u bytes, %.2f dB (least %.2f); without B pictures %u "
+        "bytes, %.2f dB (least %.2f)", props_b, e.stream->len, p, least,
+        e0.stream->len, p0, least0);
+    fail_unless (p > p0 - 1.0 && least > least0 - 2.0, "%s: %.2f dB, "
+        "least %.2f, without B pictures %.2f, %.2f", props_b, p, least, p0,
+        least0);
+    if (!*cases[i].props)
+      fail_unless (e.stream->len < e0.stream->len, "%s: %u bytes, without "
+          "B pictures %u", props_b, e.stream->len, e0.stream->len);
+
+    g_free (seen);
+    g_free (path);
+    g_free (path0);
+    g_free (name);
+    g_free (name0);
+    g_free (props);
+    g_free (props_b);
+    gst_caps_unref (caps);
+    gst_caps_unref (caps0);
+    encoded_free (&e);
+    encoded_free (&e0);
   }
 }
 
@@ -2977,14 +3137,13 @@ GST_START_TEST (test_bitrate_too_low)
 
   for (c = 0; c < G_N_ELEMENTS (launches); c++) {
     GstHarness *hs = harness_new_parse (launches[c]);
-    Encoded e = { g_byte_array_new (), g_array_new (FALSE, FALSE,
-          sizeof (GstClockTime)), 0
-    };
+    Encoded e;
     guint32 rng = 99;
     MpegCheckResult *r;
     gchar *path;
     guint i;
 
+    encoded_init (&e);
     set_caps (hs, w, h, 25, "I420");
     for (i = 0; i < n; i++) {
       guint8 *f = g_malloc (psnr_i420_size (w, h));
@@ -3150,12 +3309,12 @@ encode_with_change (const gchar * props, const gchar * change, guint at)
 {
   const guint w = 176, h_ = 144, n = 36;
   GstHarness *h = harness_new (props);
-  Encoded e = { g_byte_array_new (), g_array_new (FALSE, FALSE,
-        sizeof (GstClockTime)), 0
-  };
+  Encoded e;
   MpegCheckResult *r;
   gchar *errors;
   guint i;
+
+  encoded_init (&e);
 
   set_caps (h, w, h_, 25, "I420");
   for (i = 0; i < n; i++) {
@@ -3403,6 +3562,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_no_drift_b_pictures);
   tcase_add_test (tc, test_mpeg2_stream);
   tcase_add_test (tc, test_mpeg2_colour);
+  tcase_add_test (tc, test_b_frames);
   tcase_add_test (tc, test_mpeg2_intra_dc_precision);
   tcase_add_test (tc, test_mpeg2_variable_rate_buffer);
   tcase_add_test (tc, test_mpeg2_level_refused);
