@@ -2082,25 +2082,33 @@ GST_END_TEST;
 
 /* The two kernel layouts take the same decisions: with the hierarchical
  * search, which both run alike, a clip coded in each (two processes, the
- * layout chosen by GST_CL_LAYOUT) gives the same stream. */
+ * layout chosen by GST_CL_LAYOUT) gives the same stream, MPEG-1 and
+ * MPEG-2, with and without B pictures. */
 GST_START_TEST (test_layouts_agree)
 {
   static const gchar *layouts[] = { "cpu", "gpu" };
-  guint i, version;
+  /* MPEG-1 and MPEG-2, with and without B pictures */
+  static const gchar *b_frames[] = { "b-frames=0", "b-frames=0",
+    "b-frames=3", "b-frames=2"
+  };
+  guint i, v;
 
-  for (version = 1; version <= 2; version++) {
+  for (v = 0; v < G_N_ELEMENTS (b_frames); v++) {
+    guint version = 1 + v % 2;
     gchar *data[2];
     gsize len[2];
 
     for (i = 0; i < 2; i++) {
-      gchar *name = g_strdup_printf ("layout-%s.m%uv", layouts[i], version);
+      gchar *name = g_strdup_printf ("layout-%s-%u.m%uv", layouts[i], v,
+          version);
       gchar *path = g_build_filename (tmpdir, name, NULL);
       gchar *location = g_strdup_printf ("location=%s", path);
       gchar *caps = g_strdup_printf ("video/mpeg,mpegversion=%u", version);
       const gchar *argv[] = { "gst-launch-1.0", "-q", "videotestsrc",
         "pattern=ball", "num-buffers=24", "!",
         "video/x-raw,format=I420,width=320,height=240,framerate=25/1", "!",
-        "clmpegenc", "motion-method=hierarchical", "!", caps, "!",
+        "clmpegenc", "motion-method=hierarchical", b_frames[v], "!", caps,
+        "!",
         "filesink", location, NULL
       };
       gchar **env = g_environ_setenv (g_get_environ (), "GST_CL_LAYOUT",
@@ -2122,9 +2130,9 @@ GST_START_TEST (test_layouts_agree)
     }
     fail_unless (len[0] > 1000);
     fail_unless (len[0] == len[1] && memcmp (data[0], data[1], len[0]) == 0,
-        "MPEG-%u: the CPU and the GPU layouts coded the clip differently (%"
-        G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT " bytes)", version, len[0],
-        len[1]);
+        "MPEG-%u, %s: the CPU and the GPU layouts coded the clip "
+        "differently (%" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT " bytes)",
+        version, b_frames[v], len[0], len[1]);
     for (i = 0; i < 2; i++)
       g_free (data[i]);
   }
@@ -2385,8 +2393,9 @@ GST_START_TEST (test_b_frames)
     gchar *props = g_strdup_printf ("quantizer=5 gop-size=%u %s", gop,
         cases[i].props);
     gchar *props_b = g_strdup_printf ("%s b-frames=%u", props, b);
-    gchar *name = g_strdup_printf ("b-frames-%u.mpg", i);
-    gchar *name0 = g_strdup_printf ("b-frames-%u-none.mpg", i);
+    gchar version = cases[i].caps[strlen (cases[i].caps) - 1];
+    gchar *name = g_strdup_printf ("b-frames-%u.m%cv", i, version);
+    gchar *name0 = g_strdup_printf ("b-frames-%u-none.m%cv", i, version);
     gchar *path, *path0;
     Encoded e, e0;
     GstCaps *caps = encode_negotiated (props_b, cases[i].caps, w, h, n, 0,
@@ -2477,6 +2486,63 @@ GST_START_TEST (test_b_frames)
     gst_caps_unref (caps0);
     encoded_free (&e);
     encoded_free (&e0);
+  }
+}
+
+GST_END_TEST;
+
+/* With B pictures the timestamps carry through GStreamer's parser into
+ * a transport stream and a program stream: FFmpeg decodes every frame
+ * from each, in display order (each picture as good as coded: a
+ * picture out of place in the panning clip would not be). */
+GST_START_TEST (test_b_frames_muxed)
+{
+  static const gchar *muxers[] = { "mpegtsmux", "mpegpsmux" };
+  const guint w = 176, h = 144, n = 26;
+  guint m, k;
+
+  for (m = 0; m < G_N_ELEMENTS (muxers); m++) {
+    gchar *launch = g_strdup_printf ("clmpegenc quantizer=4 b-frames=2 ! "
+        "video/mpeg,mpegversion=2 ! mpegvideoparse ! %s", muxers[m]);
+    gchar *name = g_strdup_printf ("b-frames.%s", m ? "mpg" : "ts");
+    GstHarness *hn = harness_new_parse (launch);
+    gchar *path;
+    Encoded e;
+    gdouble p, least;
+
+    encoded_init (&e);
+    gst_harness_set_src_caps_str (hn, "video/x-raw,format=I420,width=176,"
+        "height=144,framerate=25/1,pixel-aspect-ratio=1/1");
+    for (k = 0; k < n; k++) {
+      guint8 *f = natural_frame (w, h, k, clip_pan_x, clip_pan_y, 7);
+      fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h,
+                  k * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
+      g_free (f);
+      pull_all (hn, &e);
+    }
+    fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
+    /* (the muxer pushes from a thread of its own) */
+    for (;;) {
+      GstBuffer *b = NULL;
+      GstMapInfo map;
+      fail_unless (gst_harness_pull_until_eos (hn, &b));
+      if (!b)
+        break;
+      gst_buffer_map (b, &map, GST_MAP_READ);
+      g_byte_array_append (e.stream, map.data, map.size);
+      gst_buffer_unmap (b, &map);
+      gst_buffer_unref (b);
+    }
+    test_harness_teardown (hn);
+    path = write_stream (name, e.stream);
+    p = clip_psnr (path, w, h, n, &least);
+    GST_INFO ("%s: %u bytes, %.2f dB, least %.2f", muxers[m], e.stream->len,
+        p, least);
+    fail_unless (least > 38.0, "%s: a picture at %.2f dB", muxers[m], least);
+    encoded_free (&e);
+    g_free (path);
+    g_free (name);
+    g_free (launch);
   }
 }
 
@@ -3563,6 +3629,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_mpeg2_stream);
   tcase_add_test (tc, test_mpeg2_colour);
   tcase_add_test (tc, test_b_frames);
+  tcase_add_test (tc, test_b_frames_muxed);
   tcase_add_test (tc, test_mpeg2_intra_dc_precision);
   tcase_add_test (tc, test_mpeg2_variable_rate_buffer);
   tcase_add_test (tc, test_mpeg2_level_refused);
