@@ -14,7 +14,8 @@ mpeg_dirs() {
 
 # mpeg_encode ENCODER Q GOP SRC OUT [CLMPEGENC-PROPERTY...]
 # Codes the y4m file SRC into the elementary stream OUT with I and P
-# pictures only, GOP pictures a GOP, at quantiser Q. ENCODER is one of
+# pictures, and $MPEG_B_FRAMES B pictures between anchors [0], GOP
+# pictures a GOP, at quantiser Q. ENCODER is one of
 #   clmpegenc          its defaults (one slice per macroblock row)
 #   clmpegenc-2slices  slices=2, the slice count of ffmpeg -threads 2
 #   clmpegenc-PRESET   speed-preset=PRESET (ultrafast, veryfast, fast,
@@ -39,7 +40,8 @@ mpeg_encode() {
         *) extra=(speed-preset="${enc#clmpegenc-}") ;;
       esac
       gst-launch-1.0 -q filesrc location="$src" ! y4mdec ! \
-        clmpegenc quantizer="$q" gop-size="$gop" "${extra[@]}" "$@" ! \
+        clmpegenc quantizer="$q" gop-size="$gop" \
+        b-frames="${MPEG_B_FRAMES:-0}" "${extra[@]}" "$@" ! \
         "video/mpeg,mpegversion=${MPEG_VERSION:-1}" ! \
         filesink location="$out" ;;
     ffmpeg) mpeg_ffmpeg "$q" "$gop" "$src" "$out" ;;
@@ -48,10 +50,10 @@ mpeg_encode() {
       mpeg_ffmpeg "$q" "$gop" "$src" "$out" -mbd rd -trellis 1 -cmp rd \
         -subcmp rd -last_pred 3 -dia_size 2 ;;
     mpeg2enc)
-      # -f 0 generic MPEG-1, -R 0 no B pictures, fixed GOP; -q is its
+      # -f 0 generic MPEG-1, -R the B pictures, fixed GOP; -q is its
       # quantisation floor, with a bit rate and buffer high enough not to
       # limit it
-      mpeg2enc -f 0 -q "$q" -R 0 -g "$gop" -G "$gop" -M 2 -b 50000 -V 1000 \
+      mpeg2enc -f 0 -q "$q" -R "${MPEG_B_FRAMES:-0}" -g "$gop" -G "$gop" -M 2 -b 50000 -V 1000 \
         -o "$out" <"$src" 2>"$out.log" ;;
     *)
       echo "mpeg_encode: unknown encoder $enc" >&2
@@ -60,14 +62,14 @@ mpeg_encode() {
 }
 
 # mpeg_ffmpeg Q GOP SRC OUT [FFMPEG-OPTION...]: FFmpeg's mpeg1video (or
-# mpeg2video with MPEG_VERSION=2), no B pictures, $MPEG_FFMPEG_THREADS
-# threads [2]
+# mpeg2video with MPEG_VERSION=2), $MPEG_B_FRAMES B pictures [0],
+# $MPEG_FFMPEG_THREADS threads [2]
 mpeg_ffmpeg() {
   local q="$1" gop="$2" src="$3" out="$4" codec=mpeg1video
   shift 4
   [ "${MPEG_VERSION:-1}" = 2 ] && codec=mpeg2video
   ffmpeg -nostdin -v error -i "$src" -c:v "$codec" \
-    -threads "${MPEG_FFMPEG_THREADS:-2}" -bf 0 \
+    -threads "${MPEG_FFMPEG_THREADS:-2}" -bf "${MPEG_B_FRAMES:-0}" \
     -g "$gop" -qscale:v "$q" "$@" -f "$codec" -y "$out"
 }
 

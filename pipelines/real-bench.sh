@@ -17,7 +17,7 @@
 #   REAL_BENCH_FRAMES     frames of each clip, from its start [60]
 #   REAL_BENCH_QUANTS     quantisers: clmpegenc quantizer, ffmpeg -qscale:v
 #                         [3 5 8 12]
-#   REAL_BENCH_GOP        GOP length, I and P pictures only [12]
+#   REAL_BENCH_GOP        GOP length [12]
 #   REAL_BENCH_CLMPEGENC  extra clmpegenc properties, e.g. "slices=2" []
 #   REAL_BENCH_ENCODERS   the clmpegenc variants to run (mpeg-common.sh),
 #                         e.g. "clmpegenc-ultrafast clmpegenc-slow"
@@ -25,6 +25,7 @@
 #                         than one a summary follows
 #   REAL_BENCH_WORK       work directory, kept when given [a temporary one]
 #   MPEG_VERSION          2: MPEG-2, clmpegenc's and FFmpeg's mpeg2video [1]
+#   MPEG_B_FRAMES         B pictures between anchors, every encoder [0]
 #
 # Encoders (pipelines/mpeg-common.sh): clmpegenc with its defaults;
 # "ffmpeg", FFmpeg's mpeg1video with its defaults (-bf 0 -g GOP -qscale:v

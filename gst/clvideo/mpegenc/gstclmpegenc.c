@@ -6,13 +6,15 @@
  * @title: clmpegenc
  *
  * Encodes I420 or NV12 video into an MPEG-1 or MPEG-2 video elementary
- * stream (ISO/IEC 11172-2, 13818-2) with I and P pictures: MPEG-2 where
- * downstream's caps ask for mpegversion 2 (in the main or simple profile,
- * at the lowest level that holds the input, both in the caps), MPEG-1
- * where they allow it. The per-macroblock work runs on
- * an OpenCL device (kernels/mpegenc.cl): motion-compensated half-pel
- * prediction from the reconstructed previous picture, which stays on the
- * device, the intra/inter decision, forward DCT, quantisation and the
+ * stream (ISO/IEC 11172-2, 13818-2) with I and P pictures, and B
+ * pictures between them with "b-frames": MPEG-2 where downstream's caps
+ * ask for mpegversion 2 (in the main or simple profile, at the lowest
+ * level that holds the input, both in the caps), MPEG-1 where they allow
+ * it. The per-macroblock work runs on an OpenCL device
+ * (kernels/mpegenc.cl): motion-compensated half-pel prediction from the
+ * reconstructed reference pictures, which stay on the device (B pictures:
+ * forward, backward or interpolated, per macroblock), the intra/inter
+ * decision, forward DCT, quantisation and the
  * decoder's reconstruction (IEEE 1180 accurate inverse DCT, mismatch
  * control). The host codes the slices (by default as many as the
  * picture's size makes worth it, "slices") in parallel on worker threads
