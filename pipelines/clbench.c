@@ -55,6 +55,8 @@ static GstClContext *bench_ctx;
 static GstStructure *last_enc_stats;
 static gdouble chain_fps_device, chain_fps_host;
 static gint bench_lambda = 4;
+/* --encoder-props: more clmpegenc properties (a static "" when none) */
+static gchar *encoder_props = (gchar *) "";
 
 /* ---- copy bandwidth ---- */
 
@@ -1040,7 +1042,8 @@ run_streams (guint n, gint w, gint h, guint frames, GstBuffer ** clip,
   for (i = 0; i < n; i++) {
     gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
         "video/x-raw,format=I420,width=%d,height=%d,framerate=30/1 ! "
-        "clmpegenc quantizer=%u ! fakesink sync=false", w, h, quant);
+        "clmpegenc quantizer=%u %s ! fakesink sync=false", w, h, quant,
+        encoder_props);
     GError *error = NULL;
     GstBus *bus;
 
@@ -1173,7 +1176,7 @@ bench_encode (gint w, gint h, guint frames, guint quant)
     {"clcolorlowpass ! clmotionsearch", "clcolorlowpass ! "
           "video/x-raw(memory:OpenCL),format=I420 ! clmotionsearch ! "
           "fakesink name=devsink", FALSE, FALSE},
-    {"I420 source ! clmpegenc", "clmpegenc name=enc quantizer=%u ! "
+    {"I420 source ! clmpegenc", "clmpegenc name=enc quantizer=%u %s ! "
           "fakesink name=sink", TRUE, FALSE},
   };
   GstBuffer *clip[ENCODE_CLIP_FRAMES], *clip_i420[ENCODE_CLIP_FRAMES];
@@ -1193,8 +1196,8 @@ bench_encode (gint w, gint h, guint frames, guint quant)
     const gchar *l = variants[i].link;
     gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
         "video/x-raw,format=RGB,width=%d,height=%d,framerate=30/1%s"
-        "clcolorlowpass%sclmotionsearch%sclmpegenc name=enc quantizer=%u%s"
-        "fakesink name=sink", w, h, l, l, l, quant, l);
+        "clcolorlowpass%sclmotionsearch%sclmpegenc name=enc quantizer=%u %s%s"
+        "fakesink name=sink", w, h, l, l, l, quant, encoder_props, l);
     guint64 out_frames, bytes;
     gdouble fps;
 
@@ -1218,7 +1221,7 @@ bench_encode (gint w, gint h, guint frames, guint quant)
     fflush (stdout);
   }
   for (i = 0; i < G_N_ELEMENTS (parts); i++) {
-    gchar *tail = g_strdup_printf (parts[i].tail, quant);
+    gchar *tail = g_strdup_printf (parts[i].tail, quant, encoder_props);
     gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
         "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! %s",
         parts[i].i420 ? "I420" : "RGB", w, h, tail);
@@ -1293,6 +1296,9 @@ main (int argc, char **argv)
         "Stream counts of the density stage (encode sizes)", "N,..."},
     {"quantizer", 0, 0, G_OPTION_ARG_INT, &encode_quant,
         "Quantiser of the encode stage (1..31)", "Q"},
+    {"encoder-props", 0, 0, G_OPTION_ARG_STRING, &encoder_props,
+        "More clmpegenc properties of the encode and density stages",
+        "\"NAME=VALUE ...\""},
     {"lambda", 0, 0, G_OPTION_ARG_INT, &bench_lambda,
         "Lambda of the rate-constrained motion search (0: skip it)", "N"},
     {NULL}
