@@ -730,11 +730,12 @@ predict_samples (__global const uchar * ref, uint W, uint CW,
 /* ---- mpeg_predict_b: a B picture's predictions ----
  *
  * One work-item per macroblock, in every layout: of the forward
- * prediction (from @fwd with the vector in @fvec), the backward one (@bwd,
- * @bvec) and their average (interpolated), the one with the least luma
- * SAD + lambda16 / 16 x its bits (macroblock_type, coded, and the vectors
- * against the left neighbour's of the same direction, as mb_predictor
- * assumes) goes into @pred, all six blocks, and its directions and
+ * prediction (from @fwd with the vector in @fvec, its left neighbour's
+ * or zero), the backward one (@bwd, @bvec, likewise) and their average
+ * (interpolated), the one with the least luma SAD + lambda16 / 16 x its
+ * bits (macroblock_type, coded, and the vectors against the left
+ * neighbour's of the same direction, as mb_predictor assumes) goes into
+ * @pred, all six blocks, and its directions and
  * vectors into @choices. mpeg_encode_mb then codes the picture as a P
  * picture predicted from @pred with zero vectors: coded, not coded or
  * intra, and its reconstruction is the decoder's. */
@@ -744,6 +745,8 @@ predict_samples (__global const uchar * ref, uint W, uint CW,
 #define B_FORWARD_TYPE_BITS 4
 #define B_BACKWARD_TYPE_BITS 3
 #define B_INTERPOLATED_TYPE_BITS 2
+/* candidate vectors per direction */
+#define B_CANDIDATES 3
 
 /* sample (@x, @y) of plane @p (@stride) predicted with the half-pel
  * vector @v */
@@ -751,6 +754,27 @@ static int
 predict_at (__global const uchar * p, uint stride, int x, int y, int2 v)
 {
   return predict (p, stride, x, y, v.x >> 1, v.y >> 1, v.x & 1, v.y & 1);
+}
+
+/* Of the candidate vectors @c of a direction (the searched one, the left
+ * neighbour's, zero) with the luma SADs @sad, the one with the least
+ * SAD + lambda16 / 16 x its bits from @pred (the first on ties), zero's
+ * SAD lowered by @zero_bias (a still macroblock is skipped where its
+ * neighbour is, a moving one seldom); its cost in *@cost */
+static int2
+b_candidate (const int2 * c, const int *sad, int2 pred, long lambda16,
+    int zero_bias, __global const uchar * bits, long *cost)
+{
+  int best = 0;
+  long j[B_CANDIDATES];
+  for (int k = 0; k < B_CANDIDATES; k++) {
+    int s = c[k].x || c[k].y ? sad[k] : sad[k] - zero_bias;
+    j[k] = 16 * (long) s + lambda16 * vector_bits (bits, c[k] - pred);
+    if (j[k] < j[best])
+      best = k;
+  }
+  *cost = j[best];
+  return c[best];
 }
 
 __kernel void
@@ -764,31 +788,42 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
   const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
   const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
   const long lambda16 = args.lambda16;
-  int2 vf, vb, cf, cb;
-  int sf = 0, sb = 0, si = 0;
+  int2 vf, vb, pf, pb, cf, cb, fc[B_CANDIDATES], bc[B_CANDIDATES];
+  int sf[B_CANDIDATES] = { 0 }, sb[B_CANDIDATES] = { 0 }, si = 0;
   long jf, jb, ji, best;
   uint dirs = GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD;
 
   if (mb >= args.mb_width * args.mb_height)
     return;
-  vf = mb_vector (fvec, mb, mbx, mby, W, H);
-  vb = mb_vector (bvec, mb, mbx, mby, W, H);
+  /* per direction: the searched vector, the predictor's (its own left
+   * neighbour's searched one, which that neighbour codes when it takes
+   * it) and zero, the least costly of them */
+  pf = mb_predictor (fvec, mb, mbx, mby, W, H);
+  pb = mb_predictor (bvec, mb, mbx, mby, W, H);
+  fc[0] = mb_vector (fvec, mb, mbx, mby, W, H);
+  bc[0] = mb_vector (bvec, mb, mbx, mby, W, H);
+  fc[1] = clamp_vector (pf, mbx, mby, W, H);
+  bc[1] = clamp_vector (pb, mbx, mby, W, H);
+  fc[2] = bc[2] = (int2) (0, 0);
   for (int y = mby * 16; y < mby * 16 + 16; y++)
     for (int x = mbx * 16; x < mbx * 16 + 16; x++) {
       int o = cur[y * W + x];
-      int a = predict_at (fwd, W, x, y, vf);
-      int b = predict_at (bwd, W, x, y, vb);
-      sf += abs (o - a);
-      sb += abs (o - b);
-      si += abs (o - ((a + b + 1) >> 1));
+      for (int k = 0; k < B_CANDIDATES; k++) {
+        sf[k] += abs (o - predict_at (fwd, W, x, y, fc[k]));
+        sb[k] += abs (o - predict_at (bwd, W, x, y, bc[k]));
+      }
     }
-  jf = 16 * (long) sf + lambda16 * (B_FORWARD_TYPE_BITS +
-      vector_bits (bits, vf - mb_predictor (fvec, mb, mbx, mby, W, H)));
-  jb = 16 * (long) sb + lambda16 * (B_BACKWARD_TYPE_BITS +
-      vector_bits (bits, vb - mb_predictor (bvec, mb, mbx, mby, W, H)));
+  vf = b_candidate (fc, sf, pf, lambda16, args.zero_bias, bits, &jf);
+  vb = b_candidate (bc, sb, pb, lambda16, args.zero_bias, bits, &jb);
+  for (int y = mby * 16; y < mby * 16 + 16; y++)
+    for (int x = mbx * 16; x < mbx * 16 + 16; x++)
+      si += abs (cur[y * W + x] - ((predict_at (fwd, W, x, y, vf) +
+                  predict_at (bwd, W, x, y, vb) + 1) >> 1));
+  /* (each direction's cost holds its vector's bits) */
   ji = 16 * (long) si + lambda16 * (B_INTERPOLATED_TYPE_BITS +
-      vector_bits (bits, vf - mb_predictor (fvec, mb, mbx, mby, W, H)) +
-      vector_bits (bits, vb - mb_predictor (bvec, mb, mbx, mby, W, H)));
+      vector_bits (bits, vf - pf) + vector_bits (bits, vb - pb));
+  jf += lambda16 * B_FORWARD_TYPE_BITS;
+  jb += lambda16 * B_BACKWARD_TYPE_BITS;
   best = ji;
   if (jf < best) {
     dirs = GST_CL_MPEG_B_FORWARD;

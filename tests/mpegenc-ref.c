@@ -430,14 +430,30 @@ predict_mb (const MpegRefPicture * ref, guint mbx, guint mby, gint dx,
   }
 }
 
+/* luma SAD of @src against the prediction with (@dx, @dy) */
+static gint
+luma_sad (const gint src[6][64], const MpegRefPicture * ref, guint mbx,
+    guint mby, gint dx, gint dy)
+{
+  gint pred[6][64], sad = 0, b, i;
+  predict_mb (ref, mbx, mby, dx, dy, pred);
+  for (b = 0; b < 4; b++)
+    for (i = 0; i < 64; i++)
+      sad += ABS (src[b][i] - pred[b][i]);
+  return sad;
+}
+
 /* macroblock_type bits of coded forward, backward and interpolated
  * macroblocks of a B picture */
 #define B_FORWARD_TYPE_BITS 4
 #define B_BACKWARD_TYPE_BITS 3
 #define B_INTERPOLATED_TYPE_BITS 2
 
+#define B_CANDIDATES 3
+
 /* the vector of macroblock @mb of @vec, clamped (MPEG-1: inside the
- * picture), and its left neighbour's, the predictor assumed */
+ * picture), and its left neighbour's, the predictor assumed (clamped for
+ * the neighbour) */
 static void
 b_vector (const GstClMotionVector * vec, guint mb, guint mbx, guint mby,
     guint W, guint H, gint v[2], gint pred[2])
@@ -453,40 +469,68 @@ b_vector (const GstClMotionVector * vec, guint mb, guint mbx, guint mby,
   }
 }
 
+/* Of a direction's candidates (the searched vector, the predictor's,
+ * zero) the one with the least luma SAD + @lambda16 / 16 x its bits from
+ * the predictor @pred (the first on ties) into @v, its prediction into @p
+ * and its cost returned. */
+static gint64
+b_direction (const gint src[6][64], const MpegRefPicture * ref,
+    const GstClMotionVector * vec, guint mb, guint mbx, guint mby, guint W,
+    guint H, guint lambda16, gint zero_bias, gint v[2], gint pred[2],
+    gint p[6][64])
+{
+  gint c[B_CANDIDATES][2], k, best = 0;
+  gint64 j[B_CANDIDATES];
+
+  b_vector (vec, mb, mbx, mby, W, H, c[0], pred);
+  c[1][0] = pred[0];
+  c[1][1] = pred[1];
+  clamp_vector (&c[1][0], &c[1][1], mbx, mby, W, H);
+  c[2][0] = c[2][1] = 0;
+  for (k = 0; k < B_CANDIDATES; k++) {
+    gint sad = luma_sad (src, ref, mbx, mby, c[k][0], c[k][1]);
+    if (c[k][0] == 0 && c[k][1] == 0)
+      sad -= zero_bias;
+    j[k] = 16 * (gint64) sad +
+        (gint64) lambda16 * vector_bits (c[k][0], c[k][1], pred[0], pred[1]);
+    if (j[k] < j[best])
+      best = k;
+  }
+  v[0] = c[best][0];
+  v[1] = c[best][1];
+  predict_mb (ref, mbx, mby, v[0], v[1], p);
+  return j[best];
+}
+
 void
 mpegref_predict_b (const MpegRefPicture * cur, const MpegRefPicture * fwd,
     const MpegRefPicture * bwd, const GstClMotionVector * fvectors,
-    const GstClMotionVector * bvectors, guint lambda16, MpegRefPicture * pred,
-    GstClMpegBChoice * choices)
+    const GstClMotionVector * bvectors, guint lambda16, guint zero_bias,
+    MpegRefPicture * pred, GstClMpegBChoice * choices)
 {
   guint W = cur->mb_width * 16, H = cur->mb_height * 16, mbx, mby;
 
   for (mby = 0; mby < cur->mb_height; mby++)
     for (mbx = 0; mbx < cur->mb_width; mbx++) {
       guint mb = mby * cur->mb_width + mbx, stride, comp, b, i;
-      gint vf[2], vb[2], pf[2], pb[2], f[6][64], bk[6][64];
-      gint sf = 0, sb = 0, si = 0;
+      gint vf[2], vb[2], pf[2], pb[2], f[6][64], bk[6][64], src[6][64];
+      gint si = 0;
       gint64 jf, jb, ji, best;
       guint dirs = GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD;
       const guint8 *plane = mpegref_plane (cur, 0, &stride);
       GstClMpegBChoice *c = &choices[mb];
 
-      b_vector (fvectors, mb, mbx, mby, W, H, vf, pf);
-      b_vector (bvectors, mb, mbx, mby, W, H, vb, pb);
-      predict_mb (fwd, mbx, mby, vf[0], vf[1], f);
-      predict_mb (bwd, mbx, mby, vb[0], vb[1], bk);
       for (b = 0; b < 4; b++)
-        for (i = 0; i < 64; i++) {
-          gint o = plane[(mby * 16 + (b >> 1) * 8 + i / 8) * stride +
+        for (i = 0; i < 64; i++)
+          src[b][i] = plane[(mby * 16 + (b >> 1) * 8 + i / 8) * stride +
               mbx * 16 + (b & 1) * 8 + i % 8];
-          sf += ABS (o - f[b][i]);
-          sb += ABS (o - bk[b][i]);
-          si += ABS (o - ((f[b][i] + bk[b][i] + 1) >> 1));
-        }
-      jf = 16 * (gint64) sf + (gint64) lambda16 * (B_FORWARD_TYPE_BITS +
-          vector_bits (vf[0], vf[1], pf[0], pf[1]));
-      jb = 16 * (gint64) sb + (gint64) lambda16 * (B_BACKWARD_TYPE_BITS +
-          vector_bits (vb[0], vb[1], pb[0], pb[1]));
+      jf = b_direction (src, fwd, fvectors, mb, mbx, mby, W, H, lambda16,
+          zero_bias, vf, pf, f) + (gint64) lambda16 * B_FORWARD_TYPE_BITS;
+      jb = b_direction (src, bwd, bvectors, mb, mbx, mby, W, H, lambda16,
+          zero_bias, vb, pb, bk) + (gint64) lambda16 * B_BACKWARD_TYPE_BITS;
+      for (b = 0; b < 4; b++)
+        for (i = 0; i < 64; i++)
+          si += ABS (src[b][i] - ((f[b][i] + bk[b][i] + 1) >> 1));
       ji = 16 * (gint64) si + (gint64) lambda16 * (B_INTERPOLATED_TYPE_BITS +
           vector_bits (vf[0], vf[1], pf[0], pf[1]) +
           vector_bits (vb[0], vb[1], pb[0], pb[1]));
@@ -516,19 +560,6 @@ mpegref_predict_b (const MpegRefPicture * cur, const MpegRefPicture * fwd,
               (f[b][i] + bk[b][i] + 1) >> 1;
       }
     }
-}
-
-/* luma SAD of @src against the prediction with (@dx, @dy) */
-static gint
-luma_sad (const gint src[6][64], const MpegRefPicture * ref, guint mbx,
-    guint mby, gint dx, gint dy)
-{
-  gint pred[6][64], sad = 0, b, i;
-  predict_mb (ref, mbx, mby, dx, dy, pred);
-  for (b = 0; b < 4; b++)
-    for (i = 0; i < 64; i++)
-      sad += ABS (src[b][i] - pred[b][i]);
-  return sad;
 }
 
 /* The quantiser from @q up at which every level of the coefficients

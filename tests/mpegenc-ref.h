@@ -42,7 +42,8 @@ guint mpegref_fit_vectors (GstClMotionVector * vectors, guint mb_width,
 void mpegref_predict_b (const MpegRefPicture * cur,
     const MpegRefPicture * fwd, const MpegRefPicture * bwd,
     const GstClMotionVector * fvectors, const GstClMotionVector * bvectors,
-    guint lambda16, MpegRefPicture * pred, GstClMpegBChoice * choices);
+    guint lambda16, guint zero_bias, MpegRefPicture * pred,
+    GstClMpegBChoice * choices);
 
 /* Encodes every macroblock of @cur against @ref (P) with the half-pel
  * @vectors (one per macroblock, NULL: zero), writing the records, the

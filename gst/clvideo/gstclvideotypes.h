@@ -112,10 +112,12 @@ typedef struct {
   guint32 directions;
 } GstClMpegBChoice;
 
-/* mpeg_predict_b: @lambda16 weighs a vector bit against 16 SAD units */
+/* mpeg_predict_b: @lambda16 weighs a vector bit against 16 SAD units;
+ * a vector other than zero must lower the SAD by @zero_bias more */
 typedef struct {
   guint32 mb_width, mb_height;
   guint32 lambda16;
+  guint32 zero_bias;
 } GstClMpegPredictArgs;
 
 /* ---- motion search (kernels/motionsearch.cl) ---- */
@@ -184,7 +186,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
 GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 48);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
-GST_CL_VIDEO_SIZE_IS (GstClMpegPredictArgs, 12);
+GST_CL_VIDEO_SIZE_IS (GstClMpegPredictArgs, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 80);
 GST_CL_VIDEO_SIZE_IS (GstClMotionDecimateArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMotionLambdaArgs, 48);

@@ -38,6 +38,10 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cl_mpeg_enc_debug);
  * error, and in 1/16 q per bit of SAD for the vectors */
 #define RD_LAMBDA 14
 #define MV_LAMBDA 4
+/* B pictures: a vector other than zero must lower the SAD by this many
+ * quantiser steps more than its bits weigh (still macroblocks are then
+ * skipped where their neighbours are) */
+#define B_ZERO_MARGIN 4
 /* The bits a slice should hold (by the records' estimate, see
  * auto_slices) when the encoder chooses the slices: each slice costs about
  * 60 bits (its header, and the first and last macroblocks that it must
@@ -644,7 +648,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
      * vectors */
     if (!gst_cl_mpeg_transform_predict_b (e->tr, s->cur, e->recon[s->ref],
             e->recon[s->bwd], s->vectors, s->bvectors, MV_LAMBDA * s->quant,
-            s->bpred, s->choices, error) ||
+            B_ZERO_MARGIN * s->quant, s->bpred, s->choices, error) ||
         !gst_cl_mpeg_transform_encode (e->tr, s->cur, s->bpred,
             e->zero_vectors, &p, s->records, s->levels, e->recon[s->out],
             error))

@@ -238,7 +238,7 @@ gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
 gboolean
 gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
     cl_mem fwd, cl_mem bwd, cl_mem fvectors, cl_mem bvectors, guint lambda16,
-    cl_mem pred, cl_mem choices, GError ** error)
+    guint zero_bias, cl_mem pred, cl_mem choices, GError ** error)
 {
   GstClMpegPredictArgs args;
   const cl_mem mems[8] = { cur, fwd, bwd, fvectors, bvectors, tr->rd_bits,
@@ -249,6 +249,7 @@ gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
   args.mb_width = tr->mb_width;
   args.mb_height = tr->mb_height;
   args.lambda16 = lambda16;
+  args.zero_bias = zero_bias;
   if (!gst_cl_video_set_kernel_args (tr->predict_b, mems, G_N_ELEMENTS (mems),
           &args, sizeof (args), error))
     return FALSE;

@@ -98,11 +98,14 @@ gboolean gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr,
  * per macroblock the cheapest of forward, backward and interpolated
  * (luma SAD + @lambda16 / 16 per bit of its type and vectors) into the
  * picture @pred and a GstClMpegBChoice into @choices
- * (gst_cl_mpeg_transform_choices_size() bytes). Coding @cur as a P
- * picture from @pred with zero vectors then codes the B picture. */
+ * (gst_cl_mpeg_transform_choices_size() bytes); a vector other than zero
+ * must lower the SAD by @zero_bias more than its bits weigh. Coding @cur
+ * as a P picture from @pred with zero vectors then codes the B
+ * picture. */
 gboolean gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr,
     cl_mem cur, cl_mem fwd, cl_mem bwd, cl_mem fvectors, cl_mem bvectors,
-    guint lambda16, cl_mem pred, cl_mem choices, GError ** error);
+    guint lambda16, guint zero_bias, cl_mem pred, cl_mem choices,
+    GError ** error);
 gsize gst_cl_mpeg_transform_choices_size (const GstClMpegTransform * tr);
 /* Enqueues the coding of @cur (predicted from @ref with @vectors in P
  * pictures; @ref and @vectors are not read in I pictures but must be
