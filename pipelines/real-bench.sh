@@ -162,7 +162,9 @@ device="$(clinfo -l 2>/dev/null | sed -n 's/.*Device #0: *//p' | head -n 1)"
 commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || true)"
 codec=mpeg1video
 [ "${MPEG_VERSION:-1}" = 2 ] && codec=mpeg2video
-echo "### Real-content set, MPEG-${MPEG_VERSION:-1}: up to $frames frames a clip, GOP $gop (I and P), quantisers ${quants// /, }"
+structure="I and P"
+[ "${MPEG_B_FRAMES:-0}" -gt 0 ] && structure="I, P and ${MPEG_B_FRAMES} B pictures between anchors, every encoder"
+echo "### Real-content set, MPEG-${MPEG_VERSION:-1}: up to $frames frames a clip, GOP $gop ($structure), quantisers ${quants// /, }"
 echo
 echo "clmpegenc${clprops:+ ($clprops)}${commit:+ as of commit $commit}${device:+, OpenCL device: $device};" \
   "$(ffmpeg -version | head -n 1 | cut -d' ' -f1-3)'s $codec; $(nproc) CPU threads, $(date -u +%Y-%m-%d)."
