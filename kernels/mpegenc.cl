@@ -777,8 +777,78 @@ b_candidate (const int2 * c, const int *sad, int2 pred, long lambda16,
   return c[best];
 }
 
+/* The candidates of each direction of macroblock (@mbx, @mby): the
+ * searched vector, the predictor's (its left neighbour's searched one,
+ * which that neighbour codes when it takes it), zero; the predictors in
+ * *@pf and *@pb */
+static void
+b_candidates (__global const GstClMotionVector * fvec,
+    __global const GstClMotionVector * bvec, uint mb, uint mbx, uint mby,
+    uint W, uint H, int2 * fc, int2 * bc, int2 * pf, int2 * pb)
+{
+  *pf = mb_predictor (fvec, mb, mbx, mby, W, H);
+  *pb = mb_predictor (bvec, mb, mbx, mby, W, H);
+  fc[0] = mb_vector (fvec, mb, mbx, mby, W, H);
+  bc[0] = mb_vector (bvec, mb, mbx, mby, W, H);
+  fc[1] = clamp_vector (*pf, mbx, mby, W, H);
+  bc[1] = clamp_vector (*pb, mbx, mby, W, H);
+  fc[2] = bc[2] = (int2) (0, 0);
+}
+
+/* The directions of the macroblock from the costs @jf and @jb of the best
+ * forward and backward candidates and the interpolated SAD @si */
+static uint
+b_directions (long jf, long jb, int si, int2 vf, int2 vb, int2 pf, int2 pb,
+    long lambda16, __global const uchar * bits)
+{
+  long ji = 16 * (long) si + lambda16 * (B_INTERPOLATED_TYPE_BITS +
+      vector_bits (bits, vf - pf) + vector_bits (bits, vb - pb));
+  long best = ji;
+  uint dirs = GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD;
+
+  /* (each direction's cost holds its vector's bits) */
+  jf += lambda16 * B_FORWARD_TYPE_BITS;
+  jb += lambda16 * B_BACKWARD_TYPE_BITS;
+  if (jf < best) {
+    dirs = GST_CL_MPEG_B_FORWARD;
+    best = jf;
+  }
+  if (jb < best)
+    dirs = GST_CL_MPEG_B_BACKWARD;
+  return dirs;
+}
+
+static void
+write_choice (__global GstClMpegBChoice * c, uint dirs, int2 vf, int2 vb)
+{
+  c->fdx = (short) (dirs & GST_CL_MPEG_B_FORWARD ? vf.x : 0);
+  c->fdy = (short) (dirs & GST_CL_MPEG_B_FORWARD ? vf.y : 0);
+  c->bdx = (short) (dirs & GST_CL_MPEG_B_BACKWARD ? vb.x : 0);
+  c->bdy = (short) (dirs & GST_CL_MPEG_B_BACKWARD ? vb.y : 0);
+  c->directions = dirs;
+}
+
+/* Sample (@x, @y) of component @c (0 Y, 1 Cb, 2 Cr) of the prediction of
+ * @dirs with the luma vectors @vf and @vb (chroma: half of them,
+ * truncated towards zero) */
+static uchar
+b_sample (__global const uchar * fwd, __global const uchar * bwd, uint W,
+    uint H, int c, int x, int y, uint dirs, int2 vf, int2 vb)
+{
+  const uint off = c ? W * H + (c - 1) * (W / 2) * (H / 2) : 0;
+  const uint stride = c ? W / 2 : W;
+  int a = dirs & GST_CL_MPEG_B_FORWARD ?
+      predict_at (fwd + off, stride, x, y, c ? vf / 2 : vf) : 0;
+  int b = dirs & GST_CL_MPEG_B_BACKWARD ?
+      predict_at (bwd + off, stride, x, y, c ? vb / 2 : vb) : 0;
+  return (uchar) (dirs == (GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD) ?
+      (a + b + 1) >> 1 : a + b);
+}
+
+#if GST_CL_CPU_LAYOUT
+/* CPU layout: one work-item per macroblock */
 __kernel void
-mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
+mpeg_predict_b_cpu (__global const uchar * cur, __global const uchar * fwd,
     __global const uchar * bwd, __global const GstClMotionVector * fvec,
     __global const GstClMotionVector * bvec, __global const uchar * bits,
     __global uchar * pred, __global GstClMpegBChoice * choices,
@@ -786,25 +856,16 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
 {
   const uint mb = get_global_id (0);
   const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
-  const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
+  const uint W = args.mb_width * 16, H = args.mb_height * 16;
   const long lambda16 = args.lambda16;
-  int2 vf, vb, pf, pb, cf, cb, fc[B_CANDIDATES], bc[B_CANDIDATES];
+  int2 vf, vb, pf, pb, fc[B_CANDIDATES], bc[B_CANDIDATES];
   int sf[B_CANDIDATES] = { 0 }, sb[B_CANDIDATES] = { 0 }, si = 0;
-  long jf, jb, ji, best;
-  uint dirs = GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD;
+  long jf, jb;
+  uint dirs;
 
   if (mb >= args.mb_width * args.mb_height)
     return;
-  /* per direction: the searched vector, the predictor's (its own left
-   * neighbour's searched one, which that neighbour codes when it takes
-   * it) and zero, the least costly of them */
-  pf = mb_predictor (fvec, mb, mbx, mby, W, H);
-  pb = mb_predictor (bvec, mb, mbx, mby, W, H);
-  fc[0] = mb_vector (fvec, mb, mbx, mby, W, H);
-  bc[0] = mb_vector (bvec, mb, mbx, mby, W, H);
-  fc[1] = clamp_vector (pf, mbx, mby, W, H);
-  bc[1] = clamp_vector (pb, mbx, mby, W, H);
-  fc[2] = bc[2] = (int2) (0, 0);
+  b_candidates (fvec, bvec, mb, mbx, mby, W, H, fc, bc, &pf, &pb);
   for (int y = mby * 16; y < mby * 16 + 16; y++)
     for (int x = mbx * 16; x < mbx * 16 + 16; x++) {
       int o = cur[y * W + x];
@@ -819,47 +880,69 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
     for (int x = mbx * 16; x < mbx * 16 + 16; x++)
       si += abs (cur[y * W + x] - ((predict_at (fwd, W, x, y, vf) +
                   predict_at (bwd, W, x, y, vb) + 1) >> 1));
-  /* (each direction's cost holds its vector's bits) */
-  ji = 16 * (long) si + lambda16 * (B_INTERPOLATED_TYPE_BITS +
-      vector_bits (bits, vf - pf) + vector_bits (bits, vb - pb));
-  jf += lambda16 * B_FORWARD_TYPE_BITS;
-  jb += lambda16 * B_BACKWARD_TYPE_BITS;
-  best = ji;
-  if (jf < best) {
-    dirs = GST_CL_MPEG_B_FORWARD;
-    best = jf;
-  }
-  if (jb < best)
-    dirs = GST_CL_MPEG_B_BACKWARD;
-  if (!(dirs & GST_CL_MPEG_B_FORWARD))
-    vf = (int2) (0, 0);
-  if (!(dirs & GST_CL_MPEG_B_BACKWARD))
-    vb = (int2) (0, 0);
-  choices[mb].fdx = (short) vf.x;
-  choices[mb].fdy = (short) vf.y;
-  choices[mb].bdx = (short) vb.x;
-  choices[mb].bdy = (short) vb.y;
-  choices[mb].directions = dirs;
-
-  /* chroma: half the vectors, truncated towards zero */
-  cf = vf / 2;
-  cb = vb / 2;
+  dirs = b_directions (jf, jb, si, vf, vb, pf, pb, lambda16, bits);
+  write_choice (&choices[mb], dirs, vf, vb);
   for (int c = 0; c < 3; c++) {
-    const uint off = c ? W * H + (c - 1) * CW * (H / 2) : 0;
-    const uint n = c ? 8 : 16, stride = c ? CW : W;
-    const int2 f = c ? cf : vf, b = c ? cb : vb;
+    const uint n = c ? 8 : 16, stride = c ? W / 2 : W;
+    const uint off = c ? W * H + (c - 1) * (W / 2) * (H / 2) : 0;
     for (int y = mby * n; y < mby * n + n; y++)
-      for (int x = mbx * n; x < mbx * n + n; x++) {
-        int a = dirs & GST_CL_MPEG_B_FORWARD ?
-            predict_at (fwd + off, stride, x, y, f) : 0;
-        int p = dirs & GST_CL_MPEG_B_BACKWARD ?
-            predict_at (bwd + off, stride, x, y, b) : 0;
-        pred[off + y * stride + x] = (uchar) (dirs ==
-            (GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD) ?
-            (a + p + 1) >> 1 : a + p);
-      }
+      for (int x = mbx * n; x < mbx * n + n; x++)
+        pred[off + y * stride + x] = b_sample (fwd, bwd, W, H, c, x, y, dirs,
+            vf, vb);
   }
 }
+#else
+/* GPU layout: a work-group of 64 per macroblock, each work-item four
+ * luma samples of a row and one sample of each chroma block */
+__kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
+void
+mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
+    __global const uchar * bwd, __global const GstClMotionVector * fvec,
+    __global const GstClMotionVector * bvec, __global const uchar * bits,
+    __global uchar * pred, __global GstClMpegBChoice * choices,
+    const GstClMpegPredictArgs args)
+{
+  const uint mb = get_group_id (0), t = get_local_id (0);
+  const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
+  const uint W = args.mb_width * 16, H = args.mb_height * 16;
+  const int x0 = mbx * 16 + (t & 3) * 4, y = mby * 16 + (t >> 2);
+  const long lambda16 = args.lambda16;
+  __local int red[64];
+  int2 vf, vb, pf, pb, fc[B_CANDIDATES], bc[B_CANDIDATES];
+  int sf[B_CANDIDATES] = { 0 }, sb[B_CANDIDATES] = { 0 }, si = 0;
+  long jf, jb;
+  uint dirs;
+
+  b_candidates (fvec, bvec, mb, mbx, mby, W, H, fc, bc, &pf, &pb);
+  for (int x = x0; x < x0 + 4; x++) {
+    int o = cur[y * W + x];
+    for (int k = 0; k < B_CANDIDATES; k++) {
+      sf[k] += abs (o - predict_at (fwd, W, x, y, fc[k]));
+      sb[k] += abs (o - predict_at (bwd, W, x, y, bc[k]));
+    }
+  }
+  for (int k = 0; k < B_CANDIDATES; k++) {
+    sf[k] = group_sum (red, sf[k], t);
+    sb[k] = group_sum (red, sb[k], t);
+  }
+  vf = b_candidate (fc, sf, pf, lambda16, args.zero_bias, bits, &jf);
+  vb = b_candidate (bc, sb, pb, lambda16, args.zero_bias, bits, &jb);
+  for (int x = x0; x < x0 + 4; x++)
+    si += abs (cur[y * W + x] - ((predict_at (fwd, W, x, y, vf) +
+                predict_at (bwd, W, x, y, vb) + 1) >> 1));
+  si = group_sum (red, si, t);
+  dirs = b_directions (jf, jb, si, vf, vb, pf, pb, lambda16, bits);
+  if (t == 0)
+    write_choice (&choices[mb], dirs, vf, vb);
+  for (int x = x0; x < x0 + 4; x++)
+    pred[y * W + x] = b_sample (fwd, bwd, W, H, 0, x, y, dirs, vf, vb);
+  for (int c = 1; c < 3; c++) {
+    const int cx = mbx * 8 + (t & 7), cy = mby * 8 + (t >> 3);
+    pred[W * H + (c - 1) * (W / 2) * (H / 2) + cy * (W / 2) + cx] =
+        b_sample (fwd, bwd, W, H, c, cx, cy, dirs, vf, vb);
+  }
+}
+#endif
 
 #if !GST_CL_CPU_LAYOUT
 /* The signed cosines that coefficient k of the 1-D forward DCT takes

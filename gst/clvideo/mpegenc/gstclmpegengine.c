@@ -437,12 +437,14 @@ worker_func (gpointer data G_GNUC_UNUSED, gpointer user_data)
 /* The slices of a picture of the records @recs when "slices" leaves them
  * to the encoder: one per SLICE_TASK_BITS of the picture's estimated size
  * (16 bits a coded macroblock, 3 a level position up to each block's
- * last: within a factor of two, which is all the choice needs), at least
- * one, at most one per row. A still picture of skipped macroblocks takes
- * one slice instead of one per row, whose headers were most of its
- * bits. */
+ * last, 8 a B picture's macroblock without levels, which is skipped only
+ * where it repeats its neighbour: within a factor of two, which is all
+ * the choice needs), at least one, at most one per row. A still picture
+ * of skipped macroblocks takes one slice instead of one per row, whose
+ * headers were most of its bits. */
 static guint
-auto_slices (GstClMpegEngine * e, const GstClMpegMbRecord * recs)
+auto_slices (GstClMpegEngine * e, const GstClMpegMbRecord * recs,
+    gboolean bidir)
 {
   guint n = e->mb_width * e->mb_height, i, b;
   guint64 bits = 0;
@@ -450,8 +452,10 @@ auto_slices (GstClMpegEngine * e, const GstClMpegMbRecord * recs)
   for (i = 0; i < n; i++) {
     const GstClMpegMbRecord *r = &recs[i];
     if (!(r->flags & GST_CL_MPEG_MB_INTRA) &&
-        (r->flags & GST_CL_MPEG_MB_SKIPPABLE))
+        (r->flags & GST_CL_MPEG_MB_SKIPPABLE)) {
+      bits += bidir ? 8 : 0;
       continue;
+    }
     bits += 16;
     for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
       bits += 3 * r->last[b];
@@ -479,7 +483,7 @@ code_slices (GstClMpegEngine * e, Slot * s,
   if (e->seq.mpeg2 || slices > e->mb_height)
     slices = e->mb_height;
   else if (slices == 0)
-    slices = auto_slices (e, e->job_recs);
+    slices = auto_slices (e, e->job_recs, s->type == GST_CL_MPEG_PICTURE_B);
   e->job_rows = (e->mb_height + slices - 1) / slices;
   e->job_slices = (e->mb_height + e->job_rows - 1) / e->job_rows;
   e->job_coding = *pc;

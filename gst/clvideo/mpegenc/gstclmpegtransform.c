@@ -44,7 +44,7 @@ gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
         "mpeg_fit_vectors", error);
   if (tr->fit_vectors)
     tr->predict_b = gst_cl_context_create_kernel (ctx, "mpegenc", "",
-        "mpeg_predict_b", error);
+        tr->cpu_layout ? "mpeg_predict_b_cpu" : "mpeg_predict_b", error);
   if (tr->predict_b && !tr->cpu_layout) {
     tr->pack_offsets = gst_cl_context_create_kernel (ctx, "mpegenc", "",
         "mpeg_pack_offsets", error);
@@ -253,7 +253,11 @@ gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
   if (!gst_cl_video_set_kernel_args (tr->predict_b, mems, G_N_ELEMENTS (mems),
           &args, sizeof (args), error))
     return FALSE;
-  global = (n + local - 1) / local * local;
+  /* CPUs: a work-item per macroblock; GPUs: a work-group of 64 */
+  global = tr->cpu_layout ? (n + CPU_GROUP - 1) / CPU_GROUP * CPU_GROUP :
+      n * local;
+  if (tr->cpu_layout)
+    local = CPU_GROUP;
   return gst_cl_context_enqueue_kernel (tr->ctx, tr->predict_b,
       GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
 }
