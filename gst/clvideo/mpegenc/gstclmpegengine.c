@@ -39,9 +39,12 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cl_mpeg_enc_debug);
 #define RD_LAMBDA 14
 #define MV_LAMBDA 4
 /* B pictures: a vector other than zero must lower the SAD by this many
- * quantiser steps more than its bits weigh (still macroblocks are then
- * skipped where their neighbours are) */
-#define B_ZERO_MARGIN 4
+ * quantiser steps more than its bits weigh: still macroblocks are then
+ * skipped where their neighbours are, and a vector that hardly beats zero
+ * seldom pays for itself where the levels are dropped (measured on four
+ * clips against 4: bikes -15%, walkers -11%, foreman +0.7%, parkjoy
+ * +0.8% BD-rate) */
+#define B_ZERO_MARGIN 24
 /* The bits a slice should hold (by the records' estimate, see
  * auto_slices) when the encoder chooses the slices: each slice costs about
  * 60 bits (its header, and the first and last macroblocks that it must
