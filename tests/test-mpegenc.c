@@ -2552,6 +2552,74 @@ GST_START_TEST (test_b_frames_muxed)
 
 GST_END_TEST;
 
+/* A key unit forced downstream starts a GOP at that frame, with and
+ * without B pictures (the B frames waiting then end the GOP before it,
+ * the last of them a P picture): an I picture there, every frame out
+ * once, a stream the checker and the decoders take. */
+GST_START_TEST (test_force_key_unit)
+{
+  const guint w = 64, h = 48, n = 14, key = 5;
+  const GstClockTime dur = GST_SECOND / 25;
+  guint b, k;
+
+  for (b = 0; b <= 2; b += 2) {
+    gchar *props = g_strdup_printf ("quantizer=6 gop-size=30 b-frames=%u", b);
+    gchar *name = g_strdup_printf ("force-key-%u.m1v", b);
+    GstHarness *hn = harness_new (props);
+    GstClockTime first = GST_CLOCK_TIME_NONE;
+    MpegCheckResult *r;
+    gchar *path;
+    Encoded e;
+    gboolean key_seen = FALSE;
+
+    encoded_init (&e);
+    set_caps (hn, w, h, 25, "I420");
+    for (k = 0; k < n; k++) {
+      guint8 *f = natural_frame (w, h, k, 2, 1, 3);
+      if (k == key)
+        fail_unless (gst_harness_push_event (hn,
+                gst_video_event_new_downstream_force_key_unit (k * dur,
+                    GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_NONE, TRUE, 1)));
+      fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h,
+                  k * dur, dur)), GST_FLOW_OK);
+      g_free (f);
+      pull_all (hn, &e);
+    }
+    fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
+    pull_all (hn, &e);
+    test_harness_teardown (hn);
+
+    fail_unless_equals_int (e.pts->len, n);
+    fail_unless_equals_int (e.n_sync, 2);
+    for (k = 0; k < n; k++)
+      first = MIN (first, g_array_index (e.pts, GstClockTime, k));
+    r = check_stream (e.stream, n, w, h);
+    fail_unless_equals_int (r->n_gops, 2);
+    fail_unless_equals_int (r->n_type[1], 2);
+    for (k = 0; k < r->pictures->len; k++) {
+      const MpegCheckPicture *pic = &g_array_index (r->pictures,
+          MpegCheckPicture, k);
+      /* the second GOP's I picture is the forced frame */
+      if (pic->gop == 1 && pic->coding_type == 1) {
+        fail_unless_equals_int (pic->temporal_reference, 0);
+        fail_unless (g_array_index (e.pts, GstClockTime, k) ==
+            first + key * dur);
+        key_seen = TRUE;
+      }
+    }
+    fail_unless (key_seen);
+    mpegcheck_result_free (r);
+    path = write_stream (name, e.stream);
+    decode_check (path, n, w, h);
+    encoded_free (&e);
+    g_free (path);
+    g_free (name);
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
 /* The colour description comes from the input's colorimetry. */
 GST_START_TEST (test_mpeg2_colour)
 {
@@ -3634,6 +3702,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_mpeg2_colour);
   tcase_add_test (tc, test_b_frames);
   tcase_add_test (tc, test_b_frames_muxed);
+  tcase_add_test (tc, test_force_key_unit);
   tcase_add_test (tc, test_mpeg2_intra_dc_precision);
   tcase_add_test (tc, test_mpeg2_variable_rate_buffer);
   tcase_add_test (tc, test_mpeg2_level_refused);
