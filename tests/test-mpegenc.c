@@ -3493,6 +3493,8 @@ GST_START_TEST (test_live_changes)
     {"bitrate=600", "vbv-buffer-size=8", {600, 600}, {0, 8}},
     {"bitrate=300", "bitrate=0", {300, 0}, {0, 1023}},
     {"quantizer=6", "bitrate=400", {0, 400}, {1023, 0}},
+    /* the B frames waiting end the second GOP first */
+    {"bitrate=300 b-frames=2", "bitrate=500", {300, 500}, {0, 0}},
   };
   MpegCheckResult *r;
   guint c, i;
