@@ -94,6 +94,7 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define DEFAULT_FORMAT GST_CL_MPEG_FORMAT_NONE
 #define DEFAULT_RATE_CONTROL GST_CL_MPEG_ENC_RATE_CONTROL_AUTO
 #define DEFAULT_SLICES 0
+#define DEFAULT_FRAME_OFFSET 0
 #define DEFAULT_POST_MESSAGES FALSE
 #define DEFAULT_INTERVAL GST_SECOND
 
@@ -123,6 +124,7 @@ enum
   PROP_FORMAT,
   PROP_INTRA_DC_PRECISION,
   PROP_SLICES,
+  PROP_FRAME_OFFSET,
   PROP_STATS,
   PROP_POST_MESSAGES,
   PROP_INTERVAL,
@@ -218,6 +220,7 @@ struct _GstClMpegEnc
   guint format_gop_max;
   gboolean post_messages;
   guint64 interval;
+  guint64 frame_offset;
 
   GstClContext *ctx;
   GstClMpegEngine *engine;
@@ -806,6 +809,30 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   return gst_video_encoder_negotiate (enc);
 }
 
+/* The place of @frame in the whole stream, in frames: from its stream
+ * time (where it has one) at the coded rate, plus frame-offset;
+ * G_MAXUINT64 where the timestamps do not say (the engine counts) */
+static guint64
+stream_position (GstClMpegEnc * self, GstVideoCodecFrame * frame)
+{
+  GstVideoEncoder *enc = GST_VIDEO_ENCODER (self);
+  guint64 offset;
+  GstClockTime t;
+
+  GST_OBJECT_LOCK (self);
+  offset = self->frame_offset;
+  GST_OBJECT_UNLOCK (self);
+  if (!GST_CLOCK_TIME_IS_VALID (frame->pts) ||
+      enc->input_segment.format != GST_FORMAT_TIME)
+    return G_MAXUINT64;
+  t = gst_segment_to_stream_time (&enc->input_segment, GST_FORMAT_TIME,
+      frame->pts);
+  if (!GST_CLOCK_TIME_IS_VALID (t))
+    return G_MAXUINT64;
+  return gst_util_uint64_scale_round (t, self->fps_n,
+      (guint64) self->fps_d * GST_SECOND) + offset;
+}
+
 static GstFlowReturn
 gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
     GstVideoCodecFrame * frame)
@@ -825,7 +852,8 @@ gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
     gst_video_codec_frame_unref (frame);
     return GST_FLOW_ERROR;
   }
-  ret = gst_cl_mpeg_engine_encode (self->engine, frame, &error);
+  ret = gst_cl_mpeg_engine_encode (self->engine, frame,
+      stream_position (self, frame), &error);
   if (error)
     GST_CL_ELEMENT_ERROR (self, error);
   return ret;
@@ -1114,6 +1142,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_INTRA_DC_PRECISION:
       self->settings.intra_dc_precision = g_value_get_uint (value);
       break;
+    case PROP_FRAME_OFFSET:
+      self->frame_offset = g_value_get_uint64 (value);
+      break;
     case PROP_SLICES:
       self->settings.slices = g_value_get_uint (value);
       break;
@@ -1199,6 +1230,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_INTRA_DC_PRECISION:
       g_value_set_uint (value, self->settings.intra_dc_precision);
+      break;
+    case PROP_FRAME_OFFSET:
+      g_value_set_uint64 (value, self->frame_offset);
       break;
     case PROP_SLICES:
       g_value_set_uint (value, self->settings.slices);
@@ -1396,6 +1430,14 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "fewer independent parts to resynchronise on and to code in "
           "parallel", 0, 175,
           DEFAULT_SLICES, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_FRAME_OFFSET,
+      g_param_spec_uint64 ("frame-offset", "Frame offset",
+          "Frames before the first one in the whole stream, added to the "
+          "position its timestamps give (stream time): the GOP time codes "
+          "count from it, so that a piece of a chunked encode that starts "
+          "at frame N, given N, writes what the whole encode writes there",
+          0, G_MAXUINT64 / 2, DEFAULT_FRAME_OFFSET,
+          rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Frames, bytes, VBV re-encodes, pictures repeated, pictures of DC "

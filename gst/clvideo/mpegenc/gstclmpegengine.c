@@ -568,6 +568,21 @@ max_f_code (GstClMpegEngine * e)
   return e->seq.constrained ? 4 : 7;
 }
 
+/* The searches follow nothing from before: at a flush, and at each GOP,
+ * which so depends on nothing before it (a GOP coded on its own, as a
+ * piece of a chunked encode, gives the same bytes) */
+static void
+forget_motion (GstClMpegEngine * e)
+{
+  guint i;
+
+  if (e->ms)
+    gst_cl_motion_search_forget (e->ms);
+  for (i = 0; i < 2; i++)
+    if (e->ms_b[i])
+      gst_cl_motion_search_forget (e->ms_b[i]);
+}
+
 /* The forward and backward vectors of the B picture of @s. */
 static gboolean
 search_b (GstClMpegEngine * e, Slot * s, GError ** error)
@@ -607,6 +622,8 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
     gst_buffer_unref (staged);
   if (borrowed)
     clReleaseMemObject (borrowed);
+  if (ok && s->gop_start)
+    forget_motion (e);
   if (!ok || s->intra)
     return ok;
   if (s->type == GST_CL_MPEG_PICTURE_B)
@@ -1167,7 +1184,7 @@ gst_cl_mpeg_engine_drain (GstClMpegEngine * e, gboolean end, GError ** error)
 
 GstFlowReturn
 gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
-    GError ** error)
+    guint64 position, GError ** error)
 {
   GstFlowReturn ret;
   guint gop_size, bitrate, max_bitrate, vbv_size, type, pos;
@@ -1206,7 +1223,7 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
 
   if (starts_gop) {
     e->gop_pos = 0;
-    e->gop_first = e->seq_frames;
+    e->gop_first = position != G_MAXUINT64 ? position : e->seq_frames;
   }
   e->need_sequence = FALSE;
   pos = e->gop_pos++;
@@ -1343,12 +1360,7 @@ gst_cl_mpeg_engine_flush (GstClMpegEngine * e)
   drop_waiting (e);
   /* start over with a new sequence, whose search follows nothing from
    * before the flush */
-  if (e->ms)
-    gst_cl_motion_search_forget (e->ms);
-  if (e->ms_b[0])
-    gst_cl_motion_search_forget (e->ms_b[0]);
-  if (e->ms_b[1])
-    gst_cl_motion_search_forget (e->ms_b[1]);
+  forget_motion (e);
   e->need_sequence = TRUE;
   e->seq_frames = 0;
   gst_cl_mpeg_rate_control_restart (&e->rc);

@@ -93,9 +93,12 @@ gboolean gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
 gboolean gst_cl_mpeg_engine_is_configured (GstClMpegEngine * e);
 /* Takes @frame (whose input buffer has the configured layout) and
  * finishes the one before it, if any; GST_FLOW_ERROR with *@error set
- * where the device failed (the callback's flow otherwise). */
+ * where the device failed (the callback's flow otherwise). @position is
+ * the frame's place in the whole stream, in frames (the GOP time codes
+ * count from it), G_MAXUINT64 where unknown: then the frames since the
+ * sequence started count. */
 GstFlowReturn gst_cl_mpeg_engine_encode (GstClMpegEngine * e,
-    GstVideoCodecFrame * frame, GError ** error);
+    GstVideoCodecFrame * frame, guint64 position, GError ** error);
 /* Finishes the frames queued (B frames waiting for an anchor: the last
  * becomes a P picture); @end: with a sequence end code. */
 GstFlowReturn gst_cl_mpeg_engine_drain (GstClMpegEngine * e, gboolean end,
