@@ -37,6 +37,8 @@ CLVIDEO_PACKAGES=(
   mjpegtools
   gstreamer1.0-libav
   gstreamer1.0-plugins-bad
+  # pipelines/chunk-encode.sh's jobs
+  parallel
   # the Python example of docs/usage.md (GStreamer's overrides read the
   # array fields of messages)
   python3-gi

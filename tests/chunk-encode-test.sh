@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# gst-clvideo: pipelines/chunk-encode.sh against a single encode. A clip
+# coded whole and coded as pieces in parallel (GNU parallel, two jobs at
+# once), then joined, must be the same bytes, at a constant quantiser:
+# MPEG-1; MPEG-2 with B pictures; and the Slurm mode, its sbatch commands
+# checked by a dry run and its array tasks run here one after the other
+# (as Slurm would run them on nodes). Each joined stream also passes the
+# stream checker, macroblocks included, and three decoders to its last
+# frame.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Usage: tests/chunk-encode-test.sh MPEGCHECK
+# The clip: the real-content set's Foreman (pipelines/real-clips.sh) from
+# $CLVIDEO_CLIPS_DIR or that script's default directory, its first 80
+# frames; where it is not there, 80 frames of a moving test pattern.
+# Exits 77 (skipped) without GNU parallel or FFmpeg.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mpegcheck="${1:?usage: $0 MPEGCHECK}"
+chunk="$root/pipelines/chunk-encode.sh"
+frames=80
+
+for tool in parallel ffmpeg gst-launch-1.0; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "chunk-encode-test: $tool is not installed: skipped"
+    exit 77
+  fi
+done
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+fail() {
+  echo "chunk-encode-test: FAIL: $*" >&2
+  exit 1
+}
+
+clips="${CLVIDEO_CLIPS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gst-clvideo/clips}"
+clip="$work/clip.y4m"
+if [ -r "$clips/foreman_352x288.y4m" ]; then
+  ffmpeg -nostdin -v error -i "$clips/foreman_352x288.y4m" \
+    -frames:v "$frames" -f yuv4mpegpipe -y "$clip"
+  echo "clip: Foreman, $frames frames"
+else
+  gst-launch-1.0 -q videotestsrc pattern=smpte horizontal-speed=3 \
+    num-buffers="$frames" ! \
+    video/x-raw,format=I420,width=352,height=288,framerate=25/1 ! \
+    y4menc ! filesink location="$clip"
+  echo "clip: a moving test pattern (no Foreman in $clips), $frames frames"
+fi
+
+# whole PROPS CAPS OUT: the clip coded by one encoder
+whole() {
+  # shellcheck disable=SC2086
+  gst-launch-1.0 -q filesrc location="$clip" ! decodebin ! videoconvert ! \
+    clmpegenc $1 ! "$2" ! filesink location="$3"
+}
+
+# same NAME WHOLE JOINED PIECES: the joined stream is the whole one and
+# passes the checks
+same() {
+  local name="$1" a="$2" b="$3" pieces="$4"
+  cmp "$a" "$b" >/dev/null ||
+    fail "$name: the joined stream ($(stat -c %s "$b") bytes) is not the" \
+      "single encode's ($(stat -c %s "$a") bytes): $(cmp "$a" "$b" || true)"
+  "$mpegcheck" -n "$frames" -s 352x288 --seq-header-per-gop --closed-gop \
+    "$b" >"$work/check.log" || { cat "$work/check.log"; fail "$name: check"; }
+  bash "$root/tests/mpeg-decode-check.sh" --frames "$frames" --size 352x288 \
+    "$b" >"$work/decode.log" || { cat "$work/decode.log"; fail "$name: decode"; }
+  echo "$name: $pieces pieces joined, the same $(stat -c %s "$a") bytes as" \
+    "one encode; checked, and decoded to frame $frames"
+}
+
+# pieces WORKDIR: how many the cut made
+pieces() {
+  find "$1" -maxdepth 1 -name 'piece-*.mpv' | wc -l
+}
+
+# MPEG-1, four pieces (24 frames: two GOPs each; the last 8 frames),
+# two jobs at once on device 0
+whole "quantizer=5" video/mpeg "$work/whole.m1v"
+"$chunk" -p "quantizer=5" -n 24 -j 2 -d 0 -w "$work/w1" "$clip" \
+  "$work/joined.m1v"
+same "MPEG-1" "$work/whole.m1v" "$work/joined.m1v" "$(pieces "$work/w1")"
+[ "$(pieces "$work/w1")" -ge 3 ] || fail "MPEG-1: fewer than three pieces"
+
+# MPEG-2 with two B pictures between anchors, GOPs of 9: -n 20 becomes 27
+whole "quantizer=4 b-frames=2 gop-size=9" "video/mpeg,mpegversion=2" \
+  "$work/whole.m2v"
+"$chunk" -p "quantizer=4 b-frames=2 gop-size=9" \
+  -c "video/mpeg,mpegversion=2" -n 20 -j 2 -w "$work/w2" "$clip" \
+  "$work/joined.m2v"
+same "MPEG-2, B pictures" "$work/whole.m2v" "$work/joined.m2v" \
+  "$(pieces "$work/w2")"
+[ "$(pieces "$work/w2")" -eq 3 ] || fail "MPEG-2: not three pieces of 27"
+
+# Slurm: the dry run's commands, then its array tasks and its join here
+"$chunk" -m slurm -D -p "quantizer=5" -n 24 -w "$work/w3" "$clip" \
+  "$work/joined-slurm.m1v" >"$work/sbatch.txt"
+grep -q -- "--array=0-3 " "$work/sbatch.txt" ||
+  fail "Slurm: no array of 4 tasks in: $(cat "$work/sbatch.txt")"
+grep -q -- "--dependency=afterok:JOBID --wrap=" "$work/sbatch.txt" ||
+  fail "Slurm: no join after the array in: $(cat "$work/sbatch.txt")"
+for task in 0 1 2 3; do
+  SLURM_ARRAY_TASK_ID=$task CHUNK_ENCODE="$chunk" \
+    bash "$root/pipelines/chunk-encode.slurm" "$work/w3"
+done
+"$chunk" join "$work/w3" "$work/joined-slurm.m1v"
+same "Slurm array" "$work/whole.m1v" "$work/joined-slurm.m1v" 4
+echo "chunk-encode-test: ok"
