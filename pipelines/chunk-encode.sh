@@ -80,20 +80,20 @@ piece_name() {
 cut_input() {
   local input="$1" work="$2" chain="$3" frames="$4" props="$5" caps="$6"
   local devices="$7" gop log line width height rate par colorimetry bytes
-  local pieces
+  local pieces i size
 
   gop="$(prop "$props" gop-size "$(prop "$props" key-int-max 12)")"
   [ "$gop" -ge 1 ] 2>/dev/null || die "gop-size $gop is not a number of frames"
   frames="${frames:-$((10 * gop))}"
   [ "$frames" -ge 1 ] 2>/dev/null || die "-n $frames is not a number of frames"
   frames=$(((frames + gop - 1) / gop * gop))
-  # the decoded frames' caps and size, from the first frame (identity
-  # ends the stream at its second, which it drops)
+  # the decoded frames' caps, from the first frame (identity ends the
+  # stream at once)
   log="$work/probe.log"
   # shellcheck disable=SC2086 # CHAIN is a gst-launch fragment
   gst-launch-1.0 -v filesrc location="$input" ! decodebin ! $chain ! \
     video/x-raw,format=I420 ! identity eos-after=2 ! \
-    filesink name=probe location="$work/probe.yuv" >"$log" 2>&1 ||
+    fakesink name=probe >"$log" 2>&1 ||
     die "cannot decode $input to I420 (see $log)"
   line="$(grep -m1 'probe.GstPad:sink: caps = ' "$log" || true)"
   [ -n "$line" ] || die "no caps for the decoded frames in $log"
@@ -102,10 +102,13 @@ cut_input() {
   rate="$(sed -n 's/.*framerate=(fraction)\([0-9]*\/[0-9]*\).*/\1/p' <<<"$line")"
   par="$(sed -n 's/.*pixel-aspect-ratio=(fraction)\([0-9]*\/[0-9]*\).*/\1/p' <<<"$line")"
   colorimetry="$(sed -n 's/.*colorimetry=(string)\([^,]*\).*/\1/p' <<<"$line")"
-  bytes="$(stat -c %s "$work/probe.yuv")"
-  [ -n "$width" ] && [ -n "$height" ] && [ -n "$rate" ] && [ "$bytes" -gt 0 ] ||
+  if [ -z "$width" ] || [ -z "$height" ] || [ -z "$rate" ]; then
     die "unreadable caps in $log: $line"
-  rm -f "$work/probe.yuv"
+  fi
+  # an I420 frame as GStreamer lays it out: rows of 4-byte multiples, an
+  # even number of luma rows
+  bytes=$((((width + 3) / 4 * 4) * ((height + 1) / 2 * 2) +
+    2 * (((width + 1) / 2 + 3) / 4 * 4) * ((height + 1) / 2)))
 
   # one file of FRAMES frames after the other: the next begins where the
   # next frame would make this one larger than FRAMES frames
@@ -116,6 +119,14 @@ cut_input() {
     die "cannot cut $input into pieces"
   pieces="$(find "$work" -maxdepth 1 -name 'piece-*.yuv' | wc -l)"
   [ "$pieces" -ge 1 ] || die "$input decoded to no frames"
+  # whole frames, and FRAMES in each piece but the last
+  for ((i = 0; i < pieces; i++)); do
+    size="$(stat -c %s "$(piece_name "$work" "$i" yuv)")"
+    if [ $((size % bytes)) -ne 0 ] ||
+      { [ "$i" -lt $((pieces - 1)) ] && [ "$size" -ne $((frames * bytes)) ]; }; then
+      die "piece $i holds $size bytes: not whole frames of $bytes bytes"
+    fi
+  done
   {
     printf 'width=%q\nheight=%q\nrate=%q\npar=%q\ncolorimetry=%q\n' \
       "$width" "$height" "$rate" "${par:-1/1}" "$colorimetry"
