@@ -5,7 +5,9 @@
 # the pieces into one elementary stream: at a constant quantiser the bytes
 # a single encode of the whole video writes (every GOP is closed and
 # depends on nothing before it; frame-offset gives each piece's GOP time
-# codes their place in the whole).
+# codes their place in the whole); at a constant bit rate a stream whose
+# VBV buffer runs on across the joins (each piece starts and ends at an
+# agreed fullness).
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Usage: pipelines/chunk-encode.sh [OPTIONS] INPUT OUTPUT
@@ -18,6 +20,12 @@
 #               syntax [videoconvert], e.g. "videoconvert ! videorate !
 #               video/x-raw,framerate=25/1"
 #   -n FRAMES   frames a piece, rounded up to whole GOPs [10 GOPs]
+#   -F LEVEL    with a constant bit rate (bitrate in PROPS, no
+#               max-bitrate): the VBV buffer's fullness at each join, a
+#               fraction of the buffer: every piece starts at it
+#               (vbv-initial-fullness) and all but the last end at it
+#               (vbv-final-fullness, stream-frames) [0.8, where the single
+#               encode starts]
 #   -j JOBS     jobs at once on each host [the devices of -d, else 1]
 #   -d DEVICES  OpenCL devices (clmpegenc's device: index, name or type),
 #               space-separated: the job in slot s takes the ((s - 1) mod
@@ -48,10 +56,9 @@
 #           code
 #
 # The raw pieces take the decoded video's size on disk (a 1080p frame is 3
-# MB); the cut is one decoder, the coding is what runs in parallel. With a
-# bit rate each piece has a VBV model of its own, which the join does not
-# carry across pieces: use a constant quantiser (or max-bitrate alone,
-# MPEG-2's peak) for streams that must join exactly.
+# MB); the cut is one decoder, the coding is what runs in parallel. A
+# variable bit rate (max-bitrate) joins as each piece's buffer model
+# assumes it: full at its start, which a piece's end does not promise.
 set -euo pipefail
 
 self="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
@@ -75,11 +82,12 @@ piece_name() {
   printf '%s/piece-%05d.%s' "$1" "$2" "$3"
 }
 
-# cut INPUT WORKDIR CHAIN FRAMES PROPS CAPS DEVICES: the raw pieces and
-# WORKDIR/params
+# cut INPUT WORKDIR CHAIN FRAMES PROPS CAPS DEVICES LEVEL: the raw pieces
+# and WORKDIR/params
 cut_input() {
   local input="$1" work="$2" chain="$3" frames="$4" props="$5" caps="$6"
-  local devices="$7" gop log line width height rate par colorimetry bytes
+  local devices="$7" level="$8" gop log line width height rate par
+  local colorimetry bytes
   local pieces i size
 
   gop="$(prop "$props" gop-size "$(prop "$props" key-int-max 12)")"
@@ -132,6 +140,7 @@ cut_input() {
       "$width" "$height" "$rate" "${par:-1/1}" "$colorimetry"
     printf 'frames=%q\npieces=%q\nprops=%q\ncaps=%q\ndevices=%q\n' \
       "$frames" "$pieces" "$props" "$caps" "$devices"
+    printf 'bytes=%q\nlevel=%q\n' "$bytes" "$level"
   } >"$work/params"
   echo "chunk-encode: $input: ${width}x$height at $rate, $pieces pieces of" \
     "up to $frames frames (GOPs of $gop)" >&2
@@ -139,8 +148,9 @@ cut_input() {
 
 # piece WORKDIR INDEX [SLOT]: codes one piece
 code_piece() {
-  local work="$1" index="$2" slot="${3:-1}" device=() list
+  local work="$1" index="$2" slot="${3:-1}" device=() list vbv=() raw
   local width height rate par colorimetry frames pieces props caps devices
+  local bytes level
   # shellcheck disable=SC1091 # written by cut_input
   . "$work/params"
   [ "$index" -ge 0 ] && [ "$index" -lt "$pieces" ] 2>/dev/null ||
@@ -149,12 +159,21 @@ code_piece() {
     read -r -a list <<<"$devices"
     device=("device=${list[$(((slot - 1) % ${#list[@]}))]}")
   fi
+  raw="$(piece_name "$work" "$index" yuv)"
+  # a constant bit rate: the buffer's level agreed at each join
+  if [ -n "$level" ]; then
+    vbv=("vbv-initial-fullness=$level")
+    [ "$index" -lt $((pieces - 1)) ] &&
+      vbv+=("vbv-final-fullness=$level"
+        "stream-frames=$(($(stat -c %s "$raw") / bytes))")
+  fi
   # shellcheck disable=SC2086 # PROPS and CAPS are gst-launch fragments
-  gst-launch-1.0 -q filesrc location="$(piece_name "$work" "$index" yuv)" ! \
+  gst-launch-1.0 -q filesrc location="$raw" ! \
     rawvideoparse width="$width" height="$height" format=i420 \
     framerate="$rate" pixel-aspect-ratio="$par" \
     ${colorimetry:+colorimetry="$colorimetry"} ! \
-    clmpegenc $props "${device[@]}" frame-offset=$((index * frames)) ! \
+    clmpegenc $props "${device[@]}" "${vbv[@]}" \
+    frame-offset=$((index * frames)) ! \
     $caps ! filesink location="$(piece_name "$work" "$index" mpv.part)"
   mv "$(piece_name "$work" "$index" mpv.part)" \
     "$(piece_name "$work" "$index" mpv)"
@@ -195,6 +214,7 @@ esac
 
 props="quantizer=4"
 caps="video/mpeg"
+level=""
 chain="videoconvert"
 frames=""
 jobs=""
@@ -203,12 +223,13 @@ logins=""
 mode="parallel"
 dry_run=""
 work=""
-while getopts "p:c:f:n:j:d:S:m:Dw:" opt; do
+while getopts "p:c:f:n:F:j:d:S:m:Dw:" opt; do
   case "$opt" in
     p) props="$OPTARG" ;;
     c) caps="$OPTARG" ;;
     f) chain="$OPTARG" ;;
     n) frames="$OPTARG" ;;
+    F) level="$OPTARG" ;;
     j) jobs="$OPTARG" ;;
     d) devices="$OPTARG" ;;
     S) logins="$OPTARG" ;;
@@ -242,7 +263,15 @@ mkdir -p "$work"
 work="$(cd "$work" && pwd)"
 output="$(cd "$(dirname "$output")" && pwd)/$(basename "$output")"
 rm -f "$work"/piece-*
-cut_input "$input" "$work" "$chain" "$frames" "$props" "$caps" "$devices"
+# a constant bit rate: the joins at an agreed VBV level
+if [ "$(prop "$props" bitrate 0)" != 0 ] &&
+  [ "$(prop "$props" max-bitrate 0)" = 0 ]; then
+  level="${level:-0.8}"
+else
+  level=""
+fi
+cut_input "$input" "$work" "$chain" "$frames" "$props" "$caps" "$devices" \
+  "$level"
 # shellcheck disable=SC1091
 . "$work/params"
 [ "$mode" != cut ] || exit 0

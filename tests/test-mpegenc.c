@@ -3542,6 +3542,100 @@ GST_START_TEST (test_live_changes)
 
 GST_END_TEST;
 
+/* Frames @first to @first + @n - 1 of the natural clip coded with
+ * @props into @caps, one piece of a chunked encode (frame-offset
+ * @first) */
+static void
+encode_piece (const gchar * props, const gchar * caps, guint w, guint h,
+    guint first, guint n, Encoded * e)
+{
+  gchar *launch = g_strdup_printf ("clmpegenc %s frame-offset=%u ! "
+      "capsfilter caps=%s", props, first, caps);
+  GstHarness *hn = harness_new_parse (launch);
+  guint i;
+
+  encoded_init (e);
+  set_caps (hn, w, h, 25, "I420");
+  for (i = 0; i < n; i++) {
+    guint8 *f = natural_frame (w, h, first + i, clip_pan_x, clip_pan_y, 7);
+    fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h,
+                i * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
+    g_free (f);
+    pull_all (hn, e);
+  }
+  fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
+  pull_all (hn, e);
+  test_harness_teardown (hn);
+  g_free (launch);
+}
+
+/* Two pieces of a chunked encode at a constant rate, the first ending at
+ * vbv-final-fullness (stream-frames saying where it ends), the second
+ * starting at vbv-initial-fullness, joined without the first's sequence
+ * end code: one VBV model runs on across the join, every vbv_delay
+ * within 2 ticks of it (MPEG-1, and MPEG-2 with B pictures). Joined
+ * without those levels, the second piece's vbv_delay values are far off
+ * the model. */
+GST_START_TEST (test_vbv_fullness_join)
+{
+  static const struct
+  {
+    const gchar *props, *caps;
+    gdouble level;
+  } cases[] = {
+    {"bitrate=600", "video/mpeg,mpegversion=1", 0.5},
+    {"bitrate=900 b-frames=2", "video/mpeg,mpegversion=2", 0.9},
+  };
+  const guint w = 176, h = 144, n = 24;
+  guint c, set;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++)
+    for (set = 0; set < 2; set++) {
+      gchar *first = set ? g_strdup_printf ("%s vbv-final-fullness=%g "
+          "stream-frames=%u vbv-initial-fullness=%g", cases[c].props,
+          cases[c].level, n, cases[c].level) : g_strdup (cases[c].props);
+      gchar *second = set ? g_strdup_printf ("%s vbv-initial-fullness=%g",
+          cases[c].props, cases[c].level) : g_strdup (cases[c].props);
+      Encoded a, b;
+      MpegCheckOptions o;
+      MpegCheckResult *r;
+      GByteArray *joined = g_byte_array_new ();
+      gchar *errs;
+
+      encode_piece (first, cases[c].caps, w, h, 0, n, &a);
+      encode_piece (second, cases[c].caps, w, h, n, n, &b);
+      /* the first piece without its sequence end code */
+      fail_unless (a.stream->len > 4 && memcmp (a.stream->data +
+              a.stream->len - 4, "\x00\x00\x01\xb7", 4) == 0);
+      g_byte_array_append (joined, a.stream->data, a.stream->len - 4);
+      g_byte_array_append (joined, b.stream->data, b.stream->len);
+      mpegcheck_options_init (&o);
+      o.expect_pictures = 2 * n;
+      o.vbv_delay_tolerance = 2;
+      r = mpegcheck_run (joined->data, joined->len, &o);
+      errs = mpegcheck_errors_text (r);
+      GST_INFO ("%s, levels %s: vbv_delay at most %.1f ticks off the model",
+          cases[c].props, set ? "set" : "not set", r->vbv_delay_max_error);
+      fail_unless (r->vbv_simulated);
+      if (set)
+        fail_unless (mpegcheck_passed (r), "%s: the join: %s",
+            cases[c].props, errs);
+      else
+        fail_unless (r->vbv_delay_max_error > 20, "%s: without the levels "
+            "the join's vbv_delay values are %.1f ticks off at most",
+            cases[c].props, r->vbv_delay_max_error);
+      g_free (errs);
+      mpegcheck_result_free (r);
+      g_byte_array_unref (joined);
+      encoded_free (&a);
+      encoded_free (&b);
+      g_free (first);
+      g_free (second);
+    }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_vbv_tight)
 {
   static const struct
@@ -3732,6 +3826,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_bitrate_too_low);
   tcase_add_test (tc, test_vbv_buffer_too_small);
   tcase_add_test (tc, test_vbv_tight);
+  tcase_add_test (tc, test_vbv_fullness_join);
   return s;
 }
 

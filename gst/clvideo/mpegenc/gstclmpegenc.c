@@ -125,6 +125,9 @@ enum
   PROP_INTRA_DC_PRECISION,
   PROP_SLICES,
   PROP_FRAME_OFFSET,
+  PROP_VBV_INITIAL_FULLNESS,
+  PROP_VBV_FINAL_FULLNESS,
+  PROP_STREAM_FRAMES,
   PROP_STATS,
   PROP_POST_MESSAGES,
   PROP_INTERVAL,
@@ -221,6 +224,9 @@ struct _GstClMpegEnc
   gboolean post_messages;
   guint64 interval;
   guint64 frame_offset;
+  guint64 stream_frames;
+  /* upstream was asked for the stream's length since the caps came */
+  gboolean length_asked;
 
   GstClContext *ctx;
   GstClMpegEngine *engine;
@@ -731,6 +737,27 @@ apply_format (GstClMpegEnc * self, const GstVideoInfo * info,
   return TRUE;
 }
 
+/* Frames in the stream: stream-frames, else by upstream's duration at
+ * the coded rate; G_MAXUINT64 where upstream does not say */
+static guint64
+stream_length (GstClMpegEnc * self)
+{
+  GstVideoEncoder *enc = GST_VIDEO_ENCODER (self);
+  gint64 duration = -1;
+  guint64 frames;
+
+  GST_OBJECT_LOCK (self);
+  frames = self->stream_frames;
+  GST_OBJECT_UNLOCK (self);
+  if (frames > 0)
+    return frames;
+  if (!gst_pad_peer_query_duration (GST_VIDEO_ENCODER_SINK_PAD (enc),
+          GST_FORMAT_TIME, &duration) || duration < 0)
+    return G_MAXUINT64;
+  return gst_util_uint64_scale_round (duration, self->fps_n,
+      (guint64) self->fps_d * GST_SECOND);
+}
+
 static gboolean
 gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
 {
@@ -779,6 +806,7 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
         ("deinterlace first for motion without combing"));
 
   self->info = *info;
+  self->length_asked = FALSE;
   if (!gst_cl_mpeg_engine_configure (self->engine, self->ctx, info, &seq,
           level, &error)) {
     gst_caps_unref (caps);
@@ -851,6 +879,21 @@ gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
           frame->input_buffer)) {
     gst_video_codec_frame_unref (frame);
     return GST_FLOW_ERROR;
+  }
+  /* (upstream knows its duration once it has data: a parser) */
+  if (!self->length_asked) {
+    GstClMpegEngineSettings settings;
+    guint64 length = stream_length (self);
+    GST_OBJECT_LOCK (self);
+    effective_settings (self, &settings);
+    GST_OBJECT_UNLOCK (self);
+    self->length_asked = TRUE;
+    gst_cl_mpeg_engine_set_length (self->engine, length);
+    if (length == G_MAXUINT64 && settings.vbv_final_fullness > 0)
+      GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("vbv-final-fullness is "
+              "set, but neither stream-frames nor upstream's duration give "
+              "the stream's length: the VBV buffer's fullness at the end is "
+              "not kept to"), (NULL));
   }
   ret = gst_cl_mpeg_engine_encode (self->engine, frame,
       stream_position (self, frame), &error);
@@ -1145,6 +1188,15 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_FRAME_OFFSET:
       self->frame_offset = g_value_get_uint64 (value);
       break;
+    case PROP_VBV_INITIAL_FULLNESS:
+      self->settings.vbv_initial_fullness = g_value_get_double (value);
+      break;
+    case PROP_VBV_FINAL_FULLNESS:
+      self->settings.vbv_final_fullness = g_value_get_double (value);
+      break;
+    case PROP_STREAM_FRAMES:
+      self->stream_frames = g_value_get_uint64 (value);
+      break;
     case PROP_SLICES:
       self->settings.slices = g_value_get_uint (value);
       break;
@@ -1233,6 +1285,15 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_FRAME_OFFSET:
       g_value_set_uint64 (value, self->frame_offset);
+      break;
+    case PROP_VBV_INITIAL_FULLNESS:
+      g_value_set_double (value, self->settings.vbv_initial_fullness);
+      break;
+    case PROP_VBV_FINAL_FULLNESS:
+      g_value_set_double (value, self->settings.vbv_final_fullness);
+      break;
+    case PROP_STREAM_FRAMES:
+      g_value_set_uint64 (value, self->stream_frames);
       break;
     case PROP_SLICES:
       g_value_set_uint (value, self->settings.slices);
@@ -1437,6 +1498,25 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "count from it, so that a piece of a chunked encode that starts "
           "at frame N, given N, writes what the whole encode writes there",
           0, G_MAXUINT64 / 2, DEFAULT_FRAME_OFFSET,
+          rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_VBV_INITIAL_FULLNESS,
+      g_param_spec_double ("vbv-initial-fullness", "VBV initial fullness",
+          "Constant bit rate: the VBV buffer's fullness, as a fraction of "
+          "it, when the first picture is decoded (0: the encoder's choice, "
+          "0.8); a piece of a chunked encode starts at what the one before "
+          "ends with", 0.0, 1.0, 0.0, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_VBV_FINAL_FULLNESS,
+      g_param_spec_double ("vbv-final-fullness", "VBV final fullness",
+          "Constant bit rate: the fullness, as a fraction of the VBV "
+          "buffer, that the last picture leaves for a picture after it "
+          "(0: any): a piece of a chunked encode ends where the next one "
+          "starts (vbv-initial-fullness); needs the stream's length "
+          "(stream-frames, or upstream's duration)", 0.0, 1.0, 0.0,
+          rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_STREAM_FRAMES,
+      g_param_spec_uint64 ("stream-frames", "Stream frames",
+          "Frames the stream will hold, for vbv-final-fullness (0: from "
+          "upstream's duration, where it answers)", 0, G_MAXUINT64 / 2, 0,
           rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",

@@ -131,6 +131,8 @@ struct _GstClMpegEngine
   gint fps_n, fps_d;
   guint64 seq_frames;           /* pictures so far in the sequence */
   guint b_frames;               /* the sequence's B pictures per anchor */
+  guint64 length;               /* frames in the stream; G_MAXUINT64:
+                                 * unknown */
   /* B frames waiting for the anchor after them (Waiting, display order) */
   GQueue waiting;
   /* the input's timestamps in display order, not yet given as a decoding
@@ -721,7 +723,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   GstBitWriter hw;
   guint n = e->mb_width * e->mb_height, i;
   GstClMpegPictureCoding pc = { s->type, 1, e->seq.mpeg2, s->dc_shift, 1 };
-  guint64 total, stuff = 0, qsum = 0, asum = 0, header_bytes;
+  guint64 total, model, stuff = 0, qsum = 0, asum = 0, header_bytes;
   GstBuffer *out;
   GstMapInfo map;
   gsize off;
@@ -752,8 +754,11 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
     total += e->rows[i].size;
   if (end)
     total += 4;
+  /* the bits the VBV model counts: a piece of a chunked encode that ends
+   * at an agreed fullness loses its end code in the join */
+  model = (total - (end && e->rc.final_bits > 0 ? 4 : 0)) * 8;
   *requant = gst_cl_mpeg_rate_control_check (&e->rc, s->type,
-      s->dc_only, total * 8, s->quant);
+      s->dc_only, model, s->quant);
   *bits = total * 8;
   if (*requant && !s->all_skipped && !(s->intra && s->dc_only)) {
     gst_bit_writer_reset (&hw);
@@ -761,13 +766,12 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   }
   /* the last resort goes out as it is: over the room the rate control
    * leaves for the next I picture is no fault yet, over the buffer is */
-  if (gst_cl_mpeg_rate_control_underflows (&e->rc, total * 8))
+  if (gst_cl_mpeg_rate_control_underflows (&e->rc, model))
     warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The bit rate is too "
         "low for this content: a picture of %" G_GUINT64_FORMAT " bits does "
-        "not fit the VBV buffer (%.0f bits there)", total * 8,
-        e->rc.fullness);
+        "not fit the VBV buffer (%.0f bits there)", model, e->rc.fullness);
   *requant = 0;
-  stuff = gst_cl_mpeg_rate_control_stuffing (&e->rc, total * 8) / 8;
+  stuff = gst_cl_mpeg_rate_control_stuffing (&e->rc, model) / 8;
 
   out = gst_buffer_new_allocate (NULL, total + stuff, NULL);
   gst_buffer_map (out, &map, GST_MAP_WRITE);
@@ -793,8 +797,15 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   }
   e->avg_activity = MAX (asum / n, 1);
   *bits = (total + stuff) * 8;
-  gst_cl_mpeg_rate_control_update (&e->rc, s->type, total * 8, stuff * 8,
+  gst_cl_mpeg_rate_control_update (&e->rc, s->type, model, stuff * 8,
       (gdouble) qsum / n, s->dc_only || s->all_skipped);
+  if (e->rc.final_bits > 0 && e->rc.pictures_left == 0 &&
+      e->rc.fullness + 8 < e->rc.final_bits)
+    warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The stream ends "
+        "with %.0f bits in the VBV buffer, below the %.0f of "
+        "vbv-final-fullness: the bit rate is too low for this content "
+        "(a stream joined after it would underflow)", e->rc.fullness,
+        e->rc.final_bits);
   return out;
 }
 
@@ -1015,6 +1026,27 @@ level_rate (GstClMpegEngine * e, guint kbps, const gchar * what)
   return e->level->max_kbps;
 }
 
+/* A piece of a chunked encode ends where the next one starts: with
+ * "vbv-final-fullness" and the stream's length known, the rate control
+ * plans for the end (a constant rate only) */
+static void
+plan_end (GstClMpegEngine * e)
+{
+  gdouble final_fullness;
+
+  g_mutex_lock (&e->settings_lock);
+  final_fullness = e->settings.vbv_final_fullness;
+  g_mutex_unlock (&e->settings_lock);
+  if (final_fullness <= 0 || e->length == G_MAXUINT64)
+    return;
+  GST_DEBUG_OBJECT (e->parent, "%" G_GUINT64_FORMAT " frames left, then a "
+      "VBV fullness of %.0f bits", e->length - MIN (e->length,
+          e->frames_out), final_fullness * e->rc.max_fullness);
+  if (e->length > e->frames_out)
+    gst_cl_mpeg_rate_control_set_end (&e->rc, e->length - e->frames_out,
+        final_fullness * e->rc.max_fullness);
+}
+
 /* Starts a sequence at the bit rates and VBV buffer the properties set
  * now, with a rate control that keeps to them (MPEG-1 keeps both for a
  * whole sequence; so does this encoder in MPEG-2): a constant rate
@@ -1036,6 +1068,7 @@ start_rate_sequence (GstClMpegEngine * e)
   quantizer = e->settings.quantizer;
   ip_factor = e->settings.ip_factor;
   pb_factor = e->settings.pb_factor;
+  e->rc.initial_fullness = e->settings.vbv_initial_fullness;
   g_mutex_unlock (&e->settings_lock);
   e->seq_bitrate = bitrate;
   e->seq_max_bitrate = max_bitrate;
@@ -1069,6 +1102,7 @@ start_rate_sequence (GstClMpegEngine * e)
       e->seq.vbv_size_code * VBV_UNIT_BITS,
       (gdouble) e->fps_n / e->fps_d, gop_size, e->b_frames, quantizer,
       ip_factor, pb_factor, e->mb_width, e->mb_height);
+  plan_end (e);
   GST_DEBUG_OBJECT (e->parent, "%s, %u kbit/s, peak %u kbit/s, VBV buffer "
       "%u", bitrate > 0 ? (peak ? "variable rate" : "constant rate") :
       "constant quantiser", bitrate, peak, e->seq.vbv_size_code);
@@ -1270,6 +1304,7 @@ gst_cl_mpeg_engine_new (GstObject * parent,
   g_mutex_init (&e->settings_lock);
   g_queue_init (&e->waiting);
   g_queue_init (&e->pts);
+  e->length = G_MAXUINT64;
   g_mutex_init (&e->job_lock);
   g_cond_init (&e->job_cond);
   gst_cl_mpeg_engine_set_settings (e, settings);
@@ -1345,6 +1380,14 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
   return TRUE;
 }
 
+void
+gst_cl_mpeg_engine_set_length (GstClMpegEngine * e, guint64 frames)
+{
+  e->length = frames;
+  if (e->tr)
+    plan_end (e);
+}
+
 gboolean
 gst_cl_mpeg_engine_is_configured (GstClMpegEngine * e)
 {
@@ -1364,6 +1407,9 @@ gst_cl_mpeg_engine_flush (GstClMpegEngine * e)
   e->need_sequence = TRUE;
   e->seq_frames = 0;
   gst_cl_mpeg_rate_control_restart (&e->rc);
+  /* (what is left of the stream is not known after a seek) */
+  e->length = G_MAXUINT64;
+  e->rc.pictures_left = -1;
 }
 
 void

@@ -42,6 +42,10 @@ typedef struct
   guint b_frames;               /* B pictures between anchors; from the
                                  * next gst_cl_mpeg_engine_configure() */
   gdouble ip_factor, pb_factor;
+  /* constant rate: the buffer's fullness (fractions of it) when the
+   * first picture is removed (0: the encoder's choice) and after the
+   * last (0: any), from the next gst_cl_mpeg_engine_configure() */
+  gdouble vbv_initial_fullness, vbv_final_fullness;
   gboolean adaptive, subpel, rdo;
   GstClMotionMethod motion_method;
   GstClMotionEffort motion_effort;
@@ -91,6 +95,10 @@ gboolean gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
     const GstVideoInfo * info, const GstClMpegSequenceParams * seq,
     const GstClMpeg2Level * level, GError ** error);
 gboolean gst_cl_mpeg_engine_is_configured (GstClMpegEngine * e);
+/* The stream holds @frames frames in all (G_MAXUINT64: unknown): what a
+ * final VBV fullness needs. Before the first frame, or before
+ * gst_cl_mpeg_engine_configure(). */
+void gst_cl_mpeg_engine_set_length (GstClMpegEngine * e, guint64 frames);
 /* Takes @frame (whose input buffer has the configured layout) and
  * finishes the one before it, if any; GST_FLOW_ERROR with *@error set
  * where the device failed (the callback's flow otherwise). @position is

@@ -104,7 +104,17 @@ gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
   rc->b_frames = b_frames;
   rc->pb_factor = MAX (pb_factor, 1.0);
   rc->pictures = rc->bits = rc->stuffing_bits = rc->reencodes = 0;
+  rc->final_bits = 0;
+  rc->pictures_left = -1;
   gst_cl_mpeg_rate_control_restart (rc);
+}
+
+void
+gst_cl_mpeg_rate_control_set_end (GstClMpegRateControl * rc,
+    guint64 pictures, gdouble final_bits)
+{
+  rc->pictures_left = pictures;
+  rc->final_bits = MIN (final_bits, rc->max_fullness);
 }
 
 void
@@ -118,9 +128,13 @@ gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
     /* the buffer the stream signals, never more: the encoder gives one of
      * at least two pictures (gst_cl_mpeg_rate_control_min_buffer_bits) */
     rc->max_fullness = MIN (rc->buffer_size, rc->bit_rate * MAX_DELAY_S);
-    /* the first picture, an I picture, fits with DC levels only */
-    rc->fullness = MIN (MAX (rc->max_fullness * INITIAL_FULLNESS,
-            rc->forced_bits), rc->max_fullness);
+    /* the first picture, an I picture, fits with DC levels only (unless
+     * the fullness is set: a piece of a chunked encode starts where the
+     * one before ended) */
+    rc->fullness = rc->initial_fullness > 0 ?
+        rc->max_fullness * MIN (rc->initial_fullness, 1.0) :
+        MIN (MAX (rc->max_fullness * INITIAL_FULLNESS, rc->forced_bits),
+        rc->max_fullness);
   }
   /* TM5's initial complexities */
   rc->xi = 160.0 * rc->bit_rate / 115.0;
@@ -142,6 +156,26 @@ static gdouble
 inflow_bits (GstClMpegRateControl * rc)
 {
   return (rc->peak_rate > 0 ? rc->peak_rate : rc->bit_rate) / rc->frame_rate;
+}
+
+/* Whether the end of the stream is planned for: a constant rate, the
+ * pictures left known, a final fullness set */
+static gboolean
+end_planned (GstClMpegRateControl * rc)
+{
+  return rc->bit_rate > 0 && rc->peak_rate <= 0 && rc->final_bits > 0 &&
+      rc->pictures_left > 0;
+}
+
+/* The most bits the next picture may take so that the buffer holds
+ * final_bits after the last, the pictures in between @later_bits each */
+static gdouble
+end_limit_bits (GstClMpegRateControl * rc, gdouble later_bits)
+{
+  gdouble k = rc->pictures_left;
+
+  return rc->fullness + k * inflow_bits (rc) - rc->final_bits -
+      (k - 1) * later_bits;
 }
 
 /* Pictures from the next one to code up to the next I picture (that
@@ -241,8 +275,11 @@ gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
     target = MIN (target, p_share_bits (rc));
   target = MAX (target, per_picture / 8);
   /* leave room: a picture must fit what the buffer holds, and leave
-   * enough for the next I picture */
+   * enough for the next I picture (and the end's fullness) */
   target = MIN (target, likely_limit_bits (rc, intra) * 0.8);
+  if (end_planned (rc))
+    target = MIN (target, end_limit_bits (rc, rc->p_min_bits *
+            P_MIN_MARGIN) * 0.8);
   q = (intra ? rc->xi : bidir ? rc->xb : rc->xp) / MAX (target, 1.0);
   if (rc->last_p_quant > 0) {
     /* bits grow faster than 1 / quantiser as the quantiser falls: a drop
@@ -291,6 +328,9 @@ gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc,
      * skipping the ones up to the next I picture would not do */
     limit = dc_only ? limit_bits (rc, intra, rc->skip_bits) :
         likely_limit_bits (rc, intra);
+    if (end_planned (rc))
+      limit = MIN (limit, end_limit_bits (rc, dc_only ? rc->skip_bits :
+              rc->p_min_bits * P_MIN_MARGIN));
     if (bits <= limit) {
       if (!intra && !dc_only && quant >= 31 &&
           bits > P_SHARE_OVER * MAX (p_share_bits (rc), rc->p_min_bits))
@@ -322,6 +362,9 @@ gst_cl_mpeg_rate_control_stuffing (GstClMpegRateControl * rc, guint64 bits)
     return 0;
   next = rc->fullness - bits + rc->bit_rate / rc->frame_rate;
   excess = next - rc->max_fullness;
+  /* the last picture leaves what the picture after it is to find */
+  if (end_planned (rc) && rc->pictures_left == 1)
+    return (guint64) MAX (floor ((next - rc->final_bits) / 8.0), 0) * 8;
   if (excess <= 0)
     return 0;
   return ((guint64) ceil (excess) + 7) / 8 * 8;
@@ -335,6 +378,8 @@ gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc,
   gboolean intra = coding_type == GST_CL_MPEG_PICTURE_I;
 
   rc->pictures++;
+  if (rc->pictures_left > 0)
+    rc->pictures_left--;
   rc->bits += bits + stuffing_bits;
   rc->stuffing_bits += stuffing_bits;
   if (rc->peak_rate > 0)
