@@ -189,6 +189,34 @@ pull_all (GstHarness * h, Encoded * e)
   }
 }
 
+/* Pushes frames @first to @first + @n - 1 of natural_frame()'s clip
+ * (@pan_x, @pan_y, @seed) at 25 fps, the first at time @pts_first frame
+ * periods, and keeps what comes out in @e. */
+static void
+push_natural (GstHarness * hn, guint w, guint h, guint first, guint n,
+    gdouble pan_x, gdouble pan_y, guint32 seed, guint pts_first, Encoded * e)
+{
+  guint k;
+
+  for (k = first; k < first + n; k++) {
+    guint8 *f = natural_frame (w, h, k, pan_x, pan_y, seed);
+    GstClockTime t = (k - first + pts_first) * GST_SECOND / 25;
+    fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h, t,
+                GST_SECOND / 25)), GST_FLOW_OK);
+    g_free (f);
+    pull_all (hn, e);
+  }
+}
+
+/* EOS, what comes out into @e, and the harness torn down */
+static void
+finish_harness (GstHarness * hn, Encoded * e)
+{
+  fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
+  pull_all (hn, e);
+  test_harness_teardown (hn);
+}
+
 /* the clip encode_clip() encodes: natural, or synthetic_frame() */
 static gboolean use_synthetic;
 /* the natural clip's motion, pixels a frame */
@@ -2574,20 +2602,12 @@ GST_START_TEST (test_force_key_unit)
 
     encoded_init (&e);
     set_caps (hn, w, h, 25, "I420");
-    for (k = 0; k < n; k++) {
-      guint8 *f = natural_frame (w, h, k, 2, 1, 3);
-      if (k == key)
-        fail_unless (gst_harness_push_event (hn,
-                gst_video_event_new_downstream_force_key_unit (k * dur,
-                    GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_NONE, TRUE, 1)));
-      fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h,
-                  k * dur, dur)), GST_FLOW_OK);
-      g_free (f);
-      pull_all (hn, &e);
-    }
-    fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
-    pull_all (hn, &e);
-    test_harness_teardown (hn);
+    push_natural (hn, w, h, 0, key, 2, 1, 3, 0, &e);
+    fail_unless (gst_harness_push_event (hn,
+            gst_video_event_new_downstream_force_key_unit (key * dur,
+                GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_NONE, TRUE, 1)));
+    push_natural (hn, w, h, key, n - key, 2, 1, 3, key, &e);
+    finish_harness (hn, &e);
 
     fail_unless_equals_int (e.pts->len, n);
     fail_unless_equals_int (e.n_sync, 2);
@@ -3450,23 +3470,14 @@ encode_with_change (const gchar * props, const gchar * change, guint at)
   Encoded e;
   MpegCheckResult *r;
   gchar *errors;
-  guint i;
 
   encoded_init (&e);
 
   set_caps (h, w, h_, 25, "I420");
-  for (i = 0; i < n; i++) {
-    guint8 *f = natural_frame (w, h_, i, 2, 1, 7);
-    if (i == at)
-      test_set_properties (h->element, change);
-    fail_unless_equals_int (gst_harness_push (h, i420_buffer (f, w, h_,
-                i * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
-    g_free (f);
-    pull_all (h, &e);
-  }
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  pull_all (h, &e);
-  test_harness_teardown (h);
+  push_natural (h, w, h_, 0, at, 2, 1, 7, 0, &e);
+  test_set_properties (h->element, change);
+  push_natural (h, w, h_, at, n - at, 2, 1, 7, at, &e);
+  finish_harness (h, &e);
   fail_unless_equals_int (e.pts->len, n);
   r = mpegcheck_run (e.stream->data, e.stream->len, NULL);
   errors = mpegcheck_errors_text (r);
@@ -3552,20 +3563,11 @@ encode_piece (const gchar * props, const gchar * caps, guint w, guint h,
   gchar *launch = g_strdup_printf ("clmpegenc %s frame-offset=%u ! "
       "capsfilter caps=%s", props, first, caps);
   GstHarness *hn = harness_new_parse (launch);
-  guint i;
 
   encoded_init (e);
   set_caps (hn, w, h, 25, "I420");
-  for (i = 0; i < n; i++) {
-    guint8 *f = natural_frame (w, h, first + i, clip_pan_x, clip_pan_y, 7);
-    fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h,
-                i * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
-    g_free (f);
-    pull_all (hn, e);
-  }
-  fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
-  pull_all (hn, e);
-  test_harness_teardown (hn);
+  push_natural (hn, w, h, first, n, clip_pan_x, clip_pan_y, 7, 0, e);
+  finish_harness (hn, e);
   g_free (launch);
 }
 
