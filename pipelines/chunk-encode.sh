@@ -25,7 +25,10 @@
 #               fraction of the buffer: every piece starts at it
 #               (vbv-initial-fullness) and all but the last end at it
 #               (vbv-final-fullness, stream-frames) [0.8, where the single
-#               encode starts]
+#               encode starts]. A variable rate (max-bitrate, or MPEG-2 at
+#               a constant quantiser, under its level's peak) has pieces
+#               end with the buffer full, where the next one's model
+#               starts
 #   -j JOBS     jobs at once on each host [the devices of -d, else 1]
 #   -d DEVICES  OpenCL devices (clmpegenc's device: index, name or type),
 #               space-separated: the job in slot s takes the ((s - 1) mod
@@ -56,9 +59,7 @@
 #           code
 #
 # The raw pieces take the decoded video's size on disk (a 1080p frame is 3
-# MB); the cut is one decoder, the coding is what runs in parallel. A
-# variable bit rate (max-bitrate) joins as each piece's buffer model
-# assumes it: full at its start, which a piece's end does not promise.
+# MB); the cut is one decoder, the coding is what runs in parallel.
 set -euo pipefail
 
 self="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
@@ -82,11 +83,11 @@ piece_name() {
   printf '%s/piece-%05d.%s' "$1" "$2" "$3"
 }
 
-# cut INPUT WORKDIR CHAIN FRAMES PROPS CAPS DEVICES LEVEL: the raw pieces
-# and WORKDIR/params
+# cut INPUT WORKDIR CHAIN FRAMES PROPS CAPS DEVICES START END: the raw
+# pieces and WORKDIR/params (START, END: the VBV levels at the joins)
 cut_input() {
   local input="$1" work="$2" chain="$3" frames="$4" props="$5" caps="$6"
-  local devices="$7" level="$8" gop log line width height rate par
+  local devices="$7" start="$8" end="$9" gop log line width height rate par
   local colorimetry bytes
   local pieces i size
 
@@ -140,7 +141,7 @@ cut_input() {
       "$width" "$height" "$rate" "${par:-1/1}" "$colorimetry"
     printf 'frames=%q\npieces=%q\nprops=%q\ncaps=%q\ndevices=%q\n' \
       "$frames" "$pieces" "$props" "$caps" "$devices"
-    printf 'bytes=%q\nlevel=%q\n' "$bytes" "$level"
+    printf 'bytes=%q\nstart=%q\nend=%q\n' "$bytes" "$start" "$end"
   } >"$work/params"
   echo "chunk-encode: $input: ${width}x$height at $rate, $pieces pieces of" \
     "up to $frames frames (GOPs of $gop)" >&2
@@ -150,7 +151,7 @@ cut_input() {
 code_piece() {
   local work="$1" index="$2" slot="${3:-1}" device=() list vbv=() raw
   local width height rate par colorimetry frames pieces props caps devices
-  local bytes level
+  local bytes start end
   # shellcheck disable=SC1091 # written by cut_input
   . "$work/params"
   [ "$index" -ge 0 ] && [ "$index" -lt "$pieces" ] 2>/dev/null ||
@@ -160,12 +161,11 @@ code_piece() {
     device=("device=${list[$(((slot - 1) % ${#list[@]}))]}")
   fi
   raw="$(piece_name "$work" "$index" yuv)"
-  # a constant bit rate: the buffer's level agreed at each join
-  if [ -n "$level" ]; then
-    vbv=("vbv-initial-fullness=$level")
-    [ "$index" -lt $((pieces - 1)) ] &&
-      vbv+=("vbv-final-fullness=$level"
-        "stream-frames=$(($(stat -c %s "$raw") / bytes))")
+  # the buffer's level agreed at each join
+  [ -n "$start" ] && vbv=("vbv-initial-fullness=$start")
+  if [ -n "$end" ] && [ "$index" -lt $((pieces - 1)) ]; then
+    vbv+=("vbv-final-fullness=$end"
+      "stream-frames=$(($(stat -c %s "$raw") / bytes))")
   fi
   # shellcheck disable=SC2086 # PROPS and CAPS are gst-launch fragments
   gst-launch-1.0 -q filesrc location="$raw" ! \
@@ -263,15 +263,19 @@ mkdir -p "$work"
 work="$(cd "$work" && pwd)"
 output="$(cd "$(dirname "$output")" && pwd)/$(basename "$output")"
 rm -f "$work"/piece-*
-# a constant bit rate: the joins at an agreed VBV level
-if [ "$(prop "$props" bitrate 0)" != 0 ] &&
-  [ "$(prop "$props" max-bitrate 0)" = 0 ]; then
-  level="${level:-0.8}"
-else
-  level=""
+# the VBV levels at the joins: a constant bit rate's agreed one; a
+# variable rate's model (MPEG-2's at a constant quantiser too) starts full
+start=""
+end=""
+if [ "$(prop "$props" max-bitrate 0)" != 0 ] ||
+  { [ "$(prop "$props" bitrate 0)" = 0 ] && [[ "$caps" == *mpegversion=2* ]]; }; then
+  end=1
+elif [ "$(prop "$props" bitrate 0)" != 0 ]; then
+  start="${level:-0.8}"
+  end="$start"
 fi
 cut_input "$input" "$work" "$chain" "$frames" "$props" "$caps" "$devices" \
-  "$level"
+  "$start" "$end"
 # shellcheck disable=SC1091
 . "$work/params"
 [ "$mode" != cut ] || exit 0

@@ -4,9 +4,9 @@
 # once), then joined, must be the same bytes, at a constant quantiser:
 # MPEG-1; MPEG-2 with B pictures; and the Slurm mode, its sbatch commands
 # checked by a dry run and its array tasks run here one after the other
-# (as Slurm would run them on nodes). At constant bit rates (MPEG-1, and
-# MPEG-2 with B pictures) the joined stream's VBV model must run on across
-# the joins. Each joined stream also passes the stream checker,
+# (as Slurm would run them on nodes). At bit rates (constant: MPEG-1, and
+# MPEG-2 with B pictures; variable: MPEG-2 with B pictures) the joined
+# stream's VBV model must run on across the joins. Each joined stream also passes the stream checker,
 # macroblocks included, and three decoders to its last frame.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
@@ -95,11 +95,13 @@ same "MPEG-2, B pictures" "$work/whole.m2v" "$work/joined.m2v" \
   "$(pieces "$work/w2")"
 [ "$(pieces "$work/w2")" -eq 3 ] || fail "MPEG-2: not three pieces of 27"
 
-# constant bit rates: not the single encode's bytes (each piece's rate
-# control starts afresh), but a buffer model that runs on across the
-# joins, each vbv_delay within 2 ticks of it
+# bit rates: not the single encode's bytes (each piece's rate control
+# starts afresh), but a buffer model that runs on across the joins: at a
+# constant rate each vbv_delay within 2 ticks of it, at a variable rate
+# (the buffer-full rule) no underflow
 for case in "bitrate=1200|video/mpeg|24" \
-  "bitrate=3000 b-frames=2|video/mpeg,mpegversion=2|20"; do
+  "bitrate=3000 b-frames=2|video/mpeg,mpegversion=2|20" \
+  "bitrate=500 max-bitrate=900 b-frames=2|video/mpeg,mpegversion=2|24"; do
   IFS='|' read -r props caps n <<<"$case"
   "$chunk" -p "$props" -c "$caps" -n "$n" -j 2 -w "$work/w-cbr" "$clip" \
     "$work/joined-cbr.mpv"
@@ -110,7 +112,7 @@ for case in "bitrate=1200|video/mpeg|24" \
     "$work/joined-cbr.mpv" >"$work/decode.log" ||
     { cat "$work/decode.log"; fail "$props: decode"; }
   echo "$props: $(pieces "$work/w-cbr") pieces joined; the VBV model runs" \
-    "on across the joins, every vbv_delay within 2 ticks of it"
+    "on across the joins"
 done
 
 # Slurm: the dry run's commands, then its array tasks and its join here

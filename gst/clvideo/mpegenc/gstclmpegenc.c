@@ -1507,11 +1507,12 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "ends with", 0.0, 1.0, 0.0, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_VBV_FINAL_FULLNESS,
       g_param_spec_double ("vbv-final-fullness", "VBV final fullness",
-          "Constant bit rate: the fullness, as a fraction of the VBV "
-          "buffer, that the last picture leaves for a picture after it "
-          "(0: any): a piece of a chunked encode ends where the next one "
-          "starts (vbv-initial-fullness); needs the stream's length "
-          "(stream-frames, or upstream's duration)", 0.0, 1.0, 0.0,
+          "The fullness, as a fraction of the VBV buffer, that the last "
+          "picture leaves for a picture after it (0: any): a piece of a "
+          "chunked encode ends where the next one starts (at a constant "
+          "rate its vbv-initial-fullness, at a variable rate full, 1); "
+          "needs the stream's length (stream-frames, or upstream's "
+          "duration)", 0.0, 1.0, 0.0,
           rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_STREAM_FRAMES,
       g_param_spec_uint64 ("stream-frames", "Stream frames",

@@ -158,12 +158,12 @@ inflow_bits (GstClMpegRateControl * rc)
   return (rc->peak_rate > 0 ? rc->peak_rate : rc->bit_rate) / rc->frame_rate;
 }
 
-/* Whether the end of the stream is planned for: a constant rate, the
+/* Whether the end of the stream is planned for: a buffer model, the
  * pictures left known, a final fullness set */
 static gboolean
 end_planned (GstClMpegRateControl * rc)
 {
-  return rc->bit_rate > 0 && rc->peak_rate <= 0 && rc->final_bits > 0 &&
+  return (rc->bit_rate > 0 || rc->peak_rate > 0) && rc->final_bits > 0 &&
       rc->pictures_left > 0;
 }
 
@@ -319,8 +319,11 @@ gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc,
   if (rc->bit_rate <= 0 && rc->peak_rate <= 0)
     return 0;
   if (rc->bit_rate <= 0) {
-    /* a constant quantiser under a peak: only what the buffer holds */
+    /* a constant quantiser under a peak: only what the buffer holds (and
+     * at the last picture, what leaves the final fullness) */
     limit = rc->fullness;
+    if (end_planned (rc) && rc->pictures_left == 1)
+      limit = MIN (limit, end_limit_bits (rc, 0));
     if (bits <= limit)
       return 0;
   } else {

@@ -59,9 +59,10 @@ typedef struct {
   gdouble pb_factor;            /* B quantiser / P quantiser, >= 1 */
   gdouble forced_bits;          /* largest I picture of DC levels only */
   /* constant rate: the fullness (fraction of the buffer) when the first
-   * picture is removed, 0: the encoder's choice; and the fullness the
-   * picture after the last would find (bits), 0: none, once the pictures
-   * left are known (gst_cl_mpeg_rate_control_set_end) */
+   * picture is removed, 0: the encoder's choice (a variable rate's model
+   * starts full); any model: the fullness the picture after the last
+   * would find (bits), 0: none, once the pictures left are known
+   * (gst_cl_mpeg_rate_control_set_end) */
   gdouble initial_fullness;
   gdouble final_bits;
   gint64 pictures_left;         /* -1: unknown */
@@ -127,11 +128,11 @@ void gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc,
     gdouble ip_factor, gdouble pb_factor, guint mb_width, guint mb_height);
 /* A new sequence starts: the decoder's buffer starts empty. */
 void gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc);
-/* Constant rate: @pictures are left to code, and the buffer must then
- * hold @final_bits for the picture after them (a piece of a chunked
- * encode, joined to one that starts there); the last picture is padded
- * with zero stuffing down to that, the ones before it kept small enough
- * for it. */
+/* @pictures are left to code, and the buffer must then hold @final_bits
+ * for the picture after them (a piece of a chunked encode, joined to one
+ * that starts there: a variable rate's starts full); the pictures before
+ * are kept small enough for it, and at a constant rate the last is padded
+ * with zero stuffing down to it. */
 void gst_cl_mpeg_rate_control_set_end (GstClMpegRateControl * rc,
     guint64 pictures, gdouble final_bits);
 
