@@ -737,6 +737,14 @@ apply_format (GstClMpegEnc * self, const GstVideoInfo * info,
   return TRUE;
 }
 
+/* Frames at the coded rate in @t, rounded */
+static guint64
+frames_in (GstClMpegEnc * self, GstClockTime t)
+{
+  return gst_util_uint64_scale_round (t, self->fps_n,
+      (guint64) self->fps_d * GST_SECOND);
+}
+
 /* Frames in the stream: stream-frames, else by upstream's duration at
  * the coded rate; G_MAXUINT64 where upstream does not say */
 static guint64
@@ -754,8 +762,7 @@ stream_length (GstClMpegEnc * self)
   if (!gst_pad_peer_query_duration (GST_VIDEO_ENCODER_SINK_PAD (enc),
           GST_FORMAT_TIME, &duration) || duration < 0)
     return G_MAXUINT64;
-  return gst_util_uint64_scale_round (duration, self->fps_n,
-      (guint64) self->fps_d * GST_SECOND);
+  return frames_in (self, duration);
 }
 
 static gboolean
@@ -857,8 +864,7 @@ stream_position (GstClMpegEnc * self, GstVideoCodecFrame * frame)
       frame->pts);
   if (!GST_CLOCK_TIME_IS_VALID (t))
     return G_MAXUINT64;
-  return gst_util_uint64_scale_round (t, self->fps_n,
-      (guint64) self->fps_d * GST_SECOND) + offset;
+  return frames_in (self, t) + offset;
 }
 
 static GstFlowReturn
@@ -882,14 +888,14 @@ gst_cl_mpeg_enc_handle_frame (GstVideoEncoder * enc,
   }
   /* (upstream knows its duration once it has data: a parser) */
   if (!self->length_asked) {
-    GstClMpegEngineSettings settings;
     guint64 length = stream_length (self);
+    gdouble final_fullness;
     GST_OBJECT_LOCK (self);
-    effective_settings (self, &settings);
+    final_fullness = self->settings.vbv_final_fullness;
     GST_OBJECT_UNLOCK (self);
     self->length_asked = TRUE;
     gst_cl_mpeg_engine_set_length (self->engine, length);
-    if (length == G_MAXUINT64 && settings.vbv_final_fullness > 0)
+    if (length == G_MAXUINT64 && final_fullness > 0)
       GST_ELEMENT_WARNING (self, STREAM, ENCODE, ("vbv-final-fullness is "
               "set, but neither stream-frames nor upstream's duration give "
               "the stream's length: the VBV buffer's fullness at the end is "

@@ -78,7 +78,7 @@ typedef struct
   cl_event levels_ready;        /* the read of the packed levels */
   cl_event ready;
   guint type;                   /* GST_CL_MPEG_PICTURE_I, _P or _B */
-  gboolean intra, gop_start, seq_start;
+  gboolean gop_start, seq_start;
   guint quant;
   guint dc_shift;               /* intra DC precision above 8 bits */
   /* reconstruction buffers: the reference (B: the forward one), the
@@ -91,6 +91,8 @@ typedef struct
    * bits: intra DC only; P every macroblock skipped */
   gboolean dc_only, all_skipped;
 } Slot;
+
+#define INTRA(s) ((s)->type == GST_CL_MPEG_PICTURE_I)
 
 /* a B frame and its temporal_reference */
 typedef struct
@@ -570,9 +572,9 @@ max_f_code (GstClMpegEngine * e)
   return e->seq.constrained ? 4 : 7;
 }
 
-/* The searches follow nothing from before: at a flush, and at each GOP,
- * which so depends on nothing before it (a GOP coded on its own, as a
- * piece of a chunked encode, gives the same bytes) */
+/* The searches follow nothing from before: at each GOP (after a flush
+ * too), which so depends on nothing before it (a GOP coded on its own, as
+ * a piece of a chunked encode, gives the same bytes) */
 static void
 forget_motion (GstClMpegEngine * e)
 {
@@ -626,7 +628,7 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
     clReleaseMemObject (borrowed);
   if (ok && s->gop_start)
     forget_motion (e);
-  if (!ok || s->intra)
+  if (!ok || INTRA (s))
     return ok;
   if (s->type == GST_CL_MPEG_PICTURE_B)
     return search_b (e, s, error);
@@ -654,7 +656,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   gboolean rdo;
   cl_int ret;
 
-  p.p_picture = !s->intra;
+  p.p_picture = !INTRA (s);
   p.qscale = s->quant;
   g_mutex_lock (&e->settings_lock);
   p.adaptive = e->settings.adaptive;
@@ -733,7 +735,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   if (s->type == GST_CL_MPEG_PICTURE_B && !s->all_skipped)
     gst_cl_mpeg_choose_b_f_codes (s->rec, s->ch, n, &pc.f_code,
         &pc.backward_f_code);
-  else if (!s->intra && !s->all_skipped)
+  else if (!INTRA (s) && !s->all_skipped)
     pc.f_code = gst_cl_mpeg_choose_f_code (s->rec, n);
   code_slices (e, s, &pc);
   e->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
@@ -760,7 +762,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   *requant = gst_cl_mpeg_rate_control_check (&e->rc, s->type,
       s->dc_only, model, s->quant);
   *bits = total * 8;
-  if (*requant && !s->all_skipped && !(s->intra && s->dc_only)) {
+  if (*requant && !s->all_skipped && !(INTRA (s) && s->dc_only)) {
     gst_bit_writer_reset (&hw);
     return NULL;
   }
@@ -889,7 +891,7 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
         "%u", picture_letter (s), bits, e->rc.fullness, s->quant,
         s->dc_only ? " DC only" : "", requant);
     e->rc.reencodes++;
-    if (requant > 31 && !s->intra && s->dc_only) {
+    if (requant > 31 && !INTRA (s) && s->dc_only) {
       /* every macroblock skipped: the reference is the reconstruction (a
        * B picture's, the forward one, is no reference) */
       gsize size = gst_cl_mpeg_transform_picture_size (e->tr);
@@ -929,7 +931,7 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
   s->frame = NULL;
   s->encoded = FALSE;
   frame->output_buffer = out;
-  if (s->intra)
+  if (INTRA (s))
     GST_VIDEO_CODEC_FRAME_SET_SYNC_POINT (frame);
   else
     GST_VIDEO_CODEC_FRAME_UNSET_SYNC_POINT (frame);
@@ -1028,7 +1030,7 @@ level_rate (GstClMpegEngine * e, guint kbps, const gchar * what)
 
 /* A piece of a chunked encode ends where the next one starts: with
  * "vbv-final-fullness" and the stream's length known, the rate control
- * plans for the end (a constant rate only) */
+ * plans for the end */
 static void
 plan_end (GstClMpegEngine * e)
 {
@@ -1128,7 +1130,6 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
   s->frame = frame;             /* the reference the base class gave us */
   s->dc_only = s->all_skipped = FALSE;
   s->type = type;
-  s->intra = type == GST_CL_MPEG_PICTURE_I;
   s->gop_start = s->seq_start = gop_start;
   s->gop_frame = e->gop_first;
   s->temporal_reference = temporal_reference;
@@ -1185,12 +1186,28 @@ failed:
   return GST_FLOW_ERROR;
 }
 
+/* Codes the frames waiting as B pictures, in display order, after the
+ * anchor behind them; @ret: that anchor's flow (none is coded unless
+ * GST_FLOW_OK). */
+static GstFlowReturn
+code_b_pictures (GstClMpegEngine * e, GstFlowReturn ret, GError ** error)
+{
+  Waiting *w;
+
+  while (ret == GST_FLOW_OK && (w = g_queue_pop_head (&e->waiting))) {
+    ret = code_picture (e, w->frame, GST_CL_MPEG_PICTURE_B,
+        w->temporal_reference, FALSE, error);
+    g_free (w);
+  }
+  return ret;
+}
+
 /* Codes the B frames waiting, the last of them as a P picture (the
  * anchor the others predict backward from): the GOP ends. */
 static GstFlowReturn
 code_waiting (GstClMpegEngine * e, GError ** error)
 {
-  GstFlowReturn ret = GST_FLOW_OK;
+  GstFlowReturn ret;
   Waiting *w = g_queue_pop_tail (&e->waiting);
 
   if (!w)
@@ -1198,12 +1215,7 @@ code_waiting (GstClMpegEngine * e, GError ** error)
   ret = code_picture (e, w->frame, GST_CL_MPEG_PICTURE_P,
       w->temporal_reference, FALSE, error);
   g_free (w);
-  while (ret == GST_FLOW_OK && (w = g_queue_pop_head (&e->waiting))) {
-    ret = code_picture (e, w->frame, GST_CL_MPEG_PICTURE_B,
-        w->temporal_reference, FALSE, error);
-    g_free (w);
-  }
-  return ret;
+  return code_b_pictures (e, ret, error);
 }
 
 GstFlowReturn
@@ -1280,13 +1292,7 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
   }
   /* an anchor, then the B pictures before it */
   ret = code_picture (e, frame, type, pos, pos == 0, error);
-  while (ret == GST_FLOW_OK && !g_queue_is_empty (&e->waiting)) {
-    Waiting *w = g_queue_pop_head (&e->waiting);
-    ret = code_picture (e, w->frame, GST_CL_MPEG_PICTURE_B,
-        w->temporal_reference, FALSE, error);
-    g_free (w);
-  }
-  return ret;
+  return code_b_pictures (e, ret, error);
 }
 
 /* ---- life cycle ---- */
@@ -1401,15 +1407,13 @@ gst_cl_mpeg_engine_flush (GstClMpegEngine * e)
     slot_drop_frame (e, e->pending);
   e->pending = NULL;
   drop_waiting (e);
-  /* start over with a new sequence, whose search follows nothing from
-   * before the flush */
-  forget_motion (e);
+  /* start over with a new sequence (whose GOP's search follows nothing
+   * from before: submit_input) */
   e->need_sequence = TRUE;
   e->seq_frames = 0;
   gst_cl_mpeg_rate_control_restart (&e->rc);
   /* (what is left of the stream is not known after a seek) */
   e->length = G_MAXUINT64;
-  e->rc.pictures_left = -1;
 }
 
 void

@@ -105,7 +105,6 @@ gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
   rc->pb_factor = MAX (pb_factor, 1.0);
   rc->pictures = rc->bits = rc->stuffing_bits = rc->reencodes = 0;
   rc->final_bits = 0;
-  rc->pictures_left = -1;
   gst_cl_mpeg_rate_control_restart (rc);
 }
 
@@ -121,6 +120,8 @@ void
 gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
 {
   rc->started = FALSE;
+  /* (the end is planned again for the new sequence) */
+  rc->pictures_left = -1;
   if (rc->peak_rate > 0) {
     /* variable rate: the first picture is decoded with the buffer full */
     rc->max_fullness = rc->fullness = rc->buffer_size;

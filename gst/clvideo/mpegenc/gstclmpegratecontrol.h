@@ -126,7 +126,8 @@ void gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc,
     guint64 bit_rate, guint64 peak_rate, guint64 buffer_bits,
     gdouble frame_rate, guint gop_size, guint b_frames, guint quant,
     gdouble ip_factor, gdouble pb_factor, guint mb_width, guint mb_height);
-/* A new sequence starts: the decoder's buffer starts empty. */
+/* A new sequence starts: the decoder's buffer starts empty, and no end
+ * is planned (gst_cl_mpeg_rate_control_set_end). */
 void gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc);
 /* @pictures are left to code, and the buffer must then hold @final_bits
  * for the picture after them (a piece of a chunked encode, joined to one

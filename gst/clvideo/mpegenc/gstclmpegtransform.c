@@ -235,6 +235,26 @@ gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
       GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
 }
 
+/* Enqueues @kernel over the picture's macroblocks: on CPUs one work-item
+ * per macroblock, in small groups (each work-item keeps a macroblock in
+ * private memory); on GPUs a work-group of 64 per macroblock */
+static gboolean
+enqueue_per_macroblock (GstClMpegTransform * tr, cl_kernel kernel,
+    GError ** error)
+{
+  size_t n = (size_t) tr->mb_width * tr->mb_height, local, global;
+
+  if (tr->cpu_layout) {
+    local = CPU_GROUP;
+    global = (n + local - 1) / local * local;
+  } else {
+    local = 64;
+    global = n * local;
+  }
+  return gst_cl_context_enqueue_kernel (tr->ctx, kernel,
+      GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
+}
+
 gboolean
 gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
     cl_mem fwd, cl_mem bwd, cl_mem fvectors, cl_mem bvectors, guint lambda16,
@@ -244,7 +264,6 @@ gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
   const cl_mem mems[8] = { cur, fwd, bwd, fvectors, bvectors, tr->rd_bits,
     pred, choices
   };
-  size_t n = (size_t) tr->mb_width * tr->mb_height, local = 64, global;
 
   args.mb_width = tr->mb_width;
   args.mb_height = tr->mb_height;
@@ -253,13 +272,7 @@ gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
   if (!gst_cl_video_set_kernel_args (tr->predict_b, mems, G_N_ELEMENTS (mems),
           &args, sizeof (args), error))
     return FALSE;
-  /* CPUs: a work-item per macroblock; GPUs: a work-group of 64 */
-  global = tr->cpu_layout ? (n + CPU_GROUP - 1) / CPU_GROUP * CPU_GROUP :
-      n * local;
-  if (tr->cpu_layout)
-    local = CPU_GROUP;
-  return gst_cl_context_enqueue_kernel (tr->ctx, tr->predict_b,
-      GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
+  return enqueue_per_macroblock (tr, tr->predict_b, error);
 }
 
 gboolean
@@ -271,7 +284,6 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   const cl_mem mems[7] = { cur, ref, recon, vectors, records, levels,
     tr->rd_bits
   };
-  size_t global, local = 64;
 
   args.mb_width = tr->mb_width;
   args.mb_height = tr->mb_height;
@@ -288,17 +300,7 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   if (!gst_cl_video_set_kernel_args (tr->encode, mems, G_N_ELEMENTS (mems),
           &args, sizeof (args), error))
     return FALSE;
-  if (tr->cpu_layout) {
-    /* small groups: each work-item keeps a macroblock in private memory */
-    local = CPU_GROUP;
-    global = ((size_t) tr->mb_width * tr->mb_height + local - 1) / local *
-        local;
-    return gst_cl_context_enqueue_kernel (tr->ctx, tr->encode,
-        GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
-  }
-  global = (size_t) tr->mb_width * tr->mb_height * local;
-  return gst_cl_context_enqueue_kernel (tr->ctx, tr->encode,
-      GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
+  return enqueue_per_macroblock (tr, tr->encode, error);
 }
 
 gboolean
