@@ -30,6 +30,12 @@
  * steps: a smaller gain hardly ever pays for its vector and header, and
  * coding the candidate to find that out costs more than it brings */
 #define MOVING_MARGIN 4
+/* In an interlaced frame a macroblock's luma is transformed in field
+ * blocks where the lines of each field are this much smoother (sum of
+ * absolute vertical differences of the residual over the macroblock)
+ * than the frame's: where both are alike, frame blocks keep the
+ * lines' vertical correlation across both fields */
+#define FIELD_DCT_MARGIN 256
 
 /* round (16384 * c(k) / 2 * cos ((2n + 1) k pi / 16)), [k][n] */
 __constant int DCT_C[64] = {
@@ -329,7 +335,7 @@ rd_lambda4 (uint rd_lambda, int q)
 
 static void
 write_record (__global GstClMpegMbRecord * rec, const int *last, int dx,
-    int dy, int intra, int q, int act, int cost)
+    int dy, int intra, int field, int q, int act, int cost)
 {
   uchar cbp = 0;
   for (int b = 0; b < 6; b++) {
@@ -347,7 +353,7 @@ write_record (__global GstClMpegMbRecord * rec, const int *last, int dx,
   rec->cost = cost;
   rec->flags = (intra ? GST_CL_MPEG_MB_INTRA : 0) |
       (!intra && dx == 0 && dy == 0 && cbp == 0 ?
-      GST_CL_MPEG_MB_SKIPPABLE : 0);
+      GST_CL_MPEG_MB_SKIPPABLE : 0) | (field ? GST_CL_MPEG_MB_FIELD_DCT : 0);
 }
 
 /* TM5 adaptive quantiser: 0.5 .. 2 times the picture's */
@@ -727,6 +733,45 @@ predict_samples (__global const uchar * ref, uint W, uint CW,
   }
 }
 
+/* Whether the luma residual whose samples (row @r, column @c of each
+ * block, frame lines) this work-item holds in @v is smoother down the
+ * lines of each field than down the frame's (FIELD_DCT_MARGIN); @m: 256
+ * ints of local memory */
+static int
+prefers_field_dct (__local int *m, __local int *red, const int *v, uint r,
+    uint c, uint t)
+{
+  int frame = 0, field = 0;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int b = 0; b < 4; b++)
+    m[((b >> 1) * 8 + r) * 16 + (b & 1) * 8 + c] = v[b];
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int b = 0; b < 4; b++) {
+    int y = (b >> 1) * 8 + r, i = y * 16 + (b & 1) * 8 + c;
+    if (y < 15)
+      frame += abs (m[i] - m[i + 16]);
+    if (y < 14)
+      field += abs (m[i] - m[i + 32]);
+  }
+  frame = group_sum (red, frame, t);
+  field = group_sum (red, field, t);
+  return field + FIELD_DCT_MARGIN < frame;
+}
+
+/* This work-item's luma samples @v (frame lines) as the field blocks':
+ * row @r of Y0 and Y1 is line 2 r of the macroblock, of Y2 and Y3 line
+ * 2 r + 1 */
+static void
+to_field_blocks (__local int *m, int *v, uint r, uint c)
+{
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int b = 0; b < 4; b++)
+    m[((b >> 1) * 8 + r) * 16 + (b & 1) * 8 + c] = v[b];
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int b = 0; b < 4; b++)
+    v[b] = m[((b >> 1) + 2 * r) * 16 + (b & 1) * 8 + c];
+}
+
 /* ---- mpeg_predict_b: a B picture's predictions ----
  *
  * One work-item per macroblock, in every layout: of the forward
@@ -1031,10 +1076,12 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
 
   /* this work-item's sample of each block, its predictions */
   int own[6], prd[6], prd_mv[6];
-  int bx[6], by[6], bc[6], coef[6];
+  /* the blocks' places: column, first line and line step, plane */
+  int bx[6], by[6], ys[6], bc[6], coef[6];
   int sum, act, intra, dx = 0, dy = 0, q, cost, b, k, lambda4, rd;
   ulong m2q;
   int drop = 0, moving = 0, chosen = 0, sad_mv = 0, intra_cand = 0;
+  int field = 0;
   long energy[3];
   int2 alt = (int2) (0, 0), pred_v = (int2) (0, 0);
 
@@ -1042,6 +1089,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     bc[b] = b < 4 ? 0 : b - 3;
     bx[b] = b < 4 ? mbx * 16 + (b & 1) * 8 : mbx * 8;
     by[b] = b < 4 ? mby * 16 + (b >> 1) * 8 : mby * 8;
+    ys[b] = 1;
   }
   for (b = 0; b < 6; b++) {
     uint s = b < 4 ? W : CW;
@@ -1104,6 +1152,26 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       predict_samples (ref, W, CW, off, bx, by, bc, r, c, v, prd);
     if (moving)
       predict_samples (ref, W, CW, off, bx, by, bc, r, c, alt, prd_mv);
+  }
+  if (args.field_dct) {
+    /* frame or field blocks, by the residual of the moving candidate
+     * where there is one, else of the prediction so far (intra: the
+     * samples) */
+    int res[4];
+    for (b = 0; b < 4; b++)
+      res[b] = own[b] - (moving ? prd_mv[b] : prd[b]);
+    field = prefers_field_dct ((__local int *) tmp, red, res, r, c, t);
+    if (field) {
+      to_field_blocks ((__local int *) tmp, own, r, c);
+      to_field_blocks ((__local int *) tmp, prd, r, c);
+      if (moving)
+        to_field_blocks ((__local int *) tmp, prd_mv, r, c);
+      for (b = 0; b < 4; b++) {
+        by[b] = mby * 16 + (b >> 1);
+        ys[b] = 2;
+      }
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
   }
 
   lambda4 = rd_lambda4 (args.rd_lambda, q);
@@ -1285,7 +1353,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     uint st = b < 4 ? W : CW;
     for (int k = 0; k < 8; k++)
       s += DCT_C[k * 8 + r] * tmp[b][k * 8 + c];
-    recon[off[bc[b]] + (by[b] + r) * st + bx[b] + c] =
+    recon[off[bc[b]] + (by[b] + r * ys[b]) * st + bx[b] + c] =
         (uchar) clamp (prd[b] + ((s + (1 << 18)) >> 19), 0, 255);
   }
 
@@ -1293,7 +1361,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     int last[6];
     for (b = 0; b < 6; b++)
       last[b] = drop ? 0 : last_l[chosen][b];
-    write_record (&records[mb], last, dx, dy, intra, q, act, cost);
+    write_record (&records[mb], last, dx, dy, intra, field, q, act, cost);
   }
 }
 #endif
@@ -1986,6 +2054,40 @@ predict_chroma (__global const uchar * ref, int co, int cro, int CW, int2 v,
 
 
 #if GST_CL_CPU_LAYOUT
+/* Whether the luma residual of @src less @pred (rows 0-15) is smoother
+ * down the lines of each field than down the frame's (FIELD_DCT_MARGIN) */
+static int
+rows_prefer_field_dct (const uchar16 * src, const uchar16 * pred)
+{
+  int16 d[16], frame = 0, field = 0;
+  #pragma unroll
+  for (int i = 0; i < 16; i++)
+    d[i] = convert_int16 (src[i]) - convert_int16 (pred[i]);
+  #pragma unroll
+  for (int i = 0; i < 15; i++)
+    frame += max (d[i] - d[i + 1], d[i + 1] - d[i]);
+  #pragma unroll
+  for (int i = 0; i < 14; i++)
+    field += max (d[i] - d[i + 2], d[i + 2] - d[i]);
+  return sum16 (field) + FIELD_DCT_MARGIN < sum16 (frame);
+}
+
+/* Luma rows 0-15 of @v (frame lines) as the field blocks': lines 0, 2,
+ * .. 14 (Y0 | Y1), then 1, 3, .. 15 (Y2 | Y3) */
+static void
+to_field_rows (uchar16 * v)
+{
+  uchar16 f[16];
+  #pragma unroll
+  for (int i = 0; i < 16; i++)
+    f[i] = v[i];
+  #pragma unroll
+  for (int i = 0; i < 8; i++) {
+    v[i] = f[2 * i];
+    v[8 + i] = f[2 * i + 1];
+  }
+}
+
 __kernel void
 mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     __global uchar * recon, __global const GstClMotionVector * vectors,
@@ -2015,6 +2117,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   short16 levels_of[24], levels_mv[24];
   const short16 *kept = levels_of;
   int rd_delta = 0, rd_cbp = 0, moving = 0, sad_mv = 0, sad_zero = 0;
+  int field = 0;
   long energy;
   int intra_cand = 0;
   int2 alt = (int2) (0, 0), pred_v = (int2) (0, 0);
@@ -2127,6 +2230,18 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     #pragma unroll
     for (i = 0; i < 24; i++)
       pred[i] = 0;
+  if (args.field_dct) {
+    /* frame or field blocks, by the residual of the moving candidate
+     * where there is one, else of the prediction so far (intra: the
+     * samples) */
+    field = rows_prefer_field_dct (src, moving ? pred_mv : pred);
+    if (field) {
+      to_field_rows (src);
+      to_field_rows (pred);
+      if (moving)
+        to_field_rows (pred_mv);
+    }
+  }
 
   /* quantiser steps: intra q W (and the reciprocal of 8 q W for the
    * division, see below), inter m = ceil (2^18 / q) */
@@ -2340,14 +2455,15 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     #pragma unroll
     for (i = 0; i < 8; i++) {
       if (p < 2) {
-        *(__global uchar16 *) (recon + yo + (8 * p + i) * W) = o[i];
+        *(__global uchar16 *) (recon + yo + (field ? 2 * i + p : 8 * p +
+                    i) * W) = o[i];
       } else {
         *(__global uchar8 *) (recon + co + i * CW) = o[i].lo;
         *(__global uchar8 *) (recon + co + cro + i * CW) = o[i].hi;
       }
     }
   }
-  write_record (&records[mb], last, dx, dy, intra, q, act, cost);
+  write_record (&records[mb], last, dx, dy, intra, field, q, act, cost);
 }
 #endif
 

@@ -179,7 +179,7 @@ static void
 run_slices (Picture * p, gpointer data)
 {
   static const GstClMpegPictureCoding coding = { GST_CL_MPEG_PICTURE_P, 1,
-    FALSE, 0, 1
+    FALSE, 0, 1, FALSE, FALSE
   };
   GstClMpegBitWriter *bw = data;
   guint row;

@@ -186,6 +186,8 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
 /* a moving candidate needs a SAD this many quantiser steps below the
  * zero vector's */
 #define MOVING_MARGIN 4
+/* field blocks where the field lines are smoother by this much */
+#define FIELD_DCT_MARGIN 256
 
 /* Sample (x, y) of a plane displaced by the half-pel vector (hx, hy)
  * split into full-pel (fx, fy) and half flags: the MPEG-1 averages. */
@@ -709,17 +711,50 @@ intra_cost (gint64 energy, gint delta, const gint16 * levels, gint lambda4,
   return energy + delta + mode_lambda (lambda4) * bits;
 }
 
+/* Sum of |r (y, x) - r (y + @step, x)| over the macroblock's luma, r the
+ * residual @src less @pred (frame blocks) */
+static gint
+vertical_differences (const gint src[6][64], const gint pred[6][64],
+    gint step)
+{
+  gint x, y, sum = 0;
+  for (y = 0; y + step < 16; y++)
+    for (x = 0; x < 16; x++) {
+      gint a = (y >> 3) * 2 + (x >> 3), i = (y & 7) * 8 + (x & 7);
+      gint y2 = y + step;
+      gint a2 = (y2 >> 3) * 2 + (x >> 3), i2 = (y2 & 7) * 8 + (x & 7);
+      sum += ABS ((src[a][i] - pred[a][i]) - (src[a2][i2] - pred[a2][i2]));
+    }
+  return sum;
+}
+
+/* The luma of @blk (frame blocks) as field blocks: Y0 and Y1 the lines
+ * 0, 2, .. 14 of the macroblock, Y2 and Y3 the lines 1, 3, .. 15 */
+static void
+to_field_blocks (gint blk[6][64])
+{
+  gint frame[4][64], b, i;
+  memcpy (frame, blk, sizeof (frame));
+  for (b = 0; b < 4; b++)
+    for (i = 0; i < 64; i++) {
+      gint y = (b >> 1) + 2 * (i / 8);
+      blk[b][i] = frame[(y >> 3) * 2 + (b & 1)][(y & 7) * 8 + i % 8];
+    }
+}
+
 static void
 encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const GstClMotionVector * vectors, const GstClMpegEncodeParams * prm,
     guint mbx, guint mby, GstClMpegMbRecord * rec, gint16 * levels,
     MpegRefPicture * recon)
 {
-  gint src[6][64], pred[6][64];
+  gint src[6][64], pred[6][64], pred_m[6][64];
   const guint8 *plane[3];
   guint8 *out[3];
   guint stride[3];
-  gint bx[6], by[6], bc[6];
+  /* the blocks' places: column, first line and line step, plane */
+  gint bx[6], by[6], ys[6], bc[6];
+  gboolean field = FALSE;
   gint sum = 0, act = 0, b, i, q, intra, dx = 0, dy = 0;
   gint px = 0, py = 0, mx = 0, my = 0, sad_moving = 0;
   gboolean rd = prm->rd_lambda && !prm->dc_only, moving = FALSE;
@@ -731,6 +766,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     bc[b] = b < 4 ? 0 : b - 3;
     bx[b] = b < 4 ? mbx * 16 + (b & 1) * 8 : mbx * 8;
     by[b] = b < 4 ? mby * 16 + (b >> 1) * 8 : mby * 8;
+    ys[b] = 1;
   }
   for (i = 0; i < 3; i++) {
     plane[i] = mpegref_plane (cur, i, &stride[i]);
@@ -817,6 +853,25 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     memset (pred, 0, sizeof (pred));
   else
     predict_mb (ref, mbx, mby, dx, dy, pred);
+  if (moving)
+    predict_mb (ref, mbx, mby, mx, my, pred_m);
+  if (prm->field_dct) {
+    /* by the residual of the moving candidate where there is one, else
+     * of the prediction so far (intra: the samples) */
+    const gint (*p)[64] = moving ? pred_m : pred;
+    field = vertical_differences (src, p, 2) + FIELD_DCT_MARGIN <
+        vertical_differences (src, p, 1);
+    if (field) {
+      to_field_blocks (src);
+      to_field_blocks (pred);
+      if (moving)
+        to_field_blocks (pred_m);
+      for (b = 0; b < 4; b++) {
+        by[b] = mby * 16 + (b >> 1);
+        ys[b] = 2;
+      }
+    }
+  }
 
   {
     /* (every candidate weighs its bits at the macroblock's quantiser) */
@@ -831,12 +886,11 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
           &keep);
       if (moving) {
         /* the moving candidate against the zero vector, both coded */
-        gint pred_m[6][64], delta_m, cbp_m;
+        gint delta_m, cbp_m;
         gint16 levels_m[GST_CL_MPEG_MB_LEVELS];
         gint64 energy_m;
         gboolean keep_m;
         gint q_m = q_base;
-        predict_mb (ref, mbx, mby, mx, my, pred_m);
         code_levels (src, pred_m, FALSE, &q_m, lambda4, prm, levels_m,
             &delta_m, &cbp_m, &energy_m);
         gint64 j_m = inter_cost (energy_m, delta_m, cbp_m, mx, my, px, py,
@@ -911,7 +965,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       rec->cbp |= 32 >> b;
     mpegref_idct (coef);
     for (i = 0; i < 64; i++)
-      out[bc[b]][(by[b] + i / 8) * stride[bc[b]] + bx[b] + i % 8] =
+      out[bc[b]][(by[b] + ys[b] * (i / 8)) * stride[bc[b]] + bx[b] + i % 8] =
           CLAMP (pred[b][i] + coef[i], 0, 255);
   }
   rec->dx = dx;
@@ -920,7 +974,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   rec->activity = act;
   rec->flags = (intra ? GST_CL_MPEG_MB_INTRA : 0) |
       (!intra && dx == 0 && dy == 0 && rec->cbp == 0 ?
-      GST_CL_MPEG_MB_SKIPPABLE : 0);
+      GST_CL_MPEG_MB_SKIPPABLE : 0) | (field ? GST_CL_MPEG_MB_FIELD_DCT : 0);
 }
 
 void

@@ -483,17 +483,31 @@ levels_read (const GstClMpegMbRecord * r, guint b)
       r->last[b];
 }
 
+/* Every other line of the luma of @p from the samples 6 to the right:
+ * a picture of two fields with motion between them */
+static void
+weave_moved_field (MpegRefPicture * p)
+{
+  guint W = p->mb_width * 16, H = p->mb_height * 16, x, y;
+  for (y = 1; y < H; y += 2)
+    for (x = 0; x + 6 < W; x++)
+      p->data[y * W + x] = p->data[y * W + x + 6];
+}
+
 /* Compares the device's stages with the reference's on one picture;
  * returns how many macroblocks took a quantiser above @q (levels beyond
- * +-255 at it), without adaptive quantisation */
+ * +-255 at it), without adaptive quantisation. @field_dct: an interlaced
+ * frame (MPEG-2), natural content woven from two moments; *@field_mbs
+ * counts the macroblocks coded in field blocks. */
 static guint
 compare_device (guint w, guint h, gboolean p_picture, guint q,
     gboolean adaptive, StageContent content, gboolean dc_only,
-    guint rd_lambda, guint mv_lambda, gboolean mpeg2, guint32 seed)
+    guint rd_lambda, guint mv_lambda, gboolean mpeg2, gboolean field_dct,
+    guint32 seed, guint * field_mbs)
 {
   GstClContext *ctx = test_get_shared_context ();
   GError *error = NULL;
-  GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, &error);
+  GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, FALSE, &error);
   MpegRefPicture cur, ref, rec;
   guint n, i;
   gsize ps;
@@ -501,16 +515,16 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   GstClMotionVector *vec;
   /* MPEG-2: each intra DC precision in turn */
   GstClMpegEncodeParams p = { p_picture, q, adaptive, 0, 384, dc_only,
-    rd_lambda, mv_lambda, mpeg2, mpeg2 ? seed % 4 : 0
+    rd_lambda, mv_lambda, mpeg2, mpeg2 ? seed % 4 : 0, field_dct
   };
   GstClMpegMbRecord *r, *dr;
   gint16 *lev, *dl;
   guint8 *out;
   guint raised = 0;
   cl_mem mc, mr, mo, mv, mrec, ml;
-  gchar *desc = g_strdup_printf ("MPEG-%d (DC +%u bits) %ux%u %c q %u "
+  gchar *desc = g_strdup_printf ("MPEG-%d (DC +%u bits%s) %ux%u %c q %u "
       "adaptive %d %s%s trellis lambda %u vector lambda %u seed %u",
-      mpeg2 ? 2 : 1, p.dc_shift, w, h,
+      mpeg2 ? 2 : 1, p.dc_shift, field_dct ? ", interlaced" : "", w, h,
       p_picture ? 'P' : 'I', q, adaptive, stage_content_names[content],
       dc_only ? " DC only" : "", rd_lambda, mv_lambda, seed);
 
@@ -529,6 +543,8 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   } else {
     fill_natural (&cur, 3, 3, 2, seed);
     fill_natural (&ref, 2, 3, 2, seed);
+    if (field_dct)
+      weave_moved_field (&cur);
   }
   /* vectors of every kind: half-pel, far outside (clamped), zero */
   vec = g_new0 (GstClMotionVector, n);
@@ -596,8 +612,10 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   for (i = 0; i < ps; i++)
     fail_unless (rec.data[i] == out[i], "%s: reconstruction byte %u: %u, "
         "device %u", desc, i, rec.data[i], out[i]);
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
     raised += !adaptive && r[i].quant > q;
+    *field_mbs += (r[i].flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0;
+  }
   if (p_picture) {
     /* the case mix did happen */
     guint intra = 0, skip = 0, coded = 0;
@@ -687,7 +705,7 @@ GST_START_TEST (test_fit_vectors)
   for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
     GError *error = NULL;
     GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, sizes[s][0],
-        sizes[s][1], &error);
+        sizes[s][1], FALSE, &error);
     guint n = ((sizes[s][0] + 15) / 16) * ((sizes[s][1] + 15) / 16);
     GstClMotionVector *vec = g_new (GstClMotionVector, n);
     GstClMotionVector *dev = g_new (GstClMotionVector, n);
@@ -746,7 +764,7 @@ GST_START_TEST (test_device_stages)
 {
   static const guint sizes[][2] = { {17, 9}, {64, 48}, {176, 144} };
   static const guint quants[] = { 1, 4, 13, 31 };
-  guint s, q, n = 0, raised = 0, mpeg2;
+  guint s, q, n = 0, raised = 0, mpeg2, field_mbs = 0, field_n = 0;
 
   /* MPEG-1 and MPEG-2 reconstruct differently (mismatch control) */
   for (mpeg2 = 0; mpeg2 < 2; mpeg2++)
@@ -756,17 +774,25 @@ GST_START_TEST (test_device_stages)
          * the vector choice alone on some more */
         guint rd_lambda = (s + q) % 2 ? 8 + 4 * s : 0;
         guint mv_lambda = rd_lambda ? 2 + s : q == 2 ? 3 : 0;
+        /* MPEG-2: interlaced frames at two quantisers, with and without
+         * rate-distortion decisions */
+        gboolean field_dct = mpeg2 && q < 2;
         raised += compare_device (sizes[s][0], sizes[s][1], FALSE,
             quants[q], q == 2, n % N_STAGE_CONTENTS, q == 3, rd_lambda,
-            mv_lambda, mpeg2, n);
+            mv_lambda, mpeg2, field_dct, n, &field_mbs);
         n++;
         raised += compare_device (sizes[s][0], sizes[s][1], TRUE,
             quants[q], q == 1, n % N_STAGE_CONTENTS, FALSE, rd_lambda,
-            mv_lambda, mpeg2, n);
+            mv_lambda, mpeg2, field_dct, n, &field_mbs);
         n++;
+        field_n += field_dct ? 2 * ((sizes[s][0] + 15) / 16) *
+            ((sizes[s][1] + 15) / 16) : 0;
       }
   /* the extreme content at quantiser 1 needs levels beyond +-255 */
   fail_unless (raised > 0);
+  /* both kinds of blocks were chosen in the interlaced frames */
+  fail_unless (field_mbs > 0 && field_mbs < field_n, "%u of %u macroblocks "
+      "in field blocks", field_mbs, field_n);
   GST_INFO ("%u macroblocks took a quantiser above the picture's", raised);
 }
 
@@ -793,7 +819,7 @@ GST_START_TEST (test_predict_b)
       /* none, and that of quantisers 1 and 31 */
       guint zero_bias = (s + k) % 3 == 0 ? 0 : (s + k) % 3 == 1 ? 4 : 124;
       GError *error = NULL;
-      GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, &error);
+      GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, FALSE, &error);
       MpegRefPicture pics[4], pred;     /* current, forward, backward */
       GstClMotionVector *vec[2];
       GstClMpegBChoice *ch, *dch;
@@ -902,7 +928,7 @@ GST_START_TEST (test_device_load)
       GstVideoFrame vf;
       GstClFrame clf;
       GError *error = NULL;
-      GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, &error);
+      GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, FALSE, &error);
       MpegRefPicture pic;
       guint32 rng = s * 2 + nv + 1;
       guint8 *out;
@@ -1314,9 +1340,12 @@ store_i420 (GByteArray * frames, guint index, const MpegRefPicture * pic,
  * GOP with half-pel vectors: no drift. With @b_frames, the pictures
  * between anchors are B pictures (the last of the GOP a P picture),
  * coded after the anchor behind them, and each B picture's own
- * reconstruction is the picture FFmpeg shows there. */
+ * reconstruction is the picture FFmpeg shows there. @interlaced (MPEG-2):
+ * an interlaced sequence of frames woven from two moments, coded in frame
+ * or field blocks per macroblock. */
 static void
-check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames)
+check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
+    gboolean interlaced)
 {
   const guint w = 96, h = 64, n = 48;
   RefCoder c;
@@ -1327,14 +1356,18 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames)
   GstBitWriter hw;
   /* MPEG-2: main profile at main level, its peak rate and buffer */
   GstClMpegSequenceParams sp = { w, h, 1, 3, mpeg2 ? 37500 : 0x3ffff,
-    mpeg2 ? 112 : 1023, FALSE, mpeg2, 0x48, FALSE, 0, 0, 0, b_frames > 0
+    mpeg2 ? 112 : 1023, FALSE, mpeg2, 0x48, FALSE, 0, 0, 0, b_frames > 0,
+    interlaced
   };
   GByteArray *recons = g_byte_array_new (), *dec, *stream;
   guint k, t, i, frames, a, m = 0, order[48], types[48];
   gchar *path;
   guint max_diff = 0, counts[4] = { 0, }, directions[4] = { 0, };
+  guint field_mbs = 0;
   guint64 diff_sum = 0;
-  GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift, 1 };
+  GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift, 1, interlaced,
+    interlaced
+  };
 
   /* coding order: the I picture, then each anchor and the B pictures
    * before it */
@@ -1376,6 +1409,7 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames)
     p.mv_lambda = t % 4 ? 2 : 0;
     p.mpeg2 = mpeg2;
     p.dc_shift = dc_shift;
+    p.field_dct = interlaced;
     /* the clip pans one pixel right and down: (-2, -2) in half-pels,
      * odd ones on every third picture; backward the other way */
     for (i = 0; i < c.mbn; i++) {
@@ -1385,6 +1419,8 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames)
       bvec[i].dy = -c.vec[i].dy;
     }
     ref_coder_load_natural (&c, w, h, t, 3);
+    if (interlaced)
+      weave_moved_field (&c.cur);
     pc.coding_type = type;
     if (type == GST_CL_MPEG_PICTURE_B) {
       /* forward from the anchor before, backward from the one after */
@@ -1410,6 +1446,8 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames)
           type == GST_CL_MPEG_PICTURE_B ? choices + row * c.cur.mb_width :
           NULL, c.lev + (gsize) row * c.cur.mb_width * 384, NULL);
     store_i420 (recons, t, &c.rec, w, h);
+    for (i = 0; i < c.mbn; i++)
+      field_mbs += (c.recs[i].flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0;
     if (type != GST_CL_MPEG_PICTURE_B) {
       /* the new anchor: the one before it serves the B pictures */
       memcpy (older.data, c.ref.data, (gsize) c.mbn * 384);
@@ -1417,6 +1455,11 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames)
     }
   }
   fail_unless_equals_int (counts[1] + counts[2] + counts[3], n);
+  /* field blocks only in interlaced frames, and there on some
+   * macroblocks, not all */
+  GST_INFO ("%u of %u macroblocks in field blocks", field_mbs, n * c.mbn);
+  fail_unless (interlaced ? field_mbs > 0 && field_mbs < n * c.mbn :
+      field_mbs == 0);
   if (b_frames) {
     /* forward, backward and interpolated macroblocks all happened */
     GST_INFO ("B macroblocks: %u forward, %u backward, %u interpolated",
@@ -1429,8 +1472,8 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames)
   stream = g_byte_array_new ();
   g_byte_array_append (stream, bw.data, bw.size);
   path = write_stream (mpeg2 ? "drift.m2v" : "drift.m1v", stream);
-  GST_INFO ("intra_dc_precision %u bits, %u B frames", 8 + dc_shift,
-      b_frames);
+  GST_INFO ("intra_dc_precision %u bits, %u B frames%s", 8 + dc_shift,
+      b_frames, interlaced ? ", interlaced" : "");
   dec = ffmpeg_decode (path, NULL, &frames, w, h);
   fail_unless_equals_int (frames, n);
   for (i = 0; i < recons->len; i++) {
@@ -1466,7 +1509,7 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames)
 
 GST_START_TEST (test_no_drift)
 {
-  check_no_drift (FALSE, 0, 0);
+  check_no_drift (FALSE, 0, 0, FALSE);
 }
 
 GST_END_TEST;
@@ -1478,7 +1521,7 @@ GST_START_TEST (test_no_drift_mpeg2)
   guint dc_shift;
 
   for (dc_shift = 0; dc_shift <= 3; dc_shift++)
-    check_no_drift (TRUE, dc_shift, 0);
+    check_no_drift (TRUE, dc_shift, 0, FALSE);
 }
 
 GST_END_TEST;
@@ -1490,9 +1533,19 @@ GST_START_TEST (test_no_drift_b_pictures)
   guint b_frames;
 
   for (b_frames = 1; b_frames <= 3; b_frames++) {
-    check_no_drift (FALSE, 0, b_frames);
-    check_no_drift (TRUE, b_frames - 1, b_frames);
+    check_no_drift (FALSE, 0, b_frames, FALSE);
+    check_no_drift (TRUE, b_frames - 1, b_frames, FALSE);
   }
+}
+
+GST_END_TEST;
+
+/* The same for interlaced frames in frame or field blocks, with I and P
+ * pictures, and with two B pictures between anchors */
+GST_START_TEST (test_no_drift_interlaced)
+{
+  check_no_drift (TRUE, 0, 0, TRUE);
+  check_no_drift (TRUE, 1, 2, TRUE);
 }
 
 GST_END_TEST;
@@ -1532,7 +1585,7 @@ GST_START_TEST (test_packed_levels)
   const guint w = 176, h = 144;
   GstClContext *ctx = test_get_shared_context ();
   GError *error = NULL;
-  GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, &error);
+  GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, FALSE, &error);
   RefCoder c;
   guint t, q, i, row;
   guint32 *offsets;
@@ -1548,7 +1601,7 @@ GST_START_TEST (test_packed_levels)
     }
     for (q = 2; q <= 20; q += 9) {
       GstClMpegEncodeParams p = { t > 0, q, FALSE, 1, 384, FALSE, 16, 2,
-        FALSE, 0
+        FALSE, 0, FALSE
       };
       guint32 total;
       gint16 *packed;
@@ -1560,7 +1613,9 @@ GST_START_TEST (test_packed_levels)
         gsize first = (gsize) row * c.cur.mb_width;
         gst_cl_mpeg_bit_writer_init (&a, 1024);
         gst_cl_mpeg_bit_writer_init (&b, 1024);
-        GstClMpegPictureCoding pc = { t ? 2 : 1, 1, FALSE, 0, 1 };
+        GstClMpegPictureCoding pc = { t ? 2 : 1, 1, FALSE, 0, 1, FALSE,
+          FALSE
+        };
         gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, &pc,
             c.recs + first, NULL, c.lev + first * 384, NULL);
         gst_cl_mpeg_write_slice (&b, row, c.cur.mb_width, &pc,
@@ -3796,6 +3851,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_no_drift);
   tcase_add_test (tc, test_no_drift_mpeg2);
   tcase_add_test (tc, test_no_drift_b_pictures);
+  tcase_add_test (tc, test_no_drift_interlaced);
   tcase_add_test (tc, test_mpeg2_stream);
   tcase_add_test (tc, test_mpeg2_colour);
   tcase_add_test (tc, test_b_frames);

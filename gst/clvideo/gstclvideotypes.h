@@ -29,6 +29,9 @@ typedef struct {
 #define GST_CL_MPEG_MB_INTRA 0x1
 /* inter, zero vector, no coefficients: may be skipped */
 #define GST_CL_MPEG_MB_SKIPPABLE 0x2
+/* the luma blocks hold the lines of one field each (MPEG-2's dct_type 1):
+ * Y0 and Y1 the top field's, Y2 and Y3 the bottom one's */
+#define GST_CL_MPEG_MB_FIELD_DCT 0x4
 
 #define GST_CL_MPEG_BLOCKS 6
 #define GST_CL_MPEG_MB_LEVELS (GST_CL_MPEG_BLOCKS * 64)
@@ -37,7 +40,8 @@ typedef struct {
  * GstClMpegMbRecord:
  * @dx: horizontal vector in half-pel units (0 for intra)
  * @dy: vertical vector in half-pel units
- * @flags: GST_CL_MPEG_MB_INTRA, GST_CL_MPEG_MB_SKIPPABLE
+ * @flags: GST_CL_MPEG_MB_INTRA, GST_CL_MPEG_MB_SKIPPABLE,
+ *   GST_CL_MPEG_MB_FIELD_DCT
  * @cbp: coded_block_pattern: bit 5 - b set when block b (Y0, Y1, Y2, Y3,
  *   Cb, Cr) has a non-zero level (intra blocks are always coded)
  * @quant: the quantiser_scale the levels were made with (1..31)
@@ -88,6 +92,8 @@ typedef struct {
   guint32 mv_lambda;
   guint32 mpeg2;                /* 0 or 1: MPEG-2's reconstruction */
   guint32 dc_shift;             /* intra DC precision above 8 bits */
+  guint32 field_dct;            /* 0 or 1: frame or field DCT per
+                                 * macroblock (an interlaced frame) */
 } GstClMpegEncodeArgs;
 
 /* Prediction directions of a B picture's macroblock (GstClMpegBChoice) */
@@ -184,7 +190,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMotionVector, 8);
 GST_CL_VIDEO_SIZE_IS (GstClKernelPlane, 8);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
-GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 48);
+GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 52);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
 GST_CL_VIDEO_SIZE_IS (GstClMpegPredictArgs, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 80);

@@ -805,12 +805,16 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   if (!caps)
     return FALSE;
   choose_aspect (self, info, f, &seq);
-  if (GST_VIDEO_INFO_IS_INTERLACED (info))
+  /* MPEG-2 codes the frames of interlaced input as two fields */
+  seq.interlaced = seq.mpeg2 && GST_VIDEO_INFO_IS_INTERLACED (info);
+  if (GST_VIDEO_INFO_IS_INTERLACED (info) && !seq.mpeg2)
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-        ("The input is interlaced (%s): clmpegenc codes it as progressive "
-            "frames, both fields in each", gst_video_interlace_mode_to_string
+        ("The input is interlaced (%s), and MPEG-1 codes progressive "
+            "frames only: both fields are coded in each frame",
+            gst_video_interlace_mode_to_string
             (GST_VIDEO_INFO_INTERLACE_MODE (info))),
-        ("deinterlace first for motion without combing"));
+        ("ask for MPEG-2 (video/mpeg,mpegversion=2 downstream) to code the "
+            "fields, or deinterlace first"));
 
   self->info = *info;
   self->length_asked = FALSE;

@@ -81,6 +81,9 @@ typedef struct
   gboolean gop_start, seq_start;
   guint quant;
   guint dc_shift;               /* intra DC precision above 8 bits */
+  /* an interlaced sequence: the frame is coded as two fields, the top one
+   * first */
+  gboolean interlaced, top_field_first;
   /* reconstruction buffers: the reference (B: the forward one), the
    * backward reference (B), the reconstruction */
   guint ref, bwd, out;
@@ -311,7 +314,8 @@ setup_device (GstClMpegEngine * e, GError ** error)
   guint i, w = GST_VIDEO_INFO_WIDTH (&e->info);
   guint h = GST_VIDEO_INFO_HEIGHT (&e->info);
 
-  e->tr = gst_cl_mpeg_transform_new (e->ctx, w, h, error);
+  e->tr = gst_cl_mpeg_transform_new (e->ctx, w, h, e->seq.interlaced,
+      error);
   if (!e->tr)
     return FALSE;
   e->mb_width = gst_cl_mpeg_transform_mb_width (e->tr);
@@ -671,6 +675,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   p.mv_lambda = rdo ? MV_LAMBDA : 0;
   p.mpeg2 = e->seq.mpeg2;
   p.dc_shift = s->dc_shift;
+  p.field_dct = s->interlaced;
   if (s->type == GST_CL_MPEG_PICTURE_B) {
     /* the B picture's prediction, coded as a P picture's with zero
      * vectors */
@@ -724,7 +729,9 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
 {
   GstBitWriter hw;
   guint n = e->mb_width * e->mb_height, i;
-  GstClMpegPictureCoding pc = { s->type, 1, e->seq.mpeg2, s->dc_shift, 1 };
+  GstClMpegPictureCoding pc = { s->type, 1, e->seq.mpeg2, s->dc_shift, 1,
+    s->interlaced, s->top_field_first
+  };
   guint64 total, model, stuff = 0, qsum = 0, asum = 0, header_bytes;
   GstBuffer *out;
   GstMapInfo map;
@@ -1113,6 +1120,34 @@ start_rate_sequence (GstClMpegEngine * e)
   e->need_sequence = TRUE;
 }
 
+/* How an interlaced sequence codes @frame: as two fields where the caps
+ * (interleaved) or the buffer (mixed) say it holds two, and which of them
+ * comes first: the caps' field order, else the buffer's flag where it is
+ * marked interlaced, else the top one (as most interlaced video has it) */
+static void
+frame_fields (GstClMpegEngine * e, GstVideoCodecFrame * frame,
+    gboolean * interlaced, gboolean * top_field_first)
+{
+  GstBuffer *in = frame->input_buffer;
+  GstVideoFieldOrder order = GST_VIDEO_INFO_FIELD_ORDER (&e->info);
+  gboolean marked = in && (GST_BUFFER_FLAG_IS_SET (in,
+          GST_VIDEO_BUFFER_FLAG_INTERLACED) || GST_BUFFER_FLAG_IS_SET (in,
+          GST_VIDEO_BUFFER_FLAG_TFF));
+
+  *interlaced = *top_field_first = FALSE;
+  if (!e->seq.interlaced)
+    return;
+  *interlaced = GST_VIDEO_INFO_INTERLACE_MODE (&e->info) ==
+      GST_VIDEO_INTERLACE_MODE_INTERLEAVED || (in &&
+      GST_BUFFER_FLAG_IS_SET (in, GST_VIDEO_BUFFER_FLAG_INTERLACED));
+  if (order != GST_VIDEO_FIELD_ORDER_UNKNOWN)
+    *top_field_first = order == GST_VIDEO_FIELD_ORDER_TOP_FIELD_FIRST;
+  else if (marked)
+    *top_field_first = GST_BUFFER_FLAG_IS_SET (in, GST_VIDEO_BUFFER_FLAG_TFF);
+  else
+    *top_field_first = TRUE;
+}
+
 /* Puts @frame, of @type and @temporal_reference (@gop_start: the I
  * picture that starts a GOP and a sequence), on the device and finishes
  * the frame queued before it. */
@@ -1133,6 +1168,7 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
   s->gop_start = s->seq_start = gop_start;
   s->gop_frame = e->gop_first;
   s->temporal_reference = temporal_reference;
+  frame_fields (e, frame, &s->interlaced, &s->top_field_first);
   if (type == GST_CL_MPEG_PICTURE_B) {
     /* between the last two anchors, into a reconstruction of its own */
     s->ref = (e->last_recon + 2) % 3;
@@ -1363,12 +1399,13 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
   g_mutex_lock (&e->settings_lock);
   e->b_frames = e->settings.b_frames;
   g_mutex_unlock (&e->settings_lock);
+  e->seq = *seq;
+  e->seq.interlaced = seq->mpeg2 && seq->interlaced;
   if (!setup_device (e, error)) {
     gst_cl_mpeg_engine_release (e);
     return FALSE;
   }
 
-  e->seq = *seq;
   e->seq.b_pictures = e->b_frames > 0;
   e->seq.width = GST_VIDEO_INFO_WIDTH (info);
   e->seq.height = GST_VIDEO_INFO_HEIGHT (info);

@@ -149,7 +149,7 @@ write_sequence_extension (GstBitWriter * bw,
 {
   put_extension_start (bw, SEQUENCE_EXTENSION_ID);
   put (bw, p->profile_level, 8);
-  put (bw, 1, 1);                       /* progressive_sequence */
+  put (bw, !p->interlaced, 1);          /* progressive_sequence */
   put (bw, 1, 2);                       /* chroma_format 4:2:0 */
   put (bw, p->width >> 12, 2);
   put (bw, p->height >> 12, 2);
@@ -227,7 +227,7 @@ gst_cl_mpeg_write_gop_header (GstBitWriter * bw, guint64 frame_index,
   gst_bit_writer_align_bytes (bw, 0);
 }
 
-/* 13818-2 6.2.3.1, for a progressive frame picture */
+/* 13818-2 6.2.3.1, for a frame picture */
 static void
 write_picture_coding_extension (GstBitWriter * bw,
     const GstClMpegPictureCoding * pc)
@@ -244,15 +244,16 @@ write_picture_coding_extension (GstBitWriter * bw,
   put (bw, backward, 4);                /* f_code[1][1] */
   put (bw, pc->intra_dc_precision, 2);
   put (bw, 3, 2);                       /* picture_structure: frame */
-  put (bw, 0, 1);                       /* top_field_first */
-  put (bw, 1, 1);                       /* frame_pred_frame_dct */
+  put (bw, pc->top_field_first ? 1 : 0, 1);   /* top_field_first */
+  put (bw, !pc->interlaced, 1);         /* frame_pred_frame_dct */
   put (bw, 0, 1);                       /* concealment_motion_vectors */
   put (bw, 0, 1);                       /* q_scale_type: linear */
   put (bw, 0, 1);                       /* intra_vlc_format: table B.14 */
   put (bw, 0, 1);                       /* alternate_scan: zigzag */
   put (bw, 0, 1);                       /* repeat_first_field */
-  put (bw, 1, 1);                       /* chroma_420_type */
-  put (bw, 1, 1);                       /* progressive_frame */
+  /* chroma_420_type: progressive_frame in 4:2:0 */
+  put (bw, !pc->interlaced, 1);
+  put (bw, !pc->interlaced, 1);         /* progressive_frame */
   put (bw, 0, 1);                       /* composite_display_flag */
   gst_bit_writer_align_bytes (bw, 0);
 }

@@ -38,6 +38,8 @@ typedef struct {
   guint colour_primaries, transfer_characteristics, matrix_coefficients;
   /* MPEG-2: the sequence may have B pictures (low_delay 0) */
   gboolean b_pictures;
+  /* MPEG-2: frames of two fields may follow (progressive_sequence 0) */
+  gboolean interlaced;
 } GstClMpegSequenceParams;
 
 /* frame_rate_code of @fps_n / @fps_d, 0 when not an MPEG-1 rate. */
@@ -82,11 +84,15 @@ typedef struct {
   gboolean mpeg2;               /* MPEG-2 syntax (13818-2) */
   guint intra_dc_precision;     /* MPEG-2: 0..3, 8 to 11 bits */
   guint backward_f_code;        /* B; MPEG-2: f_code[1][0] and [1][1] */
+  /* MPEG-2, an interlaced sequence: a frame of two fields
+   * (progressive_frame 0), each macroblock with frame motion and frame or
+   * field DCT (frame_pred_frame_dct 0) */
+  gboolean interlaced;
+  gboolean top_field_first;     /* MPEG-2, an interlaced sequence */
 } GstClMpegPictureCoding;
 
-/* MPEG-2 (@pc's mpeg2): with the picture coding extension of a
- * progressive frame picture (frame_pred_frame_dct, linear quantiser,
- * zigzag scan, table B.14). */
+/* MPEG-2 (@pc's mpeg2): with the picture coding extension of a frame
+ * picture (linear quantiser, zigzag scan, table B.14). */
 void gst_cl_mpeg_write_picture_header (GstBitWriter * bw,
     guint temporal_reference, guint vbv_delay,
     const GstClMpegPictureCoding * pc);

@@ -20,7 +20,7 @@ struct _GstClMpegTransform
 
 GstClMpegTransform *
 gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
-    GError ** error)
+    gboolean interlaced, GError ** error)
 {
   GstClMpegTransform *tr = g_new0 (GstClMpegTransform, 1);
 
@@ -30,7 +30,7 @@ gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
   tr->width = width;
   tr->height = height;
   tr->mb_width = (width + 15) / 16;
-  tr->mb_height = (height + 15) / 16;
+  tr->mb_height = interlaced ? 2 * ((height + 31) / 32) : (height + 15) / 16;
   tr->cpu_layout = ctx->cpu_layout;
   tr->load = gst_cl_context_create_kernel (ctx, "mpegenc", "",
       ctx->cpu_layout ? "mpeg_load_rows" : "mpeg_load", error);
@@ -295,6 +295,7 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   args.dc_only = p->dc_only ? 1 : 0;
   args.mpeg2 = p->mpeg2 ? 1 : 0;
   args.dc_shift = p->mpeg2 ? MIN (p->dc_shift, 3) : 0;
+  args.field_dct = p->mpeg2 && p->field_dct ? 1 : 0;
   args.rd_lambda = p->rd_lambda;
   args.mv_lambda = p->mv_lambda;
   if (!gst_cl_video_set_kernel_args (tr->encode, mems, G_N_ELEMENTS (mems),

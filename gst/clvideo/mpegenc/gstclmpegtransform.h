@@ -40,6 +40,10 @@ typedef struct {
                                  * in the rate-distortion costs */
   guint dc_shift;               /* MPEG-2: intra DC precision above 8 bits,
                                  * 0..3 */
+  gboolean field_dct;           /* MPEG-2, an interlaced frame: each
+                                 * macroblock's luma in frame or field
+                                 * blocks, whichever is smoother
+                                 * (GST_CL_MPEG_MB_FIELD_DCT) */
 } GstClMpegEncodeParams;
 
 /**
@@ -52,12 +56,14 @@ typedef struct {
  * levels per macroblock for the entropy coder, and the reconstruction
  * that serves as the next reference. Pictures are device buffers of
  * gst_cl_mpeg_transform_picture_size() bytes: Y (W x H), then Cb and Cr
- * (W/2 x H/2), W and H the size rounded up to 16. Not thread-safe.
+ * (W/2 x H/2), W and H the size rounded up to 16 (an interlaced
+ * sequence's height to 32: each field has whole macroblock rows,
+ * 13818-2 6.3.3). Not thread-safe.
  */
 typedef struct _GstClMpegTransform GstClMpegTransform;
 
 GstClMpegTransform *gst_cl_mpeg_transform_new (GstClContext * ctx,
-    guint width, guint height, GError ** error);
+    guint width, guint height, gboolean interlaced, GError ** error);
 void gst_cl_mpeg_transform_free (GstClMpegTransform * tr);
 
 guint gst_cl_mpeg_transform_mb_width (const GstClMpegTransform * tr);

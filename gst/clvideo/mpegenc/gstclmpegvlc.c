@@ -515,6 +515,9 @@ b_skippable (const GstClMpegBChoice * c, guint prev_dirs, gint pmv[2][2])
           c->bdy == pmv[1][1]));
 }
 
+/* frame_motion_type of frame-based prediction (13818-2 table 6-17) */
+#define FRAME_MOTION_FRAME 0x2
+
 void
 gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
     const GstClMpegPictureCoding * pc, const GstClMpegMbRecord * recs,
@@ -525,6 +528,8 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
   gboolean i_pic = pc->coding_type == GST_CL_MPEG_PICTURE_I;
   gboolean b_pic = pc->coding_type == GST_CL_MPEG_PICTURE_B;
   gboolean mpeg2 = pc->mpeg2;
+  /* MPEG-2's macroblock modes: frame_motion_type and dct_type */
+  gboolean modes = mpeg2 && pc->interlaced;
   guint f_code[2] = { pc->f_code, pc->backward_f_code };
   /* the DC predictors' reset value: the middle of the precision's range */
   const gint dc_reset = 128 << (mpeg2 ? pc->intra_dc_precision : 0);
@@ -581,6 +586,8 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         bits_put (bw, q ? 0x1 : 0x1, q ? 2 : 1);
       else
         bits_put (bw, q ? 0x1 : 0x3, q ? 6 : 5);
+      if (modes)
+        bits_put (bw, (r->flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0, 1);
       if (q) {
         quant = r->quant;
         bits_put (bw, quant, 5);
@@ -620,6 +627,10 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         else
           bits_put (bw, 0x1, 3);
       }
+      if (modes && dirs)
+        bits_put (bw, FRAME_MOTION_FRAME, 2);
+      if (modes && coded)
+        bits_put (bw, (r->flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0, 1);
       if (q) {
         quant = r->quant;
         bits_put (bw, quant, 5);
