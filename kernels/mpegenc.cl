@@ -35,7 +35,7 @@
  * absolute vertical differences of the residual over the macroblock)
  * than the frame's: where both are alike, frame blocks keep the
  * lines' vertical correlation across both fields */
-#define FIELD_DCT_MARGIN 256
+#define FIELD_DCT_MARGIN 128
 
 /* round (16384 * c(k) / 2 * cos ((2n + 1) k pi / 16)), [k][n] */
 __constant int DCT_C[64] = {

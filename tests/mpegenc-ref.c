@@ -187,7 +187,7 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
  * zero vector's */
 #define MOVING_MARGIN 4
 /* field blocks where the field lines are smoother by this much */
-#define FIELD_DCT_MARGIN 256
+#define FIELD_DCT_MARGIN 128
 
 /* Sample (x, y) of a plane displaced by the half-pel vector (hx, hy)
  * split into full-pel (fx, fy) and half flags: the MPEG-1 averages. */

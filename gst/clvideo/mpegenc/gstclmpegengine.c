@@ -136,6 +136,7 @@ struct _GstClMpegEngine
   gint fps_n, fps_d;
   guint64 seq_frames;           /* pictures so far in the sequence */
   guint b_frames;               /* the sequence's B pictures per anchor */
+  gboolean top_field_first;     /* the field order last marked on a buffer */
   guint64 length;               /* frames in the stream; G_MAXUINT64:
                                  * unknown */
   /* B frames waiting for the anchor after them (Waiting, display order) */
@@ -1123,7 +1124,8 @@ start_rate_sequence (GstClMpegEngine * e)
 /* How an interlaced sequence codes @frame: as two fields where the caps
  * (interleaved) or the buffer (mixed) say it holds two, and which of them
  * comes first: the caps' field order, else the buffer's flag where it is
- * marked interlaced, else the top one (as most interlaced video has it) */
+ * marked interlaced, else the order of the last frame so marked (at
+ * first the top one, as most interlaced video has it) */
 static void
 frame_fields (GstClMpegEngine * e, GstVideoCodecFrame * frame,
     gboolean * interlaced, gboolean * top_field_first)
@@ -1143,9 +1145,10 @@ frame_fields (GstClMpegEngine * e, GstVideoCodecFrame * frame,
   if (order != GST_VIDEO_FIELD_ORDER_UNKNOWN)
     *top_field_first = order == GST_VIDEO_FIELD_ORDER_TOP_FIELD_FIRST;
   else if (marked)
-    *top_field_first = GST_BUFFER_FLAG_IS_SET (in, GST_VIDEO_BUFFER_FLAG_TFF);
+    *top_field_first = e->top_field_first =
+        GST_BUFFER_FLAG_IS_SET (in, GST_VIDEO_BUFFER_FLAG_TFF);
   else
-    *top_field_first = TRUE;
+    *top_field_first = e->top_field_first;
 }
 
 /* Puts @frame, of @type and @temporal_reference (@gop_start: the I
@@ -1401,6 +1404,7 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
   g_mutex_unlock (&e->settings_lock);
   e->seq = *seq;
   e->seq.interlaced = seq->mpeg2 && seq->interlaced;
+  e->top_field_first = TRUE;
   if (!setup_device (e, error)) {
     gst_cl_mpeg_engine_release (e);
     return FALSE;
