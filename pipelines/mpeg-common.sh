@@ -27,7 +27,10 @@ mpeg_dirs() {
 #   mpeg2enc           mjpegtools' mpeg2enc, Q its quantisation floor
 # The properties go to clmpegenc after those above, and win over them.
 # With MPEG_VERSION=2 (default 1) clmpegenc writes MPEG-2 (its caps ask
-# for it) and FFmpeg's encoders are mpeg2video, with the same options.
+# for it) and FFmpeg's encoders are mpeg2video, with the same options;
+# with MPEG_INTERLACED=1 as well (interlaced clips, see mpeg_cut_clip),
+# FFmpeg's codes them with its interlaced DCT and motion estimation
+# (-flags +ildct+ilme -top 1), clmpegenc as its input caps say.
 mpeg_encode() {
   local enc="$1" q="$2" gop="$3" src="$4" out="$5"
   shift 5
@@ -68,6 +71,7 @@ mpeg_ffmpeg() {
   local q="$1" gop="$2" src="$3" out="$4" codec=mpeg1video
   shift 4
   [ "${MPEG_VERSION:-1}" = 2 ] && codec=mpeg2video
+  [ "${MPEG_INTERLACED:-0}" = 1 ] && set -- -flags +ildct+ilme -top 1 "$@"
   ffmpeg -nostdin -v error -i "$src" -c:v "$codec" \
     -threads "${MPEG_FFMPEG_THREADS:-2}" -bf "${MPEG_B_FRAMES:-0}" \
     -g "$gop" -qscale:v "$q" "$@" -f "$codec" -y "$out"
@@ -88,10 +92,16 @@ mpeg1_rates=" 24000:1001 24:1 25:1 30000:1001 30:1 50:1 60000:1001 60:1 "
 # header where the clip's rate is not one MPEG-1 can signal (the same
 # frames: ffmpeg's -r would drop and repeat some). Prints "W H FRAMES
 # RATE", RATE the clip's rate where it was relabelled, else "-".
+# With MPEG_INTERLACED=1, each frame of OUT is woven from two of CLIP, the
+# top field from the first (interlaced, top field first: "It" in the
+# header, at half the clip's rate): fields of real motion, as an
+# interlaced camera at twice the rate would take them.
 mpeg_cut_clip() {
   local clip="$1" frames="$2" out="$3" w="" h="" rate="" header field
-  local relabelled=-
-  ffmpeg -nostdin -v error -i "$clip" -frames:v "$frames" \
+  local relabelled=- weave=()
+  [ "${MPEG_INTERLACED:-0}" = 1 ] &&
+    weave=(-vf tinterlace=interleave_top,setfield=tff)
+  ffmpeg -nostdin -v error -i "$clip" "${weave[@]}" -frames:v "$frames" \
     -color_range unspecified -f yuv4mpegpipe -y "$out" || return 1
   read -r header <"$out"
   for field in $header; do
