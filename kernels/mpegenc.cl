@@ -335,7 +335,8 @@ rd_lambda4 (uint rd_lambda, int q)
 
 static void
 write_record (__global GstClMpegMbRecord * rec, const int *last, int dx,
-    int dy, int intra, int field, int q, int act, int cost)
+    int dy, int intra, int field, int field_motion, int q, int act,
+    int cost)
 {
   uchar cbp = 0;
   for (int b = 0; b < 6; b++) {
@@ -352,8 +353,9 @@ write_record (__global GstClMpegMbRecord * rec, const int *last, int dx,
   rec->activity = act;
   rec->cost = cost;
   rec->flags = (intra ? GST_CL_MPEG_MB_INTRA : 0) |
-      (!intra && dx == 0 && dy == 0 && cbp == 0 ?
-      GST_CL_MPEG_MB_SKIPPABLE : 0) | (field ? GST_CL_MPEG_MB_FIELD_DCT : 0);
+      (!intra && !field_motion && dx == 0 && dy == 0 && cbp == 0 ?
+      GST_CL_MPEG_MB_SKIPPABLE : 0) | (field ? GST_CL_MPEG_MB_FIELD_DCT : 0) |
+      (field_motion ? GST_CL_MPEG_MB_FIELD_MOTION : 0);
 }
 
 /* TM5 adaptive quantiser: 0.5 .. 2 times the picture's */
@@ -514,19 +516,20 @@ mode_lambda (int lambda4)
   return lambda4 * 3 / 4;
 }
 
-/* Cost (4 x squared error + lambda x bits) of an inter macroblock with
- * the vector @v: the coefficients' @energy, lowered by @delta when its
+/* Cost (4 x squared error + lambda x bits) of an inter macroblock whose
+ * vectors take @mv_bits (-1: the zero vector, none coded): the
+ * coefficients' @energy, lowered by @delta when its
  * levels (@cbp) are coded; the header as a skipped macroblock (zero
  * vector: nothing), "no MC, coded" ("01"), "MC, not coded" ("001" and the
  * vector) or "MC, coded" ("1", the vector), weighed by mode_lambda; the
  * levels dropped when that is cheaper (*@keep cleared). */
 static long
-inter_cost (long energy, int delta, int cbp, int2 v, int2 pred, int lambda4,
+inter_cost (long energy, int delta, int cbp, int mv_bits, int lambda4,
     __global const uchar * bits, int *keep)
 {
   long lambda = mode_lambda (lambda4);
-  int moving = v.x || v.y;
-  long header = moving ? lambda * (vector_bits (bits, v - pred) + 3) : 0;
+  int moving = mv_bits >= 0;
+  long header = moving ? lambda * (mv_bits + 3) : 0;
   long coded = cbp ? delta + lambda * (bits[RD_CBP_BITS + cbp] +
       (moving ? -2 : 2)) : 0;
   *keep = coded < 0;
@@ -989,6 +992,124 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
 }
 #endif
 
+/* ---- mpeg_field_search: field prediction in interlaced P pictures ----
+ *
+ * One work-item per macroblock, in every layout. Each field of the
+ * macroblock (its even lines, then its odd ones) takes the vector and
+ * the reference field (13818-2 7.6.3.1, frame_motion_type 1) of least
+ * luma SAD among: the zero vector from the field of its own parity; in
+ * each reference field, the full-pel vectors up to one sample around the
+ * macroblock's frame vector as a field vector (a frame vector of dy
+ * half-pels moves field p by dy / 2 + p - s half field lines in field
+ * s); then the half-pel ones around the best. Every vector keeps its
+ * prediction inside the picture and within [-range, range - 1]. The
+ * prediction of the six blocks goes into @pred, the vectors into
+ * @choices with their SAD and the bits of both vectors against the left
+ * neighbour's frame vector as a field vector, and the selects'. */
+
+/* whether field vector @v of macroblock (@mbx, @mby) predicts from inside
+ * a field of a W x H picture, within [-@range, @range - 1] */
+static int
+field_vector_fits (int2 v, int mbx, int mby, int W, int H, int range)
+{
+  int x0 = mbx * 16 + (v.x >> 1), y0 = mby * 8 + (v.y >> 1);
+  return v.x >= -range && v.x < range && v.y >= -range && v.y < range &&
+      x0 >= 0 && x0 + 16 + (v.x & 1) <= W && y0 >= 0 &&
+      y0 + 8 + (v.y & 1) <= H / 2;
+}
+
+/* luma SAD of field @p of the macroblock predicted from field @s of
+ * @ref with @v */
+static int
+field_sad (__global const uchar * cur, __global const uchar * ref, int W,
+    int mbx, int mby, int p, int s, int2 v)
+{
+  int sad = 0;
+  for (int i = 0; i < 8; i++)
+    for (int x = 0; x < 16; x++)
+      sad += abs ((int) cur[(mby * 16 + 2 * i + p) * W + mbx * 16 + x] -
+          predict (ref + s * W, 2 * W, mbx * 16 + x, mby * 8 + i, v.x >> 1,
+              v.y >> 1, v.x & 1, v.y & 1));
+  return sad;
+}
+
+__kernel void
+mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
+    __global const GstClMotionVector * vectors,
+    __global const uchar * bits, __global uchar * pred,
+    __global GstClMpegFieldChoice * choices, const GstClMpegFieldArgs args)
+{
+  const uint mb = get_global_id (0);
+  const int mbx = mb % args.mb_width, mby = mb / args.mb_width;
+  const int W = args.mb_width * 16, H = args.mb_height * 16;
+  const int CW = W / 2, range = args.range;
+  int2 fv, pv, best_v[2];
+  int best_s[2], total = 0, n_bits = 2;
+
+  if (mb >= args.mb_width * args.mb_height)
+    return;
+  fv = (int2) (vectors[mb].dx, vectors[mb].dy);
+  pv = mbx ? (int2) (vectors[mb - 1].dx, vectors[mb - 1].dy) : (int2) (0, 0);
+  for (int p = 0; p < 2; p++) {
+    int2 bv = (int2) (0, 0), c;
+    int bs = p, best = field_sad (cur, ref, W, mbx, mby, p, p, bv);
+    for (int s = 0; s < 2; s++) {
+      /* the frame vector as a full-pel field vector */
+      int2 c0 = (int2) (fv.x & ~1, ((fv.y >> 1) + p - s) & ~1);
+      for (int dy = -2; dy <= 2; dy += 2)
+        for (int dx = -2; dx <= 2; dx += 2) {
+          int sad;
+          c = c0 + (int2) (dx, dy);
+          if (!field_vector_fits (c, mbx, mby, W, H, range))
+            continue;
+          sad = field_sad (cur, ref, W, mbx, mby, p, s, c);
+          if (sad < best) {
+            best = sad;
+            bv = c;
+            bs = s;
+          }
+        }
+    }
+    c = bv;
+    for (int k = 0; k < 9; k++) {
+      int2 h = c + (int2) (k % 3 - 1, k / 3 - 1);
+      int sad;
+      if (k == 4 || !field_vector_fits (h, mbx, mby, W, H, range))
+        continue;
+      sad = field_sad (cur, ref, W, mbx, mby, p, bs, h);
+      if (sad < best) {
+        best = sad;
+        bv = h;
+      }
+    }
+    best_v[p] = bv;
+    best_s[p] = bs;
+    total += best;
+    n_bits += vector_bits (bits, bv - (int2) (pv.x, pv.y >> 1));
+  }
+  for (int p = 0; p < 2; p++) {
+    int2 v = best_v[p], cv = best_v[p] / 2;
+    for (int i = 0; i < 8; i++)
+      for (int x = 0; x < 16; x++)
+        pred[(mby * 16 + 2 * i + p) * W + mbx * 16 + x] = (uchar)
+            predict (ref + best_s[p] * W, 2 * W, mbx * 16 + x, mby * 8 + i,
+            v.x >> 1, v.y >> 1, v.x & 1, v.y & 1);
+    for (int c = 0; c < 2; c++) {
+      const uint off = W * H + c * CW * (H / 2);
+      for (int i = 0; i < 4; i++)
+        for (int x = 0; x < 8; x++)
+          pred[off + (mby * 8 + 2 * i + p) * CW + mbx * 8 + x] = (uchar)
+              predict (ref + off + best_s[p] * CW, 2 * CW, mbx * 8 + x,
+              mby * 4 + i, cv.x >> 1, cv.y >> 1, cv.x & 1, cv.y & 1);
+    }
+    choices[mb].dx[p] = (short) v.x;
+    choices[mb].dy[p] = (short) v.y;
+    choices[mb].select[p] = (uchar) best_s[p];
+  }
+  choices[mb].bits = (ushort) n_bits;
+  choices[mb].sad = (uint) total;
+}
+
 #if !GST_CL_CPU_LAYOUT
 /* The signed cosines that coefficient k of the 1-D forward DCT takes
  * (see FDCT_C1), applied to d0..d3 (k odd), to e2, e3 (k = 2, 6) or to
@@ -1051,7 +1172,9 @@ void
 mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     __global uchar * recon, __global const GstClMotionVector * vectors,
     __global GstClMpegMbRecord * records, __global short *levels,
-    __global const uchar * rd_bits, const GstClMpegEncodeArgs args)
+    __global const uchar * rd_bits, __global const uchar * fpred,
+    __global const GstClMpegFieldChoice * fields,
+    const GstClMpegEncodeArgs args)
 {
   const uint mb = get_group_id (0);
   const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
@@ -1081,9 +1204,9 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   int sum, act, intra, dx = 0, dy = 0, q, cost, b, k, lambda4, rd;
   ulong m2q;
   int drop = 0, moving = 0, chosen = 0, sad_mv = 0, intra_cand = 0;
-  int field = 0;
+  int field = 0, field_mv = 0, alt_bits = -1;
   long energy[3];
-  int2 alt = (int2) (0, 0), pred_v = (int2) (0, 0);
+  int2 alt = (int2) (0, 0);
 
   for (b = 0; b < 6; b++) {
     bc[b] = b < 4 ? 0 : b - 3;
@@ -1135,12 +1258,21 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
        * (else it could only cost more) */
       sp = group_sum (red, sp, t);
       v = choose_moving (sv, sp, v, pv, pred, mv_lambda16, rd_bits, &sv);
+      alt_bits = vector_bits (rd_bits, v - pred);
+      /* the field prediction instead where it is cheaper */
+      if (args.field_motion && 16 * (int) fields[mb].sad + mv_lambda16 *
+          (int) fields[mb].bits < 16 * sv + mv_lambda16 * alt_bits) {
+        field_mv = 1;
+        sv = fields[mb].sad;
+        alt_bits = fields[mb].bits;
+        v = (int2) (0, 0);
+      }
       /* intra competes too where it is plausible at all */
       intra_cand = min (s0, sv) > act / 4;
       cost = s0;
-      moving = !intra && (v.x || v.y) && sv + MOVING_MARGIN * q < s0;
+      moving = !intra && (field_mv || v.x || v.y) &&
+          sv + MOVING_MARGIN * q < s0;
       alt = v;
-      pred_v = pred;
       sad_mv = sv;
       v = (int2) (0, 0);
     } else {
@@ -1151,7 +1283,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     if (!intra)
       predict_samples (ref, W, CW, off, bx, by, bc, r, c, v, prd);
     if (moving)
-      predict_samples (ref, W, CW, off, bx, by, bc, r, c, alt, prd_mv);
+      predict_samples (field_mv ? fpred : ref, W, CW, off, bx, by, bc, r, c,
+          alt, prd_mv);
   }
   if (args.field_dct) {
     /* frame or field blocks, by the residual of the moving candidate
@@ -1273,8 +1406,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         delta[k] += delta_l[k][b];
         cbp[k] |= last_l[k][b] ? 32 >> b : 0;
       }
-      j[k] = inter_cost (energy[k], delta[k], cbp[k], k ? alt : (int2) (dx,
-              dy), pred_v, lambda4, rd_bits, &keep[k]);
+      j[k] = inter_cost (energy[k], delta[k], cbp[k], k ? alt_bits : -1,
+          lambda4, rd_bits, &keep[k]);
     }
     if (moving && j[1] < j[0]) {
       chosen = 1;
@@ -1361,7 +1494,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     int last[6];
     for (b = 0; b < 6; b++)
       last[b] = drop ? 0 : last_l[chosen][b];
-    write_record (&records[mb], last, dx, dy, intra, field, q, act, cost);
+    write_record (&records[mb], last, dx, dy, intra, field,
+        field_mv && chosen == 1, q, act, cost);
   }
 }
 #endif
@@ -2092,7 +2226,9 @@ __kernel void
 mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     __global uchar * recon, __global const GstClMotionVector * vectors,
     __global GstClMpegMbRecord * records, __global short *levels,
-    __global const uchar * rd_bits, const GstClMpegEncodeArgs args)
+    __global const uchar * rd_bits, __global const uchar * fpred,
+    __global const GstClMpegFieldChoice * fields,
+    const GstClMpegEncodeArgs args)
 {
   const uint mb = get_global_id (0);
   const int mbx = mb % args.mb_width, mby = mb / args.mb_width;
@@ -2117,10 +2253,10 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   short16 levels_of[24], levels_mv[24];
   const short16 *kept = levels_of;
   int rd_delta = 0, rd_cbp = 0, moving = 0, sad_mv = 0, sad_zero = 0;
-  int field = 0;
+  int field = 0, field_mv = 0, field_chosen = 0, alt_bits = -1;
   long energy;
   int intra_cand = 0;
-  int2 alt = (int2) (0, 0), pred_v = (int2) (0, 0);
+  int2 alt = (int2) (0, 0);
   uchar16 pred_mv[24];
   __global short *lev = levels + (size_t) mb * GST_CL_MPEG_MB_LEVELS;
 
@@ -2197,6 +2333,18 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         #pragma unroll
         for (i = 0; i < 16; i++)
           pv[i] = pw[i];
+      alt_bits = vector_bits (rd_bits, v - p);
+      /* the field prediction instead where it is cheaper */
+      if (args.field_motion && 16 * (int) fields[mb].sad + mv_lambda16 *
+          (int) fields[mb].bits < 16 * sv + mv_lambda16 * alt_bits) {
+        field_mv = 1;
+        sv = fields[mb].sad;
+        alt_bits = fields[mb].bits;
+        v = (int2) (0, 0);
+        #pragma unroll
+        for (i = 0; i < 16; i++)
+          pv[i] = vload16 (0, fpred + yo + i * W);
+      }
       /* intra competes too where it is plausible at all */
       intra_cand = min (s0, sv) > act / 4;
       cost = s0;
@@ -2204,13 +2352,13 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       sad_mv = sv;
       /* zero or v: decided on the coded macroblocks below, where v
        * predicts clearly better (else it could only cost more) */
-      moving = !intra && (v.x || v.y) && sv + MOVING_MARGIN * q < s0;
-      pred_v = p;
+      moving = !intra && (field_mv || v.x || v.y) &&
+          sv + MOVING_MARGIN * q < s0;
       if (moving) {
         #pragma unroll
         for (i = 0; i < 16; i++)
           pred_mv[i] = pv[i];
-        predict_chroma (ref, co, cro, CW, v, pred_mv);
+        predict_chroma (field_mv ? fpred : ref, co, cro, CW, v, pred_mv);
       }
       dx = dy = 0;
       alt = v;
@@ -2271,29 +2419,29 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
      * strictly less than the zero vector's to win. */
     const int moving_first = moving && sad_zero - sad_mv > 8 * q;
     const long header_mv = moving ? mode_lambda (lambda4) *
-        (vector_bits (rd_bits, alt - pred_v) + 3) : 0;
+        (alt_bits + 3) : 0;
     if (moving_first && quantise_pairs (src, pred_mv, 0, &q_mv, m, m2q, qw,
             rcp, mag1, args.rd_lambda, lambda4, args.dc_only, args.mpeg2,
             args.dc_shift, rd_bits, header_mv, LONG_MAX, levels_mv,
             &delta_mv, &cbp_mv, &energy_mv))
-      j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
+      j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt_bits, lambda4,
           rd_bits, &keep_mv);
     if (quantise_pairs (src, pred, 0, &q_kept, m, m2q, qw, rcp, mag1,
             args.rd_lambda, lambda4, args.dc_only, args.mpeg2, args.dc_shift,
             rd_bits, 0, moving_first ? j_mv + 1 : LONG_MAX, levels_of,
             &rd_delta, &rd_cbp, &energy))
-      j = inter_cost (energy, rd_delta, rd_cbp, (int2) (0, 0), pred_v,
-          lambda4, rd_bits, &keep);
+      j = inter_cost (energy, rd_delta, rd_cbp, -1, lambda4, rd_bits, &keep);
     if (moving && !moving_first && quantise_pairs (src, pred_mv, 0, &q_mv,
             m, m2q, qw, rcp, mag1, args.rd_lambda, lambda4, args.dc_only,
             args.mpeg2, args.dc_shift, rd_bits, header_mv, j, levels_mv,
             &delta_mv, &cbp_mv, &energy_mv))
-      j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt, pred_v, lambda4,
+      j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt_bits, lambda4,
           rd_bits, &keep_mv);
     if (j_mv < j) {
       j = j_mv;
       dx = alt.x;
       dy = alt.y;
+      field_chosen = field_mv;
       keep = keep_mv;
       cost = sad_mv;
       kept = levels_mv;
@@ -2334,6 +2482,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       }
       if (take) {
         intra = 1;
+        field_chosen = 0;
         dx = dy = 0;
         cost = act;
         kept = levels_in;
@@ -2463,7 +2612,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       }
     }
   }
-  write_record (&records[mb], last, dx, dy, intra, field, q, act, cost);
+  write_record (&records[mb], last, dx, dy, intra, field, field_chosen, q,
+      act, cost);
 }
 #endif
 

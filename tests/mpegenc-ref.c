@@ -677,12 +677,12 @@ mode_lambda (gint lambda4)
  * the vector); with a coded_block_pattern when coded. *@keep: whether
  * coding the levels is the cheaper. */
 static gint64
-inter_cost (gint64 energy, gint delta, gint cbp, gint dx, gint dy, gint px,
-    gint py, gint lambda4, gboolean * keep)
+inter_cost (gint64 energy, gint delta, gint cbp, gint mv_bits, gint lambda4,
+    gboolean * keep)
 {
   gint64 lambda = mode_lambda (lambda4);
-  gboolean moving = dx || dy;
-  gint64 header = moving ? lambda * (vector_bits (dx, dy, px, py) + 3) : 0;
+  gboolean moving = mv_bits >= 0;
+  gint64 header = moving ? lambda * (mv_bits + 3) : 0;
   gint64 coded = cbp ? delta + lambda *
       (rd_table ()[GST_CL_MPEG_RD_CBP_BITS + cbp] + (moving ? -2 : 2)) : 0;
   *keep = coded < 0;
@@ -744,7 +744,8 @@ to_field_blocks (gint blk[6][64])
 
 static void
 encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
-    const GstClMotionVector * vectors, const GstClMpegEncodeParams * prm,
+    const GstClMotionVector * vectors, const MpegRefPicture * field_pred,
+    const GstClMpegFieldChoice * fields, const GstClMpegEncodeParams * prm,
     guint mbx, guint mby, GstClMpegMbRecord * rec, gint16 * levels,
     MpegRefPicture * recon)
 {
@@ -754,7 +755,8 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   guint stride[3];
   /* the blocks' places: column, first line and line step, plane */
   gint bx[6], by[6], ys[6], bc[6];
-  gboolean field = FALSE;
+  gboolean field = FALSE, field_mv = FALSE, field_chosen = FALSE;
+  gint alt_bits = -1;
   gint sum = 0, act = 0, b, i, q, intra, dx = 0, dy = 0;
   gint px = 0, py = 0, mx = 0, my = 0, sad_moving = 0;
   gboolean rd = prm->rd_lambda && !prm->dc_only, moving = FALSE;
@@ -827,10 +829,23 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         dy = wy;
         sadv = sadw;
       }
+      alt_bits = vector_bits (dx, dy, px, py);
+      /* the field prediction instead where it is cheaper */
+      if (prm->field_motion) {
+        const GstClMpegFieldChoice *f = &fields[mby * cur->mb_width + mbx];
+        if (16 * (gint) f->sad + lambda16 * f->bits < 16 * sadv + lambda16 *
+            alt_bits) {
+          field_mv = TRUE;
+          sadv = f->sad;
+          alt_bits = f->bits;
+          dx = dy = 0;
+        }
+      }
       /* intra competes too where it is plausible at all */
       intra_cand = MIN (sad0, sadv) > act / 4;
       rec->cost = sad0;
-      moving = !intra && (dx || dy) && sadv + MOVING_MARGIN * q < sad0;
+      moving = !intra && (field_mv || dx || dy) &&
+          sadv + MOVING_MARGIN * q < sad0;
       mx = dx;
       my = dy;
       sad_moving = sadv;
@@ -854,7 +869,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   else
     predict_mb (ref, mbx, mby, dx, dy, pred);
   if (moving)
-    predict_mb (ref, mbx, mby, mx, my, pred_m);
+    predict_mb (field_mv ? field_pred : ref, mbx, mby, mx, my, pred_m);
   if (prm->field_dct) {
     /* by the residual of the moving candidate where there is one, else
      * of the prediction so far (intra: the samples) */
@@ -882,8 +897,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         &energy);
     if (rd && !intra) {
       gboolean keep;
-      gint64 j = inter_cost (energy, delta, cbp, dx, dy, px, py, lambda4,
-          &keep);
+      gint64 j = inter_cost (energy, delta, cbp, -1, lambda4, &keep);
       if (moving) {
         /* the moving candidate against the zero vector, both coded */
         gint delta_m, cbp_m;
@@ -893,12 +907,13 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         gint q_m = q_base;
         code_levels (src, pred_m, FALSE, &q_m, lambda4, prm, levels_m,
             &delta_m, &cbp_m, &energy_m);
-        gint64 j_m = inter_cost (energy_m, delta_m, cbp_m, mx, my, px, py,
-            lambda4, &keep_m);
+        gint64 j_m = inter_cost (energy_m, delta_m, cbp_m, alt_bits, lambda4,
+            &keep_m);
         if (j_m < j) {
           j = j_m;
           dx = mx;
           dy = my;
+          field_chosen = field_mv;
           keep = keep_m;
           q = q_m;
           rec->cost = sad_moving;
@@ -919,6 +934,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         if (intra_cost (energy_i, delta_i, levels_i, lambda4,
                 dc_shift (prm)) < j) {
           intra = TRUE;
+          field_chosen = FALSE;
           q = q_i;
           dx = dy = 0;
           rec->cost = act;
@@ -973,13 +989,15 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   rec->quant = q;
   rec->activity = act;
   rec->flags = (intra ? GST_CL_MPEG_MB_INTRA : 0) |
-      (!intra && dx == 0 && dy == 0 && rec->cbp == 0 ?
-      GST_CL_MPEG_MB_SKIPPABLE : 0) | (field ? GST_CL_MPEG_MB_FIELD_DCT : 0);
+      (!intra && !field_chosen && dx == 0 && dy == 0 && rec->cbp == 0 ?
+      GST_CL_MPEG_MB_SKIPPABLE : 0) | (field ? GST_CL_MPEG_MB_FIELD_DCT : 0) |
+      (field_chosen ? GST_CL_MPEG_MB_FIELD_MOTION : 0);
 }
 
 void
-mpegref_encode (const MpegRefPicture * cur, const MpegRefPicture * ref,
-    const GstClMotionVector * vectors, const GstClMpegEncodeParams * params,
+mpegref_encode_fields (const MpegRefPicture * cur, const MpegRefPicture * ref,
+    const GstClMotionVector * vectors, const MpegRefPicture * field_pred,
+    const GstClMpegFieldChoice * fields, const GstClMpegEncodeParams * params,
     GstClMpegMbRecord * records, gint16 * levels, MpegRefPicture * recon)
 {
   guint mbx, mby;
@@ -988,7 +1006,121 @@ mpegref_encode (const MpegRefPicture * cur, const MpegRefPicture * ref,
   for (mby = 0; mby < cur->mb_height; mby++)
     for (mbx = 0; mbx < cur->mb_width; mbx++) {
       guint n = mby * cur->mb_width + mbx;
-      encode_mb (cur, ref, vectors, params, mbx, mby, &records[n],
-          levels + (gsize) n * GST_CL_MPEG_MB_LEVELS, recon);
+      encode_mb (cur, ref, vectors, field_pred, fields, params, mbx, mby,
+          &records[n], levels + (gsize) n * GST_CL_MPEG_MB_LEVELS, recon);
+    }
+}
+
+void
+mpegref_encode (const MpegRefPicture * cur, const MpegRefPicture * ref,
+    const GstClMotionVector * vectors, const GstClMpegEncodeParams * params,
+    GstClMpegMbRecord * records, gint16 * levels, MpegRefPicture * recon)
+{
+  GstClMpegEncodeParams p = *params;
+
+  p.field_motion = FALSE;
+  mpegref_encode_fields (cur, ref, vectors, NULL, NULL, &p, records, levels,
+      recon);
+}
+
+/* field_vector_fits, field_sad: see kernels/mpegenc.cl */
+static gboolean
+field_vector_fits (gint vx, gint vy, gint mbx, gint mby, gint W, gint H,
+    gint range)
+{
+  gint x0 = mbx * 16 + (vx >> 1), y0 = mby * 8 + (vy >> 1);
+  return vx >= -range && vx < range && vy >= -range && vy < range &&
+      x0 >= 0 && x0 + 16 + (vx & 1) <= W && y0 >= 0 &&
+      y0 + 8 + (vy & 1) <= H / 2;
+}
+
+static gint
+field_sad (const guint8 * cur, const guint8 * ref, gint W, gint mbx,
+    gint mby, gint p, gint s, gint vx, gint vy)
+{
+  gint sad = 0, i, x;
+  for (i = 0; i < 8; i++)
+    for (x = 0; x < 16; x++)
+      sad += ABS ((gint) cur[(mby * 16 + 2 * i + p) * W + mbx * 16 + x] -
+          predict (ref + s * W, 2 * W, mbx * 16 + x, mby * 8 + i, vx >> 1,
+              vy >> 1, vx & 1, vy & 1));
+  return sad;
+}
+
+void
+mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
+    const GstClMotionVector * vectors, gint range, MpegRefPicture * pred,
+    GstClMpegFieldChoice * choices)
+{
+  gint W = cur->mb_width * 16, H = cur->mb_height * 16, CW = W / 2;
+  gint mbx, mby;
+
+  for (mby = 0; mby < (gint) cur->mb_height; mby++)
+    for (mbx = 0; mbx < (gint) cur->mb_width; mbx++) {
+      gint n = mby * cur->mb_width + mbx, p, c, i, x, total = 0, bits = 2;
+      gint fx = vectors[n].dx, fy = vectors[n].dy;
+      gint px = mbx ? vectors[n - 1].dx : 0, py = mbx ? vectors[n - 1].dy : 0;
+      GstClMpegFieldChoice *ch = &choices[n];
+
+      for (p = 0; p < 2; p++) {
+        gint bx = 0, by = 0, bs = p, s, k, dx, dy;
+        gint best = field_sad (cur->data, ref->data, W, mbx, mby, p, p, 0, 0);
+        for (s = 0; s < 2; s++) {
+          gint cx = fx & ~1, cy = ((fy >> 1) + p - s) & ~1;
+          for (dy = -2; dy <= 2; dy += 2)
+            for (dx = -2; dx <= 2; dx += 2) {
+              gint sad;
+              if (!field_vector_fits (cx + dx, cy + dy, mbx, mby, W, H,
+                      range))
+                continue;
+              sad = field_sad (cur->data, ref->data, W, mbx, mby, p, s,
+                  cx + dx, cy + dy);
+              if (sad < best) {
+                best = sad;
+                bx = cx + dx;
+                by = cy + dy;
+                bs = s;
+              }
+            }
+        }
+        {
+          gint hx = bx, hy = by;
+          for (k = 0; k < 9; k++) {
+            gint vx = hx + k % 3 - 1, vy = hy + k / 3 - 1, sad;
+            if (k == 4 || !field_vector_fits (vx, vy, mbx, mby, W, H, range))
+              continue;
+            sad = field_sad (cur->data, ref->data, W, mbx, mby, p, bs, vx, vy);
+            if (sad < best) {
+              best = sad;
+              bx = vx;
+              by = vy;
+            }
+          }
+        }
+        ch->dx[p] = bx;
+        ch->dy[p] = by;
+        ch->select[p] = bs;
+        total += best;
+        bits += vector_bits (bx, by, px, py >> 1);
+      }
+      ch->bits = bits;
+      ch->sad = total;
+      for (p = 0; p < 2; p++) {
+        gint vx = ch->dx[p], vy = ch->dy[p], cx = vx / 2, cy = vy / 2;
+        gint s = ch->select[p];
+        for (i = 0; i < 8; i++)
+          for (x = 0; x < 16; x++)
+            pred->data[(mby * 16 + 2 * i + p) * W + mbx * 16 + x] =
+                predict (ref->data + s * W, 2 * W, mbx * 16 + x, mby * 8 + i,
+                vx >> 1, vy >> 1, vx & 1, vy & 1);
+        for (c = 0; c < 2; c++) {
+          gsize off = (gsize) W * H + c * CW * (H / 2);
+          for (i = 0; i < 4; i++)
+            for (x = 0; x < 8; x++)
+              pred->data[off + (mby * 8 + 2 * i + p) * CW + mbx * 8 + x] =
+                  predict (ref->data + off + s * CW, 2 * CW, mbx * 8 + x,
+                  mby * 4 + i, cx >> 1, cy >> 1, cx & 1, cy & 1);
+        }
+      }
     }
 }

@@ -52,5 +52,19 @@ void mpegref_predict_b (const MpegRefPicture * cur,
 void mpegref_encode (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const GstClMotionVector * vectors, const GstClMpegEncodeParams * params,
     GstClMpegMbRecord * records, gint16 * levels, MpegRefPicture * recon);
+/* ... with @params' field_motion (an interlaced P picture), the field
+ * prediction @field_pred and @fields of mpegref_field_search()
+ * competing. */
+void mpegref_encode_fields (const MpegRefPicture * cur,
+    const MpegRefPicture * ref, const GstClMotionVector * vectors,
+    const MpegRefPicture * field_pred, const GstClMpegFieldChoice * fields,
+    const GstClMpegEncodeParams * params, GstClMpegMbRecord * records,
+    gint16 * levels, MpegRefPicture * recon);
+/* The field prediction of every macroblock of @cur from @ref around the
+ * fitted frame @vectors, vectors within [-@range, @range - 1], into
+ * @pred and @choices, as gst_cl_mpeg_transform_field_search() does. */
+void mpegref_field_search (const MpegRefPicture * cur,
+    const MpegRefPicture * ref, const GstClMotionVector * vectors,
+    gint range, MpegRefPicture * pred, GstClMpegFieldChoice * choices);
 
 G_END_DECLS

@@ -497,13 +497,15 @@ weave_moved_field (MpegRefPicture * p)
 /* Compares the device's stages with the reference's on one picture;
  * returns how many macroblocks took a quantiser above @q (levels beyond
  * +-255 at it), without adaptive quantisation. @field_dct: an interlaced
- * frame (MPEG-2), natural content woven from two moments; *@field_mbs
- * counts the macroblocks coded in field blocks. */
+ * frame (MPEG-2), natural content woven from two moments; a P picture
+ * then has the field search's prediction compete, the search compared
+ * first; *@field_mbs counts the macroblocks coded in field blocks,
+ * *@field_motion_mbs those predicted field by field. */
 static guint
 compare_device (guint w, guint h, gboolean p_picture, guint q,
     gboolean adaptive, StageContent content, gboolean dc_only,
     guint rd_lambda, guint mv_lambda, gboolean mpeg2, gboolean field_dct,
-    guint32 seed, guint * field_mbs)
+    guint32 seed, guint * field_mbs, guint * field_motion_mbs)
 {
   GstClContext *ctx = test_get_shared_context ();
   GError *error = NULL;
@@ -514,9 +516,15 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   guint32 rng = seed;
   GstClMotionVector *vec;
   /* MPEG-2: each intra DC precision in turn */
+  /* interlaced P pictures: the field prediction of mpeg_field_search
+   * competes */
   GstClMpegEncodeParams p = { p_picture, q, adaptive, 0, 384, dc_only,
-    rd_lambda, mv_lambda, mpeg2, mpeg2 ? seed % 4 : 0, field_dct
+    rd_lambda, mv_lambda, mpeg2, mpeg2 ? seed % 4 : 0, field_dct,
+    field_dct && p_picture
   };
+  MpegRefPicture fpred;
+  GstClMpegFieldChoice *fields = NULL;
+  cl_mem mfp = NULL, mfc = NULL;
   GstClMpegMbRecord *r, *dr;
   gint16 *lev, *dl;
   guint8 *out;
@@ -562,13 +570,57 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   lev = g_new0 (gint16, n * 384);
   dl = g_new0 (gint16, n * 384);
   out = g_malloc (ps);
-  mpegref_encode (&cur, &ref, vec, &p, r, lev, &rec);
+  mpegref_picture_init (&fpred, w, h);
+  if (p.field_motion) {
+    /* the device's field search first, against the reference's */
+    GstClMpegFieldChoice *dev_fields = g_new0 (GstClMpegFieldChoice, n);
+    guint8 *dev_pred = g_malloc (ps);
+    fields = g_new0 (GstClMpegFieldChoice, n);
+    mpegref_field_search (&cur, &ref, vec, 64, &fpred, fields);
+    mc = gst_cl_mpeg_transform_alloc (tr, ps, &error);
+    mr = gst_cl_mpeg_transform_alloc (tr, ps, &error);
+    mv = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMotionVector),
+        &error);
+    mfp = gst_cl_mpeg_transform_alloc (tr, ps, &error);
+    mfc = gst_cl_mpeg_transform_alloc (tr,
+        gst_cl_mpeg_transform_field_choices_size (tr), &error);
+    fail_unless (mc && mr && mv && mfp && mfc);
+    fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mc, CL_TRUE, 0,
+            ps, cur.data, 0, NULL, NULL), CL_SUCCESS);
+    fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mr, CL_TRUE, 0,
+            ps, ref.data, 0, NULL, NULL), CL_SUCCESS);
+    fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mv, CL_TRUE, 0,
+            n * sizeof (GstClMotionVector), vec, 0, NULL, NULL), CL_SUCCESS);
+    fail_unless (gst_cl_mpeg_transform_field_search (tr, mc, mr, mv, 64, mfp,
+            mfc, &error), "%s", error ? error->message : "?");
+    fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mfc, CL_TRUE, 0,
+            n * sizeof (GstClMpegFieldChoice), dev_fields, 0, NULL, NULL),
+        CL_SUCCESS);
+    fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mfp, CL_TRUE, 0,
+            ps, dev_pred, 0, NULL, NULL), CL_SUCCESS);
+    for (i = 0; i < n; i++)
+      fail_unless (memcmp (&fields[i], &dev_fields[i],
+              sizeof (GstClMpegFieldChoice)) == 0, "%s: field search of "
+          "macroblock %u: reference (%d, %d) field %u, (%d, %d) field %u, "
+          "SAD %u; device (%d, %d) field %u, (%d, %d) field %u, SAD %u",
+          desc, i, fields[i].dx[0], fields[i].dy[0], fields[i].select[0],
+          fields[i].dx[1], fields[i].dy[1], fields[i].select[1],
+          fields[i].sad, dev_fields[i].dx[0], dev_fields[i].dy[0],
+          dev_fields[i].select[0], dev_fields[i].dx[1], dev_fields[i].dy[1],
+          dev_fields[i].select[1], dev_fields[i].sad);
+    fail_unless (memcmp (fpred.data, dev_pred, ps) == 0,
+        "%s: field prediction differs", desc);
+    g_free (dev_fields);
+    g_free (dev_pred);
+  } else {
+    mc = gst_cl_mpeg_transform_alloc (tr, ps, &error);
+    mr = gst_cl_mpeg_transform_alloc (tr, ps, &error);
+    mv = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMotionVector),
+        &error);
+  }
+  mpegref_encode_fields (&cur, &ref, vec, &fpred, fields, &p, r, lev, &rec);
 
-  mc = gst_cl_mpeg_transform_alloc (tr, ps, &error);
-  mr = gst_cl_mpeg_transform_alloc (tr, ps, &error);
   mo = gst_cl_mpeg_transform_alloc (tr, ps, &error);
-  mv = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMotionVector),
-      &error);
   mrec = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMpegMbRecord),
       &error);
   ml = gst_cl_mpeg_transform_alloc (tr, n * 768, &error);
@@ -586,8 +638,8 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
     fail_unless_equals_int (clEnqueueFillBuffer (ctx->queue, ml, &poison,
             sizeof (poison), 0, n * 768, 0, NULL, NULL), CL_SUCCESS);
   }
-  fail_unless (gst_cl_mpeg_transform_encode (tr, mc, mr, mv, &p, mrec, ml,
-          mo, &error), "%s", error ? error->message : "?");
+  fail_unless (gst_cl_mpeg_transform_encode (tr, mc, mr, mv, mfp, mfc, &p,
+          mrec, ml, mo, &error), "%s", error ? error->message : "?");
   fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mrec, CL_TRUE, 0,
           n * sizeof (GstClMpegMbRecord), dr, 0, NULL, NULL), CL_SUCCESS);
   fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, ml, CL_TRUE, 0,
@@ -615,6 +667,7 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   for (i = 0; i < n; i++) {
     raised += !adaptive && r[i].quant > q;
     *field_mbs += (r[i].flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0;
+    *field_motion_mbs += (r[i].flags & GST_CL_MPEG_MB_FIELD_MOTION) ? 1 : 0;
   }
   if (p_picture) {
     /* the case mix did happen */
@@ -634,6 +687,12 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   clReleaseMemObject (mv);
   clReleaseMemObject (mrec);
   clReleaseMemObject (ml);
+  if (mfp)
+    clReleaseMemObject (mfp);
+  if (mfc)
+    clReleaseMemObject (mfc);
+  g_free (fields);
+  mpegref_picture_clear (&fpred);
   g_free (vec);
   g_free (r);
   g_free (dr);
@@ -765,6 +824,7 @@ GST_START_TEST (test_device_stages)
   static const guint sizes[][2] = { {17, 9}, {64, 48}, {176, 144} };
   static const guint quants[] = { 1, 4, 13, 31 };
   guint s, q, n = 0, raised = 0, mpeg2, field_mbs = 0, field_n = 0;
+  guint field_motion_mbs = 0;
 
   /* MPEG-1 and MPEG-2 reconstruct differently (mismatch control) */
   for (mpeg2 = 0; mpeg2 < 2; mpeg2++)
@@ -779,11 +839,11 @@ GST_START_TEST (test_device_stages)
         gboolean field_dct = mpeg2 && q < 2;
         raised += compare_device (sizes[s][0], sizes[s][1], FALSE,
             quants[q], q == 2, n % N_STAGE_CONTENTS, q == 3, rd_lambda,
-            mv_lambda, mpeg2, field_dct, n, &field_mbs);
+            mv_lambda, mpeg2, field_dct, n, &field_mbs, &field_motion_mbs);
         n++;
         raised += compare_device (sizes[s][0], sizes[s][1], TRUE,
             quants[q], q == 1, n % N_STAGE_CONTENTS, FALSE, rd_lambda,
-            mv_lambda, mpeg2, field_dct, n, &field_mbs);
+            mv_lambda, mpeg2, field_dct, n, &field_mbs, &field_motion_mbs);
         n++;
         field_n += field_dct ? 2 * ((sizes[s][0] + 15) / 16) *
             ((sizes[s][1] + 15) / 16) : 0;
@@ -793,6 +853,8 @@ GST_START_TEST (test_device_stages)
   /* both kinds of blocks were chosen in the interlaced frames */
   fail_unless (field_mbs > 0 && field_mbs < field_n, "%u of %u macroblocks "
       "in field blocks", field_mbs, field_n);
+  /* and field prediction in P pictures */
+  fail_unless (field_motion_mbs > 0);
   GST_INFO ("%u macroblocks took a quantiser above the picture's", raised);
 }
 
@@ -1363,8 +1425,10 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   guint k, t, i, frames, a, m = 0, order[48], types[48];
   gchar *path;
   guint max_diff = 0, counts[4] = { 0, }, directions[4] = { 0, };
-  guint field_mbs = 0;
+  guint field_mbs = 0, field_motion_mbs = 0;
   guint64 diff_sum = 0;
+  MpegRefPicture fpred;
+  GstClMpegFieldChoice *fields;
   GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift, 1, interlaced,
     interlaced
   };
@@ -1388,6 +1452,8 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   mpegref_picture_init (&pred, w, h);
   choices = g_new0 (GstClMpegBChoice, c.mbn);
   bvec = g_new0 (GstClMotionVector, c.mbn);
+  mpegref_picture_init (&fpred, w, h);
+  fields = g_new0 (GstClMpegFieldChoice, c.mbn);
   gst_cl_mpeg_bit_writer_init (&bw, 4096);
   gst_bit_writer_init (&hw);
   gst_cl_mpeg_write_sequence_header (&hw, &sp);
@@ -1434,9 +1500,14 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
         if (!(c.recs[i].flags & GST_CL_MPEG_MB_INTRA))
           directions[choices[i].directions]++;
     } else {
-      mpegref_encode (&c.cur, &c.ref, c.vec, &p, c.recs, c.lev, &c.rec);
+      /* interlaced P pictures: field prediction competes */
+      p.field_motion = interlaced && type == GST_CL_MPEG_PICTURE_P;
+      if (p.field_motion)
+        mpegref_field_search (&c.cur, &c.ref, c.vec, 64, &fpred, fields);
+      mpegref_encode_fields (&c.cur, &c.ref, c.vec, &fpred, fields, &p,
+          c.recs, c.lev, &c.rec);
       pc.f_code = type == GST_CL_MPEG_PICTURE_P ?
-          gst_cl_mpeg_choose_f_code (c.recs, c.mbn) : 1;
+          gst_cl_mpeg_choose_f_code (c.recs, fields, c.mbn) : 1;
     }
     gst_cl_mpeg_write_picture_header (&hw, t, 0xffff, &pc);
     append_headers (&bw, &hw);
@@ -1444,10 +1515,14 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
       gst_cl_mpeg_write_slice (&bw, row, c.cur.mb_width, &pc,
           c.recs + row * c.cur.mb_width,
           type == GST_CL_MPEG_PICTURE_B ? choices + row * c.cur.mb_width :
-          NULL, c.lev + (gsize) row * c.cur.mb_width * 384, NULL);
+          NULL, p.field_motion ? fields + row * c.cur.mb_width : NULL,
+          c.lev + (gsize) row * c.cur.mb_width * 384, NULL);
     store_i420 (recons, t, &c.rec, w, h);
-    for (i = 0; i < c.mbn; i++)
+    for (i = 0; i < c.mbn; i++) {
       field_mbs += (c.recs[i].flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0;
+      field_motion_mbs += (c.recs[i].flags & GST_CL_MPEG_MB_FIELD_MOTION) ?
+          1 : 0;
+    }
     if (type != GST_CL_MPEG_PICTURE_B) {
       /* the new anchor: the one before it serves the B pictures */
       memcpy (older.data, c.ref.data, (gsize) c.mbn * 384);
@@ -1457,9 +1532,11 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   fail_unless_equals_int (counts[1] + counts[2] + counts[3], n);
   /* field blocks only in interlaced frames, and there on some
    * macroblocks, not all */
-  GST_INFO ("%u of %u macroblocks in field blocks", field_mbs, n * c.mbn);
+  GST_INFO ("%u of %u macroblocks in field blocks, %u predicted field by "
+      "field", field_mbs, n * c.mbn, field_motion_mbs);
   fail_unless (interlaced ? field_mbs > 0 && field_mbs < n * c.mbn :
       field_mbs == 0);
+  fail_unless (interlaced ? field_motion_mbs > 0 : field_motion_mbs == 0);
   if (b_frames) {
     /* forward, backward and interpolated macroblocks all happened */
     GST_INFO ("B macroblocks: %u forward, %u backward, %u interpolated",
@@ -1502,6 +1579,8 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   g_free (path);
   g_free (choices);
   g_free (bvec);
+  g_free (fields);
+  mpegref_picture_clear (&fpred);
   mpegref_picture_clear (&older);
   mpegref_picture_clear (&pred);
   ref_coder_clear (&c);
@@ -1601,7 +1680,7 @@ GST_START_TEST (test_packed_levels)
     }
     for (q = 2; q <= 20; q += 9) {
       GstClMpegEncodeParams p = { t > 0, q, FALSE, 1, 384, FALSE, 16, 2,
-        FALSE, 0, FALSE
+        FALSE, 0, FALSE, FALSE
       };
       guint32 total;
       gint16 *packed;
@@ -1617,9 +1696,9 @@ GST_START_TEST (test_packed_levels)
           FALSE
         };
         gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, &pc,
-            c.recs + first, NULL, c.lev + first * 384, NULL);
+            c.recs + first, NULL, NULL, c.lev + first * 384, NULL);
         gst_cl_mpeg_write_slice (&b, row, c.cur.mb_width, &pc,
-            c.recs + first, NULL, packed, offsets + first);
+            c.recs + first, NULL, NULL, packed, offsets + first);
         fail_unless_equals_uint64 (a.size, b.size);
         fail_unless (memcmp (a.data, b.data, a.size) == 0,
             "slice %u of picture %u (q %u) differs when packed", row, t, q);
@@ -2548,7 +2627,8 @@ woven_psnr (const gchar * path, guint w, guint h, guint n, gboolean tff,
  * 0) whose frames have two fields (progressive_frame 0; in mixed input
  * the frames the buffers call progressive are progressive ones) in the
  * field order of the caps or the buffers, each macroblock in frame or
- * field blocks, both kinds used; the stream passes the checker (every
+ * field blocks, both kinds used, some macroblocks of P pictures
+ * predicted field by field; the stream passes the checker (every
  * macroblock; the VBV at a bit rate) and three decoders, ffprobe reports
  * the field order, and the pictures are better than those of the same
  * frames coded as progressive ones at the same bit rate (at a constant
@@ -2585,7 +2665,7 @@ GST_START_TEST (test_interlaced)
     gchar *name1 = g_strdup_printf ("interlaced-%u-progressive-q4.m2v", i);
     gchar *path, *path0, *path1 = NULL, *order;
     gboolean tff = cases[i].tff, mixed = cases[i].mixed, cq;
-    guint h = cases[i].h, field_dct = 0, mbs = 0;
+    guint h = cases[i].h, field_dct = 0, field_motion = 0, mbs = 0;
     Encoded e, e0, e1;
     MpegCheckResult *r;
     MpegCheckSequence *seq;
@@ -2610,11 +2690,16 @@ GST_START_TEST (test_interlaced)
       fail_unless_equals_int (pic->frame_pred_frame_dct, progressive);
       if (progressive)
         fail_unless_equals_int (pic->n_mb_field_dct, 0);
+      if (progressive)
+        fail_unless_equals_int (pic->n_mb_field_motion, 0);
       field_dct += pic->n_mb_field_dct;
+      field_motion += pic->n_mb_field_motion;
       mbs += pic->n_mb_coded;
     }
-    GST_INFO ("%u of %u macroblocks in field blocks", field_dct, mbs);
+    GST_INFO ("%u of %u macroblocks in field blocks, %u predicted field by "
+        "field", field_dct, mbs, field_motion);
     fail_unless (field_dct > 0 && field_dct < mbs);
+    fail_unless (field_motion > 0);
     if (!cq) {
       fail_unless (r->vbv_simulated);
       fail_unless_equals_int (r->n_underflows, 0);

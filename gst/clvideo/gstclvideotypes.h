@@ -32,6 +32,9 @@ typedef struct {
 /* the luma blocks hold the lines of one field each (MPEG-2's dct_type 1):
  * Y0 and Y1 the top field's, Y2 and Y3 the bottom one's */
 #define GST_CL_MPEG_MB_FIELD_DCT 0x4
+/* predicted field by field (MPEG-2's frame_motion_type 1), with the
+ * vectors of its GstClMpegFieldChoice */
+#define GST_CL_MPEG_MB_FIELD_MOTION 0x8
 
 #define GST_CL_MPEG_BLOCKS 6
 #define GST_CL_MPEG_MB_LEVELS (GST_CL_MPEG_BLOCKS * 64)
@@ -41,7 +44,8 @@ typedef struct {
  * @dx: horizontal vector in half-pel units (0 for intra)
  * @dy: vertical vector in half-pel units
  * @flags: GST_CL_MPEG_MB_INTRA, GST_CL_MPEG_MB_SKIPPABLE,
- *   GST_CL_MPEG_MB_FIELD_DCT
+ *   GST_CL_MPEG_MB_FIELD_DCT, GST_CL_MPEG_MB_FIELD_MOTION (then @dx and
+ *   @dy are 0)
  * @cbp: coded_block_pattern: bit 5 - b set when block b (Y0, Y1, Y2, Y3,
  *   Cb, Cr) has a non-zero level (intra blocks are always coded)
  * @quant: the quantiser_scale the levels were made with (1..31)
@@ -94,7 +98,38 @@ typedef struct {
   guint32 dc_shift;             /* intra DC precision above 8 bits */
   guint32 field_dct;            /* 0 or 1: frame or field DCT per
                                  * macroblock (an interlaced frame) */
+  guint32 field_motion;         /* 0 or 1: the field prediction of
+                                 * mpeg_field_search competes (P) */
+  guint32 reserved;
 } GstClMpegEncodeArgs;
+
+/**
+ * GstClMpegFieldChoice:
+ * @dx: per field of the macroblock (its even lines, its odd lines), the
+ *   horizontal vector in half-pels
+ * @dy: ... the vertical one, in half field lines
+ * @select: per field, the reference field it predicts from (0 top, 1
+ *   bottom: motion_vertical_field_select)
+ * @bits: an estimate of the bits of both vectors and selects
+ * @sad: the luma SAD of the field prediction
+ *
+ * The field prediction mpeg_field_search found for a macroblock of an
+ * interlaced P picture, in raster order; the macroblock's record says
+ * whether it is used (GST_CL_MPEG_MB_FIELD_MOTION).
+ */
+typedef struct {
+  gint16 dx[2], dy[2];
+  guint8 select[2];
+  guint16 bits;
+  guint32 sad;
+} GstClMpegFieldChoice;
+
+/* mpeg_field_search: vectors within [-@range, @range - 1] half-pels */
+typedef struct {
+  guint32 mb_width, mb_height;
+  guint32 range;
+  guint32 reserved;
+} GstClMpegFieldArgs;
 
 /* Prediction directions of a B picture's macroblock (GstClMpegBChoice) */
 #define GST_CL_MPEG_B_FORWARD 0x1
@@ -190,7 +225,9 @@ GST_CL_VIDEO_SIZE_IS (GstClMotionVector, 8);
 GST_CL_VIDEO_SIZE_IS (GstClKernelPlane, 8);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
-GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 52);
+GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 60);
+GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 16);
+GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
 GST_CL_VIDEO_SIZE_IS (GstClMpegPredictArgs, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 80);

@@ -67,8 +67,12 @@ typedef struct
   /* B pictures: the backward vectors, the prediction mpeg_predict_b
    * chose and its choices */
   cl_mem bvectors, bpred, choices;
+  /* interlaced P pictures: the field prediction and its choices */
+  cl_mem fpred, fields;
+  gboolean field_motion;        /* the field prediction competed */
   GstClMpegMbRecord *rec;       /* mapped results, once @ready */
   GstClMpegBChoice *ch;         /* mapped choices (B), once @ready */
+  GstClMpegFieldChoice *fc;     /* mapped field choices, once @ready */
   gint16 *lev;                  /* mapped levels (CPU layout) */
   /* GPU layout: the levels packed on the device and read back */
   cl_mem offsets, packed;
@@ -166,6 +170,7 @@ struct _GstClMpegEngine
   Slot *job_slot;
   const GstClMpegMbRecord *job_recs;
   const GstClMpegBChoice *job_choices;
+  const GstClMpegFieldChoice *job_fields;
   GstClMpegPictureCoding job_coding;
 
   /* statistics */
@@ -225,9 +230,13 @@ slot_unmap (GstClMpegEngine * e, Slot * s)
   if (s->ch)
     clEnqueueUnmapMemObject (e->ctx->queue, s->choices, s->ch, 0, NULL,
         NULL);
+  if (s->fc)
+    clEnqueueUnmapMemObject (e->ctx->queue, s->fields, s->fc, 0, NULL,
+        NULL);
   s->rec = NULL;
   s->lev = NULL;
   s->ch = NULL;
+  s->fc = NULL;
 }
 
 static void
@@ -278,6 +287,8 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
     release_mem (&s->bvectors);
     release_mem (&s->bpred);
     release_mem (&s->choices);
+    release_mem (&s->fpred);
+    release_mem (&s->fields);
     release_mem (&s->offsets);
     release_mem (&s->packed);
     g_clear_pointer (&s->packed_host, g_free);
@@ -348,6 +359,12 @@ setup_device (GstClMpegEngine * e, GError ** error)
             !(s->choices = gst_cl_mpeg_transform_alloc (e->tr,
                     gst_cl_mpeg_transform_choices_size (e->tr), error))))
       return FALSE;
+    if (e->seq.interlaced &&
+        (!(s->fpred = gst_cl_mpeg_transform_alloc (e->tr, pic, error)) ||
+            !(s->fields = gst_cl_mpeg_transform_alloc (e->tr,
+                    gst_cl_mpeg_transform_field_choices_size (e->tr),
+                    error))))
+      return FALSE;
     if (gst_cl_mpeg_transform_packs_levels (e->tr)) {
       gsize n = (gsize) e->mb_width * e->mb_height;
       if (!(s->offsets = gst_cl_mpeg_transform_alloc (e->tr,
@@ -411,6 +428,7 @@ code_slice (GstClMpegEngine * e, guint slice)
   gst_cl_mpeg_write_slice (&e->rows[row], row, e->mb_width * rows,
       &e->job_coding, e->job_recs + first,
       e->job_choices ? e->job_choices + first : NULL,
+      e->job_fields ? e->job_fields + first : NULL,
       s->packed ? s->packed_host : s->lev + first * GST_CL_MPEG_MB_LEVELS,
       s->packed ? s->mb_offsets + first : NULL);
 }
@@ -490,6 +508,7 @@ code_slices (GstClMpegEngine * e, Slot * s,
   e->job_recs = s->all_skipped ? e->skip_recs : s->rec;
   e->job_choices = s->type != GST_CL_MPEG_PICTURE_B ? NULL :
       s->all_skipped ? e->skip_choices : s->ch;
+  e->job_fields = s->all_skipped ? NULL : s->fc;
   /* rows per slice, as even as whole rows allow; an MPEG-2 slice stays in
    * its row */
   if (e->seq.mpeg2 || slices > e->mb_height)
@@ -677,6 +696,10 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   p.mpeg2 = e->seq.mpeg2;
   p.dc_shift = s->dc_shift;
   p.field_dct = s->interlaced;
+  /* interlaced P pictures: field prediction competes (with the
+   * rate-distortion decisions) */
+  p.field_motion = s->field_motion = s->interlaced &&
+      s->type == GST_CL_MPEG_PICTURE_P && rdo && !s->dc_only;
   if (s->type == GST_CL_MPEG_PICTURE_B) {
     /* the B picture's prediction, coded as a P picture's with zero
      * vectors */
@@ -684,11 +707,15 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
             e->recon[s->bwd], s->vectors, s->bvectors, MV_LAMBDA * s->quant,
             B_ZERO_MARGIN * s->quant, s->bpred, s->choices, error) ||
         !gst_cl_mpeg_transform_encode (e->tr, s->cur, s->bpred,
-            e->zero_vectors, &p, s->records, s->levels, e->recon[s->out],
-            error))
+            e->zero_vectors, NULL, NULL, &p, s->records, s->levels,
+            e->recon[s->out], error))
       return FALSE;
-  } else if (!gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
-          s->vectors, &p, s->records, s->levels, e->recon[s->out], error))
+  } else if ((s->field_motion && !gst_cl_mpeg_transform_field_search (e->tr,
+              s->cur, e->recon[s->ref], s->vectors, 16 << (max_f_code (e) -
+                  1), s->fpred, s->fields, error)) ||
+      !gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
+          s->vectors, s->fpred, s->fields, &p, s->records, s->levels,
+          e->recon[s->out], error))
     return FALSE;
   s->levels_read = FALSE;
   /* packed levels are read once the records give their size; whole ones
@@ -697,6 +724,13 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
           s->levels, s->offsets, s->packed, error))
     return FALSE;
   /* (before the records, whose map the packed levels wait for) */
+  if (s->field_motion) {
+    s->fc = clEnqueueMapBuffer (e->ctx->queue, s->fields, CL_FALSE,
+        CL_MAP_READ, 0, gst_cl_mpeg_transform_field_choices_size (e->tr), 0,
+        NULL, NULL, &ret);
+    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
+      return FALSE;
+  }
   if (s->type == GST_CL_MPEG_PICTURE_B) {
     s->ch = clEnqueueMapBuffer (e->ctx->queue, s->choices, CL_FALSE,
         CL_MAP_READ, 0, gst_cl_mpeg_transform_choices_size (e->tr), 0, NULL,
@@ -744,7 +778,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
     gst_cl_mpeg_choose_b_f_codes (s->rec, s->ch, n, &pc.f_code,
         &pc.backward_f_code);
   else if (!INTRA (s) && !s->all_skipped)
-    pc.f_code = gst_cl_mpeg_choose_f_code (s->rec, n);
+    pc.f_code = gst_cl_mpeg_choose_f_code (s->rec, s->fc, n);
   code_slices (e, s, &pc);
   e->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
 

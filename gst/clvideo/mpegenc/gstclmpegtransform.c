@@ -12,7 +12,7 @@ struct _GstClMpegTransform
   GstClContext *ctx;
   guint width, height;
   guint mb_width, mb_height;
-  cl_kernel load, encode, fit_vectors, predict_b;
+  cl_kernel load, encode, fit_vectors, predict_b, field_search;
   cl_kernel pack_offsets, pack_levels;  /* GPU layout */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
   gboolean cpu_layout;          /* one work-item per macroblock */
@@ -45,14 +45,17 @@ gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
   if (tr->fit_vectors)
     tr->predict_b = gst_cl_context_create_kernel (ctx, "mpegenc", "",
         tr->cpu_layout ? "mpeg_predict_b_cpu" : "mpeg_predict_b", error);
-  if (tr->predict_b && !tr->cpu_layout) {
+  if (tr->predict_b)
+    tr->field_search = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+        "mpeg_field_search", error);
+  if (tr->field_search && !tr->cpu_layout) {
     tr->pack_offsets = gst_cl_context_create_kernel (ctx, "mpegenc", "",
         "mpeg_pack_offsets", error);
     if (tr->pack_offsets)
       tr->pack_levels = gst_cl_context_create_kernel (ctx, "mpegenc", "",
           "mpeg_pack_levels", error);
   }
-  if (tr->predict_b && (tr->cpu_layout || tr->pack_levels)) {
+  if (tr->field_search && (tr->cpu_layout || tr->pack_levels)) {
     guint8 bits[GST_CL_MPEG_RD_BITS_SIZE];
     cl_int ret;
 
@@ -77,7 +80,8 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
   if (!tr)
     return;
   gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_vectors,
-      &tr->predict_b, &tr->pack_offsets, &tr->pack_levels, NULL);
+      &tr->predict_b, &tr->field_search, &tr->pack_offsets,
+      &tr->pack_levels, NULL);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
   gst_object_unref (tr->ctx);
@@ -119,6 +123,34 @@ gsize
 gst_cl_mpeg_transform_choices_size (const GstClMpegTransform * tr)
 {
   return (gsize) tr->mb_width * tr->mb_height * sizeof (GstClMpegBChoice);
+}
+
+gboolean
+gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
+    cl_mem ref, cl_mem vectors, guint range, cl_mem pred, cl_mem choices,
+    GError ** error)
+{
+  GstClMpegFieldArgs args;
+  const cl_mem mems[6] = { cur, ref, vectors, tr->rd_bits, pred, choices };
+  size_t n = (size_t) tr->mb_width * tr->mb_height, local = 64, global;
+
+  args.mb_width = tr->mb_width;
+  args.mb_height = tr->mb_height;
+  args.range = range;
+  args.reserved = 0;
+  if (!gst_cl_video_set_kernel_args (tr->field_search, mems,
+          G_N_ELEMENTS (mems), &args, sizeof (args), error))
+    return FALSE;
+  /* one work-item per macroblock in every layout */
+  global = (n + local - 1) / local * local;
+  return gst_cl_context_enqueue_kernel (tr->ctx, tr->field_search,
+      GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
+}
+
+gsize
+gst_cl_mpeg_transform_field_choices_size (const GstClMpegTransform * tr)
+{
+  return (gsize) tr->mb_width * tr->mb_height * sizeof (GstClMpegFieldChoice);
 }
 
 cl_mem
@@ -277,12 +309,17 @@ gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
 
 gboolean
 gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
-    cl_mem vectors, const GstClMpegEncodeParams * p, cl_mem records,
-    cl_mem levels, cl_mem recon, GError ** error)
+    cl_mem vectors, cl_mem field_pred, cl_mem fields,
+    const GstClMpegEncodeParams * p, cl_mem records, cl_mem levels,
+    cl_mem recon, GError ** error)
 {
   GstClMpegEncodeArgs args;
-  const cl_mem mems[7] = { cur, ref, recon, vectors, records, levels,
-    tr->rd_bits
+  gboolean field_motion = p->p_picture && p->mpeg2 && p->field_motion &&
+      p->mv_lambda && p->rd_lambda && !p->dc_only && field_pred && fields;
+  /* (without field prediction its arguments are not read: any buffer) */
+  const cl_mem mems[9] = { cur, ref, recon, vectors, records, levels,
+    tr->rd_bits, field_motion ? field_pred : cur,
+    field_motion ? fields : tr->rd_bits
   };
 
   args.mb_width = tr->mb_width;
@@ -296,6 +333,8 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   args.mpeg2 = p->mpeg2 ? 1 : 0;
   args.dc_shift = p->mpeg2 ? MIN (p->dc_shift, 3) : 0;
   args.field_dct = p->mpeg2 && p->field_dct ? 1 : 0;
+  args.field_motion = field_motion ? 1 : 0;
+  args.reserved = 0;
   args.rd_lambda = p->rd_lambda;
   args.mv_lambda = p->mv_lambda;
   if (!gst_cl_video_set_kernel_args (tr->encode, mems, G_N_ELEMENTS (mems),

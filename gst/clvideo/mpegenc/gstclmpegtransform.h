@@ -44,6 +44,11 @@ typedef struct {
                                  * macroblock's luma in frame or field
                                  * blocks, whichever is smoother
                                  * (GST_CL_MPEG_MB_FIELD_DCT) */
+  gboolean field_motion;        /* with mv_lambda, an interlaced P picture:
+                                 * the field prediction of
+                                 * gst_cl_mpeg_transform_field_search()
+                                 * competes with the moving candidate
+                                 * (GST_CL_MPEG_MB_FIELD_MOTION) */
 } GstClMpegEncodeParams;
 
 /**
@@ -113,12 +118,26 @@ gboolean gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr,
     guint lambda16, guint zero_bias, cl_mem pred, cl_mem choices,
     GError ** error);
 gsize gst_cl_mpeg_transform_choices_size (const GstClMpegTransform * tr);
+/* Enqueues the field prediction of the interlaced P picture @cur from
+ * @ref around the fitted frame @vectors (GstClMpegFieldChoice): per
+ * macroblock and field the vector and reference field of least SAD
+ * among candidates near the frame vector, within [-@range, @range - 1]
+ * half-pels, into the picture @pred and @choices
+ * (gst_cl_mpeg_transform_field_choices_size() bytes). */
+gboolean gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr,
+    cl_mem cur, cl_mem ref, cl_mem vectors, guint range, cl_mem pred,
+    cl_mem choices, GError ** error);
+gsize gst_cl_mpeg_transform_field_choices_size (const GstClMpegTransform *
+    tr);
 /* Enqueues the coding of @cur (predicted from @ref with @vectors in P
  * pictures; @ref and @vectors are not read in I pictures but must be
- * valid buffers) into @records, @levels and the reconstruction @recon. */
+ * valid buffers) into @records, @levels and the reconstruction @recon;
+ * with @params' field_motion, the field prediction @field_pred and its
+ * @fields compete (NULL otherwise). */
 gboolean gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur,
-    cl_mem ref, cl_mem vectors, const GstClMpegEncodeParams * params,
-    cl_mem records, cl_mem levels, cl_mem recon, GError ** error);
+    cl_mem ref, cl_mem vectors, cl_mem field_pred, cl_mem fields,
+    const GstClMpegEncodeParams * params, cl_mem records, cl_mem levels,
+    cl_mem recon, GError ** error);
 
 /* TRUE where the levels go back to the host packed (a discrete device:
  * the GPU layout), FALSE where the host maps @levels as they are. */

@@ -238,14 +238,22 @@ f_code_for (gint lo, gint hi)
 }
 
 guint
-gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n)
+gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs,
+    const GstClMpegFieldChoice * fields, guint n)
 {
   gint lo = 0, hi = 0;
-  guint i;
+  guint i, p;
 
   for (i = 0; i < n; i++) {
     if (recs[i].flags & GST_CL_MPEG_MB_INTRA)
       continue;
+    if (fields && (recs[i].flags & GST_CL_MPEG_MB_FIELD_MOTION)) {
+      for (p = 0; p < 2; p++) {
+        lo = MIN (lo, MIN (fields[i].dx[p], fields[i].dy[p]));
+        hi = MAX (hi, MAX (fields[i].dx[p], fields[i].dy[p]));
+      }
+      continue;
+    }
     lo = MIN (lo, MIN (recs[i].dx, recs[i].dy));
     hi = MAX (hi, MAX (recs[i].dx, recs[i].dy));
   }
@@ -515,14 +523,16 @@ b_skippable (const GstClMpegBChoice * c, guint prev_dirs, gint pmv[2][2])
           c->bdy == pmv[1][1]));
 }
 
-/* frame_motion_type of frame-based prediction (13818-2 table 6-17) */
+/* frame_motion_type of field- and frame-based prediction (13818-2 table
+ * 6-17) */
+#define FRAME_MOTION_FIELD 0x1
 #define FRAME_MOTION_FRAME 0x2
 
 void
 gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
     const GstClMpegPictureCoding * pc, const GstClMpegMbRecord * recs,
-    const GstClMpegBChoice * choices, const gint16 * levels,
-    const guint32 * mb_offsets)
+    const GstClMpegBChoice * choices, const GstClMpegFieldChoice * fields,
+    const gint16 * levels, const guint32 * mb_offsets)
 {
   const Tables *t = get_tables ();
   gboolean i_pic = pc->coding_type == GST_CL_MPEG_PICTURE_I;
@@ -534,8 +544,10 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
   /* the DC predictors' reset value: the middle of the precision's range */
   const gint dc_reset = 128 << (mpeg2 ? pc->intra_dc_precision : 0);
   gint dc_pred[3] = { dc_reset, dc_reset, dc_reset };
-  /* the vector predictors, [forward, backward][x, y] */
-  gint pmv[2][2] = { {0, 0}, {0, 0} };
+  /* the vector predictors, [forward, backward][x, y]: PMV[0][s][t] of
+   * 13818-2 7.6.3.1; PMV[1] (pmv1) equals it but after field prediction,
+   * where it holds the second field's vector */
+  gint pmv[2][2] = { {0, 0}, {0, 0} }, pmv1[2][2] = { {0, 0}, {0, 0} };
   /* B: the directions of the macroblock before (0: intra, or none) */
   guint prev_dirs = 0;
   guint quant, i, b, s, skipped = 0;
@@ -571,8 +583,10 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
       /* a skipped macroblock of a P picture resets the vector
        * predictors; one of a B picture repeats the macroblock before */
       skipped++;
-      if (!b_pic)
+      if (!b_pic) {
         memset (pmv, 0, sizeof (pmv));
+        memset (pmv1, 0, sizeof (pmv1));
+      }
       dc_pred[0] = dc_pred[1] = dc_pred[2] = dc_reset;
       continue;
     }
@@ -598,6 +612,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         bz += mb_offsets ? packed_levels (r, b) : 64;
       }
       memset (pmv, 0, sizeof (pmv));
+      memset (pmv1, 0, sizeof (pmv1));
       prev_dirs = 0;
       continue;
     }
@@ -607,6 +622,8 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
       gboolean q = coded && r->quant != quant;
       gint v[2][2] = { {r->dx, r->dy}, {0, 0} };
       guint dirs = GST_CL_MPEG_B_FORWARD;
+      const GstClMpegFieldChoice *fc = fields && !b_pic &&
+          (r->flags & GST_CL_MPEG_MB_FIELD_MOTION) ? &fields[i] : NULL;
 
       if (b_pic) {
         const GstClMpegBChoice *c = &choices[i];
@@ -618,7 +635,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         put_vlc (bw, b_types[dirs - 1][coded][q]);
       } else {
         /* P: a zero vector is not coded where levels are */
-        if (coded && r->dx == 0 && r->dy == 0)
+        if (coded && r->dx == 0 && r->dy == 0 && !fc)
           dirs = 0;
         if (dirs && coded)
           bits_put (bw, q ? 0x2 : 0x1, q ? 5 : 1);
@@ -628,22 +645,39 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
           bits_put (bw, 0x1, 3);
       }
       if (modes && dirs)
-        bits_put (bw, FRAME_MOTION_FRAME, 2);
+        bits_put (bw, fc ? FRAME_MOTION_FIELD : FRAME_MOTION_FRAME, 2);
       if (modes && coded)
         bits_put (bw, (r->flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0, 1);
       if (q) {
         quant = r->quant;
         bits_put (bw, quant, 5);
       }
-      if (!dirs)
+      if (!dirs) {
         memset (pmv, 0, sizeof (pmv));
-      for (s = 0; s < 2; s++) {
+        memset (pmv1, 0, sizeof (pmv1));
+      }
+      if (fc) {
+        /* two field vectors, each with its reference field; the vertical
+         * ones predicted from half the predictor (kept in frame units)
+         * and kept doubled (13818-2 7.6.3.1) */
+        gint *pk[2] = { pmv[0], pmv1[0] };
+        guint k;
+        for (k = 0; k < 2; k++) {
+          bits_put (bw, fc->select[k], 1);
+          put_motion_component (bw, t, fc->dx[k] - pk[k][0], f_code[0]);
+          put_motion_component (bw, t, fc->dy[k] - (pk[k][1] >> 1),
+              f_code[0]);
+          pk[k][0] = fc->dx[k];
+          pk[k][1] = fc->dy[k] * 2;
+        }
+      }
+      for (s = 0; s < 2 && !fc; s++) {
         if (!(dirs & (GST_CL_MPEG_B_FORWARD << s)))
           continue;
         put_motion_component (bw, t, v[s][0] - pmv[s][0], f_code[s]);
         put_motion_component (bw, t, v[s][1] - pmv[s][1], f_code[s]);
-        pmv[s][0] = v[s][0];
-        pmv[s][1] = v[s][1];
+        pmv[s][0] = pmv1[s][0] = v[s][0];
+        pmv[s][1] = pmv1[s][1] = v[s][1];
       }
       if (coded) {
         put_vlc (bw, t->cbp[r->cbp]);

@@ -12,8 +12,10 @@
 G_BEGIN_DECLS
 
 /* Smallest forward_f_code (1..7) whose range [-16 f, 16 f - 1] holds every
- * vector coded in the picture. */
-guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs, guint n);
+ * vector coded in the picture (of macroblocks predicted field by field:
+ * those of @fields, NULL where none is). */
+guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs,
+    const GstClMpegFieldChoice * fields, guint n);
 /* ... the forward and backward f_codes of a B picture's vectors
  * (@choices, the macroblocks' records @recs say which are intra). */
 void gst_cl_mpeg_choose_b_f_codes (const GstClMpegMbRecord * recs,
@@ -30,6 +32,9 @@ void gst_cl_mpeg_choose_b_f_codes (const GstClMpegMbRecord * recs,
  *   writes: 12-bit escapes, the slice in its row) and intra DC precision
  * @recs: the slice's @n_mbs records
  * @choices: B pictures: the slice's @n_mbs predictions (NULL otherwise)
+ * @fields: P pictures with macroblocks predicted field by field
+ *   (GST_CL_MPEG_MB_FIELD_MOTION): the slice's @n_mbs field predictions
+ *   (NULL otherwise)
  * @levels: the slice's levels (GST_CL_MPEG_MB_LEVELS per macroblock)
  *
  * Codes one slice covering @n_mbs macroblocks from the start of row @row
@@ -48,7 +53,7 @@ void gst_cl_mpeg_choose_b_f_codes (const GstClMpegMbRecord * recs,
 void gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row,
     guint n_mbs, const GstClMpegPictureCoding * pc,
     const GstClMpegMbRecord * recs, const GstClMpegBChoice * choices,
-    const gint16 * levels,
+    const GstClMpegFieldChoice * fields, const gint16 * levels,
     const guint32 * mb_offsets);
 
 /* Where each of the @n macroblocks' packed levels start (@offsets, @n
