@@ -994,7 +994,7 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
 
 /* ---- mpeg_field_search: field prediction in interlaced P pictures ----
  *
- * One work-item per macroblock, in every layout. Each field of the
+ * Each field of the
  * macroblock (its even lines, then its odd ones) takes the vector and
  * the reference field (13818-2 7.6.3.1, frame_motion_type 1) of least
  * luma SAD among: the zero vector from the field of its own parity; in
@@ -1033,6 +1033,26 @@ field_sad (__global const uchar * cur, __global const uchar * ref, int W,
   return sad;
 }
 
+/* the 19 full-pel candidates of field @p in search order: @i 0 the zero
+ * vector from the field of its parity, then per reference field the
+ * frame vector @fv as a field vector and the eight around it, row by
+ * row; their reference field in *@s */
+static int2
+field_candidate (int i, int p, int2 fv, int *s)
+{
+  int k = (i - 1) % 9;
+  if (i == 0) {
+    *s = p;
+    return (int2) (0, 0);
+  }
+  *s = (i - 1) / 9;
+  return (int2) ((fv.x & ~1) + 2 * (k % 3) - 2,
+      (((fv.y >> 1) + p - *s) & ~1) + 2 * (k / 3) - 2);
+}
+
+#define FIELD_CANDIDATES 19
+
+#if GST_CL_CPU_LAYOUT
 __kernel void
 mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     __global const GstClMotionVector * vectors,
@@ -1053,22 +1073,17 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   for (int p = 0; p < 2; p++) {
     int2 bv = (int2) (0, 0), c;
     int bs = p, best = field_sad (cur, ref, W, mbx, mby, p, p, bv);
-    for (int s = 0; s < 2; s++) {
-      /* the frame vector as a full-pel field vector */
-      int2 c0 = (int2) (fv.x & ~1, ((fv.y >> 1) + p - s) & ~1);
-      for (int dy = -2; dy <= 2; dy += 2)
-        for (int dx = -2; dx <= 2; dx += 2) {
-          int sad;
-          c = c0 + (int2) (dx, dy);
-          if (!field_vector_fits (c, mbx, mby, W, H, range))
-            continue;
-          sad = field_sad (cur, ref, W, mbx, mby, p, s, c);
-          if (sad < best) {
-            best = sad;
-            bv = c;
-            bs = s;
-          }
-        }
+    for (int i = 1; i < FIELD_CANDIDATES; i++) {
+      int s, sad;
+      c = field_candidate (i, p, fv, &s);
+      if (!field_vector_fits (c, mbx, mby, W, H, range))
+        continue;
+      sad = field_sad (cur, ref, W, mbx, mby, p, s, c);
+      if (sad < best) {
+        best = sad;
+        bv = c;
+        bs = s;
+      }
     }
     c = bv;
     for (int k = 0; k < 9; k++) {
@@ -1109,6 +1124,93 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   choices[mb].bits = (ushort) n_bits;
   choices[mb].sad = (uint) total;
 }
+#else
+/* GPU layout: a work-group of 64 per macroblock, one candidate a
+ * work-item; the same choices (the first least SAD in search order) */
+__kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
+void
+mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
+    __global const GstClMotionVector * vectors,
+    __global const uchar * bits, __global uchar * pred,
+    __global GstClMpegFieldChoice * choices, const GstClMpegFieldArgs args)
+{
+  const uint mb = get_group_id (0), t = get_local_id (0);
+  const int mbx = mb % args.mb_width, mby = mb / args.mb_width;
+  const int W = args.mb_width * 16, H = args.mb_height * 16;
+  const int CW = W / 2, range = args.range;
+  const int2 fv = (int2) (vectors[mb].dx, vectors[mb].dy);
+  const int2 pv = mbx ? (int2) (vectors[mb - 1].dx, vectors[mb - 1].dy) :
+      (int2) (0, 0);
+  __local int sad[FIELD_CANDIDATES];
+  __local int2 best_v[2];
+  __local int best_s[2], best_sad[2];
+
+  for (int p = 0; p < 2; p++) {
+    if (t < FIELD_CANDIDATES) {
+      int s;
+      int2 c = field_candidate (t, p, fv, &s);
+      sad[t] = t == 0 || field_vector_fits (c, mbx, mby, W, H, range) ?
+          field_sad (cur, ref, W, mbx, mby, p, s, c) : INT_MAX;
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (t == 0) {
+      int b = 0, s;
+      for (int i = 1; i < FIELD_CANDIDATES; i++)
+        if (sad[i] < sad[b])
+          b = i;
+      best_v[p] = field_candidate (b, p, fv, &s);
+      best_s[p] = s;
+      best_sad[p] = sad[b];
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+    /* the half-pel vectors around it */
+    if (t < 9) {
+      int2 h = best_v[p] + (int2) ((int) t % 3 - 1, (int) t / 3 - 1);
+      sad[t] = t != 4 && field_vector_fits (h, mbx, mby, W, H, range) ?
+          field_sad (cur, ref, W, mbx, mby, p, best_s[p], h) : INT_MAX;
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (t == 0) {
+      int2 c = best_v[p];
+      for (int k = 0; k < 9; k++)
+        if (sad[k] < best_sad[p]) {
+          best_sad[p] = sad[k];
+          best_v[p] = c + (int2) (k % 3 - 1, k / 3 - 1);
+        }
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  for (int p = 0; p < 2; p++) {
+    const int2 v = best_v[p], cv = best_v[p] / 2;
+    const int s = best_s[p];
+    for (int k = t; k < 128; k += 64) {
+      int i = k / 16, x = k % 16;
+      pred[(mby * 16 + 2 * i + p) * W + mbx * 16 + x] = (uchar)
+          predict (ref + s * W, 2 * W, mbx * 16 + x, mby * 8 + i, v.x >> 1,
+          v.y >> 1, v.x & 1, v.y & 1);
+    }
+    {
+      const int c = t / 32, i = t % 32 / 8, x = t % 8;
+      const uint off = W * H + c * CW * (H / 2);
+      pred[off + (mby * 8 + 2 * i + p) * CW + mbx * 8 + x] = (uchar)
+          predict (ref + off + s * CW, 2 * CW, mbx * 8 + x, mby * 4 + i,
+          cv.x >> 1, cv.y >> 1, cv.x & 1, cv.y & 1);
+    }
+  }
+  if (t == 0) {
+    int n_bits = 2;
+    for (int p = 0; p < 2; p++) {
+      choices[mb].dx[p] = (short) best_v[p].x;
+      choices[mb].dy[p] = (short) best_v[p].y;
+      choices[mb].select[p] = (uchar) best_s[p];
+      n_bits += vector_bits (bits, best_v[p] - (int2) (pv.x, pv.y >> 1));
+    }
+    choices[mb].bits = (ushort) n_bits;
+    choices[mb].sad = (uint) (best_sad[0] + best_sad[1]);
+  }
+}
+#endif
+
 
 #if !GST_CL_CPU_LAYOUT
 /* The signed cosines that coefficient k of the 1-D forward DCT takes

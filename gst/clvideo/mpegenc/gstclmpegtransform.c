@@ -7,6 +7,9 @@
 
 #define CPU_GROUP 64
 
+static gboolean enqueue_per_macroblock (GstClMpegTransform * tr,
+    cl_kernel kernel, GError ** error);
+
 struct _GstClMpegTransform
 {
   GstClContext *ctx;
@@ -132,7 +135,6 @@ gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
 {
   GstClMpegFieldArgs args;
   const cl_mem mems[6] = { cur, ref, vectors, tr->rd_bits, pred, choices };
-  size_t n = (size_t) tr->mb_width * tr->mb_height, local = 64, global;
 
   args.mb_width = tr->mb_width;
   args.mb_height = tr->mb_height;
@@ -141,10 +143,7 @@ gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
   if (!gst_cl_video_set_kernel_args (tr->field_search, mems,
           G_N_ELEMENTS (mems), &args, sizeof (args), error))
     return FALSE;
-  /* one work-item per macroblock in every layout */
-  global = (n + local - 1) / local * local;
-  return gst_cl_context_enqueue_kernel (tr->ctx, tr->field_search,
-      GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
+  return enqueue_per_macroblock (tr, tr->field_search, error);
 }
 
 gsize
