@@ -1033,6 +1033,21 @@ field_sad (__global const uchar * cur, __global const uchar * ref, int W,
   return sad;
 }
 
+/* Whether the field prediction @f costs less (16 SAD + @mv_lambda16 per
+ * vector bit) than the frame vector's *@sad and *@bits; these become its
+ * then */
+static int
+takes_field_prediction (__global const GstClMpegFieldChoice * f,
+    int mv_lambda16, int *sad, int *bits)
+{
+  if (16 * (int) f->sad + mv_lambda16 * (int) f->bits >= 16 * *sad +
+      mv_lambda16 * *bits)
+    return 0;
+  *sad = f->sad;
+  *bits = f->bits;
+  return 1;
+}
+
 /* the 19 full-pel candidates of field @p in search order: @i 0 the zero
  * vector from the field of its parity, then per reference field the
  * frame vector @fv as a field vector and the eight around it, row by
@@ -1362,13 +1377,10 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       v = choose_moving (sv, sp, v, pv, pred, mv_lambda16, rd_bits, &sv);
       alt_bits = vector_bits (rd_bits, v - pred);
       /* the field prediction instead where it is cheaper */
-      if (args.field_motion && 16 * (int) fields[mb].sad + mv_lambda16 *
-          (int) fields[mb].bits < 16 * sv + mv_lambda16 * alt_bits) {
-        field_mv = 1;
-        sv = fields[mb].sad;
-        alt_bits = fields[mb].bits;
+      field_mv = args.field_motion && takes_field_prediction (&fields[mb],
+          mv_lambda16, &sv, &alt_bits);
+      if (field_mv)
         v = (int2) (0, 0);
-      }
       /* intra competes too where it is plausible at all */
       intra_cand = min (s0, sv) > act / 4;
       cost = s0;
@@ -2437,11 +2449,9 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
           pv[i] = pw[i];
       alt_bits = vector_bits (rd_bits, v - p);
       /* the field prediction instead where it is cheaper */
-      if (args.field_motion && 16 * (int) fields[mb].sad + mv_lambda16 *
-          (int) fields[mb].bits < 16 * sv + mv_lambda16 * alt_bits) {
-        field_mv = 1;
-        sv = fields[mb].sad;
-        alt_bits = fields[mb].bits;
+      field_mv = args.field_motion && takes_field_prediction (&fields[mb],
+          mv_lambda16, &sv, &alt_bits);
+      if (field_mv) {
         v = (int2) (0, 0);
         #pragma unroll
         for (i = 0; i < 16; i++)

@@ -571,26 +571,27 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   dl = g_new0 (gint16, n * 384);
   out = g_malloc (ps);
   mpegref_picture_init (&fpred, w, h);
+  mc = gst_cl_mpeg_transform_alloc (tr, ps, &error);
+  mr = gst_cl_mpeg_transform_alloc (tr, ps, &error);
+  mv = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMotionVector),
+      &error);
+  fail_unless (mc && mr && mv);
+  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mc, CL_TRUE, 0,
+          ps, cur.data, 0, NULL, NULL), CL_SUCCESS);
+  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mr, CL_TRUE, 0,
+          ps, ref.data, 0, NULL, NULL), CL_SUCCESS);
+  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mv, CL_TRUE, 0,
+          n * sizeof (GstClMotionVector), vec, 0, NULL, NULL), CL_SUCCESS);
   if (p.field_motion) {
     /* the device's field search first, against the reference's */
     GstClMpegFieldChoice *dev_fields = g_new0 (GstClMpegFieldChoice, n);
     guint8 *dev_pred = g_malloc (ps);
     fields = g_new0 (GstClMpegFieldChoice, n);
     mpegref_field_search (&cur, &ref, vec, 64, &fpred, fields);
-    mc = gst_cl_mpeg_transform_alloc (tr, ps, &error);
-    mr = gst_cl_mpeg_transform_alloc (tr, ps, &error);
-    mv = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMotionVector),
-        &error);
     mfp = gst_cl_mpeg_transform_alloc (tr, ps, &error);
     mfc = gst_cl_mpeg_transform_alloc (tr,
         gst_cl_mpeg_transform_field_choices_size (tr), &error);
-    fail_unless (mc && mr && mv && mfp && mfc);
-    fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mc, CL_TRUE, 0,
-            ps, cur.data, 0, NULL, NULL), CL_SUCCESS);
-    fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mr, CL_TRUE, 0,
-            ps, ref.data, 0, NULL, NULL), CL_SUCCESS);
-    fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mv, CL_TRUE, 0,
-            n * sizeof (GstClMotionVector), vec, 0, NULL, NULL), CL_SUCCESS);
+    fail_unless (mfp && mfc);
     fail_unless (gst_cl_mpeg_transform_field_search (tr, mc, mr, mv, 64, mfp,
             mfc, &error), "%s", error ? error->message : "?");
     fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mfc, CL_TRUE, 0,
@@ -612,11 +613,6 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
         "%s: field prediction differs", desc);
     g_free (dev_fields);
     g_free (dev_pred);
-  } else {
-    mc = gst_cl_mpeg_transform_alloc (tr, ps, &error);
-    mr = gst_cl_mpeg_transform_alloc (tr, ps, &error);
-    mv = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMotionVector),
-        &error);
   }
   mpegref_encode_fields (&cur, &ref, vec, &fpred, fields, &p, r, lev, &rec);
 
@@ -624,13 +620,7 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   mrec = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMpegMbRecord),
       &error);
   ml = gst_cl_mpeg_transform_alloc (tr, n * 768, &error);
-  fail_unless (mc && mr && mo && mv && mrec && ml);
-  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mc, CL_TRUE, 0,
-          ps, cur.data, 0, NULL, NULL), CL_SUCCESS);
-  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mr, CL_TRUE, 0,
-          ps, ref.data, 0, NULL, NULL), CL_SUCCESS);
-  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mv, CL_TRUE, 0,
-          n * sizeof (GstClMotionVector), vec, 0, NULL, NULL), CL_SUCCESS);
+  fail_unless (mo && mrec && ml);
   {
     /* levels the device does not write must not be read: they keep
      * this */
