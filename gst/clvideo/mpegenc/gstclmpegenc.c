@@ -43,6 +43,11 @@
  * picture is padded to whole macroblocks and the true size is written in
  * the sequence header.
  *
+ * Interlaced input (interleaved or mixed caps) becomes an interlaced
+ * MPEG-2 sequence: frames of two fields in the caps' or the buffers' field
+ * order, each macroblock in frame or field blocks, P pictures predicted
+ * frame or field by field. MPEG-1 codes both fields in each frame.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=100 ! video/x-raw,width=640,height=480,framerate=25/1 ! clmpegenc quantizer=4 ! filesink location=out.m1v
