@@ -35,7 +35,7 @@
  * absolute vertical differences of the residual over the macroblock)
  * than the frame's: where both are alike, frame blocks keep the
  * lines' vertical correlation across both fields */
-#define FIELD_DCT_MARGIN 128
+#define FIELD_DCT_MARGIN 256
 
 /* round (16384 * c(k) / 2 * cos ((2n + 1) k pi / 16)), [k][n] */
 __constant int DCT_C[64] = {
@@ -994,12 +994,11 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
 
 /* ---- mpeg_field_search: field prediction in interlaced P pictures ----
  *
- * Each field of the
- * macroblock (its even lines, then its odd ones) takes the vector and
- * the reference field (13818-2 7.6.3.1, frame_motion_type 1) of least
- * luma SAD among: the zero vector from the field of its own parity; in
- * each reference field, the full-pel vectors up to one sample around the
- * macroblock's frame vector as a field vector (a frame vector of dy
+ * Each field of the macroblock (its even lines, then its odd ones) takes
+ * the vector and the reference field (13818-2 7.6.3.1, frame_motion_type
+ * 1) of least luma SAD among: the zero vector from the field of its own
+ * parity; in each reference field, the full-pel vectors up to
+ * FIELD_REACH samples around the macroblock's frame vector as a field vector (a frame vector of dy
  * half-pels moves field p by dy / 2 + p - s half field lines in field
  * s); then the half-pel ones around the best. Every vector keeps its
  * prediction inside the picture and within [-range, range - 1]. The
@@ -1048,24 +1047,32 @@ takes_field_prediction (__global const GstClMpegFieldChoice * f,
   return 1;
 }
 
-/* the 19 full-pel candidates of field @p in search order: @i 0 the zero
- * vector from the field of its parity, then per reference field the
- * frame vector @fv as a field vector and the eight around it, row by
- * row; their reference field in *@s */
+/* full-pel field samples searched each way around the frame vector
+ * (measured on the interlaced real-content set: 2 codes 1% fewer bits
+ * than 1 at twice the work) */
+#define FIELD_REACH 2
+#define FIELD_SIDE (2 * FIELD_REACH + 1)
+#define FIELD_CANDIDATES (1 + 2 * FIELD_SIDE * FIELD_SIDE)
+/* (the GPU layout takes one candidate a work-item of 64) */
+typedef char field_candidates_check[FIELD_CANDIDATES <= 64 ? 1 : -1];
+
+/* the FIELD_CANDIDATES full-pel candidates of field @p in search order:
+ * @i 0 the zero vector from the field of its parity, then per reference
+ * field the frame vector @fv as a field vector and those up to
+ * FIELD_REACH samples around it, row by row; their reference field in
+ * *@s */
 static int2
 field_candidate (int i, int p, int2 fv, int *s)
 {
-  int k = (i - 1) % 9;
+  int k = (i - 1) % (FIELD_SIDE * FIELD_SIDE);
   if (i == 0) {
     *s = p;
     return (int2) (0, 0);
   }
-  *s = (i - 1) / 9;
-  return (int2) ((fv.x & ~1) + 2 * (k % 3) - 2,
-      (((fv.y >> 1) + p - *s) & ~1) + 2 * (k / 3) - 2);
+  *s = (i - 1) / (FIELD_SIDE * FIELD_SIDE);
+  return (int2) ((fv.x & ~1) + 2 * (k % FIELD_SIDE - FIELD_REACH),
+      (((fv.y >> 1) + p - *s) & ~1) + 2 * (k / FIELD_SIDE - FIELD_REACH));
 }
-
-#define FIELD_CANDIDATES 19
 
 #if GST_CL_CPU_LAYOUT
 __kernel void

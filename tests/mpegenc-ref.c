@@ -187,7 +187,9 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
  * zero vector's */
 #define MOVING_MARGIN 4
 /* field blocks where the field lines are smoother by this much */
-#define FIELD_DCT_MARGIN 128
+#define FIELD_DCT_MARGIN 256
+/* full-pel field samples the field search looks each way */
+#define FIELD_REACH 2
 
 /* Sample (x, y) of a plane displaced by the half-pel vector (hx, hy)
  * split into full-pel (fx, fy) and half flags: the MPEG-1 averages. */
@@ -1067,8 +1069,8 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
         gint best = field_sad (cur->data, ref->data, W, mbx, mby, p, p, 0, 0);
         for (s = 0; s < 2; s++) {
           gint cx = fx & ~1, cy = ((fy >> 1) + p - s) & ~1;
-          for (dy = -2; dy <= 2; dy += 2)
-            for (dx = -2; dx <= 2; dx += 2) {
+          for (dy = -2 * FIELD_REACH; dy <= 2 * FIELD_REACH; dy += 2)
+            for (dx = -2 * FIELD_REACH; dx <= 2 * FIELD_REACH; dx += 2) {
               gint sad;
               if (!field_vector_fits (cx + dx, cy + dy, mbx, mby, W, H,
                       range))
