@@ -736,19 +736,27 @@ predict_samples (__global const uchar * ref, uint W, uint CW,
   }
 }
 
-/* Whether the luma residual whose samples (row @r, column @c of each
- * block, frame lines) this work-item holds in @v is smoother down the
- * lines of each field than down the frame's (FIELD_DCT_MARGIN); @m: 256
- * ints of local memory */
+/* The macroblock's luma, of which this work-item holds sample (row @r,
+ * column @c) of each block (frame lines) in @v, into @m (256 ints of
+ * local memory), 16 x 16 in raster order, for every work-item to read */
+static void
+store_luma (__local int *m, const int *v, uint r, uint c)
+{
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int b = 0; b < 4; b++)
+    m[((b >> 1) * 8 + r) * 16 + (b & 1) * 8 + c] = v[b];
+  barrier (CLK_LOCAL_MEM_FENCE);
+}
+
+/* Whether the luma residual whose samples this work-item holds in @v
+ * (store_luma) is smoother down the lines of each field than down the
+ * frame's (FIELD_DCT_MARGIN) */
 static int
 prefers_field_dct (__local int *m, __local int *red, const int *v, uint r,
     uint c, uint t)
 {
   int frame = 0, field = 0;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int b = 0; b < 4; b++)
-    m[((b >> 1) * 8 + r) * 16 + (b & 1) * 8 + c] = v[b];
-  barrier (CLK_LOCAL_MEM_FENCE);
+  store_luma (m, v, r, c);
   for (int b = 0; b < 4; b++) {
     int y = (b >> 1) * 8 + r, i = y * 16 + (b & 1) * 8 + c;
     if (y < 15)
@@ -767,10 +775,7 @@ prefers_field_dct (__local int *m, __local int *red, const int *v, uint r,
 static void
 to_field_blocks (__local int *m, int *v, uint r, uint c)
 {
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int b = 0; b < 4; b++)
-    m[((b >> 1) * 8 + r) * 16 + (b & 1) * 8 + c] = v[b];
-  barrier (CLK_LOCAL_MEM_FENCE);
+  store_luma (m, v, r, c);
   for (int b = 0; b < 4; b++)
     v[b] = m[((b >> 1) + 2 * r) * 16 + (b & 1) * 8 + c];
 }
@@ -998,9 +1003,9 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
  * the vector and the reference field (13818-2 7.6.3.1, frame_motion_type
  * 1) of least luma SAD among: the zero vector from the field of its own
  * parity; in each reference field, the full-pel vectors up to
- * FIELD_REACH samples around the macroblock's frame vector as a field vector (a frame vector of dy
- * half-pels moves field p by dy / 2 + p - s half field lines in field
- * s); then the half-pel ones around the best. Every vector keeps its
+ * FIELD_REACH samples around the macroblock's frame vector as a field
+ * vector (a frame vector of dy half-pels moves field p by dy / 2 + p - s
+ * half field lines in field s); then the half-pel ones around the best. Every vector keeps its
  * prediction inside the picture and within [-range, range - 1]. The
  * prediction of the six blocks goes into @pred, the vectors into
  * @choices with their SAD and the bits of both vectors against the left

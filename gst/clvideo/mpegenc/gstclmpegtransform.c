@@ -7,9 +7,6 @@
 
 #define CPU_GROUP 64
 
-static gboolean enqueue_per_macroblock (GstClMpegTransform * tr,
-    cl_kernel kernel, GError ** error);
-
 struct _GstClMpegTransform
 {
   GstClContext *ctx;
@@ -126,24 +123,6 @@ gsize
 gst_cl_mpeg_transform_choices_size (const GstClMpegTransform * tr)
 {
   return (gsize) tr->mb_width * tr->mb_height * sizeof (GstClMpegBChoice);
-}
-
-gboolean
-gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
-    cl_mem ref, cl_mem vectors, guint range, cl_mem pred, cl_mem choices,
-    GError ** error)
-{
-  GstClMpegFieldArgs args;
-  const cl_mem mems[6] = { cur, ref, vectors, tr->rd_bits, pred, choices };
-
-  args.mb_width = tr->mb_width;
-  args.mb_height = tr->mb_height;
-  args.range = range;
-  args.reserved = 0;
-  if (!gst_cl_video_set_kernel_args (tr->field_search, mems,
-          G_N_ELEMENTS (mems), &args, sizeof (args), error))
-    return FALSE;
-  return enqueue_per_macroblock (tr, tr->field_search, error);
 }
 
 gsize
@@ -307,14 +286,34 @@ gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
 }
 
 gboolean
+gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
+    cl_mem ref, cl_mem vectors, guint range, cl_mem pred, cl_mem choices,
+    GError ** error)
+{
+  GstClMpegFieldArgs args;
+  const cl_mem mems[6] = { cur, ref, vectors, tr->rd_bits, pred, choices };
+
+  args.mb_width = tr->mb_width;
+  args.mb_height = tr->mb_height;
+  args.range = range;
+  args.reserved = 0;
+  if (!gst_cl_video_set_kernel_args (tr->field_search, mems,
+          G_N_ELEMENTS (mems), &args, sizeof (args), error))
+    return FALSE;
+  return enqueue_per_macroblock (tr, tr->field_search, error);
+}
+
+gboolean
 gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
     cl_mem vectors, cl_mem field_pred, cl_mem fields,
     const GstClMpegEncodeParams * p, cl_mem records, cl_mem levels,
     cl_mem recon, GError ** error)
 {
   GstClMpegEncodeArgs args;
-  gboolean field_motion = p->p_picture && p->mpeg2 && p->field_motion &&
-      p->mv_lambda && p->rd_lambda && !p->dc_only && field_pred && fields;
+  /* (the kernels weigh it in the rate-distortion decisions of P pictures
+   * only) */
+  gboolean field_motion = p->mpeg2 && p->field_motion && field_pred &&
+      fields;
   /* (without field prediction its arguments are not read: any buffer) */
   const cl_mem mems[9] = { cur, ref, recon, vectors, records, levels,
     tr->rd_bits, field_motion ? field_pred : cur,
