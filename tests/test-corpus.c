@@ -172,6 +172,7 @@ write_source (Content content, guint w, guint h, guint n, const gchar * name)
 typedef enum
 {
   CHAIN_I420,                   /* raw I420 straight into clmpegenc */
+  CHAIN_I420_INTERLACED,        /* the same, as interlaced frames (TFF) */
   CHAIN_RGB_FULL,               /* RGBx ! clcolorlowpass range=full */
   CHAIN_CONTRAST,               /* I420 ! clcontrast (stretch to 0..255) */
 } Chain;
@@ -287,6 +288,22 @@ static const CorpusCase cases[] = {
       "bitrate=1500 vbv-buffer-size=20 b-frames=2", 1},
   {"mpeg2-b-variable-rate", CONTENT_NOISE_HOLES, 176, 144, 12, CHAIN_I420,
       "bitrate=800 max-bitrate=2000 b-frames=3", 1},
+  /* interlaced MPEG-2: field and frame blocks, field prediction, the
+   * picture padded to whole macroblock rows per field */
+  {"interlaced-noise-holes", CONTENT_NOISE_HOLES, 176, 144, 8,
+      CHAIN_I420_INTERLACED, "quantizer=3", 1},
+  {"interlaced-edges-q1", CONTENT_EDGES, 112, 80, 6, CHAIN_I420_INTERLACED,
+      "quantizer=1 b-frames=2", 1},
+  {"interlaced-zero", CONTENT_ZERO, 64, 48, 6, CHAIN_I420_INTERLACED,
+      "quantizer=4", 1},
+  {"interlaced-full", CONTENT_FULL, 64, 48, 6, CHAIN_I420_INTERLACED,
+      "quantizer=31 b-frames=1", 1},
+  {"interlaced-cuts", CONTENT_CUTS, 128, 96, 12, CHAIN_I420_INTERLACED,
+      "quantizer=5 gop-size=1000 b-frames=2", 1},
+  {"interlaced-odd-size", CONTENT_NOISE_HOLES, 33, 17, 6,
+      CHAIN_I420_INTERLACED, "quantizer=2", 1},
+  {"interlaced-bitrate-tight", CONTENT_NOISE_HOLES, 176, 144, 12,
+      CHAIN_I420_INTERLACED, "bitrate=1500 vbv-buffer-size=20", 1},
 };
 
 /* the value of clmpegenc property @name in @props, or @def */
@@ -349,8 +366,10 @@ source_chain (const CorpusCase * c, const gchar * src)
       "frame-size=%" G_GSIZE_FORMAT, c->w, cw, cw, c->w * c->h,
       c->w * c->h + cw * ch, psnr_i420_size (c->w, c->h));
   gchar *desc = g_strdup_printf ("filesrc location=%s ! rawvideoparse "
-      "format=%s width=%u height=%u framerate=25/1 %s %s", src,
+      "format=%s width=%u height=%u framerate=25/1 %s%s %s", src,
       c->chain == CHAIN_RGB_FULL ? "rgbx" : "i420", c->w, c->h, layout,
+      c->chain == CHAIN_I420_INTERLACED ?
+      " interlaced=true top-field-first=true" : "",
       c->chain == CHAIN_RGB_FULL ? "! clcolorlowpass range=full ! "
       "video/x-raw,format=I420" : c->chain == CHAIN_CONTRAST ?
       "! clcontrast low-cut=0 high-cut=0" : "");
@@ -404,14 +423,16 @@ ffmpeg_decode (const gchar * stream, guint w, guint h, guint n)
 }
 
 /* libmpeg2's decode of @stream: PGM images of the coded size (multiples
- * of 16), Y above U and V side by side, cropped to tightly packed I420 */
+ * of 16; @interlaced: the height a multiple of 32), Y above U and V side
+ * by side, cropped to tightly packed I420 */
 static guint8 *
-mpeg2dec_decode (const gchar * stream, guint w, guint h, guint n)
+mpeg2dec_decode (const gchar * stream, guint w, guint h, guint n,
+    gboolean interlaced)
 {
   gchar *pgm = g_strdup_printf ("%s.pgm", stream);
   gchar *cmd = g_strdup_printf ("mpeg2dec -o pgmpipe %s > %s", stream, pgm);
   guint cw = (w + 1) / 2, ch = (h + 1) / 2, W = (w + 15) / 16 * 16,
-      H = (h + 15) / 16 * 16;
+      H = interlaced ? (h + 31) / 32 * 32 : (h + 15) / 16 * 16;
   gsize len, pos = 0, fs = psnr_i420_size (w, h);
   guint8 *data, *out = g_malloc (fs * n);
   guint i, y;
@@ -512,7 +533,7 @@ check_case (const CorpusCase * c)
   guint8 *ff_decoded;
 
   /* what the encoder is given: the raw frames, or the filters' output */
-  if (c->chain == CHAIN_I420) {
+  if (c->chain == CHAIN_I420 || c->chain == CHAIN_I420_INTERLACED) {
     g_free (input);
     input = g_strdup (src);
   } else {
@@ -559,6 +580,9 @@ check_case (const CorpusCase * c)
   fail_unless (mpegcheck_passed (r), "%s: stream check failed:\n%s",
       c->name, errs);
   g_free (errs);
+  /* interlaced input: an interlaced sequence */
+  fail_unless_equals_int (g_array_index (r->sequences, MpegCheckSequence,
+          0).progressive_sequence, c->chain != CHAIN_I420_INTERLACED);
   /* the quantiser to compare at: the one set, or the coarsest the rate
    * control used (MPEG-2: also to keep to the level's buffer; B pictures:
    * coarser than P pictures) */
@@ -602,7 +626,8 @@ check_case (const CorpusCase * c)
       NULL, &frame);
 
   decoded[0] = ffmpeg_decode (stream[0], c->w, c->h, c->frames);
-  decoded[1] = mpeg2dec_decode (stream[0], c->w, c->h, c->frames);
+  decoded[1] = mpeg2dec_decode (stream[0], c->w, c->h, c->frames,
+      c->chain == CHAIN_I420_INTERLACED);
   /* the rate control's last resort repeats a picture: only with a
    * bit rate, only with a warning, and then the picture shown is its
    * reference, exactly: the one before, or a B picture's forward anchor
