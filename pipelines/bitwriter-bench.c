@@ -178,8 +178,8 @@ time_runs (void (*func) (Picture *, gpointer), Picture * p, gpointer data,
 static void
 run_slices (Picture * p, gpointer data)
 {
-  static const GstClMpegPictureCoding coding = { GST_CL_MPEG_PICTURE_P, 1,
-    FALSE, 0, 1, FALSE, FALSE
+  static const GstClMpegPictureCoding coding = {
+    .coding_type = GST_CL_MPEG_PICTURE_P, .f_code = 1, .backward_f_code = 1
   };
   GstClMpegBitWriter *bw = data;
   guint row;

@@ -2817,9 +2817,15 @@ mpegcheck_run (const guint8 * data, gsize size, const MpegCheckOptions * opts)
   if (r->sequences->len && r->pictures->len) {
     const MpegCheckSequence *s0 =
         &g_array_index (r->sequences, MpegCheckSequence, 0);
+    gdouble periods = 0;
+
+    /* (repeated fields show a picture longer) */
+    for (i = 0; i < r->pictures->len; i++)
+      periods += display_periods (s0, &g_array_index (r->pictures,
+              MpegCheckPicture, i));
     if (s0->fps_n)
       r->average_bitrate = bits_sum * (gdouble) s0->fps_n /
-          ((gdouble) s0->fps_d * r->pictures->len);
+          ((gdouble) s0->fps_d * periods);
   }
 
   if (opts->check_vbv)

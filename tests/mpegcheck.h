@@ -260,8 +260,9 @@ typedef struct
   gboolean end_code;            /* the stream ends with a sequence end code */
   guint64 total_bytes;
   guint64 max_picture_bits, min_picture_bits;
-  gdouble average_bitrate;      /* bit/s over the pictures at the first
-                                 * sequence's frame rate; 0 if unknown */
+  gdouble average_bitrate;      /* bit/s over the pictures' display time
+                                 * at the first sequence's frame rate; 0
+                                 * if unknown */
   /* VBV */
   gboolean vbv_simulated;
   gboolean vbv_buffer_full_rule;        /* vbv_delay 0xFFFF: "buffer full" start */

@@ -1409,7 +1409,7 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   /* MPEG-2: main profile at main level, its peak rate and buffer */
   GstClMpegSequenceParams sp = { w, h, 1, 3, mpeg2 ? 37500 : 0x3ffff,
     mpeg2 ? 112 : 1023, FALSE, mpeg2, 0x48, FALSE, 0, 0, 0, b_frames > 0,
-    interlaced
+    interlaced, FALSE
   };
   GByteArray *recons = g_byte_array_new (), *dec, *stream;
   guint k, t, i, frames, a, m = 0, order[48], types[48];
@@ -1420,7 +1420,7 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   MpegRefPicture fpred;
   GstClMpegFieldChoice *fields;
   GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift, 1, interlaced,
-    interlaced
+    interlaced, FALSE
   };
 
   /* coding order: the I picture, then each anchor and the B pictures
@@ -1683,7 +1683,7 @@ GST_START_TEST (test_packed_levels)
         gst_cl_mpeg_bit_writer_init (&a, 1024);
         gst_cl_mpeg_bit_writer_init (&b, 1024);
         GstClMpegPictureCoding pc = { t ? 2 : 1, 1, FALSE, 0, 1, FALSE,
-          FALSE
+          FALSE, FALSE
         };
         gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, &pc,
             c.recs + first, NULL, NULL, c.lev + first * 384, NULL);
@@ -2746,6 +2746,200 @@ GST_START_TEST (test_interlaced)
 
 GST_END_TEST;
 
+/* Encodes @n frames of the natural clip at 24000/1001 fps (their
+ * timestamps at that rate) through clmpegenc @props ! MPEG-2 into @e */
+static void
+encode_film (const gchar * props, guint w, guint h, guint n, Encoded * e)
+{
+  gchar *launch = g_strdup_printf ("clmpegenc %s ! capsfilter caps="
+      "video/mpeg,mpegversion=2", props);
+  GstHarness *hn = harness_new_parse (launch);
+  gchar *in_caps = g_strdup_printf ("video/x-raw,format=I420,width=%u,"
+      "height=%u,framerate=24000/1001,pixel-aspect-ratio=1/1", w, h);
+  guint k;
+
+  encoded_init (e);
+  gst_harness_set_src_caps_str (hn, in_caps);
+  for (k = 0; k < n; k++) {
+    guint8 *f = natural_frame (w, h, k, clip_pan_x, clip_pan_y, 7);
+    GstClockTime t = gst_util_uint64_scale (k, 1001 * GST_SECOND, 24000);
+    GstClockTime next = gst_util_uint64_scale (k + 1, 1001 * GST_SECOND,
+        24000);
+    fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h, t,
+                next - t)), GST_FLOW_OK);
+    g_free (f);
+    pull_all (hn, e);
+  }
+  finish_harness (hn, e);
+  g_free (in_caps);
+  g_free (launch);
+}
+
+/* ffprobe's repeat_pict and top_field_first of each frame of @path, in
+ * display order, as "rt" pairs of digits */
+static gchar *
+ffprobe_field_flags (const gchar * path)
+{
+  gchar *cmd = g_strdup_printf ("ffprobe -v error -select_streams v:0 "
+      "-show_entries frame=repeat_pict,top_field_first -of csv=p=0 %s",
+      path);
+  gchar *out = NULL, *err = NULL, **lines, **l;
+  gint status = 0;
+  GString *flags = g_string_new (NULL);
+
+  fail_unless (g_spawn_command_line_sync (cmd, &out, &err, &status, NULL)
+      && g_spawn_check_wait_status (status, NULL), "ffprobe failed on %s: "
+      "%s", path, err);
+  lines = g_strsplit (out, "\n", -1);
+  for (l = lines; *l; l++) {
+    gint tff, rff;
+    /* (the columns come in the order ffprobe keeps them) */
+    if (sscanf (*l, "%d,%d", &tff, &rff) == 2)
+      g_string_append_printf (flags, "%d%d", rff, tff);
+  }
+  g_strfreev (lines);
+  g_free (out);
+  g_free (err);
+  g_free (cmd);
+  return g_string_free (flags, FALSE);
+}
+
+/* 3:2 pulldown of 23.976 fps film, with and without B pictures, at a
+ * constant quantiser and at constant and variable bit rates, GOPs
+ * starting at every place of the cadence: an interlaced sequence at
+ * 29.97 fps of progressive frames shown for 3, 2, 3, 2 fields (display
+ * order: top first and repeated, bottom first, bottom first and
+ * repeated, top first), as the checker reads the stream and ffprobe the
+ * decoded frames; the checker's VBV model, which follows each picture's
+ * display time, agrees with every vbv_delay and sees no underflow; the
+ * timestamps are the input's; three decoders give every frame. The
+ * pictures are those of the same encode without pulldown (at a constant
+ * quantiser the same decoded frames), in as many bits a second at a bit
+ * rate. */
+GST_START_TEST (test_pulldown)
+{
+  static const gchar *cases[] = {
+    "quantizer=5",
+    "quantizer=5 b-frames=2",
+    "b-frames=1 bitrate=500",
+    "b-frames=2 bitrate=400 max-bitrate=800",
+  };
+  const guint w = 176, h = 160, n = 27, gop = 10;
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *props = g_strdup_printf ("gop-size=%u pulldown=true %s", gop,
+        cases[i]);
+    gchar *props0 = g_strdup_printf ("gop-size=%u %s", gop, cases[i]);
+    gchar *name = g_strdup_printf ("pulldown-%u.m2v", i);
+    gchar *name0 = g_strdup_printf ("pulldown-%u-film.m2v", i);
+    gboolean cq = strstr (cases[i], "bitrate") == NULL;
+    GstClockTime *pts, *dts;
+    GString *expect = g_string_new (NULL);
+    gchar *path, *path0, *flags;
+    MpegCheckResult *r, *r0;
+    MpegCheckSequence *seq;
+    MpegCheckPicture *first;
+    guint frames, frames0, phase;
+    GByteArray *dec, *dec0;
+    Encoded e, e0;
+
+    encode_film (props, w, h, n, &e);
+    encode_film (props0, w, h, n, &e0);
+    r = check_stream (e.stream, n, w, h);
+    r0 = check_stream (e0.stream, n, w, h);
+    seq = &g_array_index (r->sequences, MpegCheckSequence, 0);
+    fail_unless (!seq->progressive_sequence);
+    fail_unless_equals_int (seq->frame_rate_code, 4);
+    /* the cadence's phase: the first picture's place in the stream (a
+     * frame on with B pictures, whose timestamps start a frame late) */
+    first = &g_array_index (r->pictures, MpegCheckPicture, 0);
+    phase = first->repeat_first_field ? (first->top_field_first ? 0 : 2) :
+        (first->top_field_first ? 3 : 1);
+    fail_unless_equals_int (phase, strstr (props, "b-frames") ? 1 : 0);
+    for (k = 0; k < r->pictures->len; k++) {
+      MpegCheckPicture *pic = &g_array_index (r->pictures, MpegCheckPicture,
+          k);
+      /* (display order: temporal_reference from the GOP's start) */
+      guint t = k / gop * gop + pic->temporal_reference + phase;
+      fail_unless_equals_int (pic->progressive_frame, 1);
+      fail_unless_equals_int (pic->frame_pred_frame_dct, 1);
+      fail_unless (pic->repeat_first_field == (t % 2 == 0) &&
+          pic->top_field_first == (t % 4 == 0 || t % 4 == 3),
+          "%s: picture %u (display %u): repeat_first_field %u, "
+          "top_field_first %u", props, k, t, pic->repeat_first_field,
+          pic->top_field_first);
+    }
+    for (k = phase; k < n + phase; k++)
+      g_string_append_printf (expect, "%d%d", k % 2 == 0, k % 4 == 0 ||
+          k % 4 == 3);
+    if (!cq) {
+      GST_INFO ("%s: %.1f kbit/s, without pulldown %.1f", props,
+          r->average_bitrate / 1000, r0->average_bitrate / 1000);
+      fail_unless (r->vbv_simulated);
+      fail_unless_equals_int (r->n_underflows, 0);
+      fail_unless (fabs (r->average_bitrate / r0->average_bitrate - 1) <
+          0.05, "%s: %.0f bit/s, without pulldown %.0f", props,
+          r->average_bitrate, r0->average_bitrate);
+    }
+    /* the input's timestamps, decoding ones in order before them */
+    pts = (GstClockTime *) e.pts->data;
+    dts = (GstClockTime *) e.dts->data;
+    fail_unless_equals_int (e.pts->len, n);
+    for (k = 0; k < n; k++) {
+      fail_unless_equals_uint64 (pts[k], ((GstClockTime *) e0.pts->data)[k]);
+      fail_unless (dts[k] <= pts[k] && (k == 0 || dts[k] > dts[k - 1]),
+          "%s: buffer %u: PTS %" GST_TIME_FORMAT ", DTS %" GST_TIME_FORMAT
+          " (the one before %" GST_TIME_FORMAT ")", props, k,
+          GST_TIME_ARGS (pts[k]), GST_TIME_ARGS (dts[k]),
+          GST_TIME_ARGS (k ? dts[k - 1] : 0));
+    }
+
+    path = write_stream (name, e.stream);
+    path0 = write_stream (name0, e0.stream);
+    decode_check (path, n, w, h);
+    flags = ffprobe_field_flags (path);
+    fail_unless_equals_string (flags, expect->str);
+    dec = ffmpeg_decode (path, NULL, &frames, w, h);
+    dec0 = ffmpeg_decode (path0, NULL, &frames0, w, h);
+    fail_unless_equals_int (frames, n);
+    fail_unless_equals_int (frames0, n);
+    if (cq) {
+      fail_unless (dec->len == dec0->len && memcmp (dec->data, dec0->data,
+              dec->len) == 0, "%s: other pictures than without pulldown",
+          props);
+    } else {
+      gdouble p = 0, p0 = 0;
+      for (k = 0; k < n; k++) {
+        guint8 *f = natural_frame (w, h, k, clip_pan_x, clip_pan_y, 7);
+        p += psnr_y (dec, k, f, w, h) / n;
+        p0 += psnr_y (dec0, k, f, w, h) / n;
+        g_free (f);
+      }
+      GST_INFO ("%s: %.2f dB, without pulldown %.2f", props, p, p0);
+      fail_unless (p > p0 - 0.3, "%s: %.2f dB, without pulldown %.2f dB",
+          props, p, p0);
+    }
+
+    g_byte_array_unref (dec);
+    g_byte_array_unref (dec0);
+    mpegcheck_result_free (r);
+    mpegcheck_result_free (r0);
+    g_string_free (expect, TRUE);
+    g_free (flags);
+    g_free (path);
+    g_free (path0);
+    g_free (name);
+    g_free (name0);
+    g_free (props);
+    g_free (props0);
+    encoded_free (&e);
+    encoded_free (&e0);
+  }
+}
+
+GST_END_TEST;
+
 /* B pictures, MPEG-1 and MPEG-2, one to three between anchors, at a
  * constant quantiser and at constant and variable bit rates: the buffers
  * come out in coding order (each anchor before the B pictures that
@@ -3170,6 +3364,10 @@ GST_START_TEST (test_format)
     {"format=svcd", "framerate=25/1", 480, 576, 2, 2600, 56, 12},
     {"format=vcd bitrate=3000", "framerate=30000/1001", 352, 240, 1, 1150,
         20, 12},
+    /* film on NTSC DVD: 29.97 fps by 3:2 pulldown */
+    {"format=dvd pulldown=true bitrate=6000 gop-size=30",
+          "framerate=24000/1001,pixel-aspect-ratio=8/9", 720, 480, 2, 9800,
+        112, 18},
   };
   const guint n = 40;
   guint c, k;
@@ -3227,18 +3425,24 @@ GST_START_TEST (test_format)
 GST_END_TEST;
 
 /* Input a format does not take, or a format downstream does not take, is
- * refused with an error that says what the format takes. */
+ * refused with an error that says what the format takes; so is 3:2
+ * pulldown of other than film rates, or where downstream takes MPEG-1
+ * only. */
 GST_START_TEST (test_format_refused)
 {
   static const struct
   {
     const gchar *launch, *says;
     guint w, h;
+    gint fps;
   } cases[] = {
     {"clmpegenc format=dvd", "720x576, 704x576, 352x576, 352x288 at 25 fps",
-        640, 480},
+        640, 480, 25},
     {"clmpegenc format=vcd ! capsfilter caps=video/mpeg,mpegversion=2",
-        "MPEG-1 video, which downstream does not take", 352, 288},
+        "MPEG-1 video, which downstream does not take", 352, 288, 25},
+    {"clmpegenc pulldown=true", "film at 23.976 or 24 fps", 176, 144, 25},
+    {"clmpegenc pulldown=true ! capsfilter caps=video/mpeg,mpegversion=1",
+        "downstream takes MPEG-1 only", 176, 144, 24},
   };
   guint i;
 
@@ -3248,7 +3452,7 @@ GST_START_TEST (test_format_refused)
     gchar *err;
 
     test_attach_bus (hn->element);
-    set_caps (hn, cases[i].w, cases[i].h, 25, "I420");
+    set_caps (hn, cases[i].w, cases[i].h, cases[i].fps, "I420");
     fail_if (gst_harness_push (hn, i420_buffer (f, cases[i].w, cases[i].h, 0,
                 0)) == GST_FLOW_OK);
     err = test_pop_error_text (hn);
@@ -4156,6 +4360,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_mpeg2_colour);
   tcase_add_test (tc, test_b_frames);
   tcase_add_test (tc, test_interlaced);
+  tcase_add_test (tc, test_pulldown);
   tcase_add_test (tc, test_b_frames_muxed);
   tcase_add_test (tc, test_force_key_unit);
   tcase_add_test (tc, test_mpeg2_intra_dc_precision);

@@ -97,6 +97,7 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define DEFAULT_RDO TRUE
 #define DEFAULT_SPEED_PRESET GST_CL_MPEG_ENC_SPEED_PRESET_MEDIUM
 #define DEFAULT_FORMAT GST_CL_MPEG_FORMAT_NONE
+#define DEFAULT_PULLDOWN FALSE
 #define DEFAULT_RATE_CONTROL GST_CL_MPEG_ENC_RATE_CONTROL_AUTO
 #define DEFAULT_SLICES 0
 #define DEFAULT_FRAME_OFFSET 0
@@ -127,6 +128,7 @@ enum
   PROP_RDO,
   PROP_SPEED_PRESET,
   PROP_FORMAT,
+  PROP_PULLDOWN,
   PROP_INTRA_DC_PRECISION,
   PROP_SLICES,
   PROP_FRAME_OFFSET,
@@ -223,6 +225,7 @@ struct _GstClMpegEnc
   /* rdo was set on its own: it keeps its value whatever the preset */
   gboolean rdo_set;
   GstClMpegFormatId format;
+  gboolean pulldown;
   GstClMpegEncRateControl rate_control;
   /* the format's longest GOP for the input's system, once known */
   guint format_gop_max;
@@ -237,7 +240,7 @@ struct _GstClMpegEnc
   GstClMpegEngine *engine;
   GstVideoCodecState *input_state;
   GstVideoInfo info;
-  gint fps_n, fps_d;
+  gint fps_n, fps_d;            /* pictures a second */
   gint refused_fps_n, refused_fps_d;    /* the rate last refused, if any */
 
   /* the progress interval so far: frame time (past the last message's
@@ -542,13 +545,14 @@ colour_description (const GstVideoInfo * info, GstClMpegSequenceParams * seq)
 
 /* The stream downstream takes, into @seq (and @level): that of the
  * format @f if downstream takes it; else MPEG-2 where the first caps it
- * allows ask for it, MPEG-1 where they allow it (or there is no peer:
- * MPEG-1 plays everywhere). @kbps: the peak or constant rate. Returns the
- * output caps, NULL with the error posted when nothing fits. */
+ * allows ask for it or allow it and @pulldown needs it, MPEG-1 where they
+ * allow it (or there is no peer: MPEG-1 plays everywhere). @kbps: the
+ * peak or constant rate. Returns the output caps, NULL with the error
+ * posted when nothing fits. */
 static GstCaps *
 choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
-    const GstClMpegFormat * f, guint kbps, GstClMpegSequenceParams * seq,
-    const GstClMpeg2Level ** level)
+    const GstClMpegFormat * f, guint kbps, gboolean pulldown,
+    GstClMpegSequenceParams * seq, const GstClMpeg2Level ** level)
 {
   GstCaps *allowed = gst_pad_get_allowed_caps (GST_VIDEO_ENCODER_SRC_PAD
       (self));
@@ -593,8 +597,16 @@ choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
   if (f) {
     version = f->mpeg_version;
   } else {
-    gst_structure_fixate_field_nearest_int (s, "mpegversion", 1);
+    gst_structure_fixate_field_nearest_int (s, "mpegversion",
+        pulldown ? 2 : 1);
     gst_structure_get_int (s, "mpegversion", &version);
+  }
+  if (pulldown && version != 2) {
+    gst_structure_free (s);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("3:2 pulldown (pulldown=true) needs MPEG-2 video, and downstream "
+            "takes MPEG-1 only"), (NULL));
+    return NULL;
   }
   if (version == 2 && !choose_profile_level (self, s, info, code, kbps,
           &profile, level)) {
@@ -703,23 +715,27 @@ push_settings (GstClMpegEnc * self, GstClMpegEngineSettings * pushed)
     *pushed = settings;
 }
 
-/* Checks the input against the format @f (if any; the error posted when
- * it does not fit), hands the engine the settings as @f has them, and
+/* Checks the input, at frame_rate_code @code, against the format @f (if
+ * any; the error posted when it does not fit), hands the engine the settings as @f has them, and
  * gives the stream's peak or constant rate (*@kbps). */
 static gboolean
-apply_format (GstClMpegEnc * self, const GstVideoInfo * info,
+apply_format (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
     const GstClMpegFormat * f, guint * kbps)
 {
   GstClMpegEngineSettings settings;
   guint gop_max = 0;
   gchar *why = NULL;
+  gint fps_n, fps_d;
 
+  gst_cl_mpeg_frame_rate (code, &fps_n, &fps_d);
   if (f && !gst_cl_mpeg_format_fits (f, GST_VIDEO_INFO_WIDTH (info),
-          GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_FPS_N (info),
-          GST_VIDEO_INFO_FPS_D (info), &gop_max, &why)) {
+          GST_VIDEO_INFO_HEIGHT (info), fps_n, fps_d, &gop_max, &why)) {
+    /* (film on an MPEG-2 disc at 29.97 fps: by 3:2 pulldown) */
+    gboolean film = f->mpeg_version == 2 && fps_n * 1001LL == 24000LL * fps_d;
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", why),
-        ("scale the input first (videoscale, videorate and caps), or set "
-            "format=none"));
+        ("%sscale the input first (videoscale, videorate and caps), or set "
+            "format=none", film ? "film at 23.976 fps takes pulldown=true; "
+            : ""));
     g_free (why);
     return FALSE;
   }
@@ -740,6 +756,32 @@ apply_format (GstClMpegEnc * self, const GstVideoInfo * info,
         ("gop-size %u, bitrate %u set", self->settings.gop_size,
             self->settings.bitrate));
   return TRUE;
+}
+
+/* 3:2 pulldown: the frame_rate_code that shows progressive film at
+ * @code (23.976 or 24 fps) in three and two fields in turn (29.97 or 30),
+ * into @code; else the error posted */
+static gboolean
+pulldown_rate_code (GstClMpegEnc * self, const GstVideoInfo * info,
+    guint * code)
+{
+  gint film_n, film_d;
+
+  gst_cl_mpeg_frame_rate (*code, &film_n, &film_d);
+  if (!GST_VIDEO_INFO_IS_INTERLACED (info) && film_n * 5 % 4 == 0) {
+    *code = gst_cl_mpeg_frame_rate_code (film_n * 5 / 4, film_d);
+    if (*code != 0)
+      return TRUE;
+  }
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("3:2 pulldown (pulldown=true) shows progressive film at 23.976 or "
+          "24 fps at 29.97 or 30 fps; the input is %s at %d/%d fps",
+          gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE
+              (info)), GST_VIDEO_INFO_FPS_N (info),
+          GST_VIDEO_INFO_FPS_D (info)),
+      ("set pulldown=false, or convert the input (videorate, "
+          "deinterlace)"));
+  return FALSE;
 }
 
 /* Frames at the coded rate in @t, rounded */
@@ -783,6 +825,7 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   const GstClMpeg2Level *level;
   const GstClMpegFormat *f;
   guint code, kbps;
+  gboolean pulldown;
 
   if (!self->ctx) {
     GST_ELEMENT_ERROR (self, CORE, STATE_CHANGE,
@@ -803,12 +846,18 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   self->refused_fps_n = self->refused_fps_d = 0;
 
   gst_cl_mpeg_frame_rate (code, &self->fps_n, &self->fps_d);
-  f = gst_cl_mpeg_format_get (self->format);
-  if (!apply_format (self, info, f, &kbps))
+  GST_OBJECT_LOCK (self);
+  pulldown = self->pulldown;
+  GST_OBJECT_UNLOCK (self);
+  if (pulldown && !pulldown_rate_code (self, info, &code))
     return FALSE;
-  caps = choose_stream (self, info, code, f, kbps, &seq, &level);
+  f = gst_cl_mpeg_format_get (self->format);
+  if (!apply_format (self, info, code, f, &kbps))
+    return FALSE;
+  caps = choose_stream (self, info, code, f, kbps, pulldown, &seq, &level);
   if (!caps)
     return FALSE;
+  seq.pulldown = pulldown;
   choose_aspect (self, info, f, &seq);
   /* MPEG-2 codes the frames of interlaced input as two fields */
   seq.interlaced = seq.mpeg2 && GST_VIDEO_INFO_IS_INTERLACED (info);
@@ -835,9 +884,9 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   self->input_state = gst_video_codec_state_ref (state);
 
   out_state = gst_video_encoder_set_output_state (enc, caps, state);
-  /* the rate actually coded */
-  out_state->info.fps_n = self->fps_n;
-  out_state->info.fps_d = self->fps_d;
+  /* the rate the stream signals */
+  gst_cl_mpeg_frame_rate (code, &out_state->info.fps_n,
+      &out_state->info.fps_d);
   gst_video_codec_state_unref (out_state);
   {
     /* a frame on the device, and the B frames waiting for their anchor */
@@ -1159,6 +1208,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_B_FRAMES:
       self->settings.b_frames = g_value_get_uint (value);
       break;
+    case PROP_PULLDOWN:
+      self->pulldown = g_value_get_boolean (value);
+      break;
     case PROP_PB_FACTOR:
       self->settings.pb_factor = g_value_get_double (value);
       break;
@@ -1258,6 +1310,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_B_FRAMES:
       g_value_set_uint (value, self->settings.b_frames);
+      break;
+    case PROP_PULLDOWN:
+      g_value_set_boolean (value, self->pulldown);
       break;
     case PROP_PB_FACTOR:
       g_value_set_double (value, self->settings.pb_factor);
@@ -1478,6 +1533,22 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           GST_TYPE_CL_MPEG_ENC_FORMAT, DEFAULT_FORMAT,
           rw | GST_PARAM_MUTABLE_READY));
   /**
+   * GstClMpegEnc:pulldown:
+   *
+   * Soft 3:2 pulldown, as DVD and ATSC carry film: progressive input at
+   * 24000/1001 (or 24) fps becomes an MPEG-2 sequence at 30000/1001 (or
+   * 30) fps whose progressive frames are shown for three fields and two
+   * in turn (repeat_first_field, top_field_first), four frames in ten
+   * field periods. The frames keep their timestamps; the VBV model follows
+   * each picture's display time. Other input is refused with an error.
+   */
+  g_object_class_install_property (gobject_class, PROP_PULLDOWN,
+      g_param_spec_boolean ("pulldown", "3:2 pulldown",
+          "Soft 3:2 pulldown (MPEG-2): progressive 23.976 (24) fps input "
+          "is signalled at 29.97 (30) fps, its frames shown for three and "
+          "two fields in turn (repeat_first_field); other input is refused",
+          DEFAULT_PULLDOWN, rw | GST_PARAM_MUTABLE_READY));
+  /**
    * GstClMpegEnc:speed-preset:
    *
    * Speed against compression, fastest first: whether rate-distortion
@@ -1620,6 +1691,8 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
   /* (the search's effort comes from the preset) */
   self->speed_preset = DEFAULT_SPEED_PRESET;
   apply_speed_preset (self);
+  self->format = DEFAULT_FORMAT;
+  self->pulldown = DEFAULT_PULLDOWN;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->interval = DEFAULT_INTERVAL;
   self->engine = gst_cl_mpeg_engine_new (GST_OBJECT (self), &self->settings,

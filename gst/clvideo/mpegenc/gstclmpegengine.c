@@ -86,8 +86,9 @@ typedef struct
   guint quant;
   guint dc_shift;               /* intra DC precision above 8 bits */
   /* an interlaced sequence: the frame is coded as two fields, the top one
-   * first */
-  gboolean interlaced, top_field_first;
+   * first; a progressive frame of 3:2 pulldown shows its first field again
+   * after the second */
+  gboolean interlaced, top_field_first, repeat_first_field;
   /* reconstruction buffers: the reference (B: the forward one), the
    * backward reference (B), the reconstruction */
   guint ref, bwd, out;
@@ -101,11 +102,13 @@ typedef struct
 
 #define INTRA(s) ((s)->type == GST_CL_MPEG_PICTURE_I)
 
-/* a B frame and its temporal_reference */
+/* a B frame, its temporal_reference and its place in display order
+ * (what 3:2 pulldown's fields follow) */
 typedef struct
 {
   GstVideoCodecFrame *frame;
   guint temporal_reference;
+  guint64 display;
 } Waiting;
 
 struct _GstClMpegEngine
@@ -137,8 +140,16 @@ struct _GstClMpegEngine
   /* stream */
   GstClMpegSequenceParams seq;
   const GstClMpeg2Level *level; /* MPEG-2's bounds; NULL: MPEG-1 */
-  gint fps_n, fps_d;
+  gint fps_n, fps_d;             /* pictures a second (pulldown: 4/5 of the
+                                 * frame rate the stream signals) */
+  gdouble frame_period;         /* seconds, at the signalled frame rate */
   guint64 seq_frames;           /* pictures so far in the sequence */
+  guint64 frames_in;            /* frames taken since configured or flushed */
+  guint64 display_first;        /* the first one's place in the stream */
+  /* frame periods the last anchor coded is shown for (0: none yet in the
+   * sequence): with B pictures, the time to the decoding after an
+   * anchor's (13818-2 C.9) */
+  gdouble anchor_shown;
   guint b_frames;               /* the sequence's B pictures per anchor */
   gboolean top_field_first;     /* the field order last marked on a buffer */
   guint64 length;               /* frames in the stream; G_MAXUINT64:
@@ -146,8 +157,9 @@ struct _GstClMpegEngine
   /* B frames waiting for the anchor after them (Waiting, display order) */
   GQueue waiting;
   /* the input's timestamps in display order, not yet given as a decoding
-   * timestamp */
+   * timestamp, and the last given */
   GQueue pts;
+  GstClockTime last_pts;
   /* the "bitrate", "max-bitrate" and "vbv-buffer-size" the sequence
    * follows */
   guint seq_bitrate, seq_max_bitrate, seq_vbv_size;
@@ -270,6 +282,7 @@ drop_waiting (GstClMpegEngine * e)
   }
   while (!g_queue_is_empty (&e->pts))
     g_free (g_queue_pop_head (&e->pts));
+  e->last_pts = GST_CLOCK_TIME_NONE;
 }
 
 void
@@ -758,6 +771,32 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
 
 /* ---- coding a frame ---- */
 
+/* Frames at the signalled rate shown before the frame at @display (in
+ * display order): with 3:2 pulldown, each four of the pictures take ten
+ * field periods (3, 2, 3, 2) */
+static guint64
+display_frames (GstClMpegEngine * e, guint64 display)
+{
+  static const guint fields_before[4] = { 0, 3, 5, 8 };
+
+  if (!e->seq.pulldown)
+    return display;
+  return (display / 4 * 10 + fields_before[display % 4]) / 2;
+}
+
+/* Seconds from the decoding of @s, shown for @shown frame periods, to the
+ * next picture's: with B pictures, an anchor's decoding is followed by
+ * the display of the anchor before it (the first of a sequence: its own),
+ * any other by its own (13818-2 C.9) */
+static gdouble
+decoding_interval (GstClMpegEngine * e, const Slot * s, gdouble shown)
+{
+  if (e->seq.b_pictures && s->type != GST_CL_MPEG_PICTURE_B &&
+      e->anchor_shown > 0)
+    shown = e->anchor_shown;
+  return shown * e->frame_period;
+}
+
 static GstBuffer *
 assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
     guint * requant)
@@ -765,8 +804,9 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   GstBitWriter hw;
   guint n = e->mb_width * e->mb_height, i;
   GstClMpegPictureCoding pc = { s->type, 1, e->seq.mpeg2, s->dc_shift, 1,
-    s->interlaced, s->top_field_first
+    s->interlaced, s->top_field_first, s->repeat_first_field
   };
+  gdouble shown = s->repeat_first_field ? 1.5 : 1.0;
   guint64 total, model, stuff = 0, qsum = 0, asum = 0, header_bytes;
   GstBuffer *out;
   GstMapInfo map;
@@ -787,8 +827,10 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   if (s->seq_start)
     gst_cl_mpeg_write_sequence_header (&hw, &e->seq);
   if (s->gop_start)
-    gst_cl_mpeg_write_gop_header (&hw, s->gop_frame, e->seq.frame_rate_code,
-        TRUE);
+    gst_cl_mpeg_write_gop_header (&hw, display_frames (e, s->gop_frame),
+        e->seq.frame_rate_code, TRUE);
+  gst_cl_mpeg_rate_control_set_interval (&e->rc, decoding_interval (e, s,
+          shown));
   gst_cl_mpeg_write_picture_header (&hw, s->temporal_reference,
       gst_cl_mpeg_rate_control_vbv_delay (&e->rc,
           gst_bit_writer_get_size (&hw) + 32), &pc);
@@ -843,6 +885,8 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   *bits = (total + stuff) * 8;
   gst_cl_mpeg_rate_control_update (&e->rc, s->type, model, stuff * 8,
       (gdouble) qsum / n, s->dc_only || s->all_skipped);
+  if (s->type != GST_CL_MPEG_PICTURE_B)
+    e->anchor_shown = shown;
   if (e->rc.final_bits > 0 && e->rc.pictures_left == 0 &&
       e->rc.fullness + 8 < e->rc.final_bits)
     warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The stream ends "
@@ -889,18 +933,26 @@ picture_letter (const Slot * s)
 }
 
 /* The decoding timestamp of the next picture out: the earliest input
- * timestamp not given yet, a frame earlier where B pictures delay the
- * anchors (the element asks for input timestamps a frame late enough,
- * gst_video_encoder_set_min_pts()). */
+ * timestamp not given yet; where B pictures delay the anchors, the one
+ * before it (the first: a frame earlier, for which the element asks for
+ * input timestamps late enough, gst_video_encoder_set_min_pts()), never
+ * after the presentation timestamp of the picture: in coding order, the
+ * picture at n is at least the (n - 1)th in display order. */
 static GstClockTime
 next_dts (GstClMpegEngine * e)
 {
   GstClockTime *pts = g_queue_pop_head (&e->pts), dts = GST_CLOCK_TIME_NONE;
-  GstClockTime delay = e->b_frames > 0 ?
-      gst_util_uint64_scale (GST_SECOND, e->fps_d, e->fps_n) : 0;
+  GstClockTime delay = gst_util_uint64_scale (GST_SECOND, e->fps_d, e->fps_n);
 
-  if (pts && GST_CLOCK_TIME_IS_VALID (*pts))
-    dts = *pts >= delay ? *pts - delay : 0;
+  if (pts && GST_CLOCK_TIME_IS_VALID (*pts)) {
+    if (e->b_frames == 0)
+      dts = *pts;
+    else if (GST_CLOCK_TIME_IS_VALID (e->last_pts))
+      dts = e->last_pts;
+    else
+      dts = *pts >= delay ? *pts - delay : 0;
+  }
+  e->last_pts = pts ? *pts : GST_CLOCK_TIME_NONE;
   g_free (pts);
   return dts;
 }
@@ -1151,18 +1203,23 @@ start_rate_sequence (GstClMpegEngine * e)
       "%u", bitrate > 0 ? (peak ? "variable rate" : "constant rate") :
       "constant quantiser", bitrate, peak, e->seq.vbv_size_code);
   e->seq_frames = 0;
+  e->anchor_shown = 0;
   e->gop_pos = 0;
   e->need_sequence = TRUE;
 }
 
-/* How an interlaced sequence codes @frame: as two fields where the caps
- * (interleaved) or the buffer (mixed) say it holds two, and which of them
- * comes first: the caps' field order, else the buffer's flag where it is
- * marked interlaced, else the order of the last frame so marked (at
- * first the top one, as most interlaced video has it) */
+/* How an interlaced sequence codes @frame, at @display in display order:
+ * as two fields where the caps (interleaved) or the buffer (mixed) say it
+ * holds two, and which of them comes first: the caps' field order, else
+ * the buffer's flag where it is marked interlaced, else the order of the
+ * last frame so marked (at first the top one, as most interlaced video
+ * has it). With 3:2 pulldown, progressive frames shown for three fields
+ * (top, bottom, top), two (bottom, top), three (bottom, top, bottom), two
+ * (top, bottom) in turn, so that the fields alternate. */
 static void
 frame_fields (GstClMpegEngine * e, GstVideoCodecFrame * frame,
-    gboolean * interlaced, gboolean * top_field_first)
+    guint64 display, gboolean * interlaced, gboolean * top_field_first,
+    gboolean * repeat_first_field)
 {
   GstBuffer *in = frame->input_buffer;
   GstVideoFieldOrder order = GST_VIDEO_INFO_FIELD_ORDER (&e->info);
@@ -1170,7 +1227,12 @@ frame_fields (GstClMpegEngine * e, GstVideoCodecFrame * frame,
           GST_VIDEO_BUFFER_FLAG_INTERLACED) || GST_BUFFER_FLAG_IS_SET (in,
           GST_VIDEO_BUFFER_FLAG_TFF));
 
-  *interlaced = *top_field_first = FALSE;
+  *interlaced = *top_field_first = *repeat_first_field = FALSE;
+  if (e->seq.pulldown) {
+    *top_field_first = display % 4 == 0 || display % 4 == 3;
+    *repeat_first_field = display % 2 == 0;
+    return;
+  }
   if (!e->seq.interlaced)
     return;
   *interlaced = GST_VIDEO_INFO_INTERLACE_MODE (&e->info) ==
@@ -1190,7 +1252,8 @@ frame_fields (GstClMpegEngine * e, GstVideoCodecFrame * frame,
  * the frame queued before it. */
 static GstFlowReturn
 code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
-    guint temporal_reference, gboolean gop_start, GError ** error)
+    guint temporal_reference, guint64 display, gboolean gop_start,
+    GError ** error)
 {
   gboolean cq = e->rc.bit_rate <= 0;
   Slot *s = &e->slots[e->next_slot];
@@ -1205,7 +1268,8 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
   s->gop_start = s->seq_start = gop_start;
   s->gop_frame = e->gop_first;
   s->temporal_reference = temporal_reference;
-  frame_fields (e, frame, &s->interlaced, &s->top_field_first);
+  frame_fields (e, frame, display, &s->interlaced, &s->top_field_first,
+      &s->repeat_first_field);
   if (type == GST_CL_MPEG_PICTURE_B) {
     /* between the last two anchors, into a reconstruction of its own */
     s->ref = (e->last_recon + 2) % 3;
@@ -1269,7 +1333,7 @@ code_b_pictures (GstClMpegEngine * e, GstFlowReturn ret, GError ** error)
 
   while (ret == GST_FLOW_OK && (w = g_queue_pop_head (&e->waiting))) {
     ret = code_picture (e, w->frame, GST_CL_MPEG_PICTURE_B,
-        w->temporal_reference, FALSE, error);
+        w->temporal_reference, w->display, FALSE, error);
     g_free (w);
   }
   return ret;
@@ -1286,7 +1350,7 @@ code_waiting (GstClMpegEngine * e, GError ** error)
   if (!w)
     return GST_FLOW_OK;
   ret = code_picture (e, w->frame, GST_CL_MPEG_PICTURE_P,
-      w->temporal_reference, FALSE, error);
+      w->temporal_reference, w->display, FALSE, error);
   g_free (w);
   return code_b_pictures (e, ret, error);
 }
@@ -1308,6 +1372,7 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
   GstFlowReturn ret;
   guint gop_size, bitrate, max_bitrate, vbv_size, type, pos;
   gboolean rate_set, starts_gop;
+  guint64 display;
   GstClockTime *pts;
 
   g_mutex_lock (&e->settings_lock);
@@ -1347,6 +1412,11 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
   e->need_sequence = FALSE;
   pos = e->gop_pos++;
   e->seq_frames++;
+  /* display order counts on from the first frame's place in the stream
+   * (whatever jitter the later timestamps have) */
+  if (e->frames_in++ == 0)
+    e->display_first = position != G_MAXUINT64 ? position : 0;
+  display = e->display_first + e->frames_in - 1;
   pts = g_new (GstClockTime, 1);
   *pts = frame->pts;
   g_queue_push_tail (&e->pts, pts);
@@ -1360,11 +1430,12 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
     Waiting *w = g_new (Waiting, 1);
     w->frame = frame;
     w->temporal_reference = pos;
+    w->display = display;
     g_queue_push_tail (&e->waiting, w);
     return GST_FLOW_OK;
   }
   /* an anchor, then the B pictures before it */
-  ret = code_picture (e, frame, type, pos, pos == 0, error);
+  ret = code_picture (e, frame, type, pos, display, pos == 0, error);
   return code_b_pictures (e, ret, error);
 }
 
@@ -1383,6 +1454,7 @@ gst_cl_mpeg_engine_new (GstObject * parent,
   g_mutex_init (&e->settings_lock);
   g_queue_init (&e->waiting);
   g_queue_init (&e->pts);
+  e->last_pts = GST_CLOCK_TIME_NONE;
   e->length = G_MAXUINT64;
   g_mutex_init (&e->job_lock);
   g_cond_init (&e->job_cond);
@@ -1437,8 +1509,11 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
   e->b_frames = e->settings.b_frames;
   g_mutex_unlock (&e->settings_lock);
   e->seq = *seq;
-  e->seq.interlaced = seq->mpeg2 && seq->interlaced;
+  /* (3:2 pulldown: progressive frames in an interlaced sequence) */
+  e->seq.pulldown = seq->mpeg2 && seq->pulldown;
+  e->seq.interlaced = seq->mpeg2 && (seq->interlaced || seq->pulldown);
   e->top_field_first = TRUE;
+  e->frames_in = 0;
   if (!setup_device (e, error)) {
     gst_cl_mpeg_engine_release (e);
     return FALSE;
@@ -1449,6 +1524,10 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
   e->seq.height = GST_VIDEO_INFO_HEIGHT (info);
   e->level = seq->mpeg2 ? level : NULL;
   gst_cl_mpeg_frame_rate (seq->frame_rate_code, &e->fps_n, &e->fps_d);
+  e->frame_period = (gdouble) e->fps_d / e->fps_n;
+  if (e->seq.pulldown)
+    gst_util_fraction_multiply (e->fps_n, e->fps_d, 4, 5, &e->fps_n,
+        &e->fps_d);
   start_rate_sequence (e);
   e->avg_activity = 1;
   e->last_recon = 0;
@@ -1486,6 +1565,8 @@ gst_cl_mpeg_engine_flush (GstClMpegEngine * e)
    * from before: submit_input) */
   e->need_sequence = TRUE;
   e->seq_frames = 0;
+  e->frames_in = 0;
+  e->anchor_shown = 0;
   gst_cl_mpeg_rate_control_restart (&e->rc);
   /* (what is left of the stream is not known after a seek) */
   e->length = G_MAXUINT64;

@@ -40,6 +40,10 @@ typedef struct {
   gboolean b_pictures;
   /* MPEG-2: frames of two fields may follow (progressive_sequence 0) */
   gboolean interlaced;
+  /* MPEG-2: 3:2 pulldown, progressive frames (at 4/5 of the frame rate
+   * signalled) shown for three and two field periods in turn
+   * (repeat_first_field), in an interlaced sequence */
+  gboolean pulldown;
 } GstClMpegSequenceParams;
 
 /* frame_rate_code of @fps_n / @fps_d, 0 when not an MPEG-1 rate. */
@@ -88,7 +92,11 @@ typedef struct {
    * (progressive_frame 0), each macroblock with frame motion and frame or
    * field DCT (frame_pred_frame_dct 0) */
   gboolean interlaced;
-  gboolean top_field_first;     /* MPEG-2, an interlaced sequence */
+  /* MPEG-2, an interlaced sequence: the field shown first, and for a
+   * progressive frame whether it is shown again after the second (three
+   * field periods: 3:2 pulldown) */
+  gboolean top_field_first;
+  gboolean repeat_first_field;
 } GstClMpegPictureCoding;
 
 /* MPEG-2 (@pc's mpeg2): with the picture coding extension of a frame

@@ -120,6 +120,7 @@ void
 gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
 {
   rc->started = FALSE;
+  rc->interval = 0;
   /* (the end is planned again for the new sequence) */
   rc->pictures_left = -1;
   if (rc->peak_rate > 0) {
@@ -157,6 +158,21 @@ static gdouble
 inflow_bits (GstClMpegRateControl * rc)
 {
   return (rc->peak_rate > 0 ? rc->peak_rate : rc->bit_rate) / rc->frame_rate;
+}
+
+/* Bits that enter the buffer from the next picture's decoding to the one
+ * after's, where the rate is constant */
+static gdouble
+interval_bits (GstClMpegRateControl * rc, gdouble rate)
+{
+  return rate * (rc->interval > 0 ? rc->interval : 1.0 / rc->frame_rate);
+}
+
+void
+gst_cl_mpeg_rate_control_set_interval (GstClMpegRateControl * rc,
+    gdouble seconds)
+{
+  rc->interval = MAX (seconds, 0.0);
 }
 
 /* Whether the end of the stream is planned for: a buffer model, the
@@ -364,7 +380,7 @@ gst_cl_mpeg_rate_control_stuffing (GstClMpegRateControl * rc, guint64 bits)
   /* (at a variable rate the buffer stops filling when full) */
   if (rc->bit_rate <= 0 || rc->peak_rate > 0)
     return 0;
-  next = rc->fullness - bits + rc->bit_rate / rc->frame_rate;
+  next = rc->fullness - bits + interval_bits (rc, rc->bit_rate);
   excess = next - rc->max_fullness;
   /* the last picture leaves what the picture after it is to find */
   if (end_planned (rc) && rc->pictures_left == 1)
@@ -387,8 +403,8 @@ gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc,
   rc->bits += bits + stuffing_bits;
   rc->stuffing_bits += stuffing_bits;
   if (rc->peak_rate > 0)
-    rc->fullness = MIN (rc->fullness - bits + inflow_bits (rc),
-        rc->buffer_size);
+    rc->fullness = MIN (rc->fullness - bits + interval_bits (rc,
+            rc->peak_rate), rc->buffer_size);
   if (rc->bit_rate <= 0)
     return;
   if (intra) {
@@ -421,5 +437,5 @@ gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc,
   rc->gop_bits -= bits + stuffing_bits;
   if (rc->peak_rate <= 0)
     rc->fullness = rc->fullness - bits - stuffing_bits +
-        rc->bit_rate / rc->frame_rate;
+        interval_bits (rc, rc->bit_rate);
 }

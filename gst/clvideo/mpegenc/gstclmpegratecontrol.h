@@ -51,7 +51,10 @@ typedef struct {
                                  * while not full; 0: constant rate (or no
                                  * model with a constant quantiser) */
   gdouble buffer_size;          /* bits */
-  gdouble frame_rate;
+  gdouble frame_rate;           /* pictures a second, on average */
+  /* seconds from the next picture's decoding to the one after's (0: a
+   * picture period); gst_cl_mpeg_rate_control_set_interval() */
+  gdouble interval;
   guint gop_size;
   guint const_quant;
   gdouble ip_factor;            /* P quantiser / I quantiser, >= 1 */
@@ -136,6 +139,13 @@ void gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc);
  * with zero stuffing down to it. */
 void gst_cl_mpeg_rate_control_set_end (GstClMpegRateControl * rc,
     guint64 pictures, gdouble final_bits);
+
+/* The next picture's decoding is @seconds before the one after it (0: a
+ * picture period, 1 / frame_rate): what the buffer takes in meanwhile.
+ * Pictures shown for different times, as 3:2 pulldown's, have different
+ * ones (13818-2 C.9); the planning takes the average. */
+void gst_cl_mpeg_rate_control_set_interval (GstClMpegRateControl * rc,
+    gdouble seconds);
 
 /* Quantiser for the next picture, of @coding_type (GST_CL_MPEG_PICTURE_I,
  * _P or _B); @gop_start: first of its GOP. */
