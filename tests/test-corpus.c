@@ -173,6 +173,7 @@ typedef enum
 {
   CHAIN_I420,                   /* raw I420 straight into clmpegenc */
   CHAIN_I420_INTERLACED,        /* the same, as interlaced frames (TFF) */
+  CHAIN_I420_FILM,              /* the same at 23.976 fps (for pulldown) */
   CHAIN_RGB_FULL,               /* RGBx ! clcolorlowpass range=full */
   CHAIN_CONTRAST,               /* I420 ! clcontrast (stretch to 0..255) */
 } Chain;
@@ -304,7 +305,19 @@ static const CorpusCase cases[] = {
       CHAIN_I420_INTERLACED, "quantizer=2", 1},
   {"interlaced-bitrate-tight", CONTENT_NOISE_HOLES, 176, 144, 12,
       CHAIN_I420_INTERLACED, "bitrate=1500 vbv-buffer-size=20", 1},
+  /* 3:2 pulldown: progressive frames in an interlaced sequence, each
+   * shown for three fields or two */
+  {"pulldown-cuts", CONTENT_CUTS, 128, 96, 12, CHAIN_I420_FILM,
+      "pulldown=true bitrate=900 vbv-buffer-size=20 b-frames=2", 1},
 };
+
+/* Whether @c's stream is an interlaced sequence (progressive_sequence 0,
+ * the picture padded to whole macroblock rows per field) */
+static gboolean
+interlaced_sequence (const CorpusCase * c)
+{
+  return c->chain == CHAIN_I420_INTERLACED || c->chain == CHAIN_I420_FILM;
+}
 
 /* the value of clmpegenc property @name in @props, or @def */
 static guint
@@ -366,8 +379,9 @@ source_chain (const CorpusCase * c, const gchar * src)
       "frame-size=%" G_GSIZE_FORMAT, c->w, cw, cw, c->w * c->h,
       c->w * c->h + cw * ch, psnr_i420_size (c->w, c->h));
   gchar *desc = g_strdup_printf ("filesrc location=%s ! rawvideoparse "
-      "format=%s width=%u height=%u framerate=25/1 %s%s %s", src,
-      c->chain == CHAIN_RGB_FULL ? "rgbx" : "i420", c->w, c->h, layout,
+      "format=%s width=%u height=%u framerate=%s %s%s %s", src,
+      c->chain == CHAIN_RGB_FULL ? "rgbx" : "i420", c->w, c->h,
+      c->chain == CHAIN_I420_FILM ? "24000/1001" : "25/1", layout,
       c->chain == CHAIN_I420_INTERLACED ?
       " interlaced=true top-field-first=true" : "",
       c->chain == CHAIN_RGB_FULL ? "! clcolorlowpass range=full ! "
@@ -533,7 +547,8 @@ check_case (const CorpusCase * c)
   guint8 *ff_decoded;
 
   /* what the encoder is given: the raw frames, or the filters' output */
-  if (c->chain == CHAIN_I420 || c->chain == CHAIN_I420_INTERLACED) {
+  if (c->chain == CHAIN_I420 || c->chain == CHAIN_I420_INTERLACED ||
+      c->chain == CHAIN_I420_FILM) {
     g_free (input);
     input = g_strdup (src);
   } else {
@@ -580,9 +595,9 @@ check_case (const CorpusCase * c)
   fail_unless (mpegcheck_passed (r), "%s: stream check failed:\n%s",
       c->name, errs);
   g_free (errs);
-  /* interlaced input: an interlaced sequence */
+  /* interlaced input and pulldown: an interlaced sequence */
   fail_unless_equals_int (g_array_index (r->sequences, MpegCheckSequence,
-          0).progressive_sequence, c->chain != CHAIN_I420_INTERLACED);
+          0).progressive_sequence, !interlaced_sequence (c));
   /* the quantiser to compare at: the one set, or the coarsest the rate
    * control used (MPEG-2: also to keep to the level's buffer; B pictures:
    * coarser than P pictures) */
@@ -627,7 +642,7 @@ check_case (const CorpusCase * c)
 
   decoded[0] = ffmpeg_decode (stream[0], c->w, c->h, c->frames);
   decoded[1] = mpeg2dec_decode (stream[0], c->w, c->h, c->frames,
-      c->chain == CHAIN_I420_INTERLACED);
+      interlaced_sequence (c));
   /* the rate control's last resort repeats a picture: only with a
    * bit rate, only with a warning, and then the picture shown is its
    * reference, exactly: the one before, or a B picture's forward anchor
