@@ -3355,19 +3355,30 @@ GST_START_TEST (test_format)
   static const struct
   {
     const gchar *props, *fields;
-    guint w, h, version, peak, vbv, gop;
+    guint w, h, version, peak, vbv, gop, level;
+    gboolean constant;
   } cases[] = {
     {"format=dvd bitrate=5000 gop-size=20", "framerate=25/1", 720, 576, 2,
-        9800, 112, 15},
+        9800, 112, 15, 0x48, FALSE},
     {"format=dvd gop-size=30", "framerate=30000/1001,"
-          "pixel-aspect-ratio=10/11", 704, 480, 2, 9800, 112, 18},
-    {"format=svcd", "framerate=25/1", 480, 576, 2, 2600, 56, 12},
+          "pixel-aspect-ratio=10/11", 704, 480, 2, 9800, 112, 18, 0x48, FALSE},
+    {"format=svcd", "framerate=25/1", 480, 576, 2, 2600, 56, 12, 0x48, FALSE},
     {"format=vcd bitrate=3000", "framerate=30000/1001", 352, 240, 1, 1150,
-        20, 12},
-    /* film on NTSC DVD: 29.97 fps by 3:2 pulldown */
+        20, 12, 0, TRUE},
+    /* film on NTSC DVD: 29.97 fps by 3:2 pulldown, at most 36 fields a
+     * GOP */
     {"format=dvd pulldown=true bitrate=6000 gop-size=30",
           "framerate=24000/1001,pixel-aspect-ratio=8/9", 720, 480, 2, 9800,
-        112, 18},
+        112, 14, 0x48, FALSE},
+    /* broadcast: 480i ATSC at a constant rate (main profile at high
+     * level), 576i DVB under its peak */
+    {"format=atsc rate-control=cbr bitrate=6000 gop-size=15",
+          "framerate=30000/1001,pixel-aspect-ratio=10/11,"
+          "interlace-mode=interleaved", 704, 480, 2, 6000, 488, 15, 0x44,
+        TRUE},
+    {"format=dvb bitrate=4000 b-frames=2", "framerate=25/1,"
+          "pixel-aspect-ratio=16/11,interlace-mode=interleaved", 544, 576, 2,
+        15000, 112, 12, 0x48, FALSE},
   };
   const guint n = 40;
   guint c, k;
@@ -3398,9 +3409,12 @@ GST_START_TEST (test_format)
     fail_unless_equals_int (r->n_underflows, 0);
     fail_unless_equals_int (r->n_overflows, 0);
     if (sq->mpeg2) {
-      /* main profile at main level, 4:3 (with square pixels too) */
-      fail_unless_equals_int (sq->profile_and_level, 0x48);
+      /* main profile at the format's level, 4:3 (with square pixels too) */
+      fail_unless_equals_int (sq->profile_and_level, cases[c].level);
       fail_unless_equals_int (sq->aspect_code, 2);
+      fail_unless_equals_int (sq->progressive_sequence,
+          !strstr (cases[c].fields, "interleaved") &&
+          !strstr (cases[c].props, "pulldown"));
     } else {
       /* VCD: constrained parameters, forward_f_code 4 at most */
       fail_unless (sq->constrained);
@@ -3410,8 +3424,8 @@ GST_START_TEST (test_format)
           MpegCheckPicture, k);
       if (!sq->mpeg2)
         fail_unless (p->forward_f_code <= 4);
-      else
-        fail_unless_equals_int (p->vbv_delay, 0xffff);
+      /* a constant rate's vbv_delay, a variable one's 0xFFFF */
+      fail_unless_equals_int (p->vbv_delay == 0xffff, !cases[c].constant);
     }
     fail_unless_equals_int (longest_gop (r), cases[c].gop);
     decode_check (path, n, w, h);
@@ -3441,6 +3455,10 @@ GST_START_TEST (test_format_refused)
     {"clmpegenc format=vcd ! capsfilter caps=video/mpeg,mpegversion=2",
         "MPEG-1 video, which downstream does not take", 352, 288, 25},
     {"clmpegenc pulldown=true", "film at 23.976 or 24 fps", 176, 144, 25},
+    {"clmpegenc format=atsc", "1280x720 at 23.976, 24, 29.97, 30, 59.94 "
+          "or 60 fps progressive; 704x480, 640x480 at 23.976, 24, 29.97, 30, "
+          "59.94 or 60 fps progressive or 29.97 or 30 fps interlaced; the "
+          "input is 1280x720 at 25/1 fps progressive", 1280, 720, 25},
     {"clmpegenc pulldown=true ! capsfilter caps=video/mpeg,mpegversion=1",
         "downstream takes MPEG-1 only", 176, 144, 24},
   };

@@ -210,6 +210,13 @@ gst_cl_mpeg_enc_format_get_type (void)
           "2600 kbit/s", "svcd"},
     {GST_CL_MPEG_FORMAT_DVD, "DVD-Video: MPEG-2, 720, 704 or 352 wide, at "
           "most 9800 kbit/s", "dvd"},
+    {GST_CL_MPEG_FORMAT_DVB, "DVB SDTV: MPEG-2 main level, 576 lines at "
+          "25 fps, at most 15000 kbit/s", "dvb"},
+    {GST_CL_MPEG_FORMAT_DVB_HD, "DVB HDTV: MPEG-2 high level, 1080 lines "
+          "at 25 fps, 720 progressive at 25 or 50 fps, at most 80000 kbit/s",
+        "dvb-hd"},
+    {GST_CL_MPEG_FORMAT_ATSC, "ATSC: MPEG-2 high level, 1080, 720 or 480 "
+          "lines at A/53's rates, at most 19400 kbit/s", "atsc"},
     {0, NULL, NULL}
   };
   return gst_cl_video_enum_type (&type, "GstClMpegEncFormat", values);
@@ -229,7 +236,9 @@ struct _GstClMpegEnc
   GstClMpegFormatId format;
   gboolean pulldown;
   GstClMpegEncRateControl rate_control;
-  /* the format's longest GOP for the input's system, once known */
+  /* the input was checked against the format, whose longest GOP for its
+   * rate is format_gop_max (0: any) */
+  gboolean format_checked;
   guint format_gop_max;
   gboolean post_messages;
   guint64 interval;
@@ -476,14 +485,15 @@ allowed_strings (const GstStructure * s, const gchar * name)
  * back). FALSE, with the error posted, when none does. */
 static gboolean
 choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
-    const GstVideoInfo * info, guint code, guint kbps, guint * profile,
-    const GstClMpeg2Level ** level)
+    const GstVideoInfo * info, guint code, guint kbps,
+    const gchar * min_level, guint * profile, const GstClMpeg2Level ** level)
 {
   g_auto (GStrv) profiles = allowed_strings (s, "profile");
   g_auto (GStrv) level_names = allowed_strings (s, "level");
   const GstClMpeg2Level *levels;
   gchar *why = NULL;
-  guint n, i;
+  guint n, i, first = 0;
+  gint fps_n, fps_d;
 
   if (!profiles || g_strv_contains ((const gchar * const *) profiles, "main"))
     *profile = GST_CL_MPEG2_PROFILE_MAIN;
@@ -498,8 +508,12 @@ choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
     return FALSE;
   }
   levels = gst_cl_mpeg2_levels (&n);
+  while (min_level && first + 1 < n &&
+      g_strcmp0 (levels[first].name, min_level) != 0)
+    first++;
+  gst_cl_mpeg_frame_rate (code, &fps_n, &fps_d);
   *level = NULL;
-  for (i = 0; i < n && !*level; i++) {
+  for (i = first; i < n && !*level; i++) {
     if ((level_names && !g_strv_contains ((const gchar * const *)
                 level_names, levels[i].name)) ||
         !gst_cl_mpeg2_profile_has_level (*profile, &levels[i]))
@@ -510,8 +524,7 @@ choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
     g_free (why);
     if (gst_cl_mpeg2_level_fits (&levels[i], *profile,
             GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), code,
-            GST_VIDEO_INFO_FPS_N (info), GST_VIDEO_INFO_FPS_D (info), kbps,
-            &why))
+            fps_n, fps_d, kbps, &why))
       *level = &levels[i];
   }
   if (!*level) {
@@ -611,7 +624,7 @@ choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
     return NULL;
   }
   if (version == 2 && !choose_profile_level (self, s, info, code, kbps,
-          &profile, level)) {
+          f ? f->level : NULL, &profile, level)) {
     gst_structure_free (s);
     return NULL;
   }
@@ -700,8 +713,9 @@ effective_settings (GstClMpegEnc * self, GstClMpegEngineSettings * settings)
 
   *settings = self->settings;
   rate_control_settings (self->rate_control, settings);
-  if (f && self->format_gop_max)
-    gst_cl_mpeg_format_apply (f, self->format_gop_max, settings);
+  if (f && self->format_checked)
+    gst_cl_mpeg_format_apply (f, self->format_gop_max,
+        self->rate_control == GST_CL_MPEG_ENC_RATE_CONTROL_CBR, settings);
 }
 
 /* Hands the engine the effective settings, also into *@pushed unless
@@ -722,18 +736,18 @@ push_settings (GstClMpegEnc * self, GstClMpegEngineSettings * pushed)
  * gives the stream's peak or constant rate (*@kbps). */
 static gboolean
 apply_format (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
-    const GstClMpegFormat * f, guint * kbps)
+    gboolean pulldown, const GstClMpegFormat * f, guint * kbps)
 {
   GstClMpegEngineSettings settings;
   guint gop_max = 0;
   gchar *why = NULL;
-  gint fps_n, fps_d;
 
-  gst_cl_mpeg_frame_rate (code, &fps_n, &fps_d);
   if (f && !gst_cl_mpeg_format_fits (f, GST_VIDEO_INFO_WIDTH (info),
-          GST_VIDEO_INFO_HEIGHT (info), fps_n, fps_d, &gop_max, &why)) {
-    /* (film on an MPEG-2 disc at 29.97 fps: by 3:2 pulldown) */
-    gboolean film = f->mpeg_version == 2 && fps_n * 1001LL == 24000LL * fps_d;
+          GST_VIDEO_INFO_HEIGHT (info), code,
+          GST_VIDEO_INFO_IS_INTERLACED (info) || pulldown, pulldown,
+          &gop_max, &why)) {
+    /* (film at 29.97 fps: by 3:2 pulldown) */
+    gboolean film = f->mpeg_version == 2 && code == 1;
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", why),
         ("%sscale the input first (videoscale, videorate and caps), or set "
             "format=none", film ? "film at 23.976 fps takes pulldown=true; "
@@ -742,6 +756,7 @@ apply_format (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
+  self->format_checked = f != NULL;
   self->format_gop_max = gop_max;
   push_settings (self, &settings);
   GST_OBJECT_UNLOCK (self);
@@ -749,14 +764,17 @@ apply_format (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
   /* (what was set and is not what the stream gets) */
   if (f && (settings.gop_size < self->settings.gop_size ||
           (self->settings.bitrate &&
-              settings.bitrate != self->settings.bitrate)))
+              settings.bitrate != self->settings.bitrate))) {
+    gchar *gops = gop_max ? g_strdup_printf ("GOPs of %u frames at most "
+        "and ", gop_max) : g_strdup ("");
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-        ("The %s format takes GOPs of %u frames at most and %s: coded with "
-            "gop-size %u and bitrate %u kbit/s", f->name, gop_max,
-            f->cbr_kbps ? "a constant rate" : "a bit rate below its peak",
-            settings.gop_size, settings.bitrate),
-        ("gop-size %u, bitrate %u set", self->settings.gop_size,
-            self->settings.bitrate));
+        ("The %s format takes %s%s: coded with gop-size %u and bitrate %u "
+            "kbit/s", f->name, gops, f->cbr_kbps ? "a constant rate" :
+            "a bit rate below its peak", settings.gop_size,
+            settings.bitrate), ("gop-size %u, bitrate %u set",
+            self->settings.gop_size, self->settings.bitrate));
+    g_free (gops);
+  }
   return TRUE;
 }
 
@@ -854,7 +872,7 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   if (pulldown && !pulldown_rate_code (self, info, &code))
     return FALSE;
   f = gst_cl_mpeg_format_get (self->format);
-  if (!apply_format (self, info, code, f, &kbps))
+  if (!apply_format (self, info, code, pulldown, f, &kbps))
     return FALSE;
   caps = choose_stream (self, info, code, f, kbps, pulldown, &seq, &level);
   if (!caps)
@@ -1516,22 +1534,31 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   /**
    * GstClMpegEnc:format:
    *
-   * A disc format the stream keeps to: its MPEG version (whatever
-   * downstream prefers), frame sizes and rates (other input is refused),
-   * its rates and VBV buffer (a constant 1150 kbit/s for VCD; for SVCD
-   * and DVD their peak, with #GstClMpegEnc:bitrate as the average below
-   * it, or the constant quantiser under it), and GOPs no longer than its
-   * longest (15 frames at 25 Hz, 18 at 29.97 Hz).
+   * A disc or broadcast format the stream keeps to: its MPEG version
+   * (whatever downstream prefers) and lowest MPEG-2 level, frame sizes,
+   * rates and scanning (other input is refused), its rates and VBV buffer
+   * (a constant 1150 kbit/s for VCD; for the others their peak, with
+   * #GstClMpegEnc:bitrate as the average below it, or the constant
+   * quantiser under it; #GstClMpegEnc:rate-control cbr keeps bitrate
+   * constant below the peak), and for the discs GOPs no longer than their
+   * longest (30 fields at 25 Hz, 36 at 29.97 Hz: 15 and 18 frames, 14
+   * with #GstClMpegEnc:pulldown).
    */
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_enum ("format", "Format",
-          "Disc format to keep to: none, vcd (MPEG-1, 352x288 at 25 or "
-          "352x240 at 29.97 or 23.976 fps, 1150 kbit/s constant), svcd "
-          "(MPEG-2, 480x576 or 480x480, at most 2600 kbit/s), dvd (MPEG-2, "
-          "720x576, 704x576, 352x576 or 352x288 at 25 fps, the same widths "
-          "with 480 or 240 lines at 29.97 fps, at most 9800 kbit/s); sets "
-          "the stream type, the rates, the VBV buffer and caps gop-size "
-          "at 15 (25 fps) or 18 (29.97 fps); other input is refused",
+          "Disc or broadcast format to keep to: none, vcd (MPEG-1, 352x288 "
+          "at 25 or 352x240 at 29.97 or 23.976 fps, 1150 kbit/s constant), "
+          "svcd (MPEG-2, 480x576 or 480x480, at most 2600 kbit/s), dvd "
+          "(MPEG-2, 720x576, 704x576, 352x576 or 352x288 at 25 fps, the "
+          "same widths with 480 or 240 lines at 29.97 fps, at most 9800 "
+          "kbit/s), dvb (MPEG-2 main level, 720, 704, 544, 480 or 352 x 576 "
+          "or 352x288 at 25 fps, at most 15000 kbit/s), dvb-hd (MPEG-2 high "
+          "level, 1920 or 1440 x 1080 at 25 fps, 1280x720 progressive at 25 "
+          "or 50 fps, at most 80000 kbit/s), atsc (MPEG-2 high level, "
+          "A/53's 1920x1080, 1280x720, 704x480 and 640x480 formats, at most "
+          "19400 kbit/s); sets the stream type, the rates, the VBV buffer "
+          "and for the discs caps gop-size at 15 (25 fps) or 18 (29.97 "
+          "fps); other input is refused",
           GST_TYPE_CL_MPEG_ENC_FORMAT, DEFAULT_FORMAT,
           rw | GST_PARAM_MUTABLE_READY));
   /**
