@@ -3129,9 +3129,142 @@ GST_START_TEST (test_b_frames_muxed)
 
 GST_END_TEST;
 
+/* closed_gop and broken_link of each GOP header of @s, as "cb" digit
+ * pairs */
+static gchar *
+gop_flags (GByteArray * s)
+{
+  GString *flags = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i + 8 <= s->len; i++)
+    if (memcmp (s->data + i, "\x00\x00\x01\xb8", 4) == 0)
+      /* after 25 bits of time_code */
+      g_string_append_printf (flags, "%u%u", (s->data[i + 7] >> 6) & 1,
+          (s->data[i + 7] >> 5) & 1);
+  return g_string_free (flags, FALSE);
+}
+
+/* Open GOPs (closed-gop=false), MPEG-1 and MPEG-2, one to three B
+ * pictures, at a constant
+ * quantiser and at a constant bit rate: each GOP after the first starts,
+ * in display order, with the B pictures coded right after its I picture
+ * (temporal_references from them, closed_gop 0, broken_link 0), which
+ * end the GOP before instead of a P picture; the stream passes the
+ * checker (every macroblock; the VBV at a bit rate) and three decoders;
+ * every timestamp once, decoding ones rising and never past the
+ * presentation ones. At a constant quantiser it takes fewer bytes than
+ * closed GOPs for pictures as good within 0.2 dB. */
+GST_START_TEST (test_open_gop)
+{
+  static const gchar *cases[] = {
+    "quantizer=5 b-frames=2 gop-size=9",
+    "quantizer=5 b-frames=1 gop-size=8",
+    "b-frames=3 bitrate=500 gop-size=12",
+  };
+  const guint w = 176, h = 144, n = 30;
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    /* (MPEG-1 and MPEG-2) */
+    guint version = 1 + i % 2;
+    gchar *props = g_strdup_printf ("launch:clmpegenc closed-gop=false %s ! "
+        "capsfilter caps=video/mpeg,mpegversion=%u", cases[i], version);
+    gchar *props0 = g_strdup_printf ("launch:clmpegenc %s ! capsfilter "
+        "caps=video/mpeg,mpegversion=%u", cases[i], version);
+    gchar *name = g_strdup_printf ("open-gop-%u.m%uv", i, version);
+    gchar *name0 = g_strdup_printf ("closed-gop-%u.m%uv", i, version);
+    gboolean cq = strstr (cases[i], "bitrate") == NULL;
+    GstClockTime *pts, *dts;
+    MpegCheckOptions o;
+    MpegCheckResult *r, *r0;
+    GString *expect = g_string_new ("10");
+    gchar *path, *errs, *flags;
+    guint gops = 0;
+    Encoded e, e0;
+
+    encode_clip (props, w, h, n, TRUE, NULL, &e);
+    encode_clip (props0, w, h, n, TRUE, NULL, &e0);
+    mpegcheck_options_init (&o);
+    o.expect_pictures = n;
+    o.expect_width = w;
+    o.expect_height = h;
+    o.require_seq_header_per_gop = TRUE;
+    o.vbv_delay_tolerance = 2;
+    r = mpegcheck_run (e.stream->data, e.stream->len, &o);
+    errs = mpegcheck_errors_text (r);
+    fail_unless (mpegcheck_passed (r), "%s: %s", props, errs);
+    g_free (errs);
+    r0 = check_stream (e0.stream, n, w, h);
+    if (!cq) {
+      fail_unless (r->vbv_simulated);
+      fail_unless_equals_int (r->n_underflows, 0);
+    }
+    /* after each I picture but the first, the B pictures before it */
+    for (k = 0; k < r->pictures->len; k++) {
+      const MpegCheckPicture *pic = &g_array_index (r->pictures,
+          MpegCheckPicture, k), *next;
+      guint lead = 0;
+      if (pic->coding_type != 1 || pic->gop == 0)
+        continue;
+      gops++;
+      g_string_append (expect, "00");
+      while (k + 1 + lead < r->pictures->len) {
+        next = &g_array_index (r->pictures, MpegCheckPicture, k + 1 + lead);
+        if (next->coding_type != 3 || next->gop != pic->gop)
+          break;
+        fail_unless_equals_int (next->temporal_reference, lead);
+        lead++;
+      }
+      fail_unless (lead > 0, "%s: GOP %u has no B picture before its I "
+          "picture", props, pic->gop);
+      fail_unless_equals_int (pic->temporal_reference, lead);
+    }
+    fail_unless (gops >= 2);
+    flags = gop_flags (e.stream);
+    fail_unless_equals_string (flags, expect->str);
+    /* a B picture instead of a P picture at the end of each GOP */
+    fail_unless_equals_int (r->n_type[3], r0->n_type[3] + gops);
+    pts = (GstClockTime *) e.pts->data;
+    dts = (GstClockTime *) e.dts->data;
+    fail_unless_equals_int (e.pts->len, n);
+    for (k = 0; k < n; k++) {
+      guint j, seen = 0;
+      for (j = 0; j < n; j++)
+        seen += pts[j] == ((GstClockTime *) e0.pts->data)[k];
+      fail_unless_equals_int (seen, 1);
+      fail_unless (dts[k] <= pts[k] && (k == 0 || dts[k] > dts[k - 1]));
+    }
+    path = write_stream (name, e.stream);
+    decode_check (path, n, w, h);
+    if (cq) {
+      gdouble p = clip_psnr_y (&e, name, w, h, n);
+      gdouble p0 = clip_psnr_y (&e0, name0, w, h, n);
+      GST_INFO ("%s: %u bytes, %.2f dB; closed GOPs %u bytes, %.2f dB",
+          props, e.stream->len, p, e0.stream->len, p0);
+      fail_unless (e.stream->len < e0.stream->len && p > p0 - 0.2,
+          "%s: %u bytes, %.2f dB; closed GOPs %u bytes, %.2f dB", props,
+          e.stream->len, p, e0.stream->len, p0);
+    }
+    mpegcheck_result_free (r);
+    mpegcheck_result_free (r0);
+    g_string_free (expect, TRUE);
+    g_free (flags);
+    g_free (path);
+    g_free (name);
+    g_free (name0);
+    g_free (props);
+    g_free (props0);
+    encoded_free (&e);
+    encoded_free (&e0);
+  }
+}
+
+GST_END_TEST;
+
 /* A key unit forced downstream starts a GOP at that frame, with and
  * without B pictures (the B frames waiting then end the GOP before it,
- * the last of them a P picture): an I picture there, every frame out
+ * the last of them a P picture, also where GOPs are open): an I picture there, every frame out
  * once, a stream the checker and the decoders take. */
 GST_START_TEST (test_force_key_unit)
 {
@@ -3139,9 +3272,17 @@ GST_START_TEST (test_force_key_unit)
   const GstClockTime dur = GST_SECOND / 25;
   guint b, k;
 
-  for (b = 0; b <= 2; b += 2) {
-    gchar *props = g_strdup_printf ("quantizer=6 gop-size=30 b-frames=%u", b);
+  /* (b 3: 2 B pictures and open GOPs, which the key unit closes) */
+  for (b = 0; b <= 3; b++) {
+    gchar *props = g_strdup_printf ("quantizer=6 gop-size=30 b-frames=%u%s",
+        MIN (b, 2), b == 3 ? " closed-gop=false" : "");
     gchar *name = g_strdup_printf ("force-key-%u.m1v", b);
+
+    if (b == 1) {
+      g_free (props);
+      g_free (name);
+      continue;
+    }
     GstHarness *hn = harness_new (props);
     GstClockTime first = GST_CLOCK_TIME_NONE;
     MpegCheckResult *r;
@@ -4379,6 +4520,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_b_frames);
   tcase_add_test (tc, test_interlaced);
   tcase_add_test (tc, test_pulldown);
+  tcase_add_test (tc, test_open_gop);
   tcase_add_test (tc, test_b_frames_muxed);
   tcase_add_test (tc, test_force_key_unit);
   tcase_add_test (tc, test_mpeg2_intra_dc_precision);

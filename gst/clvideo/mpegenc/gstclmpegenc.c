@@ -25,8 +25,8 @@
  * from the same search run here against the reconstructed reference
  * ("motion-method", "search-range", "subpel").
  *
- * Every GOP is closed and starts with a sequence header, so a stream can
- * be cut at any GOP; a sequence end code ends the stream, and a change of
+ * Every GOP starts with a sequence header and is closed (unless
+ * "closed-gop" is off), so a stream can be cut at any GOP; a sequence end code ends the stream, and a change of
  * size starts a new sequence. With "bitrate" set, the quantiser follows a
  * target bit rate under a VBV buffer model that neither underflows (a
  * picture too large is coded again, coarser) nor overflows (zero
@@ -100,6 +100,7 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define DEFAULT_SPEED_PRESET GST_CL_MPEG_ENC_SPEED_PRESET_MEDIUM
 #define DEFAULT_FORMAT GST_CL_MPEG_FORMAT_NONE
 #define DEFAULT_PULLDOWN FALSE
+#define DEFAULT_CLOSED_GOP TRUE
 #define DEFAULT_RATE_CONTROL GST_CL_MPEG_ENC_RATE_CONTROL_AUTO
 #define DEFAULT_SLICES 0
 #define DEFAULT_FRAME_OFFSET 0
@@ -131,6 +132,7 @@ enum
   PROP_SPEED_PRESET,
   PROP_FORMAT,
   PROP_PULLDOWN,
+  PROP_CLOSED_GOP,
   PROP_INTRA_DC_PRECISION,
   PROP_SLICES,
   PROP_FRAME_OFFSET,
@@ -1231,6 +1233,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_PULLDOWN:
       self->pulldown = g_value_get_boolean (value);
       break;
+    case PROP_CLOSED_GOP:
+      self->settings.closed_gop = g_value_get_boolean (value);
+      break;
     case PROP_PB_FACTOR:
       self->settings.pb_factor = g_value_get_double (value);
       break;
@@ -1333,6 +1338,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_PULLDOWN:
       g_value_set_boolean (value, self->pulldown);
+      break;
+    case PROP_CLOSED_GOP:
+      g_value_set_boolean (value, self->settings.closed_gop);
       break;
     case PROP_PB_FACTOR:
       g_value_set_double (value, self->settings.pb_factor);
@@ -1459,8 +1467,26 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_B_FRAMES,
       g_param_spec_uint ("b-frames", "B-frames",
           "B pictures between two anchors (I or P pictures), predicted from "
-          "both; each GOP stays closed (its last picture is a P picture)",
+          "both; a closed GOP's last picture is a P picture (closed-gop)",
           0, MAX_B_FRAMES, DEFAULT_B_FRAMES, rw | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstClMpegEnc:closed-gop:
+   *
+   * With B pictures, whether each GOP can be decoded on its own. An open
+   * GOP (closed-gop=false) ends with B pictures, like the ones between
+   * its anchors, which are coded after the next GOP's I picture and
+   * predicted from it and from the last anchor before it: one P picture a
+   * GOP fewer. Decoders that start at such an I picture (a seek, a cut)
+   * drop those B pictures. A key unit asked for, a new sequence and the
+   * end of the stream close the GOP; so does every GOP that the pieces of
+   * a chunked encode are cut at, which should keep closed GOPs.
+   */
+  g_object_class_install_property (gobject_class, PROP_CLOSED_GOP,
+      g_param_spec_boolean ("closed-gop", "Closed GOP",
+          "Each GOP decodable on its own (with B pictures; off: a GOP ends "
+          "with B pictures predicted from the next GOP's I picture too, "
+          "one P picture fewer a GOP; applies from the next GOP)",
+          DEFAULT_CLOSED_GOP, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_PB_FACTOR,
       g_param_spec_double ("pb-factor", "P/B quantiser factor",
           "Quantiser of B pictures over that of P pictures (no picture "
@@ -1709,6 +1735,7 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
     .search_range = DEFAULT_SEARCH_RANGE,
     .ip_factor = DEFAULT_IP_FACTOR,
     .b_frames = DEFAULT_B_FRAMES,
+    .closed_gop = DEFAULT_CLOSED_GOP,
     .pb_factor = DEFAULT_PB_FACTOR,
     .adaptive = DEFAULT_ADAPTIVE_QUANT,
     .subpel = DEFAULT_SUBPEL,

@@ -83,6 +83,7 @@ typedef struct
   cl_event ready;
   guint type;                   /* GST_CL_MPEG_PICTURE_I, _P or _B */
   gboolean gop_start, seq_start;
+  gboolean gop_closed;          /* gop_start: no B picture before it */
   guint quant;
   guint dc_shift;               /* intra DC precision above 8 bits */
   /* an interlaced sequence: the frame is coded as two fields, the top one
@@ -163,8 +164,12 @@ struct _GstClMpegEngine
   /* the "bitrate", "max-bitrate" and "vbv-buffer-size" the sequence
    * follows */
   guint seq_bitrate, seq_max_bitrate, seq_vbv_size;
-  guint gop_pos;
-  guint64 gop_first;
+  guint gop_pos;                /* frames since the GOP's I picture */
+  /* the GOP's B pictures before its I picture (an open GOP's), and
+   * whether it may end with B pictures */
+  guint gop_lead;
+  gboolean gop_open;
+  guint64 gop_first;            /* the GOP's first frame displayed */
   gboolean need_sequence;
   GstClMpegRateControl rc;
   guint avg_activity;
@@ -828,7 +833,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
     gst_cl_mpeg_write_sequence_header (&hw, &e->seq);
   if (s->gop_start)
     gst_cl_mpeg_write_gop_header (&hw, display_frames (e, s->gop_frame),
-        e->seq.frame_rate_code, TRUE);
+        e->seq.frame_rate_code, s->gop_closed);
   gst_cl_mpeg_rate_control_set_interval (&e->rc, decoding_interval (e, s,
           shown));
   gst_cl_mpeg_write_picture_header (&hw, s->temporal_reference,
@@ -1266,6 +1271,7 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
   s->dc_only = s->all_skipped = FALSE;
   s->type = type;
   s->gop_start = s->seq_start = gop_start;
+  s->gop_closed = e->gop_lead == 0;
   s->gop_frame = e->gop_first;
   s->temporal_reference = temporal_reference;
   frame_fields (e, frame, display, &s->interlaced, &s->top_field_first,
@@ -1370,8 +1376,8 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
     guint64 position, GError ** error)
 {
   GstFlowReturn ret;
-  guint gop_size, bitrate, max_bitrate, vbv_size, type, pos;
-  gboolean rate_set, starts_gop;
+  guint gop_size, bitrate, max_bitrate, vbv_size, type, pos, lead = 0;
+  gboolean rate_set, starts_gop, key, open;
   guint64 display;
   GstClockTime *pts;
 
@@ -1380,12 +1386,18 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
   bitrate = e->settings.bitrate;
   max_bitrate = e->settings.max_bitrate;
   vbv_size = e->settings.vbv_size;
+  open = !e->settings.closed_gop;
   g_mutex_unlock (&e->settings_lock);
   rate_set = bitrate != e->seq_bitrate || vbv_size != e->seq_vbv_size ||
       max_bitrate != e->seq_max_bitrate;
-  starts_gop = e->need_sequence || e->gop_pos >= gop_size ||
-      GST_VIDEO_CODEC_FRAME_IS_FORCE_KEYFRAME (frame);
-  if (starts_gop) {
+  key = GST_VIDEO_CODEC_FRAME_IS_FORCE_KEYFRAME (frame);
+  starts_gop = e->need_sequence || e->gop_pos >= gop_size || key;
+  /* an open GOP: the B frames waiting (the GOP before ends with them) are
+   * coded after its I picture, predicted from both; a key unit asked for,
+   * a new sequence and a new rate close it */
+  if (starts_gop && e->gop_open && !e->need_sequence && !key && !rate_set)
+    lead = g_queue_get_length (&e->waiting);
+  if (starts_gop && lead == 0) {
     /* the GOP before ends with its own pictures: it is closed */
     if ((ret = code_waiting (e, error)) != GST_FLOW_OK) {
       gst_video_codec_frame_unref (frame);
@@ -1406,8 +1418,17 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
   }
 
   if (starts_gop) {
+    GList *l;
+    guint tr = 0;
+
     e->gop_pos = 0;
-    e->gop_first = position != G_MAXUINT64 ? position : e->seq_frames;
+    e->gop_lead = lead;
+    e->gop_open = open;
+    e->gop_first = (position != G_MAXUINT64 ? position : e->seq_frames);
+    e->gop_first -= MIN (e->gop_first, lead);
+    /* (display order from the GOP's first picture) */
+    for (l = e->waiting.head; l; l = l->next)
+      ((Waiting *) l->data)->temporal_reference = tr++;
   }
   e->need_sequence = FALSE;
   pos = e->gop_pos++;
@@ -1422,20 +1443,22 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
   g_queue_push_tail (&e->pts, pts);
   if (pos == 0)
     type = GST_CL_MPEG_PICTURE_I;
-  else if (gst_cl_mpeg_gop_position_is_b (gop_size, e->b_frames, pos))
+  else if (gst_cl_mpeg_gop_position_is_b (gop_size, e->b_frames, e->gop_open,
+          pos))
     type = GST_CL_MPEG_PICTURE_B;
   else
     type = GST_CL_MPEG_PICTURE_P;
   if (type == GST_CL_MPEG_PICTURE_B) {
     Waiting *w = g_new (Waiting, 1);
     w->frame = frame;
-    w->temporal_reference = pos;
+    w->temporal_reference = e->gop_lead + pos;
     w->display = display;
     g_queue_push_tail (&e->waiting, w);
     return GST_FLOW_OK;
   }
   /* an anchor, then the B pictures before it */
-  ret = code_picture (e, frame, type, pos, display, pos == 0, error);
+  ret = code_picture (e, frame, type, e->gop_lead + pos, display, pos == 0,
+      error);
   return code_b_pictures (e, ret, error);
 }
 
@@ -1483,6 +1506,7 @@ gst_cl_mpeg_engine_set_settings (GstClMpegEngine * e,
   e->rc.const_quant = settings->quantizer;
   e->rc.ip_factor = settings->ip_factor;
   e->rc.pb_factor = MAX (settings->pb_factor, 1.0);
+  e->rc.open_gop = !settings->closed_gop;
   g_mutex_unlock (&e->settings_lock);
 }
 

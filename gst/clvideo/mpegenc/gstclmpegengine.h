@@ -20,8 +20,8 @@ G_BEGIN_DECLS
  * device works on a frame, the host codes the slices of the one before on
  * worker threads. With B pictures, the frames between two anchors wait
  * for the later one, and come out after it, in coding order, with the
- * decoding timestamps that order takes. Every GOP is closed and starts a
- * sequence; the rate control
+ * decoding timestamps that order takes. Every GOP starts with a
+ * sequence header, closed unless settings say otherwise; the rate control
  * recodes a picture that would underflow the VBV buffer. The element
  * around it (clmpegenc) owns the properties, the caps and the bus; the
  * engine hands it each coded frame and what the application must hear
@@ -47,6 +47,9 @@ typedef struct
    * last (0: any), from the next gst_cl_mpeg_engine_configure() */
   gdouble vbv_initial_fullness, vbv_final_fullness;
   gboolean adaptive, subpel, rdo;
+  /* from the next GOP: no B picture predicts from the GOP before (else
+   * the frames before an I picture wait for it, B pictures) */
+  gboolean closed_gop;
   GstClMotionMethod motion_method;
   GstClMotionEffort motion_effort;
 } GstClMpegEngineSettings;

@@ -67,9 +67,10 @@ gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
 }
 
 gboolean
-gst_cl_mpeg_gop_position_is_b (guint gop_size, guint b_frames, guint pos)
+gst_cl_mpeg_gop_position_is_b (guint gop_size, guint b_frames,
+    gboolean open, guint pos)
 {
-  return pos > 0 && pos % (b_frames + 1) != 0 && pos + 1 < gop_size;
+  return pos > 0 && pos % (b_frames + 1) != 0 && (open || pos + 1 < gop_size);
 }
 
 /* B pictures in a whole GOP */
@@ -80,7 +81,8 @@ gop_b_pictures (GstClMpegRateControl * rc)
   gint n = 0;
 
   for (pos = 1; pos < rc->gop_size; pos++)
-    n += gst_cl_mpeg_gop_position_is_b (rc->gop_size, rc->b_frames, pos);
+    n += gst_cl_mpeg_gop_position_is_b (rc->gop_size, rc->b_frames,
+        rc->open_gop, pos);
   return n;
 }
 

@@ -59,6 +59,7 @@ typedef struct {
   guint const_quant;
   gdouble ip_factor;            /* P quantiser / I quantiser, >= 1 */
   guint b_frames;               /* B pictures between anchors */
+  gboolean open_gop;            /* the GOPs may end with B pictures */
   gdouble pb_factor;            /* B quantiser / P quantiser, >= 1 */
   gdouble forced_bits;          /* largest I picture of DC levels only */
   /* constant rate: the fullness (fraction of the buffer) when the first
@@ -112,12 +113,12 @@ guint64 gst_cl_mpeg_rate_control_min_buffer_bits (guint64 bit_rate,
 guint64 gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
     guint mb_height);
 
-/* Whether the picture at @pos (from 0) of a GOP of @gop_size is a B
- * picture with @b_frames between anchors: the GOP starts with an I
- * picture, and its last picture is an anchor (a P picture), so that the
- * GOP is closed. */
+/* Whether the picture at @pos (from its I picture, 0) of a GOP of
+ * @gop_size is a B picture with @b_frames between anchors: a closed GOP's
+ * last picture is an anchor (a P picture); an @open one's last may be B
+ * pictures, coded after the next I picture and predicted from it too. */
 gboolean gst_cl_mpeg_gop_position_is_b (guint gop_size, guint b_frames,
-    guint pos);
+    gboolean open, guint pos);
 
 /* @bit_rate 0: constant @quant (of P pictures), under a buffer of
  * @buffer_bits that fills at @peak_rate (0: none); else @bit_rate on
