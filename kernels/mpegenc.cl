@@ -1238,6 +1238,101 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
 }
 #endif
 
+/* ---- mpeg_choose_b_fields: field prediction in interlaced B pictures ----
+ *
+ * One work-item per macroblock, in every layout, after mpeg_predict_b:
+ * the forward, backward and interpolated field predictions (from
+ * mpeg_field_search towards each anchor) compete with the frame
+ * prediction chosen, by luma SAD + lambda16 / 16 x the bits of their type
+ * and vectors (the frame prediction's as mpeg_predict_b weighed them,
+ * zero_bias included; both kinds code a frame_motion_type alike). Where
+ * a field prediction costs less it replaces the macroblock's in @pred,
+ * and its choice becomes its directions with GST_CL_MPEG_B_FIELD (frame
+ * vectors zero; the field vectors are the field choices'). */
+
+/* macroblock_type bits of the directions @dirs */
+static int
+b_type_bits (uint dirs)
+{
+  return dirs == GST_CL_MPEG_B_FORWARD ? B_FORWARD_TYPE_BITS :
+      dirs == GST_CL_MPEG_B_BACKWARD ? B_BACKWARD_TYPE_BITS :
+      B_INTERPOLATED_TYPE_BITS;
+}
+
+__kernel void
+mpeg_choose_b_fields (__global const uchar * cur,
+    __global const GstClMotionVector * fvec,
+    __global const GstClMotionVector * bvec, __global const uchar * bits,
+    __global const uchar * field_fwd, __global const uchar * field_bwd,
+    __global const GstClMpegFieldChoice * fields_fwd,
+    __global const GstClMpegFieldChoice * fields_bwd,
+    __global uchar * pred, __global GstClMpegBChoice * choices,
+    const GstClMpegPredictArgs args)
+{
+  const uint mb = get_global_id (0);
+  const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
+  const uint W = args.mb_width * 16, H = args.mb_height * 16;
+  const long lambda16 = args.lambda16;
+  uint dirs, field = 0;
+  int2 vf, vb, pf, pb;
+  int sad = 0, si = 0;
+  long j, jf, jb, ji;
+
+  if (mb >= args.mb_width * args.mb_height)
+    return;
+  dirs = choices[mb].directions;
+  vf = (int2) (choices[mb].fdx, choices[mb].fdy);
+  vb = (int2) (choices[mb].bdx, choices[mb].bdy);
+  pf = mb_predictor (fvec, mb, mbx, mby, W, H);
+  pb = mb_predictor (bvec, mb, mbx, mby, W, H);
+  for (uint y = mby * 16; y < mby * 16 + 16; y++)
+    for (uint x = mbx * 16; x < mbx * 16 + 16; x++) {
+      int o = cur[y * W + x];
+      sad += abs (o - (int) pred[y * W + x]);
+      si += abs (o - (((int) field_fwd[y * W + x] +
+                  (int) field_bwd[y * W + x] + 1) >> 1));
+    }
+  if (dirs == GST_CL_MPEG_B_FORWARD && !vf.x && !vf.y)
+    sad -= args.zero_bias;
+  if (dirs == GST_CL_MPEG_B_BACKWARD && !vb.x && !vb.y)
+    sad -= args.zero_bias;
+  j = 16 * (long) sad + lambda16 * (b_type_bits (dirs) +
+      (dirs & GST_CL_MPEG_B_FORWARD ? vector_bits (bits, vf - pf) : 0) +
+      (dirs & GST_CL_MPEG_B_BACKWARD ? vector_bits (bits, vb - pb) : 0));
+  jf = 16 * (long) fields_fwd[mb].sad + lambda16 * (B_FORWARD_TYPE_BITS +
+      fields_fwd[mb].bits);
+  jb = 16 * (long) fields_bwd[mb].sad + lambda16 * (B_BACKWARD_TYPE_BITS +
+      fields_bwd[mb].bits);
+  ji = 16 * (long) si + lambda16 * (B_INTERPOLATED_TYPE_BITS +
+      fields_fwd[mb].bits + fields_bwd[mb].bits);
+  if (jf < j) {
+    field = GST_CL_MPEG_B_FORWARD;
+    j = jf;
+  }
+  if (jb < j) {
+    field = GST_CL_MPEG_B_BACKWARD;
+    j = jb;
+  }
+  if (ji < j)
+    field = GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD;
+  if (!field)
+    return;
+  for (uint c = 0; c < 3; c++) {
+    const uint n = c ? 8 : 16, stride = c ? W / 2 : W;
+    const uint off = c ? W * H + (c - 1) * (W / 2) * (H / 2) : 0;
+    for (uint y = mby * n; y < mby * n + n; y++)
+      for (uint x = mbx * n; x < mbx * n + n; x++) {
+        uint i = off + y * stride + x;
+        pred[i] = field == GST_CL_MPEG_B_FORWARD ? field_fwd[i] :
+            field == GST_CL_MPEG_B_BACKWARD ? field_bwd[i] :
+            (uchar) (((int) field_fwd[i] + (int) field_bwd[i] + 1) >> 1);
+      }
+  }
+  choices[mb].fdx = choices[mb].fdy = 0;
+  choices[mb].bdx = choices[mb].bdy = 0;
+  choices[mb].directions = field | GST_CL_MPEG_B_FIELD;
+}
+
 
 #if !GST_CL_CPU_LAYOUT
 /* The signed cosines that coefficient k of the 1-D forward DCT takes

@@ -187,7 +187,7 @@ run_slices (Picture * p, gpointer data)
   gst_cl_mpeg_bit_writer_reset (bw);
   for (row = 0; row < p->mb_height; row++)
     gst_cl_mpeg_write_slice (bw, row, p->mb_width, &coding,
-        p->recs + (gsize) row * p->mb_width, NULL, NULL,
+        p->recs + (gsize) row * p->mb_width, NULL, NULL, NULL,
         p->levels + (gsize) row * p->mb_width * GST_CL_MPEG_MB_LEVELS, NULL);
 }
 

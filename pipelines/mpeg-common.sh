@@ -18,6 +18,7 @@ mpeg_dirs() {
 # pictures a GOP, at quantiser Q. ENCODER is one of
 #   clmpegenc          its defaults (one slice per macroblock row)
 #   clmpegenc-2slices  slices=2, the slice count of ffmpeg -threads 2
+#   clmpegenc-open     closed-gop=false, open GOPs (as FFmpeg's default)
 #   clmpegenc-PRESET   speed-preset=PRESET (ultrafast, veryfast, fast,
 #                      medium, slow)
 #   ffmpeg             FFmpeg's mpeg1video, its defaults
@@ -40,6 +41,7 @@ mpeg_encode() {
       case "$enc" in
         clmpegenc) ;;
         clmpegenc-2slices) extra=(slices=2) ;;
+        clmpegenc-open) extra=(closed-gop=false) ;;
         *) extra=(speed-preset="${enc#clmpegenc-}") ;;
       esac
       gst-launch-1.0 -q filesrc location="$src" ! y4mdec ! \

@@ -566,6 +566,82 @@ mpegref_predict_b (const MpegRefPicture * cur, const MpegRefPicture * fwd,
     }
 }
 
+/* macroblock_type bits of B directions @dirs */
+static gint
+b_type_bits (guint dirs)
+{
+  if (dirs == GST_CL_MPEG_B_FORWARD)
+    return B_FORWARD_TYPE_BITS;
+  if (dirs == GST_CL_MPEG_B_BACKWARD)
+    return B_BACKWARD_TYPE_BITS;
+  return B_INTERPOLATED_TYPE_BITS;
+}
+
+void
+mpegref_choose_b_fields (const MpegRefPicture * cur,
+    const GstClMotionVector * fvectors, const GstClMotionVector * bvectors,
+    const MpegRefPicture * field_pred[2],
+    const GstClMpegFieldChoice * fields[2], guint lambda16, guint zero_bias,
+    MpegRefPicture * pred, GstClMpegBChoice * choices)
+{
+  guint W = cur->mb_width * 16, H = cur->mb_height * 16, mbx, mby;
+
+  for (mby = 0; mby < cur->mb_height; mby++)
+    for (mbx = 0; mbx < cur->mb_width; mbx++) {
+      guint mb = mby * cur->mb_width + mbx, comp, x, y, stride, dirs;
+      GstClMpegBChoice *c = &choices[mb];
+      const GstClMpegFieldChoice *ff = &fields[0][mb], *fb = &fields[1][mb];
+      gint v[2], pf[2], pb[2], sad = 0, si = 0;
+      gint64 costs[4];
+      guint field = 0, k;
+
+      /* the frame prediction as mpeg_predict_b weighed it */
+      b_vector (fvectors, mb, mbx, mby, W, H, v, pf);
+      b_vector (bvectors, mb, mbx, mby, W, H, v, pb);
+      for (y = mby * 16; y < mby * 16 + 16; y++)
+        for (x = mbx * 16; x < mbx * 16 + 16; x++) {
+          gint o = cur->data[y * W + x];
+          sad += ABS (o - pred->data[y * W + x]);
+          si += ABS (o - ((field_pred[0]->data[y * W + x] +
+                      field_pred[1]->data[y * W + x] + 1) >> 1));
+        }
+      dirs = c->directions;
+      if ((dirs == GST_CL_MPEG_B_FORWARD && c->fdx == 0 && c->fdy == 0) ||
+          (dirs == GST_CL_MPEG_B_BACKWARD && c->bdx == 0 && c->bdy == 0))
+        sad -= zero_bias;
+      costs[0] = 16 * (gint64) sad + (gint64) lambda16 * (b_type_bits (dirs) +
+          (dirs & GST_CL_MPEG_B_FORWARD ? vector_bits (c->fdx, c->fdy, pf[0],
+                  pf[1]) : 0) + (dirs & GST_CL_MPEG_B_BACKWARD ?
+              vector_bits (c->bdx, c->bdy, pb[0], pb[1]) : 0));
+      /* forward, backward, interpolated field by field */
+      costs[1] = 16 * (gint64) ff->sad + (gint64) lambda16 *
+          (B_FORWARD_TYPE_BITS + ff->bits);
+      costs[2] = 16 * (gint64) fb->sad + (gint64) lambda16 *
+          (B_BACKWARD_TYPE_BITS + fb->bits);
+      costs[3] = 16 * (gint64) si + (gint64) lambda16 *
+          (B_INTERPOLATED_TYPE_BITS + ff->bits + fb->bits);
+      for (k = 1; k < 4; k++)
+        if (costs[k] < costs[field])
+          field = k;
+      if (field == 0)
+        continue;
+      for (comp = 0; comp < 3; comp++) {
+        guint n = comp ? 8 : 16;
+        guint8 *out = mpegref_plane (pred, comp, &stride);
+        const guint8 *a = mpegref_plane (field_pred[0], comp, &stride);
+        const guint8 *b = mpegref_plane (field_pred[1], comp, &stride);
+        for (y = mby * n; y < mby * n + n; y++)
+          for (x = mbx * n; x < mbx * n + n; x++) {
+            guint i = y * stride + x;
+            out[i] = field == 1 ? a[i] : field == 2 ? b[i] :
+                (a[i] + b[i] + 1) >> 1;
+          }
+      }
+      c->fdx = c->fdy = c->bdx = c->bdy = 0;
+      c->directions = field | GST_CL_MPEG_B_FIELD;
+    }
+}
+
 /* The quantiser from @q up at which every level of the coefficients
  * @coef (natural order; an intra block's DC aside) lies within +-255,
  * the most an MPEG-1 escape carries: intra (64 |F| + 3 q W) / 8 q W

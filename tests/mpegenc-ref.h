@@ -45,6 +45,17 @@ void mpegref_predict_b (const MpegRefPicture * cur,
     guint lambda16, guint zero_bias, MpegRefPicture * pred,
     GstClMpegBChoice * choices);
 
+/* After mpegref_predict_b() into @pred and @choices (same @fvectors,
+ * @bvectors, @lambda16, @zero_bias): the field predictions
+ * @field_pred and @fields (forward, backward; mpegref_field_search()
+ * towards each anchor) where they cost less, as
+ * gst_cl_mpeg_transform_choose_b_fields() does. */
+void mpegref_choose_b_fields (const MpegRefPicture * cur,
+    const GstClMotionVector * fvectors, const GstClMotionVector * bvectors,
+    const MpegRefPicture * field_pred[2],
+    const GstClMpegFieldChoice * fields[2], guint lambda16, guint zero_bias,
+    MpegRefPicture * pred, GstClMpegBChoice * choices);
+
 /* Encodes every macroblock of @cur against @ref (P) with the half-pel
  * @vectors (one per macroblock, NULL: zero), writing the records, the
  * levels and the reconstruction @recon, as kernels/mpegenc.cl does for

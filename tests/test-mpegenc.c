@@ -963,6 +963,165 @@ GST_START_TEST (test_predict_b)
 
 GST_END_TEST;
 
+/* Writes @size bytes of @data into a new device buffer of @tr */
+static cl_mem
+device_copy (GstClMpegTransform * tr, const gpointer data, gsize size)
+{
+  GstClContext *ctx = test_get_shared_context ();
+  GError *error = NULL;
+  cl_mem m = gst_cl_mpeg_transform_alloc (tr, size, &error);
+
+  fail_unless (m != NULL, "%s", error ? error->message : "?");
+  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, m, CL_TRUE, 0,
+          size, data, 0, NULL, NULL), CL_SUCCESS);
+  return m;
+}
+
+/* Reads @size bytes of @m into a new allocation */
+static gpointer
+device_read (cl_mem m, gsize size)
+{
+  GstClContext *ctx = test_get_shared_context ();
+  gpointer out = g_malloc (size);
+
+  fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, m, CL_TRUE, 0,
+          size, out, 0, NULL, NULL), CL_SUCCESS);
+  return out;
+}
+
+/* Field prediction in interlaced B pictures: after mpeg_predict_b, the
+ * field searches towards both anchors and mpeg_choose_b_fields give the
+ * choices (with GST_CL_MPEG_B_FIELD where a field prediction costs less)
+ * and the prediction of the C reference, byte for byte, on woven
+ * natural content, noise and extremes, with vectors of every kind; both
+ * frame and field predictions are chosen, each field direction too. */
+GST_START_TEST (test_predict_b_fields)
+{
+  static const guint sizes[][2] = { {64, 64}, {176, 160} };
+  static const guint lambdas[] = { 12, 124 };
+  GError *error = NULL;
+  guint s, k, i, chosen[8] = { 0, };
+  guint32 rng = 5;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (k = 0; k < N_STAGE_CONTENTS * G_N_ELEMENTS (lambdas); k++) {
+      guint w = sizes[s][0], h = sizes[s][1], n, v;
+      StageContent content = k % N_STAGE_CONTENTS;
+      guint lambda16 = lambdas[k / N_STAGE_CONTENTS], zero_bias = lambda16;
+      GstClMpegTransform *tr = gst_cl_mpeg_transform_new (
+          test_get_shared_context (), w, h, TRUE, &error);
+      MpegRefPicture pics[3], pred, fpred[2];
+      GstClMotionVector *vec[2];
+      GstClMpegBChoice *ch, *dch;
+      GstClMpegFieldChoice *fields[2];
+      cl_mem m[3], mv[2], mp, mch, mfp[2], mf[2];
+      guint8 *out;
+      gsize ps, fs;
+
+      fail_unless (tr != NULL, "%s", error ? error->message : "?");
+      for (i = 0; i < 3; i++) {
+        mpegref_picture_init (&pics[i], w, 2 * ((h + 31) / 32) * 16);
+        if (content == STAGE_CONTENT_RANDOM)
+          test_fill_random (pics[i].data, (gsize) pics[i].mb_width *
+              pics[i].mb_height * 384, &rng);
+        else if (content == STAGE_CONTENT_EXTREMES)
+          fill_extremes (&pics[i], &rng);
+        else
+          fill_natural (&pics[i], 2 + i, 3, 2, s + k);
+        weave_moved_field (&pics[i]);
+      }
+      mpegref_picture_init (&pred, w, pics[0].mb_height * 16);
+      n = pred.mb_width * pred.mb_height;
+      fail_unless_equals_int (n, gst_cl_mpeg_transform_mb_width (tr) *
+          gst_cl_mpeg_transform_mb_height (tr));
+      ps = (gsize) n * 384;
+      fs = gst_cl_mpeg_transform_field_choices_size (tr);
+      for (v = 0; v < 2; v++) {
+        vec[v] = g_new0 (GstClMotionVector, n);
+        fill_vector_field (vec[v], n, (s + k + v) % N_FIELDS, &rng);
+        mpegref_fit_vectors (vec[v], pred.mb_width, pred.mb_height, 7);
+        mv[v] = device_copy (tr, vec[v], n * sizeof (GstClMotionVector));
+        mpegref_picture_init (&fpred[v], w, pred.mb_height * 16);
+        fields[v] = g_new0 (GstClMpegFieldChoice, n);
+        mfp[v] = gst_cl_mpeg_transform_alloc (tr, ps, &error);
+        mf[v] = gst_cl_mpeg_transform_alloc (tr, fs, &error);
+        fail_unless (mfp[v] && mf[v]);
+      }
+      for (i = 0; i < 3; i++)
+        m[i] = device_copy (tr, pics[i].data, ps);
+      mp = gst_cl_mpeg_transform_alloc (tr, ps, &error);
+      mch = gst_cl_mpeg_transform_alloc (tr,
+          gst_cl_mpeg_transform_choices_size (tr), &error);
+      fail_unless (mp && mch);
+      ch = g_new0 (GstClMpegBChoice, n);
+
+      /* the reference, then the device */
+      {
+        const MpegRefPicture *fp[2] = { &fpred[0], &fpred[1] };
+        const GstClMpegFieldChoice *fc[2] = { fields[0], fields[1] };
+        mpegref_predict_b (&pics[0], &pics[1], &pics[2], vec[0], vec[1],
+            lambda16, zero_bias, &pred, ch);
+        for (v = 0; v < 2; v++)
+          mpegref_field_search (&pics[0], &pics[1 + v], vec[v], 64,
+              &fpred[v], fields[v]);
+        mpegref_choose_b_fields (&pics[0], vec[0], vec[1], fp, fc, lambda16,
+            zero_bias, &pred, ch);
+      }
+      fail_unless (gst_cl_mpeg_transform_predict_b (tr, m[0], m[1], m[2],
+              mv[0], mv[1], lambda16, zero_bias, mp, mch, &error), "%s",
+          error ? error->message : "?");
+      for (v = 0; v < 2; v++)
+        fail_unless (gst_cl_mpeg_transform_field_search (tr, m[0], m[1 + v],
+                mv[v], 64, mfp[v], mf[v], &error), "%s",
+            error ? error->message : "?");
+      fail_unless (gst_cl_mpeg_transform_choose_b_fields (tr, m[0], mv[0],
+              mv[1], mfp, mf, lambda16, zero_bias, mp, mch, &error), "%s",
+          error ? error->message : "?");
+      dch = device_read (mch, n * sizeof (GstClMpegBChoice));
+      out = device_read (mp, ps);
+      for (i = 0; i < n; i++) {
+        fail_unless (memcmp (&ch[i], &dch[i], sizeof (GstClMpegBChoice)) ==
+            0, "%ux%u %s lambda %u macroblock %u: reference %u (%d, %d) "
+            "(%d, %d), device %u (%d, %d) (%d, %d)", w, h,
+            stage_content_names[content], lambda16, i, ch[i].directions,
+            ch[i].fdx, ch[i].fdy, ch[i].bdx, ch[i].bdy, dch[i].directions,
+            dch[i].fdx, dch[i].fdy, dch[i].bdx, dch[i].bdy);
+        chosen[ch[i].directions & 7]++;
+      }
+      for (i = 0; i < ps; i++)
+        fail_unless (pred.data[i] == out[i], "%ux%u %s lambda %u: "
+            "prediction byte %u: %u, device %u", w, h,
+            stage_content_names[content], lambda16, i, pred.data[i], out[i]);
+
+      for (i = 0; i < 3; i++) {
+        clReleaseMemObject (m[i]);
+        mpegref_picture_clear (&pics[i]);
+      }
+      for (v = 0; v < 2; v++) {
+        clReleaseMemObject (mv[v]);
+        clReleaseMemObject (mfp[v]);
+        clReleaseMemObject (mf[v]);
+        mpegref_picture_clear (&fpred[v]);
+        g_free (fields[v]);
+        g_free (vec[v]);
+      }
+      clReleaseMemObject (mp);
+      clReleaseMemObject (mch);
+      mpegref_picture_clear (&pred);
+      g_free (ch);
+      g_free (dch);
+      g_free (out);
+      gst_cl_mpeg_transform_free (tr);
+    }
+  GST_INFO ("frame: %u forward, %u backward, %u interpolated; field: %u "
+      "forward, %u backward, %u interpolated", chosen[1], chosen[2],
+      chosen[3], chosen[5], chosen[6], chosen[7]);
+  fail_unless (chosen[1] + chosen[2] + chosen[3] > 0);
+  fail_unless (chosen[5] && chosen[6] && chosen[7]);
+}
+
+GST_END_TEST;
+
 /* mpeg_load pads I420 and NV12 frames of odd sizes like mpegref_load. */
 GST_START_TEST (test_device_load)
 {
@@ -1415,10 +1574,10 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   guint k, t, i, frames, a, m = 0, order[48], types[48];
   gchar *path;
   guint max_diff = 0, counts[4] = { 0, }, directions[4] = { 0, };
-  guint field_mbs = 0, field_motion_mbs = 0;
+  guint field_mbs = 0, field_motion_mbs = 0, b_field_mbs = 0;
   guint64 diff_sum = 0;
-  MpegRefPicture fpred;
-  GstClMpegFieldChoice *fields;
+  MpegRefPicture fpred, bfpred;
+  GstClMpegFieldChoice *fields, *bfields;
   GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift, 1, interlaced,
     interlaced, FALSE
   };
@@ -1443,7 +1602,9 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   choices = g_new0 (GstClMpegBChoice, c.mbn);
   bvec = g_new0 (GstClMotionVector, c.mbn);
   mpegref_picture_init (&fpred, w, h);
+  mpegref_picture_init (&bfpred, w, h);
   fields = g_new0 (GstClMpegFieldChoice, c.mbn);
+  bfields = g_new0 (GstClMpegFieldChoice, c.mbn);
   gst_cl_mpeg_bit_writer_init (&bw, 4096);
   gst_bit_writer_init (&hw);
   gst_cl_mpeg_write_sequence_header (&hw, &sp);
@@ -1481,14 +1642,28 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
     if (type == GST_CL_MPEG_PICTURE_B) {
       /* forward from the anchor before, backward from the one after */
       mpegref_predict_b (&c.cur, &older, &c.ref, c.vec, bvec, 4 * q, 4 * q,
-          &pred,
-          choices);
+          &pred, choices);
+      /* interlaced, with rate-distortion decisions: field prediction
+       * competes with the frame one chosen */
+      p.field_motion = interlaced && p.mv_lambda;
+      if (p.field_motion) {
+        const MpegRefPicture *fp[2] = { &fpred, &bfpred };
+        const GstClMpegFieldChoice *fc[2] = { fields, bfields };
+        mpegref_field_search (&c.cur, &older, c.vec, 64, &fpred, fields);
+        mpegref_field_search (&c.cur, &c.ref, bvec, 64, &bfpred, bfields);
+        mpegref_choose_b_fields (&c.cur, c.vec, bvec, fp, fc, 4 * q, 4 * q,
+            &pred, choices);
+      }
       mpegref_encode (&c.cur, &pred, NULL, &p, c.recs, c.lev, &c.rec);
-      gst_cl_mpeg_choose_b_f_codes (c.recs, choices, c.mbn, &pc.f_code,
-          &pc.backward_f_code);
+      gst_cl_mpeg_choose_b_f_codes (c.recs, choices, fields, bfields, c.mbn,
+          &pc.f_code, &pc.backward_f_code);
       for (i = 0; i < c.mbn; i++)
-        if (!(c.recs[i].flags & GST_CL_MPEG_MB_INTRA))
-          directions[choices[i].directions]++;
+        if (!(c.recs[i].flags & GST_CL_MPEG_MB_INTRA)) {
+          directions[choices[i].directions & 3]++;
+          field_motion_mbs +=
+              (choices[i].directions & GST_CL_MPEG_B_FIELD) ? 1 : 0;
+          b_field_mbs += (choices[i].directions & GST_CL_MPEG_B_FIELD) ? 1 : 0;
+        }
     } else {
       /* interlaced P pictures: field prediction competes */
       p.field_motion = interlaced && type == GST_CL_MPEG_PICTURE_P;
@@ -1506,6 +1681,8 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
           c.recs + row * c.cur.mb_width,
           type == GST_CL_MPEG_PICTURE_B ? choices + row * c.cur.mb_width :
           NULL, p.field_motion ? fields + row * c.cur.mb_width : NULL,
+          p.field_motion && type == GST_CL_MPEG_PICTURE_B ?
+          bfields + row * c.cur.mb_width : NULL,
           c.lev + (gsize) row * c.cur.mb_width * 384, NULL);
     store_i420 (recons, t, &c.rec, w, h);
     for (i = 0; i < c.mbn; i++) {
@@ -1527,6 +1704,9 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   fail_unless (interlaced ? field_mbs > 0 && field_mbs < n * c.mbn :
       field_mbs == 0);
   fail_unless (interlaced ? field_motion_mbs > 0 : field_motion_mbs == 0);
+  /* ... in B pictures too */
+  GST_INFO ("%u B macroblocks predicted field by field", b_field_mbs);
+  fail_unless (interlaced && b_frames ? b_field_mbs > 0 : b_field_mbs == 0);
   if (b_frames) {
     /* forward, backward and interpolated macroblocks all happened */
     GST_INFO ("B macroblocks: %u forward, %u backward, %u interpolated",
@@ -1570,7 +1750,9 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   g_free (choices);
   g_free (bvec);
   g_free (fields);
+  g_free (bfields);
   mpegref_picture_clear (&fpred);
+  mpegref_picture_clear (&bfpred);
   mpegref_picture_clear (&older);
   mpegref_picture_clear (&pred);
   ref_coder_clear (&c);
@@ -1686,9 +1868,9 @@ GST_START_TEST (test_packed_levels)
           FALSE, FALSE
         };
         gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, &pc,
-            c.recs + first, NULL, NULL, c.lev + first * 384, NULL);
+            c.recs + first, NULL, NULL, NULL, c.lev + first * 384, NULL);
         gst_cl_mpeg_write_slice (&b, row, c.cur.mb_width, &pc,
-            c.recs + first, NULL, NULL, packed, offsets + first);
+            c.recs + first, NULL, NULL, NULL, packed, offsets + first);
         fail_unless_equals_uint64 (a.size, b.size);
         fail_unless (memcmp (a.data, b.data, a.size) == 0,
             "slice %u of picture %u (q %u) differs when packed", row, t, q);
@@ -2617,7 +2799,7 @@ woven_psnr (const gchar * path, guint w, guint h, guint n, gboolean tff,
  * 0) whose frames have two fields (progressive_frame 0; in mixed input
  * the frames the buffers call progressive are progressive ones) in the
  * field order of the caps or the buffers, each macroblock in frame or
- * field blocks, both kinds used, some macroblocks of P pictures
+ * field blocks, both kinds used, some macroblocks of P and B pictures
  * predicted field by field; the stream passes the checker (every
  * macroblock; the VBV at a bit rate) and three decoders, ffprobe reports
  * the field order, and the pictures are better than those of the same
@@ -2656,6 +2838,7 @@ GST_START_TEST (test_interlaced)
     gchar *path, *path0, *path1 = NULL, *order;
     gboolean tff = cases[i].tff, mixed = cases[i].mixed, cq;
     guint h = cases[i].h, field_dct = 0, field_motion = 0, mbs = 0;
+    guint b_field_motion = 0;
     Encoded e, e0, e1;
     MpegCheckResult *r;
     MpegCheckSequence *seq;
@@ -2684,8 +2867,14 @@ GST_START_TEST (test_interlaced)
         fail_unless_equals_int (pic->n_mb_field_motion, 0);
       field_dct += pic->n_mb_field_dct;
       field_motion += pic->n_mb_field_motion;
+      if (pic->coding_type == 3)
+        b_field_motion += pic->n_mb_field_motion;
       mbs += pic->n_mb_coded;
     }
+    /* B pictures predict field by field too */
+    fail_unless ((b_field_motion > 0) == (strstr (props, "b-frames") !=
+            NULL), "%s: %u B macroblocks predicted field by field", props,
+        b_field_motion);
     GST_INFO ("%u of %u macroblocks in field blocks, %u predicted field by "
         "field", field_dct, mbs, field_motion);
     fail_unless (field_dct > 0 && field_dct < mbs);
@@ -4511,6 +4700,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_device_load);
   tcase_add_test (tc, test_device_stages);
   tcase_add_test (tc, test_predict_b);
+  tcase_add_test (tc, test_predict_b_fields);
   tcase_add_test (tc, test_no_drift);
   tcase_add_test (tc, test_no_drift_mpeg2);
   tcase_add_test (tc, test_no_drift_b_pictures);

@@ -134,6 +134,9 @@ typedef struct {
 /* Prediction directions of a B picture's macroblock (GstClMpegBChoice) */
 #define GST_CL_MPEG_B_FORWARD 0x1
 #define GST_CL_MPEG_B_BACKWARD 0x2
+/* ... predicted field by field (MPEG-2's frame_motion_type 1), with the
+ * GstClMpegFieldChoice of each direction */
+#define GST_CL_MPEG_B_FIELD 0x4
 
 /**
  * GstClMpegBChoice:
@@ -142,7 +145,8 @@ typedef struct {
  * @bdx: backward vector (0 where not backward)
  * @bdy:
  * @directions: GST_CL_MPEG_B_FORWARD, GST_CL_MPEG_B_BACKWARD or both
- *   (interpolated)
+ *   (interpolated), with GST_CL_MPEG_B_FIELD where the prediction is
+ *   field by field (mpeg_choose_b_fields; the vectors are then 0)
  *
  * The prediction mpeg_predict_b chose for a macroblock of a B picture,
  * in raster order; the macroblock's record says whether it is coded intra

@@ -67,12 +67,14 @@ typedef struct
   /* B pictures: the backward vectors, the prediction mpeg_predict_b
    * chose and its choices */
   cl_mem bvectors, bpred, choices;
-  /* interlaced P pictures: the field prediction and its choices */
-  cl_mem fpred, fields;
+  /* interlaced pictures: the field prediction and its choices (B: the
+   * forward ones, then the backward ones) */
+  cl_mem fpred, fields, bfpred, bfields;
   gboolean field_motion;        /* the field prediction competed */
   GstClMpegMbRecord *rec;       /* mapped results, once @ready */
   GstClMpegBChoice *ch;         /* mapped choices (B), once @ready */
   GstClMpegFieldChoice *fc;     /* mapped field choices, once @ready */
+  GstClMpegFieldChoice *bfc;    /* ... the backward ones (B) */
   gint16 *lev;                  /* mapped levels (CPU layout) */
   /* GPU layout: the levels packed on the device and read back */
   cl_mem offsets, packed;
@@ -187,7 +189,7 @@ struct _GstClMpegEngine
   Slot *job_slot;
   const GstClMpegMbRecord *job_recs;
   const GstClMpegBChoice *job_choices;
-  const GstClMpegFieldChoice *job_fields;
+  const GstClMpegFieldChoice *job_fields, *job_bfields;
   GstClMpegPictureCoding job_coding;
 
   /* statistics */
@@ -250,10 +252,14 @@ slot_unmap (GstClMpegEngine * e, Slot * s)
   if (s->fc)
     clEnqueueUnmapMemObject (e->ctx->queue, s->fields, s->fc, 0, NULL,
         NULL);
+  if (s->bfc)
+    clEnqueueUnmapMemObject (e->ctx->queue, s->bfields, s->bfc, 0, NULL,
+        NULL);
   s->rec = NULL;
   s->lev = NULL;
   s->ch = NULL;
   s->fc = NULL;
+  s->bfc = NULL;
 }
 
 static void
@@ -307,6 +313,8 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
     release_mem (&s->choices);
     release_mem (&s->fpred);
     release_mem (&s->fields);
+    release_mem (&s->bfpred);
+    release_mem (&s->bfields);
     release_mem (&s->offsets);
     release_mem (&s->packed);
     g_clear_pointer (&s->packed_host, g_free);
@@ -383,6 +391,12 @@ setup_device (GstClMpegEngine * e, GError ** error)
                     gst_cl_mpeg_transform_field_choices_size (e->tr),
                     error))))
       return FALSE;
+    if (e->seq.interlaced && e->b_frames > 0 &&
+        (!(s->bfpred = gst_cl_mpeg_transform_alloc (e->tr, pic, error)) ||
+            !(s->bfields = gst_cl_mpeg_transform_alloc (e->tr,
+                    gst_cl_mpeg_transform_field_choices_size (e->tr),
+                    error))))
+      return FALSE;
     if (gst_cl_mpeg_transform_packs_levels (e->tr)) {
       gsize n = (gsize) e->mb_width * e->mb_height;
       if (!(s->offsets = gst_cl_mpeg_transform_alloc (e->tr,
@@ -447,6 +461,7 @@ code_slice (GstClMpegEngine * e, guint slice)
       &e->job_coding, e->job_recs + first,
       e->job_choices ? e->job_choices + first : NULL,
       e->job_fields ? e->job_fields + first : NULL,
+      e->job_bfields ? e->job_bfields + first : NULL,
       s->packed ? s->packed_host : s->lev + first * GST_CL_MPEG_MB_LEVELS,
       s->packed ? s->mb_offsets + first : NULL);
 }
@@ -527,6 +542,7 @@ code_slices (GstClMpegEngine * e, Slot * s,
   e->job_choices = s->type != GST_CL_MPEG_PICTURE_B ? NULL :
       s->all_skipped ? e->skip_choices : s->ch;
   e->job_fields = s->all_skipped ? NULL : s->fc;
+  e->job_bfields = s->all_skipped ? NULL : s->bfc;
   /* rows per slice, as even as whole rows allow; an MPEG-2 slice stays in
    * its row */
   if (e->seq.mpeg2 || slices > e->mb_height)
@@ -696,6 +712,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
 {
   GstClMpegEncodeParams p;
   gboolean rdo;
+  guint range;
   cl_int ret;
 
   p.p_picture = !INTRA (s);
@@ -714,23 +731,38 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   p.mpeg2 = e->seq.mpeg2;
   p.dc_shift = s->dc_shift;
   p.field_dct = s->interlaced;
-  /* interlaced P pictures: field prediction competes (with the
-   * rate-distortion decisions) */
-  p.field_motion = s->field_motion = s->interlaced &&
-      s->type == GST_CL_MPEG_PICTURE_P && rdo && !s->dc_only;
+  /* interlaced P and B pictures: field prediction competes (with the
+   * rate-distortion decisions; P: in the macroblock decisions, B: with
+   * the frame prediction chosen) */
+  p.field_motion = s->field_motion = s->interlaced && !INTRA (s) && rdo &&
+      !s->dc_only;
+  range = 16 << (max_f_code (e) - 1);
   if (s->type == GST_CL_MPEG_PICTURE_B) {
     /* the B picture's prediction, coded as a P picture's with zero
      * vectors */
+    const cl_mem field_pred[2] = { s->fpred, s->bfpred };
+    const cl_mem fields[2] = { s->fields, s->bfields };
+    guint lambda16 = MV_LAMBDA * s->quant, zero_bias =
+        B_ZERO_MARGIN * s->quant;
     if (!gst_cl_mpeg_transform_predict_b (e->tr, s->cur, e->recon[s->ref],
-            e->recon[s->bwd], s->vectors, s->bvectors, MV_LAMBDA * s->quant,
-            B_ZERO_MARGIN * s->quant, s->bpred, s->choices, error) ||
+            e->recon[s->bwd], s->vectors, s->bvectors, lambda16, zero_bias,
+            s->bpred, s->choices, error) ||
+        (s->field_motion && (!gst_cl_mpeg_transform_field_search (e->tr,
+                    s->cur, e->recon[s->ref], s->vectors, range, s->fpred,
+                    s->fields, error) ||
+                !gst_cl_mpeg_transform_field_search (e->tr, s->cur,
+                    e->recon[s->bwd], s->bvectors, range, s->bfpred,
+                    s->bfields, error) ||
+                !gst_cl_mpeg_transform_choose_b_fields (e->tr, s->cur,
+                    s->vectors, s->bvectors, field_pred, fields, lambda16,
+                    zero_bias, s->bpred, s->choices, error))) ||
         !gst_cl_mpeg_transform_encode (e->tr, s->cur, s->bpred,
             e->zero_vectors, NULL, NULL, &p, s->records, s->levels,
             e->recon[s->out], error))
       return FALSE;
   } else if ((s->field_motion && !gst_cl_mpeg_transform_field_search (e->tr,
-              s->cur, e->recon[s->ref], s->vectors, 16 << (max_f_code (e) -
-                  1), s->fpred, s->fields, error)) ||
+              s->cur, e->recon[s->ref], s->vectors, range, s->fpred,
+              s->fields, error)) ||
       !gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
           s->vectors, s->fpred, s->fields, &p, s->records, s->levels,
           e->recon[s->out], error))
@@ -744,6 +776,13 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   /* (before the records, whose map the packed levels wait for) */
   if (s->field_motion) {
     s->fc = clEnqueueMapBuffer (e->ctx->queue, s->fields, CL_FALSE,
+        CL_MAP_READ, 0, gst_cl_mpeg_transform_field_choices_size (e->tr), 0,
+        NULL, NULL, &ret);
+    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
+      return FALSE;
+  }
+  if (s->field_motion && s->type == GST_CL_MPEG_PICTURE_B) {
+    s->bfc = clEnqueueMapBuffer (e->ctx->queue, s->bfields, CL_FALSE,
         CL_MAP_READ, 0, gst_cl_mpeg_transform_field_choices_size (e->tr), 0,
         NULL, NULL, &ret);
     if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
@@ -820,7 +859,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
 
   t0 = g_get_monotonic_time ();
   if (s->type == GST_CL_MPEG_PICTURE_B && !s->all_skipped)
-    gst_cl_mpeg_choose_b_f_codes (s->rec, s->ch, n, &pc.f_code,
+    gst_cl_mpeg_choose_b_f_codes (s->rec, s->ch, s->fc, s->bfc, n, &pc.f_code,
         &pc.backward_f_code);
   else if (!INTRA (s) && !s->all_skipped)
     pc.f_code = gst_cl_mpeg_choose_f_code (s->rec, s->fc, n);

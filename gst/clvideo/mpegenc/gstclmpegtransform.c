@@ -13,6 +13,7 @@ struct _GstClMpegTransform
   guint width, height;
   guint mb_width, mb_height;
   cl_kernel load, encode, fit_vectors, predict_b, field_search;
+  cl_kernel choose_b_fields;
   cl_kernel pack_offsets, pack_levels;  /* GPU layout */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
   gboolean cpu_layout;          /* one work-item per macroblock */
@@ -48,14 +49,17 @@ gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
   if (tr->predict_b)
     tr->field_search = gst_cl_context_create_kernel (ctx, "mpegenc", "",
         "mpeg_field_search", error);
-  if (tr->field_search && !tr->cpu_layout) {
+  if (tr->field_search)
+    tr->choose_b_fields = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+        "mpeg_choose_b_fields", error);
+  if (tr->choose_b_fields && !tr->cpu_layout) {
     tr->pack_offsets = gst_cl_context_create_kernel (ctx, "mpegenc", "",
         "mpeg_pack_offsets", error);
     if (tr->pack_offsets)
       tr->pack_levels = gst_cl_context_create_kernel (ctx, "mpegenc", "",
           "mpeg_pack_levels", error);
   }
-  if (tr->field_search && (tr->cpu_layout || tr->pack_levels)) {
+  if (tr->choose_b_fields && (tr->cpu_layout || tr->pack_levels)) {
     guint8 bits[GST_CL_MPEG_RD_BITS_SIZE];
     cl_int ret;
 
@@ -80,7 +84,8 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
   if (!tr)
     return;
   gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_vectors,
-      &tr->predict_b, &tr->field_search, &tr->pack_offsets,
+      &tr->predict_b, &tr->field_search, &tr->choose_b_fields,
+      &tr->pack_offsets,
       &tr->pack_levels, NULL);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
@@ -245,16 +250,17 @@ gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
       GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
 }
 
-/* Enqueues @kernel over the picture's macroblocks: on CPUs one work-item
- * per macroblock, in small groups (each work-item keeps a macroblock in
- * private memory); on GPUs a work-group of 64 per macroblock */
+/* Enqueues @kernel over the picture's macroblocks: on CPUs (and where
+ * @per_item in every layout) one work-item per macroblock, in small
+ * groups (each work-item keeps a macroblock in private memory); on GPUs a
+ * work-group of 64 per macroblock */
 static gboolean
-enqueue_per_macroblock (GstClMpegTransform * tr, cl_kernel kernel,
-    GError ** error)
+enqueue_macroblocks (GstClMpegTransform * tr, cl_kernel kernel,
+    gboolean per_item, GError ** error)
 {
   size_t n = (size_t) tr->mb_width * tr->mb_height, local, global;
 
-  if (tr->cpu_layout) {
+  if (tr->cpu_layout || per_item) {
     local = CPU_GROUP;
     global = (n + local - 1) / local * local;
   } else {
@@ -282,7 +288,7 @@ gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
   if (!gst_cl_video_set_kernel_args (tr->predict_b, mems, G_N_ELEMENTS (mems),
           &args, sizeof (args), error))
     return FALSE;
-  return enqueue_per_macroblock (tr, tr->predict_b, error);
+  return enqueue_macroblocks (tr, tr->predict_b, FALSE, error);
 }
 
 gboolean
@@ -300,7 +306,28 @@ gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
   if (!gst_cl_video_set_kernel_args (tr->field_search, mems,
           G_N_ELEMENTS (mems), &args, sizeof (args), error))
     return FALSE;
-  return enqueue_per_macroblock (tr, tr->field_search, error);
+  return enqueue_macroblocks (tr, tr->field_search, FALSE, error);
+}
+
+gboolean
+gst_cl_mpeg_transform_choose_b_fields (GstClMpegTransform * tr, cl_mem cur,
+    cl_mem fvectors, cl_mem bvectors, const cl_mem field_pred[2],
+    const cl_mem fields[2], guint lambda16, guint zero_bias, cl_mem pred,
+    cl_mem choices, GError ** error)
+{
+  GstClMpegPredictArgs args;
+  const cl_mem mems[10] = { cur, fvectors, bvectors, tr->rd_bits,
+    field_pred[0], field_pred[1], fields[0], fields[1], pred, choices
+  };
+
+  args.mb_width = tr->mb_width;
+  args.mb_height = tr->mb_height;
+  args.lambda16 = lambda16;
+  args.zero_bias = zero_bias;
+  if (!gst_cl_video_set_kernel_args (tr->choose_b_fields, mems,
+          G_N_ELEMENTS (mems), &args, sizeof (args), error))
+    return FALSE;
+  return enqueue_macroblocks (tr, tr->choose_b_fields, TRUE, error);
 }
 
 gboolean
@@ -338,7 +365,7 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   if (!gst_cl_video_set_kernel_args (tr->encode, mems, G_N_ELEMENTS (mems),
           &args, sizeof (args), error))
     return FALSE;
-  return enqueue_per_macroblock (tr, tr->encode, error);
+  return enqueue_macroblocks (tr, tr->encode, FALSE, error);
 }
 
 gboolean

@@ -129,6 +129,18 @@ gboolean gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr,
     cl_mem choices, GError ** error);
 gsize gst_cl_mpeg_transform_field_choices_size (const GstClMpegTransform *
     tr);
+/* Enqueues, after gst_cl_mpeg_transform_predict_b() into @pred and
+ * @choices (with the same @fvectors, @bvectors, @lambda16 and
+ * @zero_bias), the competition of the interlaced B picture @cur's field
+ * predictions @field_pred (forward, backward) with @fields, from
+ * gst_cl_mpeg_transform_field_search() towards each anchor: per
+ * macroblock, forward, backward or interpolated field prediction where
+ * it costs less than the frame prediction chosen (luma SAD + @lambda16 /
+ * 16 per bit), into @pred and @choices (GST_CL_MPEG_B_FIELD). */
+gboolean gst_cl_mpeg_transform_choose_b_fields (GstClMpegTransform * tr,
+    cl_mem cur, cl_mem fvectors, cl_mem bvectors, const cl_mem field_pred[2],
+    const cl_mem fields[2], guint lambda16, guint zero_bias, cl_mem pred,
+    cl_mem choices, GError ** error);
 /* Enqueues the coding of @cur (predicted from @ref with @vectors in P
  * pictures; @ref and @vectors are not read in I pictures but must be
  * valid buffers) into @records, @levels and the reconstruction @recon;

@@ -237,21 +237,30 @@ f_code_for (gint lo, gint hi)
   return f_code;
 }
 
+/* Widens [@lo, @hi] to the field vectors of @f */
+static void
+field_vectors_range (const GstClMpegFieldChoice * f, gint * lo, gint * hi)
+{
+  guint p;
+
+  for (p = 0; p < 2; p++) {
+    *lo = MIN (*lo, MIN (f->dx[p], f->dy[p]));
+    *hi = MAX (*hi, MAX (f->dx[p], f->dy[p]));
+  }
+}
+
 guint
 gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs,
     const GstClMpegFieldChoice * fields, guint n)
 {
   gint lo = 0, hi = 0;
-  guint i, p;
+  guint i;
 
   for (i = 0; i < n; i++) {
     if (recs[i].flags & GST_CL_MPEG_MB_INTRA)
       continue;
     if (fields && (recs[i].flags & GST_CL_MPEG_MB_FIELD_MOTION)) {
-      for (p = 0; p < 2; p++) {
-        lo = MIN (lo, MIN (fields[i].dx[p], fields[i].dy[p]));
-        hi = MAX (hi, MAX (fields[i].dx[p], fields[i].dy[p]));
-      }
+      field_vectors_range (&fields[i], &lo, &hi);
       continue;
     }
     lo = MIN (lo, MIN (recs[i].dx, recs[i].dy));
@@ -262,7 +271,8 @@ gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs,
 
 void
 gst_cl_mpeg_choose_b_f_codes (const GstClMpegMbRecord * recs,
-    const GstClMpegBChoice * choices, guint n, guint * forward,
+    const GstClMpegBChoice * choices, const GstClMpegFieldChoice * fields,
+    const GstClMpegFieldChoice * bfields, guint n, guint * forward,
     guint * backward)
 {
   gint lo[2] = { 0, 0 }, hi[2] = { 0, 0 };
@@ -272,6 +282,13 @@ gst_cl_mpeg_choose_b_f_codes (const GstClMpegMbRecord * recs,
     const GstClMpegBChoice *c = &choices[i];
     if (recs[i].flags & GST_CL_MPEG_MB_INTRA)
       continue;
+    if (c->directions & GST_CL_MPEG_B_FIELD) {
+      if (c->directions & GST_CL_MPEG_B_FORWARD)
+        field_vectors_range (&fields[i], &lo[0], &hi[0]);
+      if (c->directions & GST_CL_MPEG_B_BACKWARD)
+        field_vectors_range (&bfields[i], &lo[1], &hi[1]);
+      continue;
+    }
     if (c->directions & GST_CL_MPEG_B_FORWARD) {
       lo[0] = MIN (lo[0], MIN (c->fdx, c->fdy));
       hi[0] = MAX (hi[0], MAX (c->fdx, c->fdy));
@@ -532,7 +549,8 @@ void
 gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
     const GstClMpegPictureCoding * pc, const GstClMpegMbRecord * recs,
     const GstClMpegBChoice * choices, const GstClMpegFieldChoice * fields,
-    const gint16 * levels, const guint32 * mb_offsets)
+    const GstClMpegFieldChoice * bfields, const gint16 * levels,
+    const guint32 * mb_offsets)
 {
   const Tables *t = get_tables ();
   gboolean i_pic = pc->coding_type == GST_CL_MPEG_PICTURE_I;
@@ -548,7 +566,8 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
    * 13818-2 7.6.3.1; PMV[1] (pmv1) equals it but after field prediction,
    * where it holds the second field's vector */
   gint pmv[2][2] = { {0, 0}, {0, 0} }, pmv1[2][2] = { {0, 0}, {0, 0} };
-  /* B: the directions of the macroblock before (0: intra, or none) */
+  /* B: the directions of the macroblock before (0: intra, predicted
+   * field by field, or none: no skip may follow) */
   guint prev_dirs = 0;
   guint quant, i, b, s, skipped = 0;
   Bits bits, *bw = &bits;
@@ -622,12 +641,22 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
       gboolean q = coded && r->quant != quant;
       gint v[2][2] = { {r->dx, r->dy}, {0, 0} };
       guint dirs = GST_CL_MPEG_B_FORWARD;
-      const GstClMpegFieldChoice *fc = fields && !b_pic &&
-          (r->flags & GST_CL_MPEG_MB_FIELD_MOTION) ? &fields[i] : NULL;
+      /* field prediction: each direction's field vectors (P: forward) */
+      const GstClMpegFieldChoice *fc[2] = { NULL, NULL };
+      gboolean field;
 
+      if (b_pic && (choices[i].directions & GST_CL_MPEG_B_FIELD)) {
+        fc[0] = &fields[i];
+        fc[1] = &bfields[i];
+      } else if (!b_pic && fields &&
+          (r->flags & GST_CL_MPEG_MB_FIELD_MOTION)) {
+        fc[0] = &fields[i];
+      }
+      field = fc[0] != NULL;
       if (b_pic) {
         const GstClMpegBChoice *c = &choices[i];
-        dirs = c->directions;
+        dirs = c->directions & (GST_CL_MPEG_B_FORWARD |
+            GST_CL_MPEG_B_BACKWARD);
         v[0][0] = c->fdx;
         v[0][1] = c->fdy;
         v[1][0] = c->bdx;
@@ -635,7 +664,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         put_vlc (bw, b_types[dirs - 1][coded][q]);
       } else {
         /* P: a zero vector is not coded where levels are */
-        if (coded && r->dx == 0 && r->dy == 0 && !fc)
+        if (coded && r->dx == 0 && r->dy == 0 && !field)
           dirs = 0;
         if (dirs && coded)
           bits_put (bw, q ? 0x2 : 0x1, q ? 5 : 1);
@@ -645,7 +674,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
           bits_put (bw, 0x1, 3);
       }
       if (modes && dirs)
-        bits_put (bw, fc ? FRAME_MOTION_FIELD : FRAME_MOTION_FRAME, 2);
+        bits_put (bw, field ? FRAME_MOTION_FIELD : FRAME_MOTION_FRAME, 2);
       if (modes && coded)
         bits_put (bw, (r->flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0, 1);
       if (q) {
@@ -656,22 +685,24 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         memset (pmv, 0, sizeof (pmv));
         memset (pmv1, 0, sizeof (pmv1));
       }
-      if (fc) {
-        /* two field vectors, each with its reference field; the vertical
-         * ones predicted from half the predictor (kept in frame units)
-         * and kept doubled (13818-2 7.6.3.1) */
-        gint *pk[2] = { pmv[0], pmv1[0] };
+      for (s = 0; s < 2 && field; s++) {
+        /* per direction two field vectors, each with its reference field;
+         * the vertical ones predicted from half the predictor (kept in
+         * frame units) and kept doubled (13818-2 7.6.3.1) */
+        gint *pk[2] = { pmv[s], pmv1[s] };
         guint k;
+        if (!(dirs & (GST_CL_MPEG_B_FORWARD << s)))
+          continue;
         for (k = 0; k < 2; k++) {
-          bits_put (bw, fc->select[k], 1);
-          put_motion_component (bw, t, fc->dx[k] - pk[k][0], f_code[0]);
-          put_motion_component (bw, t, fc->dy[k] - (pk[k][1] >> 1),
-              f_code[0]);
-          pk[k][0] = fc->dx[k];
-          pk[k][1] = fc->dy[k] * 2;
+          bits_put (bw, fc[s]->select[k], 1);
+          put_motion_component (bw, t, fc[s]->dx[k] - pk[k][0], f_code[s]);
+          put_motion_component (bw, t, fc[s]->dy[k] - (pk[k][1] >> 1),
+              f_code[s]);
+          pk[k][0] = fc[s]->dx[k];
+          pk[k][1] = fc[s]->dy[k] * 2;
         }
       }
-      for (s = 0; s < 2 && !fc; s++) {
+      for (s = 0; s < 2 && !field; s++) {
         if (!(dirs & (GST_CL_MPEG_B_FORWARD << s)))
           continue;
         put_motion_component (bw, t, v[s][0] - pmv[s][0], f_code[s]);
@@ -688,7 +719,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         }
       }
       dc_pred[0] = dc_pred[1] = dc_pred[2] = dc_reset;
-      prev_dirs = dirs;
+      prev_dirs = field ? 0 : dirs;
     }
   }
   bits_store (bw, w);

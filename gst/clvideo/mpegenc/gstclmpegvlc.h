@@ -17,9 +17,11 @@ G_BEGIN_DECLS
 guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs,
     const GstClMpegFieldChoice * fields, guint n);
 /* ... the forward and backward f_codes of a B picture's vectors
- * (@choices, the macroblocks' records @recs say which are intra). */
+ * (@choices, the macroblocks' records @recs say which are intra; where
+ * predicted field by field, the field vectors of @fields and @bfields). */
 void gst_cl_mpeg_choose_b_f_codes (const GstClMpegMbRecord * recs,
-    const GstClMpegBChoice * choices, guint n, guint * forward,
+    const GstClMpegBChoice * choices, const GstClMpegFieldChoice * fields,
+    const GstClMpegFieldChoice * bfields, guint n, guint * forward,
     guint * backward);
 
 /**
@@ -33,15 +35,17 @@ void gst_cl_mpeg_choose_b_f_codes (const GstClMpegMbRecord * recs,
  * @recs: the slice's @n_mbs records
  * @choices: B pictures: the slice's @n_mbs predictions (NULL otherwise)
  * @fields: P pictures with macroblocks predicted field by field
- *   (GST_CL_MPEG_MB_FIELD_MOTION): the slice's @n_mbs field predictions
+ *   (GST_CL_MPEG_MB_FIELD_MOTION), B pictures with some so predicted
+ *   (GST_CL_MPEG_B_FIELD): the slice's @n_mbs forward field predictions
  *   (NULL otherwise)
+ * @bfields: ... B pictures: the backward ones (NULL otherwise)
  * @levels: the slice's levels (GST_CL_MPEG_MB_LEVELS per macroblock)
  *
  * Codes one slice covering @n_mbs macroblocks from the start of row @row
  * (MPEG-1 slices may span rows, MPEG-2 ones not): skipped macroblocks
  * (other than the first and last: in P pictures the skippable ones, in B
- * pictures those without levels that repeat the prediction of the one
- * before), macroblock types, quantiser changes,
+ * pictures those without levels that repeat the frame prediction of the
+ * one before), macroblock types, quantiser changes,
  * vectors and DC values with their predictors reset as the standard says,
  * coded block patterns and coefficients (escapes beyond the tables).
  */
@@ -53,8 +57,8 @@ void gst_cl_mpeg_choose_b_f_codes (const GstClMpegMbRecord * recs,
 void gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row,
     guint n_mbs, const GstClMpegPictureCoding * pc,
     const GstClMpegMbRecord * recs, const GstClMpegBChoice * choices,
-    const GstClMpegFieldChoice * fields, const gint16 * levels,
-    const guint32 * mb_offsets);
+    const GstClMpegFieldChoice * fields, const GstClMpegFieldChoice * bfields,
+    const gint16 * levels, const guint32 * mb_offsets);
 
 /* Where each of the @n macroblocks' packed levels start (@offsets, @n
  * entries) and their total (returned): per block, the levels up to its
