@@ -45,8 +45,8 @@
  *
  * Interlaced input (interleaved or mixed caps) becomes an interlaced
  * MPEG-2 sequence: frames of two fields in the caps' or the buffers' field
- * order, each macroblock in frame or field blocks, P pictures predicted
- * frame or field by field. MPEG-1 codes both fields in each frame.
+ * order, each macroblock in frame or field blocks, P and B pictures
+ * predicted frame or field by field. MPEG-1 codes both fields in each frame.
  * With "pulldown", film at 23.976 fps becomes a 29.97 fps MPEG-2 sequence
  * of progressive frames shown for three and two fields in turn.
  *
