@@ -2935,6 +2935,31 @@ GST_START_TEST (test_interlaced)
 
 GST_END_TEST;
 
+/* The @n buffers of @e carry each presentation timestamp of @ref's
+ * once (in any order), and decoding timestamps that rise and never pass
+ * their buffer's presentation one */
+static void
+check_timestamps (const Encoded * e, const Encoded * ref, guint n,
+    const gchar * what)
+{
+  const GstClockTime *pts = (GstClockTime *) e->pts->data;
+  const GstClockTime *dts = (GstClockTime *) e->dts->data;
+  guint j, k;
+
+  fail_unless_equals_int (e->pts->len, n);
+  for (k = 0; k < n; k++) {
+    guint seen = 0;
+    for (j = 0; j < n; j++)
+      seen += pts[j] == g_array_index (ref->pts, GstClockTime, k);
+    fail_unless_equals_int (seen, 1);
+    fail_unless (dts[k] <= pts[k] && (k == 0 || dts[k] > dts[k - 1]),
+        "%s: buffer %u: PTS %" GST_TIME_FORMAT ", DTS %" GST_TIME_FORMAT
+        " (the one before %" GST_TIME_FORMAT ")", what, k,
+        GST_TIME_ARGS (pts[k]), GST_TIME_ARGS (dts[k]),
+        GST_TIME_ARGS (k ? dts[k - 1] : 0));
+  }
+}
+
 /* Encodes @n frames of the natural clip at 24000/1001 fps (their
  * timestamps at that rate) through clmpegenc @props ! MPEG-2 into @e */
 static void
@@ -3023,7 +3048,6 @@ GST_START_TEST (test_pulldown)
     gchar *name = g_strdup_printf ("pulldown-%u.m2v", i);
     gchar *name0 = g_strdup_printf ("pulldown-%u-film.m2v", i);
     gboolean cq = strstr (cases[i], "bitrate") == NULL;
-    GstClockTime *pts, *dts;
     GString *expect = g_string_new (NULL);
     gchar *path, *path0, *flags;
     MpegCheckResult *r, *r0;
@@ -3071,18 +3095,7 @@ GST_START_TEST (test_pulldown)
           0.05, "%s: %.0f bit/s, without pulldown %.0f", props,
           r->average_bitrate, r0->average_bitrate);
     }
-    /* the input's timestamps, decoding ones in order before them */
-    pts = (GstClockTime *) e.pts->data;
-    dts = (GstClockTime *) e.dts->data;
-    fail_unless_equals_int (e.pts->len, n);
-    for (k = 0; k < n; k++) {
-      fail_unless_equals_uint64 (pts[k], ((GstClockTime *) e0.pts->data)[k]);
-      fail_unless (dts[k] <= pts[k] && (k == 0 || dts[k] > dts[k - 1]),
-          "%s: buffer %u: PTS %" GST_TIME_FORMAT ", DTS %" GST_TIME_FORMAT
-          " (the one before %" GST_TIME_FORMAT ")", props, k,
-          GST_TIME_ARGS (pts[k]), GST_TIME_ARGS (dts[k]),
-          GST_TIME_ARGS (k ? dts[k - 1] : 0));
-    }
+    check_timestamps (&e, &e0, n, props);
 
     path = write_stream (name, e.stream);
     path0 = write_stream (name0, e0.stream);
@@ -3335,11 +3348,10 @@ gop_flags (GByteArray * s)
 }
 
 /* Open GOPs (closed-gop=false), MPEG-1 and MPEG-2, one to three B
- * pictures, at a constant
- * quantiser and at a constant bit rate: each GOP after the first starts,
- * in display order, with the B pictures coded right after its I picture
- * (temporal_references from them, closed_gop 0, broken_link 0), which
- * end the GOP before instead of a P picture; the stream passes the
+ * pictures, at a constant quantiser and at a constant bit rate: each GOP
+ * after the first starts, in display order, with the B pictures coded
+ * right after its I picture (temporal_references from them, closed_gop
+ * 0, broken_link 0), which end the GOP before instead of a P picture; the stream passes the
  * checker (every macroblock; the VBV at a bit rate) and three decoders;
  * every timestamp once, decoding ones rising and never past the
  * presentation ones. At a constant quantiser it takes fewer bytes than
@@ -3364,7 +3376,6 @@ GST_START_TEST (test_open_gop)
     gchar *name = g_strdup_printf ("open-gop-%u.m%uv", i, version);
     gchar *name0 = g_strdup_printf ("closed-gop-%u.m%uv", i, version);
     gboolean cq = strstr (cases[i], "bitrate") == NULL;
-    GstClockTime *pts, *dts;
     MpegCheckOptions o;
     MpegCheckResult *r, *r0;
     GString *expect = g_string_new ("10");
@@ -3414,16 +3425,7 @@ GST_START_TEST (test_open_gop)
     fail_unless_equals_string (flags, expect->str);
     /* a B picture instead of a P picture at the end of each GOP */
     fail_unless_equals_int (r->n_type[3], r0->n_type[3] + gops);
-    pts = (GstClockTime *) e.pts->data;
-    dts = (GstClockTime *) e.dts->data;
-    fail_unless_equals_int (e.pts->len, n);
-    for (k = 0; k < n; k++) {
-      guint j, seen = 0;
-      for (j = 0; j < n; j++)
-        seen += pts[j] == ((GstClockTime *) e0.pts->data)[k];
-      fail_unless_equals_int (seen, 1);
-      fail_unless (dts[k] <= pts[k] && (k == 0 || dts[k] > dts[k - 1]));
-    }
+    check_timestamps (&e, &e0, n, props);
     path = write_stream (name, e.stream);
     decode_check (path, n, w, h);
     if (cq) {
