@@ -3274,6 +3274,47 @@ GST_START_TEST (test_b_frames)
 
 GST_END_TEST;
 
+/* Encodes @n frames (woven_frame()s where @interlaced, TFF; else the
+ * natural clip) at @fps_n / @fps_d (@fields: the input caps' fields past
+ * the size and rate) through @launch, which ends in a muxer, into @e */
+static void
+encode_muxed (const gchar * launch, guint w, guint h, guint n, gint fps_n,
+    gint fps_d, const gchar * fields, gboolean interlaced, Encoded * e)
+{
+  GstHarness *hn = harness_new_parse (launch);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=I420,width=%u,"
+      "height=%u,framerate=%d/%d,%s", w, h, fps_n, fps_d, fields);
+  guint k;
+
+  encoded_init (e);
+  gst_harness_set_src_caps_str (hn, caps);
+  for (k = 0; k < n; k++) {
+    guint8 *f = interlaced ? woven_frame (w, h, k, TRUE) :
+        natural_frame (w, h, k, clip_pan_x, clip_pan_y, 7);
+    GstClockTime t = gst_util_uint64_scale (k, fps_d * GST_SECOND, fps_n);
+    GstClockTime next = gst_util_uint64_scale (k + 1, fps_d * GST_SECOND,
+        fps_n);
+    fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h, t,
+                next - t)), GST_FLOW_OK);
+    g_free (f);
+  }
+  fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
+  /* (the muxer pushes from a thread of its own) */
+  for (;;) {
+    GstBuffer *b = NULL;
+    GstMapInfo map;
+    fail_unless (gst_harness_pull_until_eos (hn, &b));
+    if (!b)
+      break;
+    gst_buffer_map (b, &map, GST_MAP_READ);
+    g_byte_array_append (e->stream, map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    gst_buffer_unref (b);
+  }
+  test_harness_teardown (hn);
+  g_free (caps);
+}
+
 /* With B pictures the timestamps carry through GStreamer's parser into
  * a transport stream and a program stream: FFmpeg decodes every frame
  * from each, in display order (each picture as good as coded: a
@@ -3282,41 +3323,18 @@ GST_START_TEST (test_b_frames_muxed)
 {
   static const gchar *muxers[] = { "mpegtsmux", "mpegpsmux" };
   const guint w = 176, h = 144, n = 26;
-  guint m, k;
+  guint m;
 
   for (m = 0; m < G_N_ELEMENTS (muxers); m++) {
     gchar *launch = g_strdup_printf ("clmpegenc quantizer=4 b-frames=2 ! "
         "video/mpeg,mpegversion=2 ! mpegvideoparse ! %s", muxers[m]);
     gchar *name = g_strdup_printf ("b-frames.%s", m ? "mpg" : "ts");
-    GstHarness *hn = harness_new_parse (launch);
     gchar *path;
     Encoded e;
     gdouble p, least;
 
-    encoded_init (&e);
-    gst_harness_set_src_caps_str (hn, "video/x-raw,format=I420,width=176,"
-        "height=144,framerate=25/1,pixel-aspect-ratio=1/1");
-    for (k = 0; k < n; k++) {
-      guint8 *f = natural_frame (w, h, k, clip_pan_x, clip_pan_y, 7);
-      fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h,
-                  k * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
-      g_free (f);
-      pull_all (hn, &e);
-    }
-    fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
-    /* (the muxer pushes from a thread of its own) */
-    for (;;) {
-      GstBuffer *b = NULL;
-      GstMapInfo map;
-      fail_unless (gst_harness_pull_until_eos (hn, &b));
-      if (!b)
-        break;
-      gst_buffer_map (b, &map, GST_MAP_READ);
-      g_byte_array_append (e.stream, map.data, map.size);
-      gst_buffer_unmap (b, &map);
-      gst_buffer_unref (b);
-    }
-    test_harness_teardown (hn);
+    encode_muxed (launch, w, h, n, 25, 1, "pixel-aspect-ratio=1/1", FALSE,
+        &e);
     path = write_stream (name, e.stream);
     p = clip_psnr (path, w, h, n, &least);
     GST_INFO ("%s: %u bytes, %.2f dB, least %.2f", muxers[m], e.stream->len,
@@ -3326,6 +3344,101 @@ GST_START_TEST (test_b_frames_muxed)
     g_free (path);
     g_free (name);
     g_free (launch);
+  }
+}
+
+GST_END_TEST;
+
+/* What the formats are for: interlaced 480i ATSC at a constant rate with
+ * B pictures and open GOPs in a transport stream, and 23.976 fps film on
+ * an NTSC DVD by 3:2 pulldown with B pictures in a program stream. The
+ * video FFmpeg takes out of each file (-c copy) passes the checker, VBV
+ * and vbv_delay included, with the format's rate, buffer, profile and
+ * level; FFmpeg decodes every frame from the muxed file, ffprobe reads
+ * the field order of the interlaced one. */
+GST_START_TEST (test_formats_muxed)
+{
+  static const struct
+  {
+    const gchar *props, *muxer, *fields, *field_order;
+    guint w, h, bit_rate, vbv, profile_level, frame_rate_code;
+    gint fps_n, fps_d;
+    gboolean interlaced;
+  } cases[] = {
+    {"format=atsc rate-control=cbr bitrate=3000 b-frames=2 "
+          "closed-gop=false", "mpegtsmux", "pixel-aspect-ratio=10/11,"
+          "interlace-mode=interleaved,field-order=top-field-first", "tt",
+        704, 480, 3000000, 488, 0x44, 4, 30000, 1001, TRUE},
+    {"format=dvd pulldown=true bitrate=4000 b-frames=2", "mpegpsmux",
+          "pixel-aspect-ratio=8/9", NULL, 720, 480, 9800000, 112, 0x48, 4,
+        24000, 1001, FALSE},
+  };
+  const guint n = 24;
+  guint c;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    guint w = cases[c].w, h = cases[c].h;
+    gchar *launch = g_strdup_printf ("clmpegenc %s ! mpegvideoparse ! %s",
+        cases[c].props, cases[c].muxer);
+    gchar *name = g_strdup_printf ("format-%u.%s", c,
+        g_str_equal (cases[c].muxer, "mpegtsmux") ? "ts" : "mpg");
+    gchar *path, *es, *cmd, *data = NULL, *order;
+    const MpegCheckSequence *sq;
+    MpegCheckResult *r;
+    MpegCheckOptions o;
+    GByteArray *dec;
+    gsize len = 0;
+    guint frames;
+    gchar *errs;
+    Encoded e;
+
+    encode_muxed (launch, w, h, n, cases[c].fps_n, cases[c].fps_d,
+        cases[c].fields, cases[c].interlaced, &e);
+    path = write_stream (name, e.stream);
+    es = g_strdup_printf ("%s.m2v", path);
+    cmd = g_strdup_printf ("ffmpeg -nostdin -v error -i %s -map 0:v -c copy "
+        "-f mpeg2video -y %s", path, es);
+    fail_unless (system (cmd) == 0, "%s", cmd);
+    fail_unless (g_file_get_contents (es, &data, &len, NULL));
+    mpegcheck_options_init (&o);
+    o.expect_pictures = n;
+    o.expect_width = w;
+    o.expect_height = h;
+    o.vbv_delay_tolerance = 2;
+    r = mpegcheck_run ((const guint8 *) data, len, &o);
+    errs = mpegcheck_errors_text (r);
+    fail_unless (mpegcheck_passed (r), "%s: %s", cases[c].props, errs);
+    sq = &g_array_index (r->sequences, MpegCheckSequence, 0);
+    fail_unless_equals_int (sq->bit_rate_code * 400, cases[c].bit_rate);
+    fail_unless_equals_int (sq->vbv_buffer_size_code, cases[c].vbv);
+    fail_unless_equals_int (sq->profile_and_level, cases[c].profile_level);
+    fail_unless_equals_int (sq->frame_rate_code, cases[c].frame_rate_code);
+    fail_unless (!sq->progressive_sequence);
+    fail_unless (r->vbv_simulated);
+    fail_unless_equals_int (r->n_underflows, 0);
+    dec = ffmpeg_decode (path, NULL, &frames, w, h);
+    fail_unless_equals_int (frames, n);
+    if (cases[c].field_order) {
+      gchar *want = g_strdup_printf ("field_order=%s", cases[c].field_order);
+      order = ffprobe_stream (es, "field_order");
+      fail_unless (strstr (order, want) != NULL, "%s", order);
+      g_free (order);
+      g_free (want);
+    }
+    GST_INFO ("%s: %u bytes muxed, %" G_GSIZE_FORMAT " of video, %.0f "
+        "kbit/s", cases[c].props, e.stream->len, len,
+        r->average_bitrate / 1000);
+
+    g_byte_array_unref (dec);
+    mpegcheck_result_free (r);
+    g_free (errs);
+    g_free (data);
+    g_free (cmd);
+    g_free (es);
+    g_free (path);
+    g_free (name);
+    g_free (launch);
+    encoded_free (&e);
   }
 }
 
@@ -4714,6 +4827,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_pulldown);
   tcase_add_test (tc, test_open_gop);
   tcase_add_test (tc, test_b_frames_muxed);
+  tcase_add_test (tc, test_formats_muxed);
   tcase_add_test (tc, test_force_key_unit);
   tcase_add_test (tc, test_mpeg2_intra_dc_precision);
   tcase_add_test (tc, test_mpeg2_variable_rate_buffer);
