@@ -68,20 +68,35 @@ __constant int DCT_C[64] = {
 #define FDCT_C7 6393
 #define FDCT_MUL(a, c) (((a) * (c)) >> 16)
 
-/* natural position -> zigzag index */
-__constant uchar ZIGZAG_OF[64] = {
-  0, 1, 5, 6, 14, 15, 27, 28, 2, 4, 7, 13, 16, 26, 29, 42,
-  3, 8, 12, 17, 25, 30, 41, 43, 9, 11, 18, 24, 31, 40, 44, 53,
-  10, 19, 23, 32, 39, 45, 52, 54, 20, 22, 33, 38, 46, 51, 55, 60,
-  21, 34, 37, 47, 50, 56, 59, 61, 35, 36, 48, 49, 57, 58, 62, 63,
+/* natural position -> scan index: [0] the zigzag scan, [1] MPEG-2's
+ * alternate scan (13818-2 7.3, alternate_scan 1) */
+__constant uchar SCAN_INDEX[2][64] = {
+  {
+        0, 1, 5, 6, 14, 15, 27, 28, 2, 4, 7, 13, 16, 26, 29, 42,
+        3, 8, 12, 17, 25, 30, 41, 43, 9, 11, 18, 24, 31, 40, 44, 53,
+        10, 19, 23, 32, 39, 45, 52, 54, 20, 22, 33, 38, 46, 51, 55, 60,
+        21, 34, 37, 47, 50, 56, 59, 61, 35, 36, 48, 49, 57, 58, 62, 63,
+      }, {
+        0, 4, 6, 20, 22, 36, 38, 52, 1, 5, 7, 21, 23, 37, 39, 53,
+        2, 8, 19, 24, 34, 40, 50, 54, 3, 9, 18, 25, 35, 41, 51, 55,
+        10, 17, 26, 30, 42, 46, 56, 60, 11, 16, 27, 31, 43, 47, 57, 61,
+        12, 15, 28, 32, 44, 48, 58, 62, 13, 14, 29, 33, 45, 49, 59, 63,
+      }
 };
 
-/* zigzag index -> natural position */
-__constant uchar NATURAL_OF[64] = {
-  0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5,
-  12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
-  35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
-  58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+/* scan index -> natural position, the same two scans */
+__constant uchar SCAN_NATURAL[2][64] = {
+  {
+        0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5,
+        12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
+        35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
+        58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+      }, {
+        0, 8, 16, 24, 1, 9, 2, 10, 17, 25, 32, 40, 48, 56, 57, 49,
+        41, 33, 26, 18, 3, 11, 4, 12, 19, 27, 34, 42, 50, 58, 35, 43,
+        51, 59, 20, 28, 5, 13, 6, 14, 21, 29, 36, 44, 52, 60, 37, 45,
+        53, 61, 22, 30, 7, 15, 23, 31, 38, 46, 54, 62, 39, 47, 55, 63,
+      }
 };
 
 /* the default intra quantiser matrix, natural order */
@@ -181,7 +196,7 @@ escape_bits (int level, int mpeg2)
  *
  * The levels of a block are chosen to minimise 4 * squared error +
  * lambda4 * bits over the run-level codes that carry them: a shortest
- * path over zigzag positions whose states are "the last coded level sits
+ * path over scan positions whose states are "the last coded level sits
  * at position k - 1" (k = start: none yet). Each position offers the two
  * levels around its coefficient (the reconstruction above it and the one
  * below) or zero; the squared error is counted in the DCT domain (the
@@ -231,7 +246,8 @@ rd_step_inverse (int q)
   return ((1UL << 32) + 2 * q - 1) / (2 * q);
 }
 
-/* The levels @L (zigzag order) of the coefficients @F (zigzag order),
+/* The levels @L (scan order) of the coefficients @F (scan order; the
+ * scan's natural positions in @natural),
  * looking only at the indices set in @cand, those whose level 1 lies
  * nearer than zero (the others are left out; an intra block's DC, index
  * 0, is never looked at). Writes the non-zero levels only, sets their
@@ -244,7 +260,7 @@ rd_step_inverse (int q)
 __attribute__ ((noinline)) static int
 rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
     int intra, int q, ulong m2q, int lambda4, __global const uchar * bits,
-    int mpeg2)
+    int mpeg2, __constant uchar * natural)
 {
   const int start = intra ? 1 : 0;
   int cost[65];
@@ -257,7 +273,7 @@ rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
     cand &= ~1UL;
   while (cand) {
     const int i = lowest_bit (cand);
-    const uint pos = NATURAL_OF[i];
+    const uint pos = natural[i];
     const int a = abs (F[i]);
     /* the opening (0, 1) of a non-intra block: only the first
      * coefficient has it, from the only state there is then */
@@ -1581,7 +1597,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
        * those only */
       const int qk = cand_q[k];
       const int mag1 = level_magnitude (1, ci, t, qk, args.mpeg2);
-      const uint z = ZIGZAG_OF[t];
+      const uint z = SCAN_INDEX[args.alternate_scan][t];
       int e = 0;
       for (b = 0; b < 6; b++) {
         /* intra DC: its quantisation error */
@@ -1603,7 +1619,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         }
         last = rd_quantise (F, c, L, &coded, &delta, ci, qk,
             qk == q ? m2q : rd_step_inverse (qk), lambda4, rd_bits,
-            args.mpeg2);
+            args.mpeg2, SCAN_NATURAL[args.alternate_scan]);
         for (m = coded; m; m &= m - 1) {
           uint i = lowest_bit (m);
           lv[k][t][i] = L[i];
@@ -1666,15 +1682,15 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   for (b = 0; b < 6; b++) {
     int L;
     if (rd) {
-      L = drop ? 0 : lv[chosen][b][ZIGZAG_OF[t]];
+      L = drop ? 0 : lv[chosen][b][SCAN_INDEX[args.alternate_scan][t]];
     } else {
       L = args.dc_only && t != 0 ? 0 : quantise (coef[b], intra, t, q,
           args.dc_shift);
       if (L)
-        atomic_max (&last_l[0][b], ZIGZAG_OF[t] + 1);
+        atomic_max (&last_l[0][b], SCAN_INDEX[args.alternate_scan][t] + 1);
     }
-    levels[(size_t) mb * GST_CL_MPEG_MB_LEVELS + b * 64 + ZIGZAG_OF[t]] =
-        (short) L;
+    levels[(size_t) mb * GST_CL_MPEG_MB_LEVELS + b * 64 +
+        SCAN_INDEX[args.alternate_scan][t]] = (short) L;
     blk[b][t] = dequantise (L, intra, t, q, args.mpeg2, args.dc_shift);
   }
   if (args.mpeg2) {
@@ -2017,6 +2033,15 @@ typedef short short64_t __attribute__ ((ext_vector_type (64)));
       38 + o, 23 + o, 39 + o, 54 + o, 69 + o, 84 + o, 99 + o, 114 + o, \
       115 + o, 100 + o, 85 + o, 70 + o, 55 + o, 71 + o, 86 + o, 101 + o, \
       116 + o, 117 + o, 102 + o, 87 + o, 103 + o, 118 + o, 119 + o
+/* ... in alternate scan order */
+#define ALTERNATE_PAIR(o) 0 + o, 16 + o, 32 + o, 48 + o, 1 + o, 17 + o, \
+      2 + o, 18 + o, 33 + o, 49 + o, 64 + o, 80 + o, 96 + o, 112 + o, \
+      113 + o, 97 + o, 81 + o, 65 + o, 50 + o, 34 + o, 3 + o, 19 + o, 4 + o, \
+      20 + o, 35 + o, 51 + o, 66 + o, 82 + o, 98 + o, 114 + o, 67 + o, \
+      83 + o, 99 + o, 115 + o, 36 + o, 52 + o, 5 + o, 21 + o, 6 + o, 22 + o, \
+      37 + o, 53 + o, 68 + o, 84 + o, 100 + o, 116 + o, 69 + o, 85 + o, \
+      101 + o, 117 + o, 38 + o, 54 + o, 7 + o, 23 + o, 39 + o, 55 + o, \
+      70 + o, 86 + o, 102 + o, 118 + o, 71 + o, 87 + o, 103 + o, 119 + o
 
 static void
 store_zigzag (__global short * o, short64_t z)
@@ -2030,9 +2055,9 @@ store_zigzag (__global short * o, short64_t z)
 }
 
 /* The levels of the pair @L (natural rows) to @o, each block's 64 in
- * zigzag order. */
+ * zigzag order (@alt: alternate scan order). */
 static void
-store_levels (__global short * o, const short16 * r)
+store_levels (__global short * o, const short16 * r, int alt)
 {
   short64_t top, bottom;
   top = __builtin_shufflevector (
@@ -2041,20 +2066,27 @@ store_levels (__global short * o, const short16 * r)
   bottom = __builtin_shufflevector (
       __builtin_shufflevector (r[4], r[5], IOTA32),
       __builtin_shufflevector (r[6], r[7], IOTA32), IOTA64);
-  store_zigzag (o, __builtin_shufflevector (top, bottom, ZIGZAG_PAIR (0)));
-  store_zigzag (o + 64, __builtin_shufflevector (top, bottom,
-          ZIGZAG_PAIR (8)));
+  if (alt) {
+    store_zigzag (o, __builtin_shufflevector (top, bottom,
+            ALTERNATE_PAIR (0)));
+    store_zigzag (o + 64, __builtin_shufflevector (top, bottom,
+            ALTERNATE_PAIR (8)));
+  } else {
+    store_zigzag (o, __builtin_shufflevector (top, bottom, ZIGZAG_PAIR (0)));
+    store_zigzag (o + 64, __builtin_shufflevector (top, bottom,
+            ZIGZAG_PAIR (8)));
+  }
 }
 #else
 /* The levels of the pair @L (natural rows) to @o, each block's 64 in
- * zigzag order. */
+ * zigzag order (@alt: alternate scan order). */
 static void
-store_levels (__global short * o, const short16 * L)
+store_levels (__global short * o, const short16 * L, int alt)
 {
   const short *nat = (const short *) L;
   for (int b = 0; b < 2; b++)
     for (int z = 0; z < 64; z++) {
-      uint n = NATURAL_OF[z];
+      uint n = SCAN_NATURAL[alt][z];
       o[64 * b + z] = nat[(n >> 3) * 16 + 8 * b + (n & 7)];
     }
 }
@@ -2164,7 +2196,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
     int *q_io, int m, ulong m2q, const int16 * qw, const float16 * rcp,
     const int16 * mag1, uint rd_lambda, int lambda4, uint dc_only, int mpeg2,
     int dc_shift, __global const uchar * rd_bits, long header, long skip_at,
-    short16 * levels_of, int *rd_delta, int *rd_cbp, long *energy)
+    short16 * levels_of, int *rd_delta, int *rd_cbp, long *energy, int alt)
 {
   int q = *q_io;
   int16 qw_fit[8], mag1_fit[8];
@@ -2315,19 +2347,19 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
         ulong zc = 0, m = cand[b], coded;
         if (!m)
           continue;
-        /* natural -> zigzag, reading the coefficients on the way */
+        /* natural -> scan order, reading the coefficients on the way */
         while (m) {
-          uint n = lowest_bit (m), z = ZIGZAG_OF[n];
+          uint n = lowest_bit (m), z = SCAN_INDEX[alt][n];
           m &= m - 1;
           zc |= 1UL << z;
           F[z] = ((const short *) nat)[(n >> 3) * 16 + 8 * b + (n & 7)];
         }
         rd_quantise (F, zc, Z, &coded, &delta, intra, q, m2q, lambda4,
-            rd_bits, mpeg2);
+            rd_bits, mpeg2, SCAN_NATURAL[alt]);
         *rd_delta += delta;
         *rd_cbp |= coded ? 32 >> (2 * p + b) : 0;
         while (coded) {
-          uint z = lowest_bit (coded), n = NATURAL_OF[z];
+          uint z = lowest_bit (coded), n = SCAN_NATURAL[alt][z];
           coded &= coded - 1;
           ((int *) lev_nat)[(n >> 3) * 16 + 8 * b + (n & 7)] = Z[z];
         }
@@ -2614,7 +2646,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
    * division, see below), inter m = ceil (2^18 / q) */
   #pragma unroll
   for (i = 0; i < 8; i++) {
-    int8 z = convert_int8 (vload8 (i, ZIGZAG_OF)) + 1;
+    int8 z = convert_int8 (vload8 (i, SCAN_INDEX[args.alternate_scan])) + 1;
     zz1[i] = (int16) (z, z);
   }
   m = ((1 << 18) + q - 1) / q;
@@ -2642,18 +2674,18 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     if (moving_first && quantise_pairs (src, pred_mv, 0, &q_mv, m, m2q, qw,
             rcp, mag1, args.rd_lambda, lambda4, args.dc_only, args.mpeg2,
             args.dc_shift, rd_bits, header_mv, LONG_MAX, levels_mv,
-            &delta_mv, &cbp_mv, &energy_mv))
+            &delta_mv, &cbp_mv, &energy_mv, args.alternate_scan))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt_bits, lambda4,
           rd_bits, &keep_mv);
     if (quantise_pairs (src, pred, 0, &q_kept, m, m2q, qw, rcp, mag1,
             args.rd_lambda, lambda4, args.dc_only, args.mpeg2, args.dc_shift,
             rd_bits, 0, moving_first ? j_mv + 1 : LONG_MAX, levels_of,
-            &rd_delta, &rd_cbp, &energy))
+            &rd_delta, &rd_cbp, &energy, args.alternate_scan))
       j = inter_cost (energy, rd_delta, rd_cbp, -1, lambda4, rd_bits, &keep);
     if (moving && !moving_first && quantise_pairs (src, pred_mv, 0, &q_mv,
             m, m2q, qw, rcp, mag1, args.rd_lambda, lambda4, args.dc_only,
             args.mpeg2, args.dc_shift, rd_bits, header_mv, j, levels_mv,
-            &delta_mv, &cbp_mv, &energy_mv))
+            &delta_mv, &cbp_mv, &energy_mv, args.alternate_scan))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt_bits, lambda4,
           rd_bits, &keep_mv);
     if (j_mv < j) {
@@ -2691,7 +2723,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
               mag1_in, args.rd_lambda, lambda4, args.dc_only, args.mpeg2,
               args.dc_shift, rd_bits,
               mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
-              &delta_in, &cbp_in, &energy_in)) {
+              &delta_in, &cbp_in, &energy_in, args.alternate_scan)) {
         for (p = 0; p < 3; p++) {
           dc[2 * p] = levels_in[8 * p].s0;
           dc[2 * p + 1] = levels_in[8 * p].s8;
@@ -2717,7 +2749,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   } else {
     quantise_pairs (src, pred, intra, &q_kept, m, m2q, qw, rcp, mag1,
         args.rd_lambda, lambda4, args.dc_only, args.mpeg2, args.dc_shift,
-        rd_bits, 0, LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy);
+        rd_bits, 0, LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy, args.alternate_scan);
   }
   /* the reconstruction's steps: those of a raised quantiser */
   if (intra && q_kept != q)
@@ -2756,7 +2788,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
      * pair without any is not written, but for an intra one, whose DC
      * level is read even where it is 0 (a black block) */
     if (intra || ll || lr)
-      store_levels (lev + 128 * p, kept + 8 * p);
+      store_levels (lev + 128 * p, kept + 8 * p, args.alternate_scan);
 
     if (!intra && !ll && !lr) {
       /* no level in the pair: the prediction itself */

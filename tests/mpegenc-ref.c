@@ -249,14 +249,31 @@ pair_bits (const guint8 * table, gint run, gint l, gboolean opens_inter,
   return mpeg2 ? 24 : l <= 127 ? 20 : 28;
 }
 
+/* MPEG-2's alternate scan (13818-2 figure 7-3): scan index -> natural
+ * position */
+static const guint8 alternate_scan[64] = {
+  0, 8, 16, 24, 1, 9, 2, 10, 17, 25, 32, 40, 48, 56, 57, 49,
+  41, 33, 26, 18, 3, 11, 4, 12, 19, 27, 34, 42, 50, 58, 35, 43,
+  51, 59, 20, 28, 5, 13, 6, 14, 21, 29, 36, 44, 52, 60, 37, 45,
+  53, 61, 22, 30, 7, 15, 23, 31, 38, 46, 54, 62, 39, 47, 55, 63,
+};
+
+/* the scan of the levels @prm asks for: scan index -> natural position */
+static const guint8 *
+levels_scan (const GstClMpegEncodeParams * prm)
+{
+  return prm->mpeg2 && prm->alternate_scan ? alternate_scan :
+      gst_cl_mpeg_zigzag;
+}
+
 /* Trellis quantisation of the coefficients @coef (natural order) into
- * @zz (zigzag order, AC only for intra): the levels with the least
+ * @zz (@scan order, AC only for intra): the levels with the least
  * 4 * squared error + @lambda4 * bits, found as a shortest path whose
- * nodes are "last level at zigzag index i"; a node that costs at least as
+ * nodes are "last level at scan index i"; a node that costs at least as
  * much as a later one is not extended. */
 static gint
 trellis_quantise (const gint coef[64], gint16 zz[64], gboolean intra, gint q,
-    gint lambda4, gboolean mpeg2)
+    gint lambda4, gboolean mpeg2, const guint8 * scan)
 {
   const guint8 *table = rd_table ();
   const gint first = intra ? 1 : 0;
@@ -267,7 +284,7 @@ trellis_quantise (const gint coef[64], gint16 zz[64], gboolean intra, gint q,
   node_cost[first] = 0;
   open[0] = first;
   for (i = first; i < 64; i++) {
-    guint pos = gst_cl_mpeg_zigzag[i];
+    guint pos = scan[i];
     gint a = ABS (coef[pos]), top, l, found = 0;
 
     zz[i] = 0;
@@ -312,7 +329,7 @@ trellis_quantise (const gint coef[64], gint16 zz[64], gboolean intra, gint q,
       best_node = open[j];
     }
   for (j = best_node; j > first; j = node_prev[j])
-    zz[j - 1] = coef[gst_cl_mpeg_zigzag[j - 1]] < 0 ? -node_level[j] :
+    zz[j - 1] = coef[scan[j - 1]] < 0 ? -node_level[j] :
         node_level[j];
   return best_cost;
 }
@@ -713,14 +730,15 @@ code_levels (const gint src[6][64], const gint pred[6][64], gboolean intra,
     }
     if (trellis) {
       gboolean any = FALSE;
-      *delta += trellis_quantise (coef, zz, intra, q, lambda4, prm->mpeg2);
+      *delta += trellis_quantise (coef, zz, intra, q, lambda4, prm->mpeg2,
+          levels_scan (prm));
       for (i = intra ? 1 : 0; i < 64; i++)
         any |= zz[i] != 0;
       *cbp |= any ? 32 >> b : 0;
     }
     for (i = 0; i < 64; i++) {
       gint F = coef[i], a = ABS (F), L, z = 0;
-      while (gst_cl_mpeg_zigzag[z] != i)
+      while (levels_scan (prm)[z] != i)
         z++;
       if (intra && i == 0) {
         L = intra_dc_level (F, dc_shift (prm));
@@ -1028,7 +1046,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     gint last = 0, coef[64], sum = 0;
     for (i = 0; i < 64; i++) {
       gint L, z = 0, D;
-      while (gst_cl_mpeg_zigzag[z] != i)
+      while (levels_scan (prm)[z] != i)
         z++;
       L = levels[b * 64 + z];
       if (L)

@@ -518,9 +518,11 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   /* MPEG-2: each intra DC precision in turn */
   /* interlaced P pictures: the field prediction of mpeg_field_search
    * competes */
+  /* MPEG-2: the alternate scan in interlaced frames and on every other
+   * seed */
   GstClMpegEncodeParams p = { p_picture, q, adaptive, 0, 384, dc_only,
     rd_lambda, mv_lambda, mpeg2, mpeg2 ? seed % 4 : 0, field_dct,
-    field_dct && p_picture
+    field_dct && p_picture, mpeg2 && (field_dct || seed % 2)
   };
   MpegRefPicture fpred;
   GstClMpegFieldChoice *fields = NULL;
@@ -530,9 +532,10 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   guint8 *out;
   guint raised = 0;
   cl_mem mc, mr, mo, mv, mrec, ml;
-  gchar *desc = g_strdup_printf ("MPEG-%d (DC +%u bits%s) %ux%u %c q %u "
+  gchar *desc = g_strdup_printf ("MPEG-%d (DC +%u bits%s%s) %ux%u %c q %u "
       "adaptive %d %s%s trellis lambda %u vector lambda %u seed %u",
-      mpeg2 ? 2 : 1, p.dc_shift, field_dct ? ", interlaced" : "", w, h,
+      mpeg2 ? 2 : 1, p.dc_shift, field_dct ? ", interlaced" : "",
+      p.alternate_scan ? ", alternate scan" : "", w, h,
       p_picture ? 'P' : 'I', q, adaptive, stage_content_names[content],
       dc_only ? " DC only" : "", rd_lambda, mv_lambda, seed);
 
@@ -1579,7 +1582,7 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   MpegRefPicture fpred, bfpred;
   GstClMpegFieldChoice *fields, *bfields;
   GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift, 1, interlaced,
-    interlaced, FALSE
+    interlaced, FALSE, interlaced
   };
 
   /* coding order: the I picture, then each anchor and the B pictures
@@ -1627,6 +1630,7 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
     p.mpeg2 = mpeg2;
     p.dc_shift = dc_shift;
     p.field_dct = interlaced;
+    p.alternate_scan = interlaced;
     /* the clip pans one pixel right and down: (-2, -2) in half-pels,
      * odd ones on every third picture; backward the other way */
     for (i = 0; i < c.mbn; i++) {
@@ -1852,7 +1856,7 @@ GST_START_TEST (test_packed_levels)
     }
     for (q = 2; q <= 20; q += 9) {
       GstClMpegEncodeParams p = { t > 0, q, FALSE, 1, 384, FALSE, 16, 2,
-        FALSE, 0, FALSE, FALSE
+        FALSE, 0, FALSE, FALSE, FALSE
       };
       guint32 total;
       gint16 *packed;
@@ -1865,7 +1869,7 @@ GST_START_TEST (test_packed_levels)
         gst_cl_mpeg_bit_writer_init (&a, 1024);
         gst_cl_mpeg_bit_writer_init (&b, 1024);
         GstClMpegPictureCoding pc = { t ? 2 : 1, 1, FALSE, 0, 1, FALSE,
-          FALSE, FALSE
+          FALSE, FALSE, FALSE
         };
         gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, &pc,
             c.recs + first, NULL, NULL, NULL, c.lev + first * 384, NULL);
@@ -2799,8 +2803,8 @@ woven_psnr (const gchar * path, guint w, guint h, guint n, gboolean tff,
  * 0) whose frames have two fields (progressive_frame 0; in mixed input
  * the frames the buffers call progressive are progressive ones) in the
  * field order of the caps or the buffers, each macroblock in frame or
- * field blocks, both kinds used, some macroblocks of P and B pictures
- * predicted field by field; the stream passes the checker (every
+ * field blocks, both kinds used, the levels in alternate scan order, some
+ * macroblocks of P and B pictures predicted field by field; the stream passes the checker (every
  * macroblock; the VBV at a bit rate) and three decoders, ffprobe reports
  * the field order, and the pictures are better than those of the same
  * frames coded as progressive ones at the same bit rate (at a constant
@@ -2861,6 +2865,8 @@ GST_START_TEST (test_interlaced)
       fail_unless_equals_int (pic->top_field_first, tff);
       fail_unless_equals_int (pic->progressive_frame, progressive);
       fail_unless_equals_int (pic->frame_pred_frame_dct, progressive);
+      /* frames of two fields scan in alternate order */
+      fail_unless_equals_int (pic->alternate_scan, !progressive);
       if (progressive)
         fail_unless_equals_int (pic->n_mb_field_dct, 0);
       if (progressive)
@@ -3077,6 +3083,7 @@ GST_START_TEST (test_pulldown)
       guint t = k / gop * gop + pic->temporal_reference + phase;
       fail_unless_equals_int (pic->progressive_frame, 1);
       fail_unless_equals_int (pic->frame_pred_frame_dct, 1);
+      fail_unless_equals_int (pic->alternate_scan, 0);
       fail_unless (pic->repeat_first_field == (t % 2 == 0) &&
           pic->top_field_first == (t % 4 == 0 || t % 4 == 3),
           "%s: picture %u (display %u): repeat_first_field %u, "

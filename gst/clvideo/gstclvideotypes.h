@@ -100,7 +100,7 @@ typedef struct {
                                  * macroblock (an interlaced frame) */
   guint32 field_motion;         /* 0 or 1: the field prediction of
                                  * mpeg_field_search competes (P) */
-  guint32 reserved;
+  guint32 alternate_scan;       /* 0: zigzag, 1: alternate scan (MPEG-2) */
 } GstClMpegEncodeArgs;
 
 /**

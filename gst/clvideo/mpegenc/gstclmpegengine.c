@@ -731,6 +731,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   p.mpeg2 = e->seq.mpeg2;
   p.dc_shift = s->dc_shift;
   p.field_dct = s->interlaced;
+  p.alternate_scan = s->interlaced;
   /* interlaced P and B pictures: field prediction competes (with the
    * rate-distortion decisions; P: in the macroblock decisions, B: with
    * the frame prediction chosen) */
@@ -847,8 +848,10 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
 {
   GstBitWriter hw;
   guint n = e->mb_width * e->mb_height, i;
+  /* (a frame of two fields scans its blocks' levels in alternate order:
+   * their vertical frequencies run higher) */
   GstClMpegPictureCoding pc = { s->type, 1, e->seq.mpeg2, s->dc_shift, 1,
-    s->interlaced, s->top_field_first, s->repeat_first_field
+    s->interlaced, s->top_field_first, s->repeat_first_field, s->interlaced
   };
   gdouble shown = s->repeat_first_field ? 1.5 : 1.0;
   guint64 total, model, stuff = 0, qsum = 0, asum = 0, header_bytes;

@@ -97,10 +97,13 @@ typedef struct {
    * field periods: 3:2 pulldown) */
   gboolean top_field_first;
   gboolean repeat_first_field;
+  /* MPEG-2: the levels in alternate scan order (13818-2 7.3) */
+  gboolean alternate_scan;
 } GstClMpegPictureCoding;
 
 /* MPEG-2 (@pc's mpeg2): with the picture coding extension of a frame
- * picture (linear quantiser, zigzag scan, table B.14). */
+ * picture (linear quantiser, table B.14, the zigzag scan or
+ * @pc's alternate scan). */
 void gst_cl_mpeg_write_picture_header (GstBitWriter * bw,
     guint temporal_reference, guint vbv_delay,
     const GstClMpegPictureCoding * pc);

@@ -49,6 +49,8 @@ typedef struct {
                                  * gst_cl_mpeg_transform_field_search()
                                  * competes with the moving candidate
                                  * (GST_CL_MPEG_MB_FIELD_MOTION) */
+  gboolean alternate_scan;      /* MPEG-2: the levels in alternate scan
+                                 * order (13818-2 7.3), else zigzag */
 } GstClMpegEncodeParams;
 
 /**
