@@ -3913,6 +3913,9 @@ GST_START_TEST (test_format_refused)
           "input is 1280x720 at 25/1 fps progressive", 1280, 720, 25},
     {"clmpegenc pulldown=true ! capsfilter caps=video/mpeg,mpegversion=1",
         "downstream takes MPEG-1 only", 176, 144, 24},
+    {"clmpegenc pulldown=true b-frames=1 bitrate=800 "
+          "vbv-initial-fullness=0.8", "joins of a chunked encode", 176, 144,
+        24},
   };
   guint i;
 
