@@ -853,6 +853,32 @@ GST_START_TEST (test_device_stages)
 
 GST_END_TEST;
 
+/* Writes @size bytes of @data into a new device buffer of @tr */
+static cl_mem
+device_copy (GstClMpegTransform * tr, gconstpointer data, gsize size)
+{
+  GstClContext *ctx = test_get_shared_context ();
+  GError *error = NULL;
+  cl_mem m = gst_cl_mpeg_transform_alloc (tr, size, &error);
+
+  fail_unless (m != NULL, "%s", error ? error->message : "?");
+  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, m, CL_TRUE, 0,
+          size, (gpointer) data, 0, NULL, NULL), CL_SUCCESS);
+  return m;
+}
+
+/* Reads @size bytes of @m into a new allocation */
+static gpointer
+device_read (cl_mem m, gsize size)
+{
+  GstClContext *ctx = test_get_shared_context ();
+  gpointer out = g_malloc (size);
+
+  fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, m, CL_TRUE, 0,
+          size, out, 0, NULL, NULL), CL_SUCCESS);
+  return out;
+}
+
 /* mpeg_predict_b chooses each macroblock's prediction of a B picture and
  * writes it as the C reference does, to the bit, on natural, random and
  * extreme pictures with vectors of every kind (fitted as the encoder
@@ -900,36 +926,22 @@ GST_START_TEST (test_predict_b)
         vec[v] = g_new0 (GstClMotionVector, n);
         fill_vector_field (vec[v], n, (s + k + v) % N_FIELDS, &rng);
         mpegref_fit_vectors (vec[v], pred.mb_width, pred.mb_height, 7);
-        mv[v] = gst_cl_mpeg_transform_alloc (tr,
-            n * sizeof (GstClMotionVector), &error);
-        fail_unless (mv[v] != NULL);
-        fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mv[v],
-                CL_TRUE, 0, n * sizeof (GstClMotionVector), vec[v], 0, NULL,
-                NULL), CL_SUCCESS);
+        mv[v] = device_copy (tr, vec[v], n * sizeof (GstClMotionVector));
       }
-      for (i = 0; i < 3; i++) {
-        m[i] = gst_cl_mpeg_transform_alloc (tr, ps, &error);
-        fail_unless (m[i] != NULL);
-        fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, m[i],
-                CL_TRUE, 0, ps, pics[i].data, 0, NULL, NULL), CL_SUCCESS);
-      }
+      for (i = 0; i < 3; i++)
+        m[i] = device_copy (tr, pics[i].data, ps);
       mp = gst_cl_mpeg_transform_alloc (tr, ps, &error);
       mch = gst_cl_mpeg_transform_alloc (tr,
           gst_cl_mpeg_transform_choices_size (tr), &error);
       fail_unless (mp && mch);
       ch = g_new0 (GstClMpegBChoice, n);
-      dch = g_new0 (GstClMpegBChoice, n);
-      out = g_malloc (ps);
       mpegref_predict_b (&pics[0], &pics[1], &pics[2], vec[0], vec[1],
           lambda16, zero_bias, &pred, ch);
       fail_unless (gst_cl_mpeg_transform_predict_b (tr, m[0], m[1], m[2],
               mv[0], mv[1], lambda16, zero_bias, mp, mch, &error), "%s",
           error ? error->message : "?");
-      fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mch, CL_TRUE,
-              0, n * sizeof (GstClMpegBChoice), dch, 0, NULL, NULL),
-          CL_SUCCESS);
-      fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mp, CL_TRUE,
-              0, ps, out, 0, NULL, NULL), CL_SUCCESS);
+      dch = device_read (mch, n * sizeof (GstClMpegBChoice));
+      out = device_read (mp, ps);
       for (i = 0; i < n; i++) {
         fail_unless (memcmp (&ch[i], &dch[i], sizeof (GstClMpegBChoice)) ==
             0, "%ux%u %s lambda %u macroblock %u: reference %u (%d, %d) "
@@ -965,32 +977,6 @@ GST_START_TEST (test_predict_b)
 }
 
 GST_END_TEST;
-
-/* Writes @size bytes of @data into a new device buffer of @tr */
-static cl_mem
-device_copy (GstClMpegTransform * tr, const gpointer data, gsize size)
-{
-  GstClContext *ctx = test_get_shared_context ();
-  GError *error = NULL;
-  cl_mem m = gst_cl_mpeg_transform_alloc (tr, size, &error);
-
-  fail_unless (m != NULL, "%s", error ? error->message : "?");
-  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, m, CL_TRUE, 0,
-          size, data, 0, NULL, NULL), CL_SUCCESS);
-  return m;
-}
-
-/* Reads @size bytes of @m into a new allocation */
-static gpointer
-device_read (cl_mem m, gsize size)
-{
-  GstClContext *ctx = test_get_shared_context ();
-  gpointer out = g_malloc (size);
-
-  fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, m, CL_TRUE, 0,
-          size, out, 0, NULL, NULL), CL_SUCCESS);
-  return out;
-}
 
 /* Field prediction in interlaced B pictures: after mpeg_predict_b, the
  * field searches towards both anchors and mpeg_choose_b_fields give the

@@ -26,8 +26,8 @@
  * ("motion-method", "search-range", "subpel").
  *
  * Every GOP starts with a sequence header and is closed (unless
- * "closed-gop" is off), so a stream can be cut at any GOP; a sequence end code ends the stream, and a change of
- * size starts a new sequence. With "bitrate" set, the quantiser follows a
+ * "closed-gop" is off), so a stream can be cut at any GOP; a sequence end
+ * code ends the stream, and a change of size starts a new sequence. With "bitrate" set, the quantiser follows a
  * target bit rate under a VBV buffer model that neither underflows (a
  * picture too large is coded again, coarser) nor overflows (zero
  * stuffing); with "bitrate" 0 the quantiser is constant ("quantizer").
@@ -733,9 +733,10 @@ push_settings (GstClMpegEnc * self, GstClMpegEngineSettings * pushed)
     *pushed = settings;
 }
 
-/* Checks the input, at frame_rate_code @code, against the format @f (if
- * any; the error posted when it does not fit), hands the engine the settings as @f has them, and
- * gives the stream's peak or constant rate (*@kbps). */
+/* Checks the input, at frame_rate_code @code (@pulldown: by 3:2
+ * pulldown), against the format @f (if any; the error posted when it
+ * does not fit), hands the engine the settings as @f has them, and gives
+ * the stream's peak or constant rate (*@kbps). */
 static gboolean
 apply_format (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
     gboolean pulldown, const GstClMpegFormat * f, guint * kbps)

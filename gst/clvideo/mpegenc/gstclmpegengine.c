@@ -343,6 +343,17 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
   gst_clear_object (&e->ctx);
 }
 
+/* A field search's prediction and choices, into @pred and @fields */
+static gboolean
+alloc_field_search (GstClMpegEngine * e, cl_mem * pred, cl_mem * fields,
+    GError ** error)
+{
+  return (*pred = gst_cl_mpeg_transform_alloc (e->tr,
+          gst_cl_mpeg_transform_picture_size (e->tr), error)) &&
+      (*fields = gst_cl_mpeg_transform_alloc (e->tr,
+          gst_cl_mpeg_transform_field_choices_size (e->tr), error));
+}
+
 static gboolean
 setup_device (GstClMpegEngine * e, GError ** error)
 {
@@ -385,17 +396,10 @@ setup_device (GstClMpegEngine * e, GError ** error)
             !(s->choices = gst_cl_mpeg_transform_alloc (e->tr,
                     gst_cl_mpeg_transform_choices_size (e->tr), error))))
       return FALSE;
-    if (e->seq.interlaced &&
-        (!(s->fpred = gst_cl_mpeg_transform_alloc (e->tr, pic, error)) ||
-            !(s->fields = gst_cl_mpeg_transform_alloc (e->tr,
-                    gst_cl_mpeg_transform_field_choices_size (e->tr),
-                    error))))
-      return FALSE;
-    if (e->seq.interlaced && e->b_frames > 0 &&
-        (!(s->bfpred = gst_cl_mpeg_transform_alloc (e->tr, pic, error)) ||
-            !(s->bfields = gst_cl_mpeg_transform_alloc (e->tr,
-                    gst_cl_mpeg_transform_field_choices_size (e->tr),
-                    error))))
+    /* (B pictures search the fields towards each anchor) */
+    if (e->seq.interlaced && (!alloc_field_search (e, &s->fpred, &s->fields,
+                error) || (e->b_frames > 0 && !alloc_field_search (e,
+                    &s->bfpred, &s->bfields, error))))
       return FALSE;
     if (gst_cl_mpeg_transform_packs_levels (e->tr)) {
       gsize n = (gsize) e->mb_width * e->mb_height;
@@ -706,6 +710,19 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
   return gst_cl_mpeg_transform_zero_vectors (e->tr, s->vectors, error);
 }
 
+/* Enqueues the mapping of the field choices in @fields into *@mapped */
+static gboolean
+map_field_choices (GstClMpegEngine * e, cl_mem fields,
+    GstClMpegFieldChoice ** mapped, GError ** error)
+{
+  cl_int ret;
+
+  *mapped = clEnqueueMapBuffer (e->ctx->queue, fields, CL_FALSE,
+      CL_MAP_READ, 0, gst_cl_mpeg_transform_field_choices_size (e->tr), 0,
+      NULL, NULL, &ret);
+  return gst_cl_check (ret, "clEnqueueMapBuffer", error);
+}
+
 /* Enqueues the macroblock stages of @s and the mapping of their results. */
 static gboolean
 submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
@@ -775,20 +792,10 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
           s->levels, s->offsets, s->packed, error))
     return FALSE;
   /* (before the records, whose map the packed levels wait for) */
-  if (s->field_motion) {
-    s->fc = clEnqueueMapBuffer (e->ctx->queue, s->fields, CL_FALSE,
-        CL_MAP_READ, 0, gst_cl_mpeg_transform_field_choices_size (e->tr), 0,
-        NULL, NULL, &ret);
-    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
-      return FALSE;
-  }
-  if (s->field_motion && s->type == GST_CL_MPEG_PICTURE_B) {
-    s->bfc = clEnqueueMapBuffer (e->ctx->queue, s->bfields, CL_FALSE,
-        CL_MAP_READ, 0, gst_cl_mpeg_transform_field_choices_size (e->tr), 0,
-        NULL, NULL, &ret);
-    if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
-      return FALSE;
-  }
+  if (s->field_motion && (!map_field_choices (e, s->fields, &s->fc, error) ||
+          (s->type == GST_CL_MPEG_PICTURE_B &&
+              !map_field_choices (e, s->bfields, &s->bfc, error))))
+    return FALSE;
   if (s->type == GST_CL_MPEG_PICTURE_B) {
     s->ch = clEnqueueMapBuffer (e->ctx->queue, s->choices, CL_FALSE,
         CL_MAP_READ, 0, gst_cl_mpeg_transform_choices_size (e->tr), 0, NULL,
@@ -1465,7 +1472,8 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
 
     e->gop_pos = 0;
     e->gop_lead = lead;
-    e->gop_open = open;
+    /* (the rate control plans the GOP's B pictures alike) */
+    e->gop_open = e->rc.open_gop = open;
     e->gop_first = (position != G_MAXUINT64 ? position : e->seq_frames);
     e->gop_first -= MIN (e->gop_first, lead);
     /* (display order from the GOP's first picture) */
@@ -1548,7 +1556,6 @@ gst_cl_mpeg_engine_set_settings (GstClMpegEngine * e,
   e->rc.const_quant = settings->quantizer;
   e->rc.ip_factor = settings->ip_factor;
   e->rc.pb_factor = MAX (settings->pb_factor, 1.0);
-  e->rc.open_gop = !settings->closed_gop;
   g_mutex_unlock (&e->settings_lock);
 }
 

@@ -85,8 +85,7 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
     return;
   gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_vectors,
       &tr->predict_b, &tr->field_search, &tr->choose_b_fields,
-      &tr->pack_offsets,
-      &tr->pack_levels, NULL);
+      &tr->pack_offsets, &tr->pack_levels, NULL);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
   gst_object_unref (tr->ctx);
