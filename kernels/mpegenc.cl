@@ -215,6 +215,10 @@ escape_bits (int level, int mpeg2)
 /* then dct_dc_size_luma, dct_dc_size_chroma code lengths, 0..11 each */
 #define RD_DC_BITS (RD_CBP_BITS + 64)
 #define RD_DC_SIZES 12
+/* then the run-level code lengths of table B.15, as B.14's; each table's
+ * entry 0 (run 0, level 0) is its end_of_block's */
+#define RD_ONE_BITS (RD_DC_BITS + 2 * RD_DC_SIZES)
+/* the shorter end_of_block (B.14's), a bound for either table */
 #define RD_EOB_BITS 2
 /* (0, 1) opening a non-intra block: "1s" */
 #define RD_OPENING_BITS 2
@@ -226,6 +230,14 @@ level_magnitude (int level, int intra, uint pos, int q, int mpeg2)
 {
   int d = intra ? (2 * level * q * INTRA_W[pos]) / 16 : (2 * level + 1) * q;
   return min (mpeg2 ? d : (d - 1) | 1, 2047);
+}
+
+/* The run-level code lengths of a block's levels: table B.15 for intra
+ * blocks where @intra_vlc says, else B.14 */
+static __global const uchar *
+coeff_bits (__global const uchar * rd_bits, int intra, uint intra_vlc)
+{
+  return rd_bits + (intra && intra_vlc ? RD_ONE_BITS : 0);
 }
 
 /* lowest set bit of @m != 0 (OpenCL 1.2 has clz but no ctz) */
@@ -324,9 +336,9 @@ rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
 
   /* end of block; a non-intra block may also be left out (cost 0) */
   end = start;
-  end_cost = intra ? RD_EOB_BITS * lambda4 : 0;
+  end_cost = intra ? bits[0] * lambda4 : 0;
   for (s = 0; s < n_live; s++) {
-    int c = cost[live[s]] + RD_EOB_BITS * lambda4;
+    int c = cost[live[s]] + bits[0] * lambda4;
     if (live[s] > start && c < end_cost) {
       end_cost = c;
       end = live[s];
@@ -1618,8 +1630,9 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
           F[i] = zz[t][i];
         }
         last = rd_quantise (F, c, L, &coded, &delta, ci, qk,
-            qk == q ? m2q : rd_step_inverse (qk), lambda4, rd_bits,
-            args.mpeg2, SCAN_NATURAL[args.alternate_scan]);
+            qk == q ? m2q : rd_step_inverse (qk), lambda4,
+            coeff_bits (rd_bits, ci, args.intra_vlc), args.mpeg2,
+            SCAN_NATURAL[args.alternate_scan]);
         for (m = coded; m; m &= m - 1) {
           uint i = lowest_bit (m);
           lv[k][t][i] = L[i];
@@ -2196,8 +2209,10 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
     int *q_io, int m, ulong m2q, const int16 * qw, const float16 * rcp,
     const int16 * mag1, uint rd_lambda, int lambda4, uint dc_only, int mpeg2,
     int dc_shift, __global const uchar * rd_bits, long header, long skip_at,
-    short16 * levels_of, int *rd_delta, int *rd_cbp, long *energy, int alt)
+    short16 * levels_of, int *rd_delta, int *rd_cbp, long *energy, int alt,
+    uint intra_vlc)
 {
+  __global const uchar *coeff = coeff_bits (rd_bits, intra, intra_vlc);
   int q = *q_io;
   int16 qw_fit[8], mag1_fit[8];
   float16 rcp_fit[8];
@@ -2334,8 +2349,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
       /* a block without candidates takes no level: left out (non-intra)
        * or its end_of_block alone (intra) */
       if (intra)
-        *rd_delta += RD_EOB_BITS * lambda4 * ((cand[0] == 0) +
-            (cand[1] == 0));
+        *rd_delta += coeff[0] * lambda4 * ((cand[0] == 0) + (cand[1] == 0));
       if (cand[0] | cand[1]) {
         #pragma unroll
         for (i = 0; i < 8; i++) {
@@ -2355,7 +2369,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
           F[z] = ((const short *) nat)[(n >> 3) * 16 + 8 * b + (n & 7)];
         }
         rd_quantise (F, zc, Z, &coded, &delta, intra, q, m2q, lambda4,
-            rd_bits, mpeg2, SCAN_NATURAL[alt]);
+            coeff, mpeg2, SCAN_NATURAL[alt]);
         *rd_delta += delta;
         *rd_cbp |= coded ? 32 >> (2 * p + b) : 0;
         while (coded) {
@@ -2674,18 +2688,21 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     if (moving_first && quantise_pairs (src, pred_mv, 0, &q_mv, m, m2q, qw,
             rcp, mag1, args.rd_lambda, lambda4, args.dc_only, args.mpeg2,
             args.dc_shift, rd_bits, header_mv, LONG_MAX, levels_mv,
-            &delta_mv, &cbp_mv, &energy_mv, args.alternate_scan))
+            &delta_mv, &cbp_mv, &energy_mv, args.alternate_scan,
+            args.intra_vlc))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt_bits, lambda4,
           rd_bits, &keep_mv);
     if (quantise_pairs (src, pred, 0, &q_kept, m, m2q, qw, rcp, mag1,
             args.rd_lambda, lambda4, args.dc_only, args.mpeg2, args.dc_shift,
             rd_bits, 0, moving_first ? j_mv + 1 : LONG_MAX, levels_of,
-            &rd_delta, &rd_cbp, &energy, args.alternate_scan))
+            &rd_delta, &rd_cbp, &energy, args.alternate_scan,
+            args.intra_vlc))
       j = inter_cost (energy, rd_delta, rd_cbp, -1, lambda4, rd_bits, &keep);
     if (moving && !moving_first && quantise_pairs (src, pred_mv, 0, &q_mv,
             m, m2q, qw, rcp, mag1, args.rd_lambda, lambda4, args.dc_only,
             args.mpeg2, args.dc_shift, rd_bits, header_mv, j, levels_mv,
-            &delta_mv, &cbp_mv, &energy_mv, args.alternate_scan))
+            &delta_mv, &cbp_mv, &energy_mv, args.alternate_scan,
+            args.intra_vlc))
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt_bits, lambda4,
           rd_bits, &keep_mv);
     if (j_mv < j) {
@@ -2723,7 +2740,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
               mag1_in, args.rd_lambda, lambda4, args.dc_only, args.mpeg2,
               args.dc_shift, rd_bits,
               mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
-              &delta_in, &cbp_in, &energy_in, args.alternate_scan)) {
+              &delta_in, &cbp_in, &energy_in, args.alternate_scan,
+              args.intra_vlc)) {
         for (p = 0; p < 3; p++) {
           dc[2 * p] = levels_in[8 * p].s0;
           dc[2 * p + 1] = levels_in[8 * p].s8;
@@ -2749,7 +2767,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   } else {
     quantise_pairs (src, pred, intra, &q_kept, m, m2q, qw, rcp, mag1,
         args.rd_lambda, lambda4, args.dc_only, args.mpeg2, args.dc_shift,
-        rd_bits, 0, LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy, args.alternate_scan);
+        rd_bits, 0, LONG_MAX, levels_of, &rd_delta, &rd_cbp, &energy,
+        args.alternate_scan, args.intra_vlc);
   }
   /* the reconstruction's steps: those of a raised quantiser */
   if (intra && q_kept != q)

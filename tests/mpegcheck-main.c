@@ -20,6 +20,7 @@ main (int argc, char **argv)
   gboolean seq_per_gop = FALSE, slice_per_row = FALSE, closed = FALSE;
   gboolean no_end = FALSE, no_vbv = FALSE, trace = FALSE, quiet = FALSE;
   gboolean no_macroblocks = FALSE;
+  gint64 first_time_code = -1;
   GOptionEntry entries[] = {
     {"pictures", 'n', 0, G_OPTION_ARG_INT, &pictures,
         "Expect this many pictures", "N"},
@@ -40,6 +41,8 @@ main (int argc, char **argv)
     {"vbv-delay-tolerance", 0, 0, G_OPTION_ARG_INT, &tolerance,
         "Require every vbv_delay within this many 90 kHz ticks of the model",
         "TICKS"},
+    {"first-time-code", 0, 0, G_OPTION_ARG_INT64, &first_time_code,
+        "Require the first GOP's time_code to be this frame", "FRAME"},
     {"trace", 't', 0, G_OPTION_ARG_NONE, &trace,
         "Print one line per picture: bits, VBV fullness and macroblocks "
         "(and MPEG-2's picture coding extension)", NULL},
@@ -87,6 +90,7 @@ main (int argc, char **argv)
   opts.check_vbv = !no_vbv;
   opts.check_macroblocks = !no_macroblocks;
   opts.vbv_delay_tolerance = tolerance;
+  opts.first_time_code = first_time_code;
 
   r = mpegcheck_run_file (argv[1], &opts, &error);
   if (!r) {

@@ -15,6 +15,14 @@
 
 /* ---- bits ---- */
 
+/* A GOP header's time_code, in frames at the nominal rate */
+typedef struct
+{
+  guint64 offset;
+  guint first_picture;          /* the index of the picture after it */
+  gint64 frames;                /* -1: not countable (drop frame, no rate) */
+} TimeCode;
+
 typedef struct
 {
   const guint8 *data;
@@ -461,6 +469,7 @@ mpegcheck_options_init (MpegCheckOptions * opts)
   opts->require_end_code = TRUE;
   opts->check_vbv = TRUE;
   opts->check_macroblocks = TRUE;
+  opts->first_time_code = -1;
 }
 
 gboolean
@@ -554,6 +563,7 @@ typedef struct
   gint last_slice_address;      /* -1: none yet in this picture */
   gboolean rows_ok;
   GArray *gop_trefs;            /* guint: temporal references of the GOP */
+  GArray *time_codes;           /* TimeCode: one per GOP header */
   gboolean gop_numbered;        /* MPEG-2 pictures with no GOP header: FALSE */
   guint gop_start_offset;
   /* macroblock layer */
@@ -1409,16 +1419,23 @@ missing_coding_extension (Parser * p)
 static void
 parse_gop_header (Parser * p, guint64 offset, Bits * b)
 {
-  guint closed, broken;
+  const MpegCheckSequence *s = current_sequence (p);
+  guint closed, broken, drop, hours, minutes, seconds, pictures;
+  TimeCode tc = { offset, p->r->pictures->len, -1 };
 
-  bits_get (b, 1);              /* drop_frame_flag */
-  bits_get (b, 5);              /* hours */
-  bits_get (b, 6);              /* minutes */
+  drop = bits_get (b, 1);
+  hours = bits_get (b, 5);
+  minutes = bits_get (b, 6);
   if (!bits_get (b, 1))
     ERR (p, "GOP header at byte %" G_GUINT64_FORMAT ": marker bit in "
         "time_code is 0", offset);
-  bits_get (b, 6);              /* seconds */
-  bits_get (b, 6);              /* pictures */
+  seconds = bits_get (b, 6);
+  pictures = bits_get (b, 6);
+  /* (the nominal rate counts the pictures of a second: 30 at 29.97) */
+  if (!drop && s && s->fps_n > 0)
+    tc.frames = ((hours * 60 + minutes) * 60 + seconds) *
+        (gint64) ((s->fps_n + s->fps_d - 1) / s->fps_d) + pictures;
+  g_array_append_val (p->time_codes, tc);
   closed = bits_get (b, 1);
   broken = bits_get (b, 1);
   if (b->overrun)
@@ -2572,7 +2589,7 @@ parse_unit (Parser * p, guint code, guint64 offset, guint64 end)
   }
 }
 
-/* ---- VBV ---- */
+/* ---- display time ---- */
 
 /* How long @pic is displayed, in frame periods (13818-2 6.3.10) */
 static gdouble
@@ -2588,6 +2605,51 @@ display_periods (const MpegCheckSequence * s, const MpegCheckPicture * pic)
     return pic->top_field_first ? 3 : 2;
   return 1.5;
 }
+
+/* A GOP's time_code is the display time of its first picture shown: the
+ * first GOP's (as the options say) plus what the pictures coded
+ * before the GOP show, in whole frames (13818-2 6.3.8; a picture shown
+ * for three fields leaves half a frame that the next time code rounds
+ * down) */
+static void
+check_time_codes (Parser * p)
+{
+  MpegCheckResult *r = p->r;
+  const TimeCode *first;
+  gdouble shown = 0;
+  guint g, i = 0;
+
+  if (p->time_codes->len == 0 || p->opts->first_time_code < 0)
+    return;
+  first = &g_array_index (p->time_codes, TimeCode, 0);
+  if (first->frames >= 0 &&
+      first->frames != p->opts->first_time_code)
+    ERR (p, "the first GOP's time_code is frame %" G_GINT64_FORMAT ", not %"
+        G_GINT64_FORMAT, first->frames, p->opts->first_time_code);
+  for (g = 0; g < p->time_codes->len; g++) {
+    const TimeCode *tc = &g_array_index (p->time_codes, TimeCode, g);
+    gint64 expected;
+
+    for (; i < tc->first_picture && i < r->pictures->len; i++) {
+      const MpegCheckPicture *pic =
+          &g_array_index (r->pictures, MpegCheckPicture, i);
+      shown += display_periods (&g_array_index (r->sequences,
+              MpegCheckSequence, pic->sequence), pic);
+    }
+    if (first->frames < 0 || tc->frames < 0)
+      continue;
+    expected = first->frames + (gint64) floor (shown + 1e-6);
+    if (tc->frames != expected) {
+      ERR (p, "GOP %u (byte %" G_GUINT64_FORMAT "): time_code is frame %"
+          G_GINT64_FORMAT ", but the pictures before it show %.1f frames "
+          "from the first GOP's %" G_GINT64_FORMAT " (frame %" G_GINT64_FORMAT
+          ")", g, tc->offset, tc->frames, shown, first->frames, expected);
+      return;
+    }
+  }
+}
+
+/* ---- VBV ---- */
 
 static void
 simulate_sequence (Parser * p, guint si)
@@ -2756,6 +2818,7 @@ mpegcheck_run (const guint8 * data, gsize size, const MpegCheckOptions * opts)
   p.seq = -1;
   p.extend_picture = -1;
   p.gop_trefs = g_array_new (FALSE, FALSE, sizeof (guint));
+  p.time_codes = g_array_new (FALSE, FALSE, sizeof (TimeCode));
   p.gop_numbered = TRUE;
 
   for (i = 0; i + 3 < size;) {
@@ -2828,6 +2891,7 @@ mpegcheck_run (const guint8 * data, gsize size, const MpegCheckOptions * opts)
           ((gdouble) s0->fps_d * periods);
   }
 
+  check_time_codes (&p);
   if (opts->check_vbv)
     for (si = 0; si < r->sequences->len; si++)
       simulate_sequence (&p, si);
@@ -2841,6 +2905,7 @@ mpegcheck_run (const guint8 * data, gsize size, const MpegCheckOptions * opts)
     g_ptr_array_add (r->errors, g_strdup_printf ("... and %u more errors",
             p.suppressed));
   g_array_free (p.gop_trefs, TRUE);
+  g_array_free (p.time_codes, TRUE);
   g_free (p.covered);
   g_free (p.first_wasteful_escape);
   return r;

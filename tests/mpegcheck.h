@@ -108,6 +108,10 @@ typedef struct
   /* default TRUE: parse and check every macroblock (FALSE: slice headers
    * and each slice's first address only, as a quick structural check) */
   gboolean check_macroblocks;
+  /* >= 0: the first GOP's time_code, in frames at its nominal rate, and
+   * every later one the display time of the pictures before it; -1: no
+   * time code is checked */
+  gint64 first_time_code;
 } MpegCheckOptions;
 
 /* MPEG-2 profile_identification (13818-2 table 8-2), and the profiles of

@@ -273,9 +273,13 @@ levels_scan (const GstClMpegEncodeParams * prm)
  * much as a later one is not extended. */
 static gint
 trellis_quantise (const gint coef[64], gint16 zz[64], gboolean intra, gint q,
-    gint lambda4, gboolean mpeg2, const guint8 * scan)
+    gint lambda4, gboolean mpeg2, const guint8 * scan, gboolean intra_vlc)
 {
-  const guint8 *table = rd_table ();
+  /* intra blocks of an intra_vlc_format picture: table B.15; entry 0 of
+   * either table: its end_of_block */
+  const guint8 *table = rd_table () + (intra && intra_vlc ?
+      GST_CL_MPEG_RD_ONE_BITS : 0);
+  const gint eob = table[0];
   const gint first = intra ? 1 : 0;
   /* node n: the last level so far at index n - 1; node first: none */
   gint node_cost[65], node_prev[65], node_level[65], open[65];
@@ -320,12 +324,12 @@ trellis_quantise (const gint coef[64], gint16 zz[64], gboolean intra, gint q,
       n_open--;
     open[n_open++] = i + 1;
   }
-  /* end_of_block (2 bits); a non-intra block can also be dropped */
+  /* end_of_block; a non-intra block can also be dropped */
   best_node = first;
-  best_cost = intra ? 2 * lambda4 : 0;
+  best_cost = intra ? eob * lambda4 : 0;
   for (j = 0; j < n_open; j++)
-    if (open[j] > first && node_cost[open[j]] + 2 * lambda4 < best_cost) {
-      best_cost = node_cost[open[j]] + 2 * lambda4;
+    if (open[j] > first && node_cost[open[j]] + eob * lambda4 < best_cost) {
+      best_cost = node_cost[open[j]] + eob * lambda4;
       best_node = open[j];
     }
   for (j = best_node; j > first; j = node_prev[j])
@@ -731,7 +735,7 @@ code_levels (const gint src[6][64], const gint pred[6][64], gboolean intra,
     if (trellis) {
       gboolean any = FALSE;
       *delta += trellis_quantise (coef, zz, intra, q, lambda4, prm->mpeg2,
-          levels_scan (prm));
+          levels_scan (prm), prm->mpeg2 && prm->intra_vlc);
       for (i = intra ? 1 : 0; i < 64; i++)
         any |= zz[i] != 0;
       *cbp |= any ? 32 >> b : 0;

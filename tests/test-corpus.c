@@ -590,6 +590,7 @@ check_case (const CorpusCase * c)
   o.expect_height = c->h;
   o.require_seq_header_per_gop = TRUE;
   o.require_closed_gop = TRUE;
+  o.first_time_code = 0;
   r = mpegcheck_run ((const guint8 *) data[0], len[0], &o);
   errs = mpegcheck_errors_text (r);
   fail_unless (mpegcheck_passed (r), "%s: stream check failed:\n%s",

@@ -947,6 +947,25 @@ GST_START_TEST (test_broken_structure)
   assert_error (r, "is not closed");
   mpegcheck_result_free (r);
 
+  /* time codes: from the first GOP's, those of the pictures displayed */
+  o.first_time_code = 0;
+  memcpy (c, data, size);
+  r = check (c, size, &o);
+  assert_passed (r);
+  mpegcheck_result_free (r);
+  o.first_time_code = 1;
+  r = check (c, size, &o);
+  assert_error (r, "the first GOP's time_code is frame 0, not 1");
+  mpegcheck_result_free (r);
+  o.first_time_code = 0;
+  put_bits (c, g_array_index (gops, gsize, 2), 19, 6, 1);
+  r = check (c, size, &o);
+  assert_error (r, "GOP 2 (byte");
+  assert_error (r, "time_code is frame 1, but the pictures before it show "
+      "24.0 frames");
+  mpegcheck_result_free (r);
+  o.first_time_code = -1;
+
   /* a size change without a sequence end code */
   memcpy (c, data, size);
   put_bits (c, g_array_index (seqs, gsize, 1), 0, 12, W + 16);

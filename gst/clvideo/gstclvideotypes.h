@@ -101,6 +101,8 @@ typedef struct {
   guint32 field_motion;         /* 0 or 1: the field prediction of
                                  * mpeg_field_search competes (P) */
   guint32 alternate_scan;       /* 0: zigzag, 1: alternate scan (MPEG-2) */
+  guint32 intra_vlc;            /* 0 or 1: intra blocks' levels coded with
+                                 * table B.15 (MPEG-2) */
 } GstClMpegEncodeArgs;
 
 /**
@@ -229,7 +231,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMotionVector, 8);
 GST_CL_VIDEO_SIZE_IS (GstClKernelPlane, 8);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
-GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 60);
+GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 64);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);

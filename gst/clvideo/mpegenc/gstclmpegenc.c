@@ -807,30 +807,6 @@ pulldown_rate_code (GstClMpegEnc * self, const GstVideoInfo * info,
   return FALSE;
 }
 
-/* 3:2 pulldown with B pictures keeps the VBV model within one encode,
- * not across the joins of a chunked one (an agreed fullness at either
- * end): refused with the error posted */
-static gboolean
-pulldown_joins (GstClMpegEnc * self)
-{
-  gboolean joined;
-
-  GST_OBJECT_LOCK (self);
-  joined = self->settings.b_frames > 0 &&
-      (self->settings.vbv_initial_fullness > 0 ||
-      self->settings.vbv_final_fullness > 0);
-  GST_OBJECT_UNLOCK (self);
-  if (!joined)
-    return TRUE;
-  GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-      ("3:2 pulldown with B pictures cannot run the VBV buffer across the "
-          "joins of a chunked encode (vbv-initial-fullness, "
-          "vbv-final-fullness)"),
-      ("code such pieces without B pictures (b-frames=0) or at a constant "
-          "quantiser, or the video in one piece"));
-  return FALSE;
-}
-
 /* Frames at the coded rate in @t, rounded */
 static guint64
 frames_in (GstClMpegEnc * self, GstClockTime t)
@@ -898,8 +874,6 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
   GST_OBJECT_UNLOCK (self);
   if (pulldown && !pulldown_rate_code (self, info, &code))
     return FALSE;
-  if (pulldown && !pulldown_joins (self))
-    return FALSE;
   f = gst_cl_mpeg_format_get (self->format);
   if (!apply_format (self, info, code, pulldown, f, &kbps))
     return FALSE;
@@ -964,11 +938,17 @@ stream_position (GstClMpegEnc * self, GstVideoCodecFrame * frame)
   GST_OBJECT_LOCK (self);
   offset = self->frame_offset;
   GST_OBJECT_UNLOCK (self);
-  if (!GST_CLOCK_TIME_IS_VALID (frame->pts) ||
+  /* (the buffer's own timestamp: with B pictures the base class moves the
+   * frames' later by the room their decoding timestamps take, min-pts,
+   * which is no place in the stream) */
+  t = frame->input_buffer ? GST_BUFFER_PTS (frame->input_buffer) :
+      GST_CLOCK_TIME_NONE;
+  if (!GST_CLOCK_TIME_IS_VALID (t) ||
       enc->input_segment.format != GST_FORMAT_TIME)
     return G_MAXUINT64;
+  /* (a frame that starts before the segment counts from its start) */
   t = gst_segment_to_stream_time (&enc->input_segment, GST_FORMAT_TIME,
-      frame->pts);
+      MAX (t, enc->input_segment.start));
   if (!GST_CLOCK_TIME_IS_VALID (t))
     return G_MAXUINT64;
   return frames_in (self, t) + offset;

@@ -88,6 +88,7 @@ typedef struct
   gboolean gop_closed;          /* gop_start: no B picture before it */
   guint quant;
   guint dc_shift;               /* intra DC precision above 8 bits */
+  gboolean intra_vlc;           /* intra blocks coded with table B.15 */
   /* an interlaced sequence: the frame is coded as two fields, the top one
    * first; a progressive frame of 3:2 pulldown shows its first field again
    * after the second */
@@ -749,6 +750,9 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   p.dc_shift = s->dc_shift;
   p.field_dct = s->interlaced;
   p.alternate_scan = s->interlaced;
+  /* MPEG-2's table for intra blocks (B.15) codes their levels in fewer
+   * bits than B.14, in every kind of picture */
+  p.intra_vlc = s->intra_vlc = e->seq.mpeg2;
   /* interlaced P and B pictures: field prediction competes (with the
    * rate-distortion decisions; P: in the macroblock decisions, B: with
    * the frame prediction chosen) */
@@ -858,7 +862,8 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   /* (a frame of two fields scans its blocks' levels in alternate order:
    * their vertical frequencies run higher) */
   GstClMpegPictureCoding pc = { s->type, 1, e->seq.mpeg2, s->dc_shift, 1,
-    s->interlaced, s->top_field_first, s->repeat_first_field, s->interlaced
+    s->interlaced, s->top_field_first, s->repeat_first_field, s->interlaced,
+    s->intra_vlc
   };
   gdouble shown = s->repeat_first_field ? 1.5 : 1.0;
   guint64 total, model, stuff = 0, qsum = 0, asum = 0, header_bytes;
@@ -1262,6 +1267,13 @@ start_rate_sequence (GstClMpegEngine * e)
   e->need_sequence = TRUE;
 }
 
+/* With 3:2 pulldown: whether the frame at @display shows three fields */
+static gboolean
+pulldown_repeats (guint64 display)
+{
+  return display % 2 == 0;
+}
+
 /* How an interlaced sequence codes @frame, at @display in display order:
  * as two fields where the caps (interleaved) or the buffer (mixed) say it
  * holds two, and which of them comes first: the caps' field order, else
@@ -1284,7 +1296,7 @@ frame_fields (GstClMpegEngine * e, GstVideoCodecFrame * frame,
   *interlaced = *top_field_first = *repeat_first_field = FALSE;
   if (e->seq.pulldown) {
     *top_field_first = display % 4 == 0 || display % 4 == 3;
-    *repeat_first_field = display % 2 == 0;
+    *repeat_first_field = pulldown_repeats (display);
     return;
   }
   if (!e->seq.interlaced)
@@ -1466,6 +1478,17 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
     start_rate_sequence (e);
   }
 
+  /* display order counts on from the first frame's place in the stream
+   * (whatever jitter the later timestamps have) */
+  if (e->frames_in++ == 0) {
+    e->display_first = position != G_MAXUINT64 ? position : 0;
+    /* a piece of a chunked encode (a VBV fullness agreed at its start)
+     * goes on from the one before, whose last anchor is the frame before
+     * this one: its display time is the first anchor's decoding interval */
+    if (e->seq.pulldown && e->rc.initial_fullness > 0 && e->display_first > 0)
+      e->anchor_shown = pulldown_repeats (e->display_first - 1) ? 1.5 : 1.0;
+  }
+  display = e->display_first + e->frames_in - 1;
   if (starts_gop) {
     GList *l;
     guint tr = 0;
@@ -1474,8 +1497,9 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
     e->gop_lead = lead;
     /* (the rate control plans the GOP's B pictures alike) */
     e->gop_open = e->rc.open_gop = open;
-    e->gop_first = (position != G_MAXUINT64 ? position : e->seq_frames);
-    e->gop_first -= MIN (e->gop_first, lead);
+    /* (its time code: the display time of its first picture, the first
+     * B picture waiting in an open GOP) */
+    e->gop_first = display - MIN (display, lead);
     /* (display order from the GOP's first picture) */
     for (l = e->waiting.head; l; l = l->next)
       ((Waiting *) l->data)->temporal_reference = tr++;
@@ -1483,11 +1507,6 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
   e->need_sequence = FALSE;
   pos = e->gop_pos++;
   e->seq_frames++;
-  /* display order counts on from the first frame's place in the stream
-   * (whatever jitter the later timestamps have) */
-  if (e->frames_in++ == 0)
-    e->display_first = position != G_MAXUINT64 ? position : 0;
-  display = e->display_first + e->frames_in - 1;
   pts = g_new (GstClockTime, 1);
   *pts = frame->pts;
   g_queue_push_tail (&e->pts, pts);

@@ -248,7 +248,7 @@ write_picture_coding_extension (GstBitWriter * bw,
   put (bw, !pc->interlaced, 1);         /* frame_pred_frame_dct */
   put (bw, 0, 1);                       /* concealment_motion_vectors */
   put (bw, 0, 1);                       /* q_scale_type: linear */
-  put (bw, 0, 1);                       /* intra_vlc_format: table B.14 */
+  put (bw, pc->intra_vlc_format ? 1 : 0, 1);  /* intra_vlc_format */
   put (bw, pc->alternate_scan ? 1 : 0, 1);
   put (bw, pc->repeat_first_field && !pc->interlaced ? 1 : 0, 1);
   /* chroma_420_type: progressive_frame in 4:2:0 */

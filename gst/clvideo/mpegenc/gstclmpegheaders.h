@@ -99,11 +99,12 @@ typedef struct {
   gboolean repeat_first_field;
   /* MPEG-2: the levels in alternate scan order (13818-2 7.3) */
   gboolean alternate_scan;
+  /* MPEG-2: intra blocks' levels coded with table B.15 */
+  gboolean intra_vlc_format;
 } GstClMpegPictureCoding;
 
 /* MPEG-2 (@pc's mpeg2): with the picture coding extension of a frame
- * picture (linear quantiser, table B.14, the zigzag scan or
- * @pc's alternate scan). */
+ * picture (linear quantiser, @pc's intra table and scan). */
 void gst_cl_mpeg_write_picture_header (GstBitWriter * bw,
     guint temporal_reference, guint vbv_delay,
     const GstClMpegPictureCoding * pc);

@@ -359,6 +359,7 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   args.field_dct = p->mpeg2 && p->field_dct ? 1 : 0;
   args.field_motion = field_motion ? 1 : 0;
   args.alternate_scan = p->mpeg2 && p->alternate_scan ? 1 : 0;
+  args.intra_vlc = p->mpeg2 && p->intra_vlc ? 1 : 0;
   args.rd_lambda = p->rd_lambda;
   args.mv_lambda = p->mv_lambda;
   if (!gst_cl_video_set_kernel_args (tr->encode, mems, G_N_ELEMENTS (mems),

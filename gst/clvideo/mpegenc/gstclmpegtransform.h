@@ -51,6 +51,8 @@ typedef struct {
                                  * (GST_CL_MPEG_MB_FIELD_MOTION) */
   gboolean alternate_scan;      /* MPEG-2: the levels in alternate scan
                                  * order (13818-2 7.3), else zigzag */
+  gboolean intra_vlc;           /* MPEG-2: intra blocks' levels priced with
+                                 * table B.15 (intra_vlc_format 1) */
 } GstClMpegEncodeParams;
 
 /**

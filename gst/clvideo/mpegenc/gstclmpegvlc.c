@@ -141,6 +141,27 @@ static const struct { guint8 run, level; const gchar *bits; } coeff_bits[] = {
   {28, 1, "0000000000011110"}, {29, 1, "0000000000011101"},
   {30, 1, "0000000000011100"}, {31, 1, "0000000000011011"},
 };
+/* 13818-2 B.15, DCT coefficients table one (the intra blocks of a picture
+ * with intra_vlc_format 1): its codes up to 10 bits. For any other pair it
+ * has, table one takes B.14's code of 12 bits or more (the pairs B.14
+ * codes shorter all have a code here). Its end_of_block is "0110". */
+static const struct { guint8 run, level; const gchar *bits; } coeff_one_bits[] = {
+  {0, 1, "10"}, {1, 1, "010"}, {0, 2, "110"}, {0, 3, "0111"},
+  {2, 1, "00101"}, {1, 2, "00110"}, {3, 1, "00111"}, {0, 4, "11100"},
+  {0, 5, "11101"},
+  {0, 6, "000101"}, {0, 7, "000100"}, {4, 1, "000110"}, {5, 1, "000111"},
+  {6, 1, "0000110"}, {7, 1, "0000100"}, {2, 2, "0000111"}, {8, 1, "0000101"},
+  {9, 1, "1111000"}, {1, 3, "1111001"}, {10, 1, "1111010"},
+  {0, 8, "1111011"}, {0, 9, "1111100"},
+  {0, 10, "00100011"}, {0, 11, "00100010"}, {1, 4, "00100111"},
+  {1, 5, "00100000"}, {3, 2, "00100110"}, {11, 1, "00100001"},
+  {12, 1, "00100101"}, {13, 1, "00100100"}, {0, 12, "11111010"},
+  {0, 13, "11111011"}, {0, 14, "11111110"}, {0, 15, "11111111"},
+  {2, 3, "11111100"}, {4, 2, "11111101"},
+  {5, 2, "000000100"}, {14, 1, "000000101"}, {15, 1, "000000111"},
+  {2, 4, "0000001100"}, {16, 1, "0000001101"},
+};
+#define COEFF_ONE_SHARED_LEN 12 /* B.14's codes table one shares */
 #define COEFF_ESCAPE_CODE 0x01  /* 0000 01 */
 #define COEFF_ESCAPE_LEN 6
 #define MAX_RUN 32
@@ -153,8 +174,9 @@ typedef struct {
   Vlc cbp[64];
   Vlc mv[17];
   Vlc dc_luma[GST_CL_MPEG_RD_DC_SIZES], dc_chroma[GST_CL_MPEG_RD_DC_SIZES];
-  /* with a zero sign bit appended; len 0: escape */
+  /* with a zero sign bit appended; len 0: escape. [0][0]: end_of_block */
   Vlc coeff[MAX_RUN][MAX_TABLE_LEVEL];
+  Vlc coeff_one[MAX_RUN][MAX_TABLE_LEVEL];      /* table one (B.15) */
 } Tables;
 
 static Tables tables;
@@ -192,7 +214,17 @@ get_tables (void)
       v.code <<= 1;
       v.len++;
       tables.coeff[coeff_bits[i].run][coeff_bits[i].level] = v;
+      if (v.len > COEFF_ONE_SHARED_LEN)
+        tables.coeff_one[coeff_bits[i].run][coeff_bits[i].level] = v;
     }
+    for (i = 0; i < G_N_ELEMENTS (coeff_one_bits); i++) {
+      Vlc v = vlc_from_bits (coeff_one_bits[i].bits);
+      v.code <<= 1;
+      v.len++;
+      tables.coeff_one[coeff_one_bits[i].run][coeff_one_bits[i].level] = v;
+    }
+    tables.coeff[0][0] = vlc_from_bits ("10");
+    tables.coeff_one[0][0] = vlc_from_bits ("0110");
     g_once_init_leave (&init, 1);
   }
   return &tables;
@@ -207,8 +239,11 @@ gst_cl_mpeg_rd_bits (guint8 bits[GST_CL_MPEG_RD_BITS_SIZE])
   G_STATIC_ASSERT (GST_CL_MPEG_COEFF_BITS_RUNS == MAX_RUN);
   G_STATIC_ASSERT (GST_CL_MPEG_COEFF_BITS_LEVELS == MAX_TABLE_LEVEL);
   for (run = 0; run < MAX_RUN; run++)
-    for (level = 0; level < MAX_TABLE_LEVEL; level++)
+    for (level = 0; level < MAX_TABLE_LEVEL; level++) {
       bits[run * MAX_TABLE_LEVEL + level] = t->coeff[run][level].len;
+      bits[GST_CL_MPEG_RD_ONE_BITS + run * MAX_TABLE_LEVEL + level] =
+          t->coeff_one[run][level].len;
+    }
   /* f_code 2: motion_code |d| / 2 rounded up, a sign and a residual bit */
   for (d = 0; d <= GST_CL_MPEG_RD_MV_MAX; d++)
     bits[GST_CL_MPEG_RD_MV_BITS + d] = d ? t->mv[(d + 1) / 2].len + 2 :
@@ -440,8 +475,10 @@ lowest_bit (guint64 m)
 #endif
 }
 
+/* The levels @zz[@start..@end) coded with @coeff (B.14 or B.15, whose
+ * [0][0] is its end_of_block) */
 static void
-put_coefficients (Bits * out, const Tables * t,
+put_coefficients (Bits * out, const Vlc coeff[MAX_RUN][MAX_TABLE_LEVEL],
     const gint16 * zz, guint start, guint end, gboolean first_special,
     gboolean mpeg2)
 {
@@ -461,8 +498,8 @@ put_coefficients (Bits * out, const Tables * t,
     if (first_special && run == 0 && a == 1) {
       /* "1s": EOB cannot come first, so its code means (0, 1) there */
       bits_put (bw, 2 | (v < 0), 2);
-    } else if (run < MAX_RUN && a < MAX_TABLE_LEVEL && t->coeff[run][a].len) {
-      bits_put (bw, t->coeff[run][a].code | (v < 0), t->coeff[run][a].len);
+    } else if (run < MAX_RUN && a < MAX_TABLE_LEVEL && coeff[run][a].len) {
+      bits_put (bw, coeff[run][a].code | (v < 0), coeff[run][a].len);
     } else {
       /* escape, run (6 bits), level (MPEG-1: 8 or 16 bits, MPEG-2: 12) */
       guint32 head = (COEFF_ESCAPE_CODE << 6) | run;
@@ -477,14 +514,16 @@ put_coefficients (Bits * out, const Tables * t,
     }
     first_special = FALSE;
   }
-  bits_put (bw, 0x2, 2);        /* end_of_block "10" */
+  bits_put (bw, coeff[0][0].code, coeff[0][0].len);
   *out = local;
 }
 
+/* an intra block: its DC differential, then its AC levels coded with
+ * @coeff */
 static void
 put_intra_block (Bits * bw, const Tables * t,
-    const gint16 * zz, guint last, gboolean chroma, gint * dc_pred,
-    gboolean mpeg2)
+    const Vlc coeff[MAX_RUN][MAX_TABLE_LEVEL], const gint16 * zz, guint last,
+    gboolean chroma, gint * dc_pred, gboolean mpeg2)
 {
   gint diff = zz[0] - *dc_pred;
   guint size = diff ? g_bit_storage (ABS (diff)) : 0;
@@ -494,7 +533,7 @@ put_intra_block (Bits * bw, const Tables * t,
   /* dct_dc_size and dct_dc_differential in one field */
   bits_put (bw, (v.code << size) |
       (guint) (diff > 0 ? diff : diff + (1 << size) - 1), v.len + size);
-  put_coefficients (bw, t, zz, 1, last, FALSE, mpeg2);
+  put_coefficients (bw, coeff, zz, 1, last, FALSE, mpeg2);
 }
 
 /* levels kept of block @b of @r in the packed layout */
@@ -556,6 +595,9 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
   gboolean i_pic = pc->coding_type == GST_CL_MPEG_PICTURE_I;
   gboolean b_pic = pc->coding_type == GST_CL_MPEG_PICTURE_B;
   gboolean mpeg2 = pc->mpeg2;
+  /* the intra blocks' AC table: MPEG-2's B.15 where the picture says */
+  const Vlc (*intra_coeff)[MAX_TABLE_LEVEL] = mpeg2 &&
+      pc->intra_vlc_format ? t->coeff_one : t->coeff;
   /* MPEG-2's macroblock modes: frame_motion_type and dct_type */
   gboolean modes = mpeg2 && pc->interlaced;
   guint f_code[2] = { pc->f_code, pc->backward_f_code };
@@ -626,8 +668,8 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         bits_put (bw, quant, 5);
       }
       for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
-        put_intra_block (bw, t, bz, MAX (r->last[b], 1), b >= 4,
-            &dc_pred[b < 4 ? 0 : b - 3], mpeg2);
+        put_intra_block (bw, t, intra_coeff, bz, MAX (r->last[b], 1),
+            b >= 4, &dc_pred[b < 4 ? 0 : b - 3], mpeg2);
         bz += mb_offsets ? packed_levels (r, b) : 64;
       }
       memset (pmv, 0, sizeof (pmv));
@@ -714,7 +756,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         put_vlc (bw, t->cbp[r->cbp]);
         for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
           if (r->cbp & (32 >> b))
-            put_coefficients (bw, t, bz, 0, r->last[b], TRUE, mpeg2);
+            put_coefficients (bw, t->coeff, bz, 0, r->last[b], TRUE, mpeg2);
           bz += mb_offsets ? packed_levels (r, b) : 64;
         }
       }

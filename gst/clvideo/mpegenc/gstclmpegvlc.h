@@ -76,14 +76,17 @@ extern const guint8 gst_cl_mpeg_zigzag[64];
  * - the run-level codes (table B.14, sign bit included): entry
  *   run * GST_CL_MPEG_COEFF_BITS_LEVELS + |level|, 0 where the pair takes
  *   an escape (20 bits up to |level| 127, 28 above); the "1s" form of
- *   (0, 1) that opens a non-intra block is not in it (2 bits);
+ *   (0, 1) that opens a non-intra block is not in it (2 bits); entry 0
+ *   (run 0, level 0) is end_of_block;
  * - from GST_CL_MPEG_RD_MV_BITS: a motion vector component whose
  *   difference from its predictor is d, entry |d| (0..32 half-pels), with
  *   forward_f_code 2 (the one of the default search range);
  * - from GST_CL_MPEG_RD_CBP_BITS: coded_block_pattern 0..63 (0: 0);
  * - from GST_CL_MPEG_RD_DC_BITS: dct_dc_size_luma 0..11, then
  *   dct_dc_size_chroma 0..11 (the size's code, not the differential;
- *   MPEG-1 has sizes up to 8). */
+ *   MPEG-1 has sizes up to 8);
+ * - from GST_CL_MPEG_RD_ONE_BITS: the run-level codes of MPEG-2's table
+ *   B.15 (intra blocks with intra_vlc_format 1), laid out as B.14's. */
 #define GST_CL_MPEG_COEFF_BITS_RUNS 32
 #define GST_CL_MPEG_COEFF_BITS_LEVELS 41
 #define GST_CL_MPEG_RD_MV_BITS \
@@ -93,8 +96,10 @@ extern const guint8 gst_cl_mpeg_zigzag[64];
   (GST_CL_MPEG_RD_MV_BITS + GST_CL_MPEG_RD_MV_MAX + 1)
 #define GST_CL_MPEG_RD_DC_BITS (GST_CL_MPEG_RD_CBP_BITS + 64)
 #define GST_CL_MPEG_RD_DC_SIZES 12
-#define GST_CL_MPEG_RD_BITS_SIZE \
+#define GST_CL_MPEG_RD_ONE_BITS \
   (GST_CL_MPEG_RD_DC_BITS + 2 * GST_CL_MPEG_RD_DC_SIZES)
+#define GST_CL_MPEG_RD_BITS_SIZE \
+  (GST_CL_MPEG_RD_ONE_BITS + GST_CL_MPEG_RD_MV_BITS)
 void gst_cl_mpeg_rd_bits (guint8 bits[GST_CL_MPEG_RD_BITS_SIZE]);
 
 G_END_DECLS
