@@ -2647,7 +2647,8 @@ GST_START_TEST (test_mpeg2_stream)
     }
 
     /* the same pictures and nearly the same bits as MPEG-1: only the
-     * headers, the escapes and the mismatch control differ */
+     * headers, the escapes, the mismatch control and the intra blocks'
+     * table (B.15, a few percent shorter) differ */
     for (k = 0; k < n; k++) {
       guint8 *f = natural_frame (w, h, k, clip_pan_x, clip_pan_y, 7);
       memcpy (src + (gsize) k * psnr_i420_size (w, h), f,
@@ -2672,7 +2673,7 @@ GST_START_TEST (test_mpeg2_stream)
       fail_unless (fabs (p1 - p2) < 0.1, "%ux%u: MPEG-2 %.3f dB, MPEG-1 "
           "%.3f dB", w, h, p2, p1);
       fail_unless (e2.stream->len < e1.stream->len * 1.03 &&
-          e2.stream->len > e1.stream->len * 0.97, "%ux%u: MPEG-2 %u bytes, "
+          e2.stream->len > e1.stream->len * 0.9, "%ux%u: MPEG-2 %u bytes, "
           "MPEG-1 %u", w, h, e2.stream->len, e1.stream->len);
     }
 
