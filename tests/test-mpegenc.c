@@ -3028,6 +3028,131 @@ ffprobe_field_flags (const gchar * path)
   return g_string_free (flags, FALSE);
 }
 
+/* @n frames at 25 fps: the natural clip up to frame @cut, the synthetic
+ * one from there (a cut); the element's scene-cuts count in *@cuts */
+static void
+encode_cut (const gchar * props, guint w, guint h_, guint n, guint cut,
+    Encoded * e, guint64 * cuts)
+{
+  GstHarness *h = harness_new (props);
+  GstClockTime dur = GST_SECOND / 25;
+  GstStructure *stats;
+  guint i;
+
+  encoded_init (e);
+  set_caps (h, w, h_, 25, "I420");
+  for (i = 0; i < n; i++) {
+    guint8 *f = i < cut ? natural_frame (w, h_, i, clip_pan_x, clip_pan_y,
+        7) : synthetic_frame (w, h_, i);
+    fail_unless_equals_int (gst_harness_push (h, i420_buffer (f, w, h_,
+                i * dur, dur)), GST_FLOW_OK);
+    g_free (f);
+    pull_all (h, e);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_all (h, e);
+  g_object_get (h->element, "stats", &stats, NULL);
+  fail_unless (gst_structure_get (stats, "scene-cuts", G_TYPE_UINT64, cuts,
+          NULL));
+  gst_structure_free (stats);
+  test_harness_teardown (h);
+}
+
+/* scene-cut: the P picture at a cut comes out intra and is coded again as
+ * an I picture that starts a GOP (with its sequence header and a time
+ * code that says where it is), and the GOP counts from there; at a
+ * constant quantiser and at a bit rate (the buffer model holds). Nothing
+ * changes without a cut, on the last picture of a GOP, or with B
+ * pictures (the same bytes as without scene-cut). */
+GST_START_TEST (test_scene_cut)
+{
+  static const struct
+  {
+    const gchar *props;
+    guint cut;
+    /* display places of the I pictures, then 0 */
+    guint intra[4];
+    gboolean same_without;      /* the bytes of scene-cut=0 */
+  } cases[] = {
+    {"quantizer=5", 7, {0, 7, 19, 0}, FALSE},
+    {"bitrate=900", 7, {0, 7, 19, 0}, FALSE},
+    /* the cut on a GOP's last picture: the next GOP starts anyway */
+    {"quantizer=5", 11, {0, 12, 24, 0}, TRUE},
+    {"quantizer=5 b-frames=2", 7, {0, 12, 24, 0}, TRUE},
+    /* no cut at all */
+    {"quantizer=5", 26, {0, 12, 24, 0}, TRUE},
+  };
+  const guint w = 176, h = 144, n = 26;
+  guint c, k;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    gchar *props = g_strdup_printf ("gop-size=12 scene-cut=50 %s",
+        cases[c].props);
+    gchar *props0 = g_strdup_printf ("gop-size=12 scene-cut=0 %s",
+        cases[c].props);
+    gchar *name = g_strdup_printf ("scene-cut-%u.m1v", c);
+    guint64 cuts, cuts0;
+    MpegCheckResult *r, *r0;
+    gchar *path;
+    Encoded e, e0;
+    guint i, first = 0, in_gop = 0, types[26];
+
+    encode_cut (props, w, h, n, cases[c].cut, &e, &cuts);
+    encode_cut (props0, w, h, n, cases[c].cut, &e0, &cuts0);
+    r = check_stream (e.stream, n, w, h);
+    r0 = check_stream (e0.stream, n, w, h);
+    fail_unless_equals_int (cuts0, 0);
+    fail_unless_equals_int (cuts, cases[c].same_without ? 0 : 1);
+    /* (display order: closed GOPs, each numbered from its start) */
+    memset (types, 0, sizeof (types));
+    for (k = 0; k < r->pictures->len; k++) {
+      const MpegCheckPicture *p = &g_array_index (r->pictures,
+          MpegCheckPicture, k);
+      if (p->temporal_reference == 0 && k > 0)
+        first += in_gop;
+      in_gop = p->temporal_reference == 0 ? 1 : in_gop + 1;
+      fail_unless (first + p->temporal_reference < n);
+      types[first + p->temporal_reference] = p->coding_type;
+    }
+    for (k = 0; k < n; k++) {
+      gboolean intra = FALSE;
+      for (i = 0; i < 4; i++)
+        intra |= cases[c].intra[i] == k && (i == 0 || k > 0);
+      fail_unless_equals_int (types[k] == 1, intra);
+    }
+    /* at the cut, without scene-cut: a P picture of intra macroblocks */
+    if (cases[c].cut < n && !strstr (props, "b-frames")) {
+      const MpegCheckPicture *p = &g_array_index (r0->pictures,
+          MpegCheckPicture, cases[c].cut);
+      fail_unless_equals_int (p->coding_type, 2);
+      fail_unless (p->n_mb_intra * 2 >= w / 16 * (h / 16), "%s: %u intra "
+          "macroblocks at the cut", props0, p->n_mb_intra);
+    }
+    /* (each I picture starts a GOP, and a sequence) */
+    fail_unless_equals_int (r->n_gops, r->n_type[1]);
+    fail_unless_equals_int (r->n_seq_headers, r->n_type[1]);
+    if (cases[c].same_without)
+      fail_unless (same_stream (&e, &e0), "%s: other bytes than without "
+          "scene-cut", props);
+    if (strstr (props, "bitrate")) {
+      fail_unless (r->vbv_simulated);
+      fail_unless_equals_int (r->n_underflows, 0);
+    }
+    path = write_stream (name, e.stream);
+    decode_check (path, n, w, h);
+    mpegcheck_result_free (r);
+    mpegcheck_result_free (r0);
+    encoded_free (&e);
+    encoded_free (&e0);
+    g_free (path);
+    g_free (name);
+    g_free (props);
+    g_free (props0);
+  }
+}
+
+GST_END_TEST;
+
 /* 3:2 pulldown of 23.976 fps film, with and without B pictures, at a
  * constant quantiser and at constant and variable bit rates, GOPs
  * starting at every place of the cadence: an interlaced sequence at
@@ -4838,6 +4963,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_interlaced);
   tcase_add_test (tc, test_pulldown);
   tcase_add_test (tc, test_open_gop);
+  tcase_add_test (tc, test_scene_cut);
   tcase_add_test (tc, test_b_frames_muxed);
   tcase_add_test (tc, test_formats_muxed);
   tcase_add_test (tc, test_force_key_unit);

@@ -101,6 +101,7 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define DEFAULT_FORMAT GST_CL_MPEG_FORMAT_NONE
 #define DEFAULT_PULLDOWN FALSE
 #define DEFAULT_CLOSED_GOP TRUE
+#define DEFAULT_SCENE_CUT 50
 #define DEFAULT_RATE_CONTROL GST_CL_MPEG_ENC_RATE_CONTROL_AUTO
 #define DEFAULT_SLICES 0
 #define DEFAULT_FRAME_OFFSET 0
@@ -133,6 +134,7 @@ enum
   PROP_FORMAT,
   PROP_PULLDOWN,
   PROP_CLOSED_GOP,
+  PROP_SCENE_CUT,
   PROP_INTRA_DC_PRECISION,
   PROP_SLICES,
   PROP_FRAME_OFFSET,
@@ -1191,6 +1193,7 @@ make_stats (GstClMpegEnc * self)
       "reencodes", G_TYPE_UINT64, stats.reencodes,
       "repeated-pictures", G_TYPE_UINT64, stats.repeated,
       "dc-only-pictures", G_TYPE_UINT64, stats.dc_only,
+      "scene-cuts", G_TYPE_UINT64, stats.scene_cuts,
       "stuffing-bytes", G_TYPE_UINT64, stats.stuffing_bytes,
       "vbv-buffer-size", G_TYPE_UINT, stats.vbv_size,
       "device-load-ns", G_TYPE_UINT64, load_ns,
@@ -1239,6 +1242,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
       break;
     case PROP_PULLDOWN:
       self->pulldown = g_value_get_boolean (value);
+      break;
+    case PROP_SCENE_CUT:
+      self->settings.scene_cut = g_value_get_uint (value);
       break;
     case PROP_CLOSED_GOP:
       self->settings.closed_gop = g_value_get_boolean (value);
@@ -1345,6 +1351,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_PULLDOWN:
       g_value_set_boolean (value, self->pulldown);
+      break;
+    case PROP_SCENE_CUT:
+      g_value_set_uint (value, self->settings.scene_cut);
       break;
     case PROP_CLOSED_GOP:
       g_value_set_boolean (value, self->settings.closed_gop);
@@ -1494,6 +1503,25 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "with B pictures predicted from the next GOP's I picture too, "
           "one P picture fewer a GOP; applies from the next GOP)",
           DEFAULT_CLOSED_GOP, rw | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstClMpegEnc:scene-cut:
+   *
+   * A cut in the video makes a P picture of intra macroblocks that
+   * predict nothing, and the I picture that starts the next GOP soon
+   * after codes much the same again. Where at least this percentage of a
+   * P picture's macroblocks come out intra, the picture is coded again as
+   * an I picture that starts a GOP (and a sequence): the rate control
+   * spends on it as on an I picture, and the GOP counts from there. Not
+   * with B pictures, nor on the last picture of a GOP. The pieces of a
+   * chunked encode, cut at fixed GOPs, need it off to join into the
+   * single encode's bytes.
+   */
+  g_object_class_install_property (gobject_class, PROP_SCENE_CUT,
+      g_param_spec_uint ("scene-cut", "Scene cut",
+          "A P picture with at least this percentage of intra macroblocks "
+          "is coded as an I picture that starts a GOP (0: never; without "
+          "B pictures)", 0, 100, DEFAULT_SCENE_CUT,
+          rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_PB_FACTOR,
       g_param_spec_double ("pb-factor", "P/B quantiser factor",
           "Quantiser of B pictures over that of P pictures (no picture "
@@ -1670,7 +1698,7 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Frames, bytes, VBV re-encodes, pictures repeated, pictures of DC "
-          "levels only and stuffing, "
+          "levels only, P pictures coded again as I at cuts, and stuffing, "
           "the VBV buffer size used (units of 16384 bits), "
           "device time per stage and host time waiting and entropy coding "
           "(ns)",
@@ -1743,6 +1771,7 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
     .ip_factor = DEFAULT_IP_FACTOR,
     .b_frames = DEFAULT_B_FRAMES,
     .closed_gop = DEFAULT_CLOSED_GOP,
+    .scene_cut = DEFAULT_SCENE_CUT,
     .pb_factor = DEFAULT_PB_FACTOR,
     .adaptive = DEFAULT_ADAPTIVE_QUANT,
     .subpel = DEFAULT_SUBPEL,

@@ -88,7 +88,9 @@ typedef struct
   gboolean gop_closed;          /* gop_start: no B picture before it */
   guint quant;
   guint dc_shift;               /* intra DC precision above 8 bits */
-  gboolean intra_vlc;           /* intra blocks coded with table B.15 */
+  /* MPEG-2: the intra blocks' levels priced with table B.15 (else B.14),
+   * and coded with it (intra_vlc_format), whichever takes fewer bits */
+  gboolean intra_vlc, intra_vlc_format;
   /* an interlaced sequence: the frame is coded as two fields, the top one
    * first; a progressive frame of 3:2 pulldown shows its first field again
    * after the second */
@@ -97,6 +99,7 @@ typedef struct
    * backward reference (B), the reconstruction */
   guint ref, bwd, out;
   guint temporal_reference;
+  guint64 display;              /* its place in display order */
   guint64 gop_frame;            /* first picture of its GOP, in the sequence */
   gboolean encoded;
   /* the rate control's last resorts when even quantiser 31 is too many
@@ -197,7 +200,8 @@ struct _GstClMpegEngine
   guint64 frames_out, bytes_out, vlc_ns, wait_ns;
   /* P pictures the rate control coded as a repeat of their reference,
    * pictures it coded with DC levels only */
-  guint64 repeated, dc_only;
+  guint64 repeated, dc_only, scene_cuts;
+  guint64 recoded;              /* pictures coded again but for the VBV */
 };
 
 /* Passes a warning to the element, formatted. */
@@ -750,9 +754,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   p.dc_shift = s->dc_shift;
   p.field_dct = s->interlaced;
   p.alternate_scan = s->interlaced;
-  /* MPEG-2's table for intra blocks (B.15) codes their levels in fewer
-   * bits than B.14, in every kind of picture */
-  p.intra_vlc = s->intra_vlc = e->seq.mpeg2;
+  p.intra_vlc = s->intra_vlc;
   /* interlaced P and B pictures: field prediction competes (with the
    * rate-distortion decisions; P: in the macroblock decisions, B: with
    * the frame prediction chosen) */
@@ -863,7 +865,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
    * their vertical frequencies run higher) */
   GstClMpegPictureCoding pc = { s->type, 1, e->seq.mpeg2, s->dc_shift, 1,
     s->interlaced, s->top_field_first, s->repeat_first_field, s->interlaced,
-    s->intra_vlc
+    s->intra_vlc_format
   };
   gdouble shown = s->repeat_first_field ? 1.5 : 1.0;
   guint64 total, model, stuff = 0, qsum = 0, asum = 0, header_bytes;
@@ -1016,6 +1018,77 @@ next_dts (GstClMpegEngine * e)
   return dts;
 }
 
+/* Whether the P picture of @s, as the device coded it, is a cut: at
+ * least scene-cut percent of its macroblocks intra (without B pictures,
+ * whose frames before an anchor would belong to its GOP; not the last
+ * picture before a GOP starts anyway) */
+static gboolean
+is_scene_cut (GstClMpegEngine * e, Slot * s)
+{
+  const Slot *next = &e->slots[s == &e->slots[0] ? 1 : 0];
+  guint n = e->mb_width * e->mb_height, intra = 0, i, percent;
+
+  if (s->type != GST_CL_MPEG_PICTURE_P || s->dc_only || e->b_frames > 0 ||
+      (next->frame && next->gop_start))
+    return FALSE;
+  g_mutex_lock (&e->settings_lock);
+  percent = e->settings.scene_cut;
+  g_mutex_unlock (&e->settings_lock);
+  if (percent == 0)
+    return FALSE;
+  for (i = 0; i < n; i++)
+    intra += (s->rec[i].flags & GST_CL_MPEG_MB_INTRA) != 0;
+  return intra * 100 >= percent * n;
+}
+
+/* Codes the cut of @s as the I picture of a new GOP (and sequence), and
+ * the frame after it, already on the device, as the GOP's next picture */
+static void
+restart_gop_at (GstClMpegEngine * e, Slot * s)
+{
+  Slot *next = &e->slots[s == &e->slots[0] ? 1 : 0];
+
+  GST_DEBUG_OBJECT (e->parent, "picture %" G_GUINT64_FORMAT " (display %"
+      G_GUINT64_FORMAT ") is a cut: coded as an I picture", e->frames_out,
+      s->display);
+  if (next->frame)
+    next->temporal_reference -= s->temporal_reference;
+  e->gop_pos -= s->temporal_reference;
+  e->gop_first = s->display;
+  s->type = GST_CL_MPEG_PICTURE_I;
+  s->gop_start = s->seq_start = s->gop_closed = TRUE;
+  s->gop_frame = s->display;
+  s->temporal_reference = 0;
+  s->quant = gst_cl_mpeg_rate_control_quant (&e->rc, s->type, TRUE);
+  s->intra_vlc = FALSE;
+  e->scene_cuts++;
+  e->recoded++;
+}
+
+/* MPEG-2: codes the intra blocks of @s with the table that takes fewer
+ * bits for its levels as they are (table B.15 codes large levels
+ * shorter, B.14 runs of small ones and end_of_block). An I picture whose
+ * levels were priced with B.14 and take fewer bits in B.15 is priced
+ * with B.15 to be coded again: TRUE. (So the choice depends on the
+ * picture alone: P and B pictures, with few intra macroblocks, are
+ * priced with B.14.) */
+static gboolean
+reprices_intra_table (GstClMpegEngine * e, Slot * s)
+{
+  guint64 bits[2];
+
+  if (!e->seq.mpeg2 || s->dc_only || s->all_skipped)
+    return FALSE;
+  gst_cl_mpeg_intra_table_bits (s->rec, e->mb_width * e->mb_height,
+      INTRA (s), s->packed ? s->packed_host : s->lev,
+      s->packed ? s->mb_offsets : NULL, bits);
+  s->intra_vlc_format = bits[1] < bits[0];
+  if (!INTRA (s) || !s->intra_vlc_format || s->intra_vlc)
+    return FALSE;
+  s->intra_vlc = TRUE;
+  return TRUE;
+}
+
 /* Waits for the device results of @s, codes the picture (again, coarser,
  * while it would underflow the VBV or leave no room for the next I
  * picture: at quantiser 31 with DC levels only, a P picture then with
@@ -1025,7 +1098,7 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
 {
   GstVideoCodecFrame *frame;
   GstBuffer *out;
-  guint64 bits = 0;
+  guint64 bits = 0, recoded = e->recoded;
   guint requant = 0;
   gint64 t0;
 
@@ -1036,6 +1109,17 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
         !wait_event (&s->levels_ready, error))
       return GST_FLOW_ERROR;
     e->wait_ns += (g_get_monotonic_time () - t0) * 1000;
+    if (is_scene_cut (e, s))
+      restart_gop_at (e, s);
+    else if (reprices_intra_table (e, s))
+      e->recoded++;
+    if (e->recoded != recoded) {
+      recoded = e->recoded;
+      slot_unmap (e, s);
+      if (!submit_encode (e, s, error))
+        return GST_FLOW_ERROR;
+      continue;
+    }
     out = assemble (e, s, end, &bits, &requant);
     if (out)
       break;
@@ -1335,6 +1419,9 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
   s->gop_closed = e->gop_lead == 0;
   s->gop_frame = e->gop_first;
   s->temporal_reference = temporal_reference;
+  s->display = display;
+  /* (priced with B.14 first: see reprices_intra_table) */
+  s->intra_vlc = s->intra_vlc_format = FALSE;
   frame_fields (e, frame, display, &s->interlaced, &s->top_field_first,
       &s->repeat_first_field);
   if (type == GST_CL_MPEG_PICTURE_B) {
@@ -1363,16 +1450,18 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
     if (!submit_encode (e, s, error))
       goto failed;
   }
-  reencodes = e->rc.reencodes;
+  reencodes = e->rc.reencodes + e->recoded;
   ret = finish_pending (e, FALSE, error);
   if (ret != GST_FLOW_OK) {
     slot_drop_frame (e, s);
     return ret;
   }
   /* the frame before was coded again (a constant quantiser under
-   * MPEG-2's buffer model): this one may have predicted from its first
-   * reconstruction, and is coded again from the one decoders see */
-  if (cq && e->rc.reencodes != reencodes) {
+   * MPEG-2's buffer model, a cut as an I picture, an I picture priced
+   * with the other table): this one may have
+   * predicted from its first reconstruction, and is coded again from the
+   * one decoders see */
+  if (cq && e->rc.reencodes + e->recoded != reencodes) {
     slot_unmap (e, s);
     if (!submit_encode (e, s, error))
       goto failed;
@@ -1586,7 +1675,7 @@ gst_cl_mpeg_engine_start (GstClMpegEngine * e)
   if (n > 1)
     e->workers = g_thread_pool_new (worker_func, e, n - 1, FALSE, NULL);
   e->frames_out = e->bytes_out = e->vlc_ns = e->wait_ns = 0;
-  e->repeated = e->dc_only = 0;
+  e->repeated = e->dc_only = e->scene_cuts = e->recoded = 0;
 }
 
 gboolean
@@ -1682,6 +1771,7 @@ gst_cl_mpeg_engine_get_stats (GstClMpegEngine * e,
   stats->reencodes = e->rc.reencodes;
   stats->repeated = e->repeated;
   stats->dc_only = e->dc_only;
+  stats->scene_cuts = e->scene_cuts;
   stats->stuffing_bytes = e->rc.stuffing_bits / 8;
   stats->vbv_size = e->seq.vbv_size_code;
   stats->wait_ns = e->wait_ns;

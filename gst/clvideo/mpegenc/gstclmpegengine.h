@@ -50,6 +50,10 @@ typedef struct
   /* from the next GOP: no B picture predicts from the GOP before (else
    * the frames before an I picture wait for it, B pictures) */
   gboolean closed_gop;
+  /* without B pictures: a P picture whose macroblocks are at least this
+   * percentage intra (a cut) is coded again as an I picture that starts
+   * a GOP; 0: never */
+  guint scene_cut;
   GstClMotionMethod motion_method;
   GstClMotionEffort motion_effort;
 } GstClMpegEngineSettings;
@@ -73,6 +77,7 @@ typedef struct
   /* VBV re-encodes, P pictures coded as a repeat of their reference,
    * pictures of DC levels only, zero stuffing */
   guint64 reencodes, repeated, dc_only, stuffing_bytes;
+  guint64 scene_cuts;           /* P pictures coded again as I (cuts) */
   guint vbv_size;               /* the sequence's vbv_buffer_size */
   guint64 wait_ns, vlc_ns;      /* host time waiting, entropy coding */
   guint threads;                /* entropy coding threads */

@@ -543,6 +543,50 @@ packed_levels (const GstClMpegMbRecord * r, guint b)
   return (r->flags & GST_CL_MPEG_MB_INTRA) ? MAX (r->last[b], 1) : r->last[b];
 }
 
+/* bits of the AC levels @zz[1..@end) and the end_of_block of an intra
+ * block in @coeff */
+static guint64
+intra_ac_bits (const Vlc coeff[MAX_RUN][MAX_TABLE_LEVEL], const gint16 * zz,
+    guint end)
+{
+  guint64 m = nonzero_mask (zz, end) & ~G_GUINT64_CONSTANT (1), bits =
+      coeff[0][0].len;
+  guint pos = 1;
+
+  while (m) {
+    guint i = lowest_bit (m), run = i - pos, a = ABS (zz[i]);
+    m &= m - 1;
+    pos = i + 1;
+    bits += run < MAX_RUN && a < MAX_TABLE_LEVEL && coeff[run][a].len ?
+        coeff[run][a].len : COEFF_ESCAPE_LEN + 18;
+  }
+  return bits;
+}
+
+void
+gst_cl_mpeg_intra_table_bits (const GstClMpegMbRecord * recs, guint n,
+    gboolean intra_picture, const gint16 * levels, const guint32 * mb_offsets,
+    guint64 bits[2])
+{
+  const Tables *t = get_tables ();
+  guint i, b;
+
+  bits[0] = bits[1] = 0;
+  for (i = 0; i < n; i++) {
+    const GstClMpegMbRecord *r = &recs[i];
+    const gint16 *bz = mb_offsets ? levels + mb_offsets[i] :
+        levels + (gsize) i * GST_CL_MPEG_MB_LEVELS;
+    if (!intra_picture && !(r->flags & GST_CL_MPEG_MB_INTRA))
+      continue;
+    for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
+      guint end = MAX (r->last[b], 1);
+      bits[0] += intra_ac_bits (t->coeff, bz, end);
+      bits[1] += intra_ac_bits (t->coeff_one, bz, end);
+      bz += mb_offsets ? packed_levels (r, b) : 64;
+    }
+  }
+}
+
 guint32
 gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
     guint32 * offsets)

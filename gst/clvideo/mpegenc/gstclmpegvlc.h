@@ -66,6 +66,14 @@ void gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row,
 guint32 gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
     guint32 * offsets);
 
+/* The bits the AC levels and end_of_block of the intra blocks of the @n
+ * macroblocks @recs (all of them in an @intra_picture) take in MPEG-2's
+ * table B.14 (bits[0]) and B.15 (bits[1]) (escapes of 24 bits); @levels
+ * and @mb_offsets as gst_cl_mpeg_write_slice() reads them. */
+void gst_cl_mpeg_intra_table_bits (const GstClMpegMbRecord * recs, guint n,
+    gboolean intra_picture, const gint16 * levels, const guint32 * mb_offsets,
+    guint64 bits[2]);
+
 /* The default intra quantiser matrix, in natural (row-major) order. */
 extern const guint8 gst_cl_mpeg_default_intra_matrix[64];
 /* zigzag index -> natural position */
