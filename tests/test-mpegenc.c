@@ -2561,6 +2561,148 @@ encode_negotiated (const gchar * props, const gchar * caps, guint w, guint h,
   return out;
 }
 
+/* The macroblocks' bits (as mpegcheck counts them, which parses every
+ * one) of @c's picture as the MPEG-2 stream of one I picture, its slices
+ * a row each, its intra blocks coded with table B.15 or B.14; from packed
+ * levels where @packed */
+static guint64
+intra_picture_bits (const RefCoder * c, gboolean table_one,
+    const gint16 * packed, const guint32 * offsets)
+{
+  GstClMpegSequenceParams sp = { c->cur.mb_width * 16,
+    c->cur.mb_height * 16, 1, 3, 37500, 112, FALSE, TRUE, 0x48, FALSE, 0,
+    0, 0, FALSE, FALSE, FALSE
+  };
+  GstClMpegPictureCoding pc = { 1, 1, TRUE, 0, 1, FALSE, FALSE, FALSE,
+    FALSE, table_one
+  };
+  GstClMpegBitWriter bw;
+  GstBitWriter hw;
+  MpegCheckOptions o;
+  MpegCheckResult *r;
+  gchar *errs;
+  guint64 bits;
+  guint row;
+
+  gst_cl_mpeg_bit_writer_init (&bw, 4096);
+  gst_bit_writer_init (&hw);
+  gst_cl_mpeg_write_sequence_header (&hw, &sp);
+  gst_cl_mpeg_write_gop_header (&hw, 0, 3, TRUE);
+  gst_cl_mpeg_write_picture_header (&hw, 0, 0xffff, &pc);
+  append_headers (&bw, &hw);
+  for (row = 0; row < c->cur.mb_height; row++) {
+    gsize first = (gsize) row * c->cur.mb_width;
+    gst_cl_mpeg_write_slice (&bw, row, c->cur.mb_width, &pc, c->recs + first,
+        NULL, NULL, NULL, packed ? packed : c->lev + first * 384,
+        packed ? offsets + first : NULL);
+  }
+  gst_cl_mpeg_write_sequence_end (&hw);
+  append_headers (&bw, &hw);
+  mpegcheck_options_init (&o);
+  o.check_vbv = FALSE;
+  r = mpegcheck_run (bw.data, bw.size, &o);
+  errs = mpegcheck_errors_text (r);
+  fail_unless (mpegcheck_passed (r), "%s", errs);
+  fail_unless_equals_int (g_array_index (r->pictures, MpegCheckPicture,
+          0).intra_vlc_format, table_one);
+  bits = g_array_index (r->pictures, MpegCheckPicture, 0).mb_bits;
+  g_free (errs);
+  mpegcheck_result_free (r);
+  gst_bit_writer_reset (&hw);
+  gst_cl_mpeg_bit_writer_clear (&bw);
+  return bits;
+}
+
+/* MPEG-2's two tables for intra blocks: what gst_cl_mpeg_intra_table_bits
+ * counts for each is what the checker reads the slices to take in it (I
+ * pictures of the C reference at a fine and a coarse quantiser, levels
+ * whole and packed).
+ * The encoder codes each picture in the shorter: B.15 where large levels
+ * abound (the natural clip with noise at quantiser 2), B.14 where few
+ * small ones do (the clip at quantiser 16); the streams decode in three
+ * decoders. */
+GST_START_TEST (test_intra_table)
+{
+  static const struct
+  {
+    guint noise, q;
+    gboolean table_one;
+  } cases[] = {
+    {40, 2, TRUE},
+    {0, 16, FALSE},
+  };
+  const guint w = 176, h = 144;
+  RefCoder c;
+  guint32 *offsets;
+  guint i, q;
+
+  ref_coder_init (&c, w, h);
+  offsets = g_new (guint32, c.mbn);
+  for (q = 2; q <= 16; q += 14) {
+    GstClMpegEncodeParams p = { FALSE, q, FALSE, 1, 384, FALSE, 16, 2,
+      TRUE, 0, FALSE, FALSE, FALSE, q == 2
+    };
+    guint64 counted[2], packed_counted[2], coded[2];
+    guint32 total;
+    gint16 *packed;
+
+    ref_coder_load_natural (&c, w, h, 0, 5);
+    mpegref_encode (&c.cur, &c.ref, c.vec, &p, c.recs, c.lev, &c.rec);
+    packed = pack_on_host (c.recs, c.lev, c.mbn, offsets, &total);
+    gst_cl_mpeg_intra_table_bits (c.recs, c.mbn, TRUE, c.lev, NULL, counted);
+    gst_cl_mpeg_intra_table_bits (c.recs, c.mbn, TRUE, packed, offsets,
+        packed_counted);
+    for (i = 0; i < 2; i++) {
+      coded[i] = intra_picture_bits (&c, i, NULL, NULL);
+      fail_unless_equals_uint64 (intra_picture_bits (&c, i, packed, offsets),
+          coded[i]);
+      fail_unless_equals_uint64 (packed_counted[i], counted[i]);
+    }
+    GST_INFO ("q %u: B.14 %" G_GUINT64_FORMAT " bits, B.15 %"
+        G_GUINT64_FORMAT, q, counted[0], counted[1]);
+    fail_unless (counted[0] != counted[1]);
+    fail_unless_equals_int64 ((gint64) coded[0] - (gint64) coded[1],
+        (gint64) counted[0] - (gint64) counted[1]);
+    g_free (packed);
+  }
+  ref_coder_clear (&c);
+  g_free (offsets);
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *props = g_strdup_printf ("quantizer=%u gop-size=3 scene-cut=0",
+        cases[i].q);
+    gchar *name = g_strdup_printf ("intra-table-%u.m2v", i);
+    MpegCheckResult *r;
+    GstCaps *caps;
+    gchar *path;
+    Encoded e;
+    guint k, intra = 0;
+
+    caps = encode_negotiated (props, "video/mpeg,mpegversion=2", w, h, 6,
+        cases[i].noise, NULL, &e);
+    r = check_stream (e.stream, 6, w, h);
+    for (k = 0; k < r->pictures->len; k++) {
+      const MpegCheckPicture *pic = &g_array_index (r->pictures,
+          MpegCheckPicture, k);
+      if (pic->coding_type != 1)
+        continue;
+      intra++;
+      fail_unless_equals_int (pic->intra_vlc_format, cases[i].table_one);
+    }
+    fail_unless_equals_int (intra, 2);
+    path = write_stream (name, e.stream);
+    decode_check (path, 6, w, h);
+    mpegcheck_result_free (r);
+    gst_caps_unref (caps);
+    encoded_free (&e);
+    g_free (path);
+    g_free (name);
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
 /* Downstream asking for MPEG-2 gets it: the main profile (or the simple
  * one where only that is allowed) at the lowest level that holds the
  * input, in the caps and in the stream (ffprobe), decoded cleanly by
@@ -4964,6 +5106,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_pulldown);
   tcase_add_test (tc, test_open_gop);
   tcase_add_test (tc, test_scene_cut);
+  tcase_add_test (tc, test_intra_table);
   tcase_add_test (tc, test_b_frames_muxed);
   tcase_add_test (tc, test_formats_muxed);
   tcase_add_test (tc, test_force_key_unit);
