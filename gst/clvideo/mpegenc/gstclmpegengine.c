@@ -1077,8 +1077,11 @@ reprices_intra_table (GstClMpegEngine * e, Slot * s)
 {
   guint64 bits[2];
 
-  if (!e->seq.mpeg2 || s->dc_only || s->all_skipped)
+  if (!e->seq.mpeg2 || s->dc_only || s->all_skipped) {
+    /* (no AC level: B.14's shorter end_of_block) */
+    s->intra_vlc_format = FALSE;
     return FALSE;
+  }
   gst_cl_mpeg_intra_table_bits (s->rec, e->mb_width * e->mb_height,
       INTRA (s), s->packed ? s->packed_host : s->lev,
       s->packed ? s->mb_offsets : NULL, bits);
