@@ -610,9 +610,10 @@ check_case (const CorpusCase * c)
               i).slice_quant_max);
   }
   /* the last resort before a repeat codes each block's mean alone (said
-   * by a warning): such a picture is not held to the bound either (the
-   * pictures are in coding order: each is its GOP's first frame plus its
-   * temporal_reference) */
+   * by a warning; at a bit rate, or at a constant quantiser under MPEG-2's
+   * buffer, as the I pictures of the largest picture's scene cuts): such a
+   * picture is not held to the bound either (the pictures are in coding
+   * order: each is its GOP's first frame plus its temporal_reference) */
   for (i = 0, gop_first = 0, gop_index = 0; i < r->pictures->len; i++) {
     const MpegCheckPicture *pic = &g_array_index (r->pictures,
         MpegCheckPicture, i);
@@ -622,7 +623,7 @@ check_case (const CorpusCase * c)
     }
     frame = gop_first + pic->temporal_reference;
     if (frame < c->frames)
-      last_resort[frame] = bitrate && pic->n_blocks > 0 &&
+      last_resort[frame] = pic->n_blocks > 0 &&
           pic->n_ac_coefficients == 0 && strstr (printed, "DC levels only");
   }
   mpegcheck_result_free (r);

@@ -4967,8 +4967,8 @@ GST_START_TEST (test_vbv_tight)
     GByteArray *stream = g_byte_array_new ();
     GString *warnings = g_string_new (NULL);
     GstStructure *stats = NULL;
-    guint64 repeated = 0, dc_only = 0;
-    guint dc_warned = 0;
+    guint64 repeated = 0, dc_only = 0, scene_cuts = 0;
+    guint dc_warned = 0, run, short_gops;
     gchar *what;
     GstHarness *h;
     GstBus *bus;
@@ -5030,7 +5030,7 @@ GST_START_TEST (test_vbv_tight)
     g_object_get (enc, "stats", &stats, NULL);
     fail_unless (gst_structure_get (stats, "repeated-pictures",
             G_TYPE_UINT64, &repeated, "dc-only-pictures", G_TYPE_UINT64,
-            &dc_only, NULL));
+            &dc_only, "scene-cuts", G_TYPE_UINT64, &scene_cuts, NULL));
     gst_structure_free (stats);
     fail_unless_equals_int (dc_warned, dc_only > 0);
 
@@ -5046,9 +5046,23 @@ GST_START_TEST (test_vbv_tight)
         "%s: %u overflows (first before picture %d), %u underflows (first "
         "at %d)", what, r->n_overflows, r->first_overflow, r->n_underflows,
         r->first_underflow);
-    for (k = 0; k < n; k++)
-      fail_unless_equals_int (g_array_index (r->pictures, MpegCheckPicture,
-              k).coding_type, k % cases[c].gop ? 2 : 1);
+    /* GOPs of gop-size P pictures after their I picture, but where a
+     * scene cut started the next one early (the noise after the flat
+     * pictures, scene-cut's default) */
+    for (k = 0, run = 0, short_gops = 0; k < n; k++) {
+      guint type = g_array_index (r->pictures, MpegCheckPicture,
+          k).coding_type;
+      if (type == 1) {
+        short_gops += k > 0 && run < cases[c].gop;
+        run = 0;
+      }
+      fail_unless (type == 1 || (type == 2 && k > 0));
+      fail_unless (++run <= cases[c].gop, "%s: a GOP over %u pictures", what,
+          cases[c].gop);
+    }
+    fail_unless_equals_int (short_gops, scene_cuts);
+    if (!cases[c].pattern)
+      fail_unless (scene_cuts > 0, "%s: no scene cut", what);
     fail_unless (warnings->len == 0, "%s: warnings:%s", what, warnings->str);
     fail_unless (repeated == 0, "%s: %" G_GUINT64_FORMAT " pictures "
         "repeated", what, repeated);
