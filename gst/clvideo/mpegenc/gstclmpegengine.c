@@ -1461,9 +1461,8 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
   }
   /* the frame before was coded again (a constant quantiser under
    * MPEG-2's buffer model, a cut as an I picture, an I picture priced
-   * with the other table): this one may have
-   * predicted from its first reconstruction, and is coded again from the
-   * one decoders see */
+   * with the other table): this one may have predicted from its first
+   * reconstruction, and is coded again from the one decoders see */
   if (cq && e->rc.reencodes + e->recoded != reencodes) {
     slot_unmap (e, s);
     if (!submit_encode (e, s, error))
