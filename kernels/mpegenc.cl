@@ -1034,8 +1034,8 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
  * FIELD_REACH samples around the macroblock's frame vector as a field
  * vector (a frame vector of dy half-pels moves field p by dy / 2 + p - s
  * half field lines in field s); then the half-pel ones around the best.
- * Every vector keeps its prediction inside the picture and within [-range, range - 1]. The
- * prediction of the six blocks goes into @pred, the vectors into
+ * Every vector keeps its prediction inside the picture and within
+ * [-range, range - 1]. The prediction of the six blocks goes into @pred, the vectors into
  * @choices with their SAD and the bits of both vectors against the left
  * neighbour's frame vector as a field vector, and the selects'. */
 

@@ -27,10 +27,11 @@
  *
  * Every GOP starts with a sequence header and is closed (unless
  * "closed-gop" is off), so a stream can be cut at any GOP; a sequence end
- * code ends the stream, and a change of size starts a new sequence. With "bitrate" set, the quantiser follows a
- * target bit rate under a VBV buffer model that neither underflows (a
- * picture too large is coded again, coarser) nor overflows (zero
- * stuffing); with "bitrate" 0 the quantiser is constant ("quantizer").
+ * code ends the stream, and a change of size starts a new sequence. With
+ * "bitrate" set, the quantiser follows a target bit rate under a VBV
+ * buffer model that neither underflows (a picture too large is coded
+ * again, coarser) nor overflows (zero stuffing); with "bitrate" 0 the
+ * quantiser is constant ("quantizer").
  * Either way I pictures are coded finer than P pictures, by "ip-factor":
  * every P picture of the GOP predicts from them.
  *

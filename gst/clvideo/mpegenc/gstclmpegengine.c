@@ -1018,6 +1018,13 @@ next_dts (GstClMpegEngine * e)
   return dts;
 }
 
+/* The slot beside @s (the frame coded after it, if any) */
+static Slot *
+other_slot (GstClMpegEngine * e, Slot * s)
+{
+  return &e->slots[s == &e->slots[0] ? 1 : 0];
+}
+
 /* Whether the P picture of @s, as the device coded it, is a cut: at
  * least scene-cut percent of its macroblocks intra (without B pictures,
  * whose frames before an anchor would belong to its GOP; not the last
@@ -1025,7 +1032,7 @@ next_dts (GstClMpegEngine * e)
 static gboolean
 is_scene_cut (GstClMpegEngine * e, Slot * s)
 {
-  const Slot *next = &e->slots[s == &e->slots[0] ? 1 : 0];
+  const Slot *next = other_slot (e, s);
   guint n = e->mb_width * e->mb_height, intra = 0, i, percent;
 
   if (s->type != GST_CL_MPEG_PICTURE_P || s->dc_only || e->b_frames > 0 ||
@@ -1046,7 +1053,7 @@ is_scene_cut (GstClMpegEngine * e, Slot * s)
 static void
 restart_gop_at (GstClMpegEngine * e, Slot * s)
 {
-  Slot *next = &e->slots[s == &e->slots[0] ? 1 : 0];
+  Slot *next = other_slot (e, s);
 
   GST_DEBUG_OBJECT (e->parent, "picture %" G_GUINT64_FORMAT " (display %"
       G_GUINT64_FORMAT ") is a cut: coded as an I picture", e->frames_out,

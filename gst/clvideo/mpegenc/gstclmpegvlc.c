@@ -92,7 +92,10 @@ static const gchar *const dc_chroma_bits[GST_CL_MPEG_RD_DC_SIZES] = {
 
 /* B.5c-f dct_coeff_next: (run, level) without the sign bit; (0, 1) is
  * "11" here and "1" as the first coefficient of a non-intra block. */
-static const struct { guint8 run, level; const gchar *bits; } coeff_bits[] = {
+/* a run-level pair's code, without the sign bit */
+typedef struct { guint8 run, level; const gchar *bits; } CoeffCode;
+
+static const CoeffCode coeff_bits[] = {
   {0, 1, "11"}, {1, 1, "011"}, {0, 2, "0100"}, {2, 1, "0101"},
   {0, 3, "00101"}, {3, 1, "00111"}, {4, 1, "00110"},
   {1, 2, "000110"}, {5, 1, "000111"}, {6, 1, "000101"}, {7, 1, "000100"},
@@ -145,7 +148,7 @@ static const struct { guint8 run, level; const gchar *bits; } coeff_bits[] = {
  * with intra_vlc_format 1): its codes up to 10 bits. For any other pair it
  * has, table one takes B.14's code of 12 bits or more (the pairs B.14
  * codes shorter all have a code here). Its end_of_block is "0110". */
-static const struct { guint8 run, level; const gchar *bits; } coeff_one_bits[] = {
+static const CoeffCode coeff_one_bits[] = {
   {0, 1, "10"}, {1, 1, "010"}, {0, 2, "110"}, {0, 3, "0111"},
   {2, 1, "00101"}, {1, 2, "00110"}, {3, 1, "00111"}, {0, 4, "11100"},
   {0, 5, "11101"},
@@ -164,6 +167,8 @@ static const struct { guint8 run, level; const gchar *bits; } coeff_one_bits[] =
 #define COEFF_ONE_SHARED_LEN 12 /* B.14's codes table one shares */
 #define COEFF_ESCAPE_CODE 0x01  /* 0000 01 */
 #define COEFF_ESCAPE_LEN 6
+/* MPEG-2's escape: the code, a 6-bit run and a 12-bit level */
+#define MPEG2_ESCAPE_BITS (COEFF_ESCAPE_LEN + 18)
 #define MAX_RUN 32
 #define MAX_TABLE_LEVEL 41
 
@@ -192,6 +197,16 @@ vlc_from_bits (const gchar * bits)
   return v;
 }
 
+/* @c's code with a zero sign bit appended */
+static Vlc
+coeff_vlc (const CoeffCode * c)
+{
+  Vlc v = vlc_from_bits (c->bits);
+  v.code <<= 1;
+  v.len++;
+  return v;
+}
+
 static const Tables *
 get_tables (void)
 {
@@ -210,18 +225,15 @@ get_tables (void)
       tables.dc_chroma[i] = vlc_from_bits (dc_chroma_bits[i]);
     }
     for (i = 0; i < G_N_ELEMENTS (coeff_bits); i++) {
-      Vlc v = vlc_from_bits (coeff_bits[i].bits);
-      v.code <<= 1;
-      v.len++;
-      tables.coeff[coeff_bits[i].run][coeff_bits[i].level] = v;
+      const CoeffCode *c = &coeff_bits[i];
+      Vlc v = coeff_vlc (c);
+      tables.coeff[c->run][c->level] = v;
       if (v.len > COEFF_ONE_SHARED_LEN)
-        tables.coeff_one[coeff_bits[i].run][coeff_bits[i].level] = v;
+        tables.coeff_one[c->run][c->level] = v;
     }
     for (i = 0; i < G_N_ELEMENTS (coeff_one_bits); i++) {
-      Vlc v = vlc_from_bits (coeff_one_bits[i].bits);
-      v.code <<= 1;
-      v.len++;
-      tables.coeff_one[coeff_one_bits[i].run][coeff_one_bits[i].level] = v;
+      const CoeffCode *c = &coeff_one_bits[i];
+      tables.coeff_one[c->run][c->level] = coeff_vlc (c);
     }
     tables.coeff[0][0] = vlc_from_bits ("10");
     tables.coeff_one[0][0] = vlc_from_bits ("0110");
@@ -504,8 +516,7 @@ put_coefficients (Bits * out, const Vlc coeff[MAX_RUN][MAX_TABLE_LEVEL],
       /* escape, run (6 bits), level (MPEG-1: 8 or 16 bits, MPEG-2: 12) */
       guint32 head = (COEFF_ESCAPE_CODE << 6) | run;
       if (mpeg2)
-        bits_put (bw, (head << 12) | ((guint) v & 0xfff),
-            COEFF_ESCAPE_LEN + 18);
+        bits_put (bw, (head << 12) | ((guint) v & 0xfff), MPEG2_ESCAPE_BITS);
       else if (a <= 127)
         bits_put (bw, (head << 8) | ((guint) v & 0xff), COEFF_ESCAPE_LEN + 14);
       else
@@ -558,7 +569,7 @@ intra_ac_bits (const Vlc coeff[MAX_RUN][MAX_TABLE_LEVEL], const gint16 * zz,
     m &= m - 1;
     pos = i + 1;
     bits += run < MAX_RUN && a < MAX_TABLE_LEVEL && coeff[run][a].len ?
-        coeff[run][a].len : COEFF_ESCAPE_LEN + 18;
+        coeff[run][a].len : MPEG2_ESCAPE_BITS;
   }
   return bits;
 }
