@@ -24,6 +24,35 @@
 #include "gstclvideotypes.h"
 #include "sad.cl"
 
+/* 4:2:2 (a build with -DMPEG_CHROMA_422=1): chroma planes of the luma's
+ * height, 16 chroma lines and eight blocks a macroblock (Y0..Y3, then Cb
+ * and Cr of its upper and of its lower eight chroma lines), chroma
+ * vectors halved horizontally only (13818-2 6.1.3, 7.6.3.7) */
+#ifndef MPEG_CHROMA_422
+#define MPEG_CHROMA_422 0
+#endif
+#if MPEG_CHROMA_422
+#define MB_BLOCKS GST_CL_MPEG_BLOCKS_422
+#define CHROMA_ROWS 16
+#else
+#define MB_BLOCKS GST_CL_MPEG_BLOCKS_420
+#define CHROMA_ROWS 8
+#endif
+/* rows of a chroma plane of a picture @H luma rows high */
+#define CHROMA_HEIGHT(H) ((H) * CHROMA_ROWS / 16)
+/* CPU layout: blocks side by side in pairs, a macroblock in rows of 16
+ * samples (luma, then Cb | Cr) */
+#define MB_PAIRS (MB_BLOCKS / 2)
+#define MB_ROWS (16 + CHROMA_ROWS)
+
+/* the chroma vector of luma vector @v: halved (truncated towards zero)
+ * where chroma is subsampled */
+static int2
+chroma_vector (int2 v)
+{
+  return (int2) (v.x / 2, MPEG_CHROMA_422 ? v.y : v.y / 2);
+}
+
 #define ZERO_VECTOR_BIAS 64
 /* With rate-distortion decisions a moving candidate is coded only where
  * its SAD undercuts the zero vector's by more than this many quantiser
@@ -367,17 +396,16 @@ write_record (__global GstClMpegMbRecord * rec, const int *last, int dx,
     int cost)
 {
   uchar cbp = 0;
-  for (int b = 0; b < 6; b++) {
-    rec->last[b] = (uchar) last[b];
-    if (last[b])
-      cbp |= 32 >> b;
+  for (int b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
+    rec->last[b] = b < MB_BLOCKS ? (uchar) last[b] : 0;
+    if (b < MB_BLOCKS && last[b])
+      cbp |= (1 << (MB_BLOCKS - 1)) >> b;
   }
   rec->dx = (short) dx;
   rec->dy = (short) dy;
   rec->cbp = cbp;
   rec->quant = (uchar) q;
-  rec->reserved0 = 0;
-  rec->reserved1 = 0;
+  rec->n_blocks = MB_BLOCKS;
   rec->activity = act;
   rec->cost = cost;
   rec->flags = (intra ? GST_CL_MPEG_MB_INTRA : 0) |
@@ -544,6 +572,15 @@ mode_lambda (int lambda4)
   return lambda4 * 3 / 4;
 }
 
+/* bits of coded_block_pattern @cbp: in 4:2:2 the code of its 4:2:0 part,
+ * then coded_block_pattern_1's two bits */
+static int
+cbp_bits (__global const uchar * bits, int cbp)
+{
+  return MPEG_CHROMA_422 ? bits[RD_CBP_BITS + (cbp >> 2)] + 2 :
+      bits[RD_CBP_BITS + cbp];
+}
+
 /* Cost (4 x squared error + lambda x bits) of an inter macroblock whose
  * vectors take @mv_bits (-1: the zero vector, none coded): the
  * coefficients' @energy, lowered by @delta when its
@@ -558,7 +595,7 @@ inter_cost (long energy, int delta, int cbp, int mv_bits, int lambda4,
   long lambda = mode_lambda (lambda4);
   int moving = mv_bits >= 0;
   long header = moving ? lambda * (mv_bits + 3) : 0;
-  long coded = cbp ? delta + lambda * (bits[RD_CBP_BITS + cbp] +
+  long coded = cbp ? delta + lambda * (cbp_bits (bits, cbp) +
       (moving ? -2 : 2)) : 0;
   *keep = coded < 0;
   return energy + header + (*keep ? coded : 0);
@@ -567,27 +604,29 @@ inter_cost (long energy, int delta, int cbp, int mv_bits, int lambda4,
 /* Cost of an intra macroblock in a P picture: @energy (4 x squared error
  * of its DC levels and of no AC level) lowered by @delta of its AC levels
  * (see rd_quantise), and mb_type "00011" and the DC differentials @dc
- * (Y0..Y3, Cb, Cr) with the predictors at their reset value (the middle
- * of the range of 8 + @dc_shift bits), as after a non-intra macroblock;
- * bits weighed as in inter_cost. */
+ * (the blocks' in order) with the predictors at their reset value (the
+ * middle of the range of 8 + @dc_shift bits), as after a non-intra
+ * macroblock, each chroma block predicted from the one before of its
+ * component (4:2:2); bits weighed as in inter_cost. */
 static long
 intra_cost (long energy, int delta, const int *dc, int lambda4,
     __global const uchar * bits, int dc_shift)
 {
   const int reset = 128 << dc_shift;
-  int n = 5, prev = reset;
-  for (int b = 0; b < 6; b++) {
-    int d = dc[b] - (b < 4 ? prev : reset);
+  /* the predictors of Y, Cb, Cr */
+  int n = 5, prev[3] = { reset, reset, reset };
+  for (int b = 0; b < MB_BLOCKS; b++) {
+    const int comp = b < 4 ? 0 : 1 + (b & 1);
+    int d = dc[b] - prev[comp];
     int size = d ? 32 - (int) clz ((uint) abs (d)) : 0;
-    n += bits[RD_DC_BITS + (b < 4 ? 0 : RD_DC_SIZES) + size] + size;
-    if (b < 4)
-      prev = dc[b];
+    n += bits[RD_DC_BITS + (comp ? RD_DC_SIZES : 0) + size] + size;
+    prev[comp] = dc[b];
   }
   return energy + delta + mode_lambda (lambda4) * n;
 }
 
 /* The fewest bits of an intra macroblock's header in a P picture: its
- * mb_type and six DC differentials of the shortest sizes (see
+ * mb_type and its blocks' DC differentials of the shortest sizes (see
  * intra_cost) */
 static int
 intra_min_bits (__global const uchar * bits)
@@ -597,7 +636,7 @@ intra_min_bits (__global const uchar * bits)
     luma = min (luma, bits[RD_DC_BITS + size] + size);
     chroma = min (chroma, bits[RD_DC_BITS + RD_DC_SIZES + size] + size);
   }
-  return 5 + 4 * luma + 2 * chroma;
+  return 5 + 4 * luma + (MB_BLOCKS - 4) * chroma;
 }
 
 /* Of the searched vector @v (SAD @sv) and the predictor's own vector @p
@@ -645,20 +684,22 @@ mpeg_load (__global const uchar * src, __global uchar * dst,
   const uint width = args.width, height = args.height;
   const uint W = args.padded_width, H = args.padded_height;
   const uint cx = get_global_id (0), cy = get_global_id (1);
-  const uint CW = W / 2, cw = (width + 1) / 2, ch = (height + 1) / 2;
+  const uint CW = W / 2, CH = CHROMA_HEIGHT (H), cw = (width + 1) / 2;
+  const uint ch = MPEG_CHROMA_422 ? height : (height + 1) / 2, rows = H / CH;
   uint sx, sy, i;
 
-  if (cx >= CW || cy >= H / 2)
+  if (cx >= CW || cy >= CH)
     return;
-  for (i = 0; i < 4; i++) {
-    uint x = 2 * cx + (i & 1), y = 2 * cy + (i >> 1);
+  /* the luma samples over this chroma sample: 2 x 2, or 2 x 1 (4:2:2) */
+  for (i = 0; i < 2 * rows; i++) {
+    uint x = 2 * cx + (i & 1), y = rows * cy + (i >> 1);
     dst[y * W + x] = src[y_off + min (y, height - 1) * y_stride +
         min (x, width - 1)];
   }
   sx = min (cx, cw - 1);
   sy = min (cy, ch - 1);
   dst[W * H + cy * CW + cx] = src[u_off + sy * u_stride + sx * c_ps];
-  dst[W * H + CW * (H / 2) + cy * CW + cx] =
+  dst[W * H + CW * CH + cy * CW + cx] =
       src[v_off + sy * v_stride + sx * c_ps];
 }
 #endif
@@ -677,15 +718,16 @@ mpeg_load_rows (__global const uchar * src, __global uchar * dst,
   const uint width = args.width, height = args.height;
   const uint W = args.padded_width, H = args.padded_height;
   const uint cy = get_global_id (0);
-  const uint CW = W / 2, cw = (width + 1) / 2, ch = (height + 1) / 2;
+  const uint CW = W / 2, CH = CHROMA_HEIGHT (H), cw = (width + 1) / 2;
+  const uint ch = MPEG_CHROMA_422 ? height : (height + 1) / 2, rows = H / CH;
   __global const uchar *su, *sv;
   __global uchar *du, *dv;
   uint x, i;
 
-  if (cy >= H / 2)
+  if (cy >= CH)
     return;
-  for (i = 0; i < 2; i++) {
-    uint y = 2 * cy + i;
+  for (i = 0; i < rows; i++) {
+    uint y = rows * cy + i;
     __global const uchar *s = src + y_off + min (y, height - 1) * y_stride;
     __global uchar *d = dst + y * W;
     for (x = 0; x < width; x++)
@@ -696,7 +738,7 @@ mpeg_load_rows (__global const uchar * src, __global uchar * dst,
   su = src + u_off + min (cy, ch - 1) * u_stride;
   sv = src + v_off + min (cy, ch - 1) * v_stride;
   du = dst + W * H + cy * CW;
-  dv = dst + W * H + CW * (H / 2) + cy * CW;
+  dv = dst + W * H + CW * CH + cy * CW;
   if (c_ps == 1) {
     for (x = 0; x < cw; x++) {
       du[x] = su[x];
@@ -747,20 +789,20 @@ predict (__global const uchar * p, uint stride, int x, int y, int fx, int fy,
 }
 
 /* This work-item's sample (row @r, column @c) of each block's prediction
- * with the luma vector @v (chroma: half of it, truncated towards zero) */
+ * with the luma vector @v (chroma: chroma_vector) */
 static void
 predict_samples (__global const uchar * ref, uint W, uint CW,
     const uint * off, const int *bx, const int *by, const int *bc, uint r,
     uint c, int2 v, int *out)
 {
-  int cdx = v.x / 2, cdy = v.y / 2;
-  for (int b = 0; b < 6; b++) {
+  const int2 cv = chroma_vector (v);
+  for (int b = 0; b < MB_BLOCKS; b++) {
     int x = bx[b] + c, y = by[b] + r;
     if (b < 4)
       out[b] = predict (ref, W, x, y, v.x >> 1, v.y >> 1, v.x & 1, v.y & 1);
     else
-      out[b] = predict (ref + off[bc[b]], CW, x, y, cdx >> 1, cdy >> 1,
-          cdx & 1, cdy & 1);
+      out[b] = predict (ref + off[bc[b]], CW, x, y, cv.x >> 1, cv.y >> 1,
+          cv.x & 1, cv.y & 1);
   }
 }
 
@@ -806,6 +848,19 @@ to_field_blocks (__local int *m, int *v, uint r, uint c)
   store_luma (m, v, r, c);
   for (int b = 0; b < 4; b++)
     v[b] = m[((b >> 1) + 2 * r) * 16 + (b & 1) * 8 + c];
+}
+
+/* The same for the chroma blocks of a 4:2:2 macroblock: row @r of Cb0
+ * and Cr0 is chroma line 2 r, of Cb1 and Cr1 line 2 r + 1 */
+static void
+to_field_chroma (__local int *m, int *v, uint r, uint c)
+{
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int b = 4; b < MB_BLOCKS; b++)
+    m[(b & 1) * 128 + (((b - 4) >> 1) * 8 + r) * 8 + c] = v[b];
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int b = 4; b < MB_BLOCKS; b++)
+    v[b] = m[(b & 1) * 128 + (2 * r + ((b - 4) >> 1)) * 8 + c];
 }
 
 /* ---- mpeg_predict_b: a B picture's predictions ----
@@ -909,19 +964,25 @@ write_choice (__global GstClMpegBChoice * c, uint dirs, int2 vf, int2 vb)
   c->directions = dirs;
 }
 
+/* where component @c (0 Y, 1 Cb, 2 Cr) of a W x H picture starts */
+static uint
+plane_offset (uint W, uint H, int c)
+{
+  return c ? W * H + (c - 1) * (W / 2) * CHROMA_HEIGHT (H) : 0;
+}
+
 /* Sample (@x, @y) of component @c (0 Y, 1 Cb, 2 Cr) of the prediction of
- * @dirs with the luma vectors @vf and @vb (chroma: half of them,
- * truncated towards zero) */
+ * @dirs with the luma vectors @vf and @vb (chroma: chroma_vector) */
 static uchar
 b_sample (__global const uchar * fwd, __global const uchar * bwd, uint W,
     uint H, int c, int x, int y, uint dirs, int2 vf, int2 vb)
 {
-  const uint off = c ? W * H + (c - 1) * (W / 2) * (H / 2) : 0;
+  const uint off = plane_offset (W, H, c);
   const uint stride = c ? W / 2 : W;
-  int a = dirs & GST_CL_MPEG_B_FORWARD ?
-      predict_at (fwd + off, stride, x, y, c ? vf / 2 : vf) : 0;
-  int b = dirs & GST_CL_MPEG_B_BACKWARD ?
-      predict_at (bwd + off, stride, x, y, c ? vb / 2 : vb) : 0;
+  int a = dirs & GST_CL_MPEG_B_FORWARD ? predict_at (fwd + off, stride, x,
+      y, c ? chroma_vector (vf) : vf) : 0;
+  int b = dirs & GST_CL_MPEG_B_BACKWARD ? predict_at (bwd + off, stride, x,
+      y, c ? chroma_vector (vb) : vb) : 0;
   return (uchar) (dirs == (GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD) ?
       (a + b + 1) >> 1 : a + b);
 }
@@ -964,9 +1025,9 @@ mpeg_predict_b_cpu (__global const uchar * cur, __global const uchar * fwd,
   dirs = b_directions (jf, jb, si, vf, vb, pf, pb, lambda16, bits);
   write_choice (&choices[mb], dirs, vf, vb);
   for (int c = 0; c < 3; c++) {
-    const uint n = c ? 8 : 16, stride = c ? W / 2 : W;
-    const uint off = c ? W * H + (c - 1) * (W / 2) * (H / 2) : 0;
-    for (int y = mby * n; y < mby * n + n; y++)
+    const uint n = c ? 8 : 16, rows = c ? CHROMA_ROWS : 16;
+    const uint stride = c ? W / 2 : W, off = plane_offset (W, H, c);
+    for (int y = mby * rows; y < mby * rows + rows; y++)
       for (int x = mbx * n; x < mbx * n + n; x++)
         pred[off + y * stride + x] = b_sample (fwd, bwd, W, H, c, x, y, dirs,
             vf, vb);
@@ -1017,11 +1078,12 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
     write_choice (&choices[mb], dirs, vf, vb);
   for (int x = x0; x < x0 + 4; x++)
     pred[y * W + x] = b_sample (fwd, bwd, W, H, 0, x, y, dirs, vf, vb);
-  for (int c = 1; c < 3; c++) {
-    const int cx = mbx * 8 + (t & 7), cy = mby * 8 + (t >> 3);
-    pred[W * H + (c - 1) * (W / 2) * (H / 2) + cy * (W / 2) + cx] =
-        b_sample (fwd, bwd, W, H, c, cx, cy, dirs, vf, vb);
-  }
+  for (int c = 1; c < 3; c++)
+    for (int k = t; k < 8 * CHROMA_ROWS; k += 64) {
+      const int cx = mbx * 8 + (k & 7), cy = mby * CHROMA_ROWS + (k >> 3);
+      pred[plane_offset (W, H, c) + cy * (W / 2) + cx] =
+          b_sample (fwd, bwd, W, H, c, cx, cy, dirs, vf, vb);
+    }
 }
 #endif
 
@@ -1158,19 +1220,20 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     n_bits += vector_bits (bits, bv - (int2) (pv.x, pv.y >> 1));
   }
   for (int p = 0; p < 2; p++) {
-    int2 v = best_v[p], cv = best_v[p] / 2;
+    int2 v = best_v[p], cv = chroma_vector (best_v[p]);
     for (int i = 0; i < 8; i++)
       for (int x = 0; x < 16; x++)
         pred[(mby * 16 + 2 * i + p) * W + mbx * 16 + x] = (uchar)
             predict (ref + best_s[p] * W, 2 * W, mbx * 16 + x, mby * 8 + i,
             v.x >> 1, v.y >> 1, v.x & 1, v.y & 1);
-    for (int c = 0; c < 2; c++) {
-      const uint off = W * H + c * CW * (H / 2);
-      for (int i = 0; i < 4; i++)
+    for (int c = 1; c < 3; c++) {
+      const uint off = plane_offset (W, H, c);
+      for (int i = 0; i < CHROMA_ROWS / 2; i++)
         for (int x = 0; x < 8; x++)
-          pred[off + (mby * 8 + 2 * i + p) * CW + mbx * 8 + x] = (uchar)
-              predict (ref + off + best_s[p] * CW, 2 * CW, mbx * 8 + x,
-              mby * 4 + i, cv.x >> 1, cv.y >> 1, cv.x & 1, cv.y & 1);
+          pred[off + (mby * CHROMA_ROWS + 2 * i + p) * CW + mbx * 8 + x] =
+              (uchar) predict (ref + off + best_s[p] * CW, 2 * CW,
+              mbx * 8 + x, mby * CHROMA_ROWS / 2 + i, cv.x >> 1, cv.y >> 1,
+              cv.x & 1, cv.y & 1);
     }
     choices[mb].dx[p] = (short) v.x;
     choices[mb].dy[p] = (short) v.y;
@@ -1236,7 +1299,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     barrier (CLK_LOCAL_MEM_FENCE);
   }
   for (int p = 0; p < 2; p++) {
-    const int2 v = best_v[p], cv = best_v[p] / 2;
+    const int2 v = best_v[p], cv = chroma_vector (best_v[p]);
     const int s = best_s[p];
     for (int k = t; k < 128; k += 64) {
       int i = k / 16, x = k % 16;
@@ -1244,12 +1307,15 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
           predict (ref + s * W, 2 * W, mbx * 16 + x, mby * 8 + i, v.x >> 1,
           v.y >> 1, v.x & 1, v.y & 1);
     }
-    {
-      const int c = t / 32, i = t % 32 / 8, x = t % 8;
-      const uint off = W * H + c * CW * (H / 2);
-      pred[off + (mby * 8 + 2 * i + p) * CW + mbx * 8 + x] = (uchar)
-          predict (ref + off + s * CW, 2 * CW, mbx * 8 + x, mby * 4 + i,
-          cv.x >> 1, cv.y >> 1, cv.x & 1, cv.y & 1);
+    /* a field's chroma lines of both components */
+    for (int k = t; k < 8 * CHROMA_ROWS; k += 64) {
+      const int c = 1 + k / (4 * CHROMA_ROWS), i = k % (4 * CHROMA_ROWS) / 8;
+      const int x = k % 8;
+      const uint off = plane_offset (W, H, c);
+      pred[off + (mby * CHROMA_ROWS + 2 * i + p) * CW + mbx * 8 + x] =
+          (uchar) predict (ref + off + s * CW, 2 * CW, mbx * 8 + x,
+          mby * CHROMA_ROWS / 2 + i, cv.x >> 1, cv.y >> 1, cv.x & 1,
+          cv.y & 1);
     }
   }
   if (t == 0) {
@@ -1346,9 +1412,9 @@ mpeg_choose_b_fields (__global const uchar * cur,
   if (!field)
     return;
   for (uint c = 0; c < 3; c++) {
-    const uint n = c ? 8 : 16, stride = c ? W / 2 : W;
-    const uint off = c ? W * H + (c - 1) * (W / 2) * (H / 2) : 0;
-    for (uint y = mby * n; y < mby * n + n; y++)
+    const uint n = c ? 8 : 16, rows = c ? CHROMA_ROWS : 16;
+    const uint stride = c ? W / 2 : W, off = plane_offset (W, H, c);
+    for (uint y = mby * rows; y < mby * rows + rows; y++)
       for (uint x = mbx * n; x < mbx * n + n; x++) {
         uint i = off + y * stride + x;
         pred[i] = field == GST_CL_MPEG_B_FORWARD ? field_fwd[i] :
@@ -1433,26 +1499,26 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   const uint t = get_local_id (0);
   const uint r = t >> 3, c = t & 7;
   const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
-  const uint off[3] = { 0, W * H, W * H + CW * (H / 2) };
+  const uint off[3] = { 0, W * H, W * H + CW * CHROMA_HEIGHT (H) };
 
-  __local int blk[6][64];
-  __local int tmp[6][64];
+  __local int blk[MB_BLOCKS][64];
+  __local int tmp[MB_BLOCKS][64];
   __local int red[64];
-  __local int zz[6][64];
-  __local int lv[3][6][64];
-  __local int last_l[3][6];
-  __local int delta_l[3][6];
-  __local uint cand[6][2];
+  __local int zz[MB_BLOCKS][64];
+  __local int lv[3][MB_BLOCKS][64];
+  __local int last_l[3][MB_BLOCKS];
+  __local int delta_l[3][MB_BLOCKS];
+  __local uint cand[MB_BLOCKS][2];
   /* per block, the XOR of its coefficients' lowest bits (MPEG-2) */
-  __local int parity[6];
+  __local int parity[MB_BLOCKS];
   /* each candidate's quantiser (see fitting_quant) */
   __local int cand_q[3];
   int4 row_mag, row_neg, col_mag, col_neg;
 
   /* this work-item's sample of each block, its predictions */
-  int own[6], prd[6], prd_mv[6];
+  int own[MB_BLOCKS], prd[MB_BLOCKS], prd_mv[MB_BLOCKS];
   /* the blocks' places: column, first line and line step, plane */
-  int bx[6], by[6], ys[6], bc[6], coef[6];
+  int bx[MB_BLOCKS], by[MB_BLOCKS], ys[MB_BLOCKS], bc[MB_BLOCKS], coef[MB_BLOCKS];
   int sum, act, intra, dx = 0, dy = 0, q, cost, b, k, lambda4, rd;
   ulong m2q;
   int drop = 0, moving = 0, chosen = 0, sad_mv = 0, intra_cand = 0;
@@ -1460,19 +1526,20 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   long energy[3];
   int2 alt = (int2) (0, 0);
 
-  for (b = 0; b < 6; b++) {
-    bc[b] = b < 4 ? 0 : b - 3;
+  for (b = 0; b < MB_BLOCKS; b++) {
+    bc[b] = b < 4 ? 0 : 1 + (b & 1);
     bx[b] = b < 4 ? mbx * 16 + (b & 1) * 8 : mbx * 8;
-    by[b] = b < 4 ? mby * 16 + (b >> 1) * 8 : mby * 8;
+    by[b] = b < 4 ? mby * 16 + (b >> 1) * 8 : mby * CHROMA_ROWS +
+        ((b - 4) >> 1) * 8;
     ys[b] = 1;
   }
-  for (b = 0; b < 6; b++) {
+  for (b = 0; b < MB_BLOCKS; b++) {
     uint s = b < 4 ? W : CW;
     blk[b][t] = cur[off[bc[b]] + (by[b] + r) * s + bx[b] + c];
     own[b] = blk[b][t];
     prd[b] = 0;
   }
-  if (t < 6)
+  if (t < MB_BLOCKS)
     last_l[0][t] = 0;
 
   /* activity: sum of |sample - mean| over the luma, in 1/256 steps */
@@ -1548,8 +1615,16 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       to_field_blocks ((__local int *) tmp, prd, r, c);
       if (moving)
         to_field_blocks ((__local int *) tmp, prd_mv, r, c);
-      for (b = 0; b < 4; b++) {
-        by[b] = mby * 16 + (b >> 1);
+      /* (4:2:2: the chroma blocks follow, 13818-2 6.1.3) */
+      if (MPEG_CHROMA_422) {
+        to_field_chroma ((__local int *) tmp, own, r, c);
+        to_field_chroma ((__local int *) tmp, prd, r, c);
+        if (moving)
+          to_field_chroma ((__local int *) tmp, prd_mv, r, c);
+      }
+      for (b = 0; b < MB_BLOCKS; b++) {
+        by[b] = b < 4 ? mby * 16 + (b >> 1) : mby * CHROMA_ROWS +
+            ((b - 4) >> 1);
         ys[b] = 2;
       }
     }
@@ -1571,24 +1646,24 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     const int ci = k == 2 || intra;
     if ((k == 1 && !moving) || (k == 2 && !intra_cand))
       continue;
-    for (b = 0; b < 6; b++) {
+    for (b = 0; b < MB_BLOCKS; b++) {
       blk[b][t] = own[b] - (k == 1 ? prd_mv[b] : k == 2 ? 0 : prd[b]);
       lv[k][b][t] = 0;
     }
-    if (t < 12)
+    if (t < 2 * MB_BLOCKS)
       cand[t >> 1][t & 1] = 0;
     if (t == 0)
       cand_q[k] = q;
     barrier (CLK_LOCAL_MEM_FENCE);
     /* rows of the residual times 16, halved, then columns */
-    for (b = 0; b < 6; b++) {
+    for (b = 0; b < MB_BLOCKS; b++) {
       int v[8];
       for (int n = 0; n < 8; n++)
         v[n] = 16 * blk[b][r * 8 + n];
       tmp[b][t] = (fdct_coeff (v, c, 0, row_mag, row_neg) + 1) >> 1;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
-    for (b = 0; b < 6; b++) {
+    for (b = 0; b < MB_BLOCKS; b++) {
       int v[8];
       for (int m = 0; m < 8; m++)
         v[m] = tmp[b][m * 8 + c];
@@ -1596,7 +1671,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     }
     if (!args.dc_only) {
       int fit = q;
-      for (b = 0; b < 6; b++)
+      for (b = 0; b < MB_BLOCKS; b++)
         if (!ci || t != 0)
           fit = fitting_quant (fit, abs (coef[b]), ci, t);
       if (fit > q)
@@ -1611,7 +1686,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       const int mag1 = level_magnitude (1, ci, t, qk, args.mpeg2);
       const uint z = SCAN_INDEX[args.alternate_scan][t];
       int e = 0;
-      for (b = 0; b < 6; b++) {
+      for (b = 0; b < MB_BLOCKS; b++) {
         /* intra DC: its quantisation error */
         int err = ci && t == 0 ? coef[b] - (8 >> args.dc_shift) *
             intra_dc_level (coef[b], args.dc_shift) : coef[b];
@@ -1622,7 +1697,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       }
       energy[k] = 4 * (long) group_sum (red, e, t);
       barrier (CLK_LOCAL_MEM_FENCE);
-      if (t < 6) {
+      if (t < MB_BLOCKS) {
         int F[64], L[64], last, delta;
         ulong coded, c = cand[t][0] | ((ulong) cand[t][1] << 32), m;
         for (m = c; m; m &= m - 1) {
@@ -1649,12 +1724,12 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     }
   }
   if (rd && !intra) {
-    int keep[2], delta[3] = { 0, 0, 0 }, cbp[2] = { 0, 0 }, dc[6];
+    int keep[2], delta[3] = { 0, 0, 0 }, cbp[2] = { 0, 0 }, dc[MB_BLOCKS];
     long j[3];
     for (k = 0; k < (moving ? 2 : 1); k++) {
-      for (b = 0; b < 6; b++) {
+      for (b = 0; b < MB_BLOCKS; b++) {
         delta[k] += delta_l[k][b];
-        cbp[k] |= last_l[k][b] ? 32 >> b : 0;
+        cbp[k] |= last_l[k][b] ? (1 << (MB_BLOCKS - 1)) >> b : 0;
       }
       j[k] = inter_cost (energy[k], delta[k], cbp[k], k ? alt_bits : -1,
           lambda4, rd_bits, &keep[k]);
@@ -1664,14 +1739,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       dx = alt.x;
       dy = alt.y;
       cost = sad_mv;
-      for (b = 0; b < 6; b++)
+      for (b = 0; b < MB_BLOCKS; b++)
         prd[b] = prd_mv[b];
     }
     drop = !keep[chosen];
     /* intra only against a prediction whose levels are worth coding (see
      * mpeg_encode_mb_cpu) */
     if (intra_cand && !drop) {
-      for (b = 0; b < 6; b++) {
+      for (b = 0; b < MB_BLOCKS; b++) {
         delta[2] += delta_l[2][b];
         dc[b] = lv[2][b][0];
       }
@@ -1683,7 +1758,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         drop = 0;
         dx = dy = 0;
         cost = act;
-        for (b = 0; b < 6; b++)
+        for (b = 0; b < MB_BLOCKS; b++)
           prd[b] = 0;
       }
     }
@@ -1692,7 +1767,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   /* the levels, dequantisation with mismatch control; the last resort of
    * the rate control keeps the DC levels only */
   q = cand_q[chosen];
-  for (b = 0; b < 6; b++) {
+  for (b = 0; b < MB_BLOCKS; b++) {
     int L;
     if (rd) {
       L = drop ? 0 : lv[chosen][b][SCAN_INDEX[args.alternate_scan][t]];
@@ -1707,15 +1782,15 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     blk[b][t] = dequantise (L, intra, t, q, args.mpeg2, args.dc_shift);
   }
   if (args.mpeg2) {
-    if (t < 6)
+    if (t < MB_BLOCKS)
       parity[t] = 0;
     barrier (CLK_LOCAL_MEM_FENCE);
-    for (b = 0; b < 6; b++)
+    for (b = 0; b < MB_BLOCKS; b++)
       if (blk[b][t] & 1)
         atomic_xor (&parity[b], 1);
     barrier (CLK_LOCAL_MEM_FENCE);
     if (t == 63)
-      for (b = 0; b < 6; b++)
+      for (b = 0; b < MB_BLOCKS; b++)
         blk[b][63] ^= mismatch_toggle (parity[b], intra ||
             (!drop && last_l[chosen][b]));
   }
@@ -1724,14 +1799,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   /* inverse DCT rows: 5 fractional bits kept, clamped to 16 bits (no
    * dequantised residual of 8-bit samples comes near; the clamp keeps the
    * column sums inside 32 bits whatever the levels) */
-  for (b = 0; b < 6; b++) {
+  for (b = 0; b < MB_BLOCKS; b++) {
     int s = 0;
     for (int k = 0; k < 8; k++)
       s += DCT_C[k * 8 + c] * blk[b][r * 8 + k];
     tmp[b][t] = clamp ((s + (1 << 8)) >> 9, -32768, 32767);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
-  for (b = 0; b < 6; b++) {
+  for (b = 0; b < MB_BLOCKS; b++) {
     int s = 0;
     uint st = b < 4 ? W : CW;
     for (int k = 0; k < 8; k++)
@@ -1741,8 +1816,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   }
 
   if (t == 0) {
-    int last[6];
-    for (b = 0; b < 6; b++)
+    int last[MB_BLOCKS];
+    for (b = 0; b < MB_BLOCKS; b++)
       last[b] = drop ? 0 : last_l[chosen][b];
     write_record (&records[mb], last, dx, dy, intra, field,
         field_mv && chosen == 1, q, act, cost);
@@ -2149,7 +2224,8 @@ pairs_fitting_quant (const short16 * xs, int intra, int q)
   for (int i = 0; i < 8; i++)
     top[i] = convert_int16 (max (max (abs (convert_int16 (xs[i])),
                 abs (convert_int16 (xs[8 + i]))),
-            abs (convert_int16 (xs[16 + i]))));
+            max (abs (convert_int16 (xs[16 + i])),
+                abs (convert_int16 (xs[MB_ROWS - 8 + i])))));
   if (!intra) {
     int16 a = top[0];
     #pragma unroll
@@ -2195,8 +2271,9 @@ level1_min (int intra, int lambda4, const int16 * mag1, int16 * cand_min)
   }
 }
 
-/* The levels of the macroblock @src predicted by @pred (24 rows: luma,
- * then Cb | Cr), pair by pair in natural rows into @levels_of (3 x 8),
+/* The levels of the macroblock @src predicted by @pred (MB_ROWS rows:
+ * luma, then Cb | Cr), pair by pair in natural rows into @levels_of
+ * (MB_PAIRS x 8),
  * at quantiser *@q and its steps, or at the one fitting_quant raises it
  * to (then *@q); with trellis quantisation also the blocks' summed cost
  * against none (*@rd_delta), their coded pattern (*@rd_cbp), and the
@@ -2218,7 +2295,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
   float16 rcp_fit[8];
   /* the coefficients in 16-bit lanes (|x| <= 4096), half the work of
    * 32-bit ones on a CPU */
-  short16 xs[24];
+  short16 xs[MB_ROWS];
   int e = 0;
   const int16 cap2 = 2 * lambda4, cap3 = 3 * lambda4;
   /* a candidate that may lose: the least cost of the pairs so far, at
@@ -2226,7 +2303,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
    * levels can change its cost by, and that of the pairs not yet
    * quantised */
   const int stop_early = skip_at != LONG_MAX;
-  long floor2_sum = 0, floor3_sum = 0, slack[3], slack_left;
+  long floor2_sum = 0, floor3_sum = 0, slack[MB_PAIRS], slack_left;
   int16 cand_min[8];
   short16 cand_above[8];
   int i, p;
@@ -2238,7 +2315,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
    * out, or coded for at least three bits ("11s"), or two for the first
    * of a non-intra block ("1s"); every intra block has its
    * end_of_block. */
-  for (p = 0; p < 3; p++) {
+  for (p = 0; p < MB_PAIRS; p++) {
     int16 floor2 = 0, floor3 = 0;
     int8 squares = 0;
     short16 h[8], x[8];
@@ -2298,7 +2375,10 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
     }
   }
   *energy = 4 * (long) e;
-  slack_left = stop_early ? slack[0] + slack[1] + slack[2] : 0;
+  slack_left = 0;
+  if (stop_early)
+    for (p = 0; p < MB_PAIRS; p++)
+      slack_left += slack[p];
   if (!dc_only) {
     const int fit = pairs_fitting_quant (xs, intra, q);
     if (fit > q) {
@@ -2323,7 +2403,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
       cand_above[i] = convert_short16 (min (mag1[i], cand_min[i] >> 1));
   }
 
-  for (p = 0; p < 3; p++) {
+  for (p = 0; p < MB_PAIRS; p++) {
     int16 L[8], A[8];
     short16 x[8];
 
@@ -2371,7 +2451,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
         rd_quantise (F, zc, Z, &coded, &delta, intra, q, m2q, lambda4,
             coeff, mpeg2, SCAN_NATURAL[alt]);
         *rd_delta += delta;
-        *rd_cbp |= coded ? 32 >> (2 * p + b) : 0;
+        *rd_cbp |= coded ? (1 << (MB_BLOCKS - 1)) >> (2 * p + b) : 0;
         while (coded) {
           uint z = lowest_bit (coded), n = SCAN_NATURAL[alt][z];
           coded &= coded - 1;
@@ -2429,7 +2509,7 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
       long change;
       slack_left -= slack[p];
       change = *rd_delta + slack_left;
-      if (p < 2 && header + *energy + (intra ? change : min (change, 0L)) >=
+      if (p < MB_PAIRS - 1 && header + *energy + (intra ? change : min (change, 0L)) >=
           skip_at)
         return 0;
     }
@@ -2437,19 +2517,19 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
   return 1;
 }
 
-/* Chroma rows 16-23 (Cb | Cr) of the prediction with the luma vector @v
- * (chroma: half of it, truncated towards zero) */
+/* Chroma rows 16 to MB_ROWS - 1 (Cb | Cr) of the prediction with the
+ * luma vector @v (chroma: chroma_vector) */
 static void
 predict_chroma (__global const uchar * ref, int co, int cro, int CW, int2 v,
     uchar16 * pred)
 {
-  int cdx = v.x / 2, cdy = v.y / 2;
-  int c = co + (cdy >> 1) * CW + (cdx >> 1);
-  uchar16 cb[8], cr[8];
-  predict_rows (ref + c, CW, cdx & 1, cdy & 1, 8, 0, cb);
-  predict_rows (ref + c + cro, CW, cdx & 1, cdy & 1, 8, 0, cr);
+  const int2 cv = chroma_vector (v);
+  int c = co + (cv.y >> 1) * CW + (cv.x >> 1);
+  uchar16 cb[CHROMA_ROWS], cr[CHROMA_ROWS];
+  predict_rows (ref + c, CW, cv.x & 1, cv.y & 1, CHROMA_ROWS, 0, cb);
+  predict_rows (ref + c + cro, CW, cv.x & 1, cv.y & 1, CHROMA_ROWS, 0, cr);
   #pragma unroll
-  for (int i = 0; i < 8; i++)
+  for (int i = 0; i < CHROMA_ROWS; i++)
     pred[16 + i] = (uchar16) (cb[i].lo, cr[i].lo);
 }
 
@@ -2502,12 +2582,13 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   const int W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
   /* offsets of the macroblock in the luma and the chroma planes */
   const int yo = mby * 16 * W + mbx * 16;
-  const int co = W * H + mby * 8 * CW + mbx * 8, cro = CW * (H / 2);
-  /* rows 0-15 luma, 16-23 Cb | Cr */
-  uchar16 src[24], pred[24];
+  const int co = W * H + mby * CHROMA_ROWS * CW + mbx * 8;
+  const int cro = CW * CHROMA_HEIGHT (H);
+  /* rows 0-15 luma, then Cb | Cr */
+  uchar16 src[MB_ROWS], pred[MB_ROWS];
   int16 qw[8], zz1[8], mag1[8];
   float16 rcp[8];
-  int last[6];
+  int last[MB_BLOCKS];
   int sum, act, intra, dx = 0, dy = 0, q, q_kept, cost, m = 0, i, p;
   int lambda4;
   ulong m2q;
@@ -2517,14 +2598,14 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
    * the decisions' block ends with the block (reading it later is
    * undefined), and NVIDIA's compiler gave its storage to the variables
    * of the reconstruction loop below. */
-  short16 levels_of[24], levels_mv[24];
+  short16 levels_of[MB_ROWS], levels_mv[MB_ROWS];
   const short16 *kept = levels_of;
   int rd_delta = 0, rd_cbp = 0, moving = 0, sad_mv = 0, sad_zero = 0;
   int field = 0, field_mv = 0, field_chosen = 0, alt_bits = -1;
   long energy;
   int intra_cand = 0;
   int2 alt = (int2) (0, 0);
-  uchar16 pred_mv[24];
+  uchar16 pred_mv[MB_ROWS];
   __global short *lev = levels + (size_t) mb * GST_CL_MPEG_MB_LEVELS;
 
   if (mb >= args.mb_width * args.mb_height)
@@ -2533,7 +2614,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   for (i = 0; i < 16; i++)
     src[i] = vload16 (0, cur + yo + i * W);
   #pragma unroll
-  for (i = 0; i < 8; i++)
+  for (i = 0; i < CHROMA_ROWS; i++)
     src[16 + i] = (uchar16) (*(__global const uchar8 *) (cur + co + i * CW),
         *(__global const uchar8 *) (cur + co + cro + i * CW));
 
@@ -2641,7 +2722,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   }
   if (intra)
     #pragma unroll
-    for (i = 0; i < 24; i++)
+    for (i = 0; i < MB_ROWS; i++)
       pred[i] = 0;
   if (args.field_dct) {
     /* frame or field blocks, by the residual of the moving candidate
@@ -2653,6 +2734,13 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       to_field_rows (pred);
       if (moving)
         to_field_rows (pred_mv);
+      /* (4:2:2: the chroma blocks follow, 13818-2 6.1.3) */
+      if (MPEG_CHROMA_422) {
+        to_field_rows (src + 16);
+        to_field_rows (pred + 16);
+        if (moving)
+          to_field_rows (pred_mv + 16);
+      }
     }
   }
 
@@ -2715,7 +2803,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       kept = levels_mv;
       q_kept = q_mv;
       #pragma unroll
-      for (i = 0; i < 24; i++)
+      for (i = 0; i < MB_ROWS; i++)
         pred[i] = pred_mv[i];
     }
     if (!keep)
@@ -2727,12 +2815,12 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     if (intra_cand && keep) {
       int16 qw_in[8], mag1_in[8];
       float16 rcp_in[8];
-      uchar16 none[24];
-      int delta_in, cbp_in, dc[6], take = 0, q_in = q;
+      uchar16 none[MB_ROWS];
+      int delta_in, cbp_in, dc[MB_BLOCKS], take = 0, q_in = q;
       long energy_in;
       quant_steps (q, 1, 1, args.mpeg2, qw_in, rcp_in, mag1_in);
       #pragma unroll
-      for (i = 0; i < 24; i++)
+      for (i = 0; i < MB_ROWS; i++)
         none[i] = 0;
       /* (into levels_of: the zero vector's are not needed past here) */
       short16 *levels_in = kept == levels_of ? levels_mv : levels_of;
@@ -2742,7 +2830,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
               mode_lambda (lambda4) * intra_min_bits (rd_bits), j, levels_in,
               &delta_in, &cbp_in, &energy_in, args.alternate_scan,
               args.intra_vlc)) {
-        for (p = 0; p < 3; p++) {
+        for (p = 0; p < MB_PAIRS; p++) {
           dc[2 * p] = levels_in[8 * p].s0;
           dc[2 * p + 1] = levels_in[8 * p].s8;
         }
@@ -2757,7 +2845,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         kept = levels_in;
         q_kept = q_in;
         #pragma unroll
-        for (i = 0; i < 24; i++)
+        for (i = 0; i < MB_ROWS; i++)
           pred[i] = 0;
         #pragma unroll
         for (i = 0; i < 8; i++)
@@ -2775,7 +2863,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     quant_steps (q_kept, 1, 1, args.mpeg2, qw, rcp, mag1);
   q = q_kept;
 
-  for (p = 0; p < 3; p++) {
+  for (p = 0; p < MB_PAIRS; p++) {
     int16 x[8], L[8], A[8], lm = 0;
     short16 nonzero = 0;
     uchar16 o[8];
@@ -2877,8 +2965,11 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         *(__global uchar16 *) (recon + yo + (field ? 2 * i + p : 8 * p +
                     i) * W) = o[i];
       } else {
-        *(__global uchar8 *) (recon + co + i * CW) = o[i].lo;
-        *(__global uchar8 *) (recon + co + cro + i * CW) = o[i].hi;
+        /* (4:2:0: p is 2, its chroma always in frame blocks) */
+        const int line = field && MPEG_CHROMA_422 ? 2 * i + p - 2 :
+            8 * (p - 2) + i;
+        *(__global uchar8 *) (recon + co + line * CW) = o[i].lo;
+        *(__global uchar8 *) (recon + co + cro + line * CW) = o[i].hi;
       }
     }
   }
@@ -2920,7 +3011,7 @@ mpeg_pack_offsets (__global const GstClMpegMbRecord * records, uint n,
   uint s = 0, off;
 
   for (uint mb = first; mb < end; mb++)
-    for (int b = 0; b < 6; b++)
+    for (int b = 0; b < MB_BLOCKS; b++)
       s += coded_levels (&records[mb], b);
   sums[t] = s;
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -2933,7 +3024,7 @@ mpeg_pack_offsets (__global const GstClMpegMbRecord * records, uint n,
   off = sums[t] - s;
   for (uint mb = first; mb < end; mb++) {
     offsets[mb] = off;
-    for (int b = 0; b < 6; b++)
+    for (int b = 0; b < MB_BLOCKS; b++)
       off += coded_levels (&records[mb], b);
   }
   if (t == PACK_ITEMS - 1)
@@ -2951,7 +3042,7 @@ mpeg_pack_levels (__global const GstClMpegMbRecord * records,
   __global const GstClMpegMbRecord *r = &records[mb];
   uint at = offsets[mb];
 
-  for (int b = 0; b < 6; b++) {
+  for (int b = 0; b < MB_BLOCKS; b++) {
     uint c = coded_levels (r, b);
     if (t < c)
       packed[at + t] = levels[(size_t) mb * GST_CL_MPEG_MB_LEVELS + b * 64 + t];

@@ -104,6 +104,7 @@ picture_init (Picture * p, guint mb_width, guint mb_height, guint32 seed)
     gboolean intra = kind < 0.1;
 
     rec->quant = 6;
+    rec->n_blocks = GST_CL_MPEG_BLOCKS_420;
     if (!intra && kind > 0.67) {
       rec->flags = GST_CL_MPEG_MB_SKIPPABLE;
       continue;
@@ -121,7 +122,7 @@ picture_init (Picture * p, guint mb_width, guint mb_height, guint32 seed)
       add_field (p, g_rand_int (r), rd[GST_CL_MPEG_RD_MV_BITS +
               g_rand_int_range (r, 0, 8)]);
     }
-    for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
+    for (b = 0; b < GST_CL_MPEG_BLOCKS_420; b++) {
       gint16 *zz = p->levels + (gsize) m * GST_CL_MPEG_MB_LEVELS + b * 64;
       guint last = 0;
 
@@ -143,7 +144,7 @@ picture_init (Picture * p, guint mb_width, guint mb_height, guint32 seed)
     }
     if (!intra && rec->cbp)
       add_field (p, g_rand_int (r), rd[GST_CL_MPEG_RD_CBP_BITS + rec->cbp]);
-    for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
+    for (b = 0; b < GST_CL_MPEG_BLOCKS_420; b++)
       if (intra || (rec->cbp & (32 >> b)))
         block_fields (p, r, rd, p->levels + (gsize) m * GST_CL_MPEG_MB_LEVELS
             + b * 64, intra ? 1 : 0, rec->last[b]);

@@ -47,18 +47,25 @@ else
     missing="$missing avdec_mpegvideo(gstreamer1.0-libav)"
 fi
 # MPEG-2: a sequence extension (extension start code, identifier 1) right
-# after the first sequence header
+# after the first sequence header; its chroma_format (1 4:2:0, 2 4:2:2)
 gst_decoder=avdec_mpegvideo
-if command -v python3 >/dev/null && python3 - "$file" <<'EOF'
+chroma_format=1
+if command -v python3 >/dev/null; then
+  chroma_format="$(python3 - "$file" <<'EOF'
 import sys
 data = open(sys.argv[1], "rb").read()
 seq = data.find(b"\x00\x00\x01\xb3")
 nxt = data.find(b"\x00\x00\x01", seq + 4) if seq >= 0 else -1
-sys.exit(0 if nxt >= 0 and data[nxt + 3:nxt + 4] == b"\xb5" and
-         len(data) > nxt + 4 and data[nxt + 4] >> 4 == 1 else 1)
+mpeg2 = (nxt >= 0 and data[nxt + 3:nxt + 4] == b"\xb5" and
+         len(data) > nxt + 5 and data[nxt + 4] >> 4 == 1)
+print((data[nxt + 5] >> 1) & 3 if mpeg2 else 0)
 EOF
-then
-  gst_decoder=avdec_mpeg2video
+)"
+  if [ "$chroma_format" != 0 ]; then
+    gst_decoder=avdec_mpeg2video
+  else
+    chroma_format=1
+  fi
 fi
 if [ -n "$missing" ]; then
   echo "mpeg-decode-check: skipped, missing (Debian package):$missing" >&2
@@ -94,7 +101,8 @@ ff_frames="$(grep -vc '^#' "$tmp/ff.out")"
 ff_size="$(sed -n 's/^#dimensions 0: *//p' "$tmp/ff.out")"
 report ffmpeg "$ff_frames" "${ff_size:-?}"
 
-# mpeg2dec: PGM images holding Y above U and V, so 3/2 of the height
+# mpeg2dec: PGM images holding Y above U and V side by side, so 3/2 of
+# the height (4:2:2: twice it)
 mpeg2dec -o pgmpipe "$file" 2>"$tmp/m2.err" | python3 -c '
 import sys
 data = sys.stdin.buffer.read()
@@ -114,9 +122,9 @@ while pos < len(data):
     w, h = fields[0], fields[1]
     pos = end + 1 + w * h
     count += 1
-    dims = "%dx%d" % (w, h * 2 // 3)
+    dims = "%dx%d" % (w, h // 2 if sys.argv[1] == "2" else h * 2 // 3)
 print(count, dims)
-' >"$tmp/m2.out"
+' "$chroma_format" >"$tmp/m2.out"
 rc=("${PIPESTATUS[@]}")
 [ "${rc[0]}" -eq 0 ] || fail "mpeg2dec exited with ${rc[0]}"
 if grep -qiE 'error|warning|fail' "$tmp/m2.err"; then

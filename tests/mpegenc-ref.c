@@ -132,11 +132,26 @@ mpegref_idct (gint block[64])
 /* ---- pictures ---- */
 
 void
-mpegref_picture_init (MpegRefPicture * pic, guint width, guint height)
+mpegref_picture_init_format (MpegRefPicture * pic, guint width,
+    guint height, gboolean chroma_422)
 {
   pic->mb_width = (width + 15) / 16;
   pic->mb_height = (height + 15) / 16;
-  pic->data = g_malloc0 ((gsize) pic->mb_width * pic->mb_height * 384);
+  pic->chroma_422 = chroma_422;
+  pic->data = g_malloc0 (mpegref_picture_size (pic));
+}
+
+void
+mpegref_picture_init (MpegRefPicture * pic, guint width, guint height)
+{
+  mpegref_picture_init_format (pic, width, height, FALSE);
+}
+
+gsize
+mpegref_picture_size (const MpegRefPicture * pic)
+{
+  return (gsize) pic->mb_width * pic->mb_height * (pic->chroma_422 ? 512 :
+      384);
 }
 
 void
@@ -149,10 +164,54 @@ guint8 *
 mpegref_plane (const MpegRefPicture * pic, guint comp, guint * stride)
 {
   gsize w = pic->mb_width * 16, h = pic->mb_height * 16;
+  gsize ch = pic->chroma_422 ? h : h / 2;
   *stride = comp ? w / 2 : w;
   if (comp == 0)
     return pic->data;
-  return pic->data + w * h + (comp - 1) * (w / 2) * (h / 2);
+  return pic->data + w * h + (comp - 1) * (w / 2) * ch;
+}
+
+/* the blocks of a macroblock of @pic */
+static guint
+mb_blocks (const MpegRefPicture * pic)
+{
+  return pic->chroma_422 ? GST_CL_MPEG_BLOCKS_422 : GST_CL_MPEG_BLOCKS_420;
+}
+
+/* the chroma lines of a macroblock of @pic */
+static guint
+mb_chroma_rows (const MpegRefPicture * pic)
+{
+  return pic->chroma_422 ? 16 : 8;
+}
+
+/* the plane of block @b: Y0..Y3, then Cb and Cr alternating */
+static guint
+block_comp (guint b)
+{
+  return b < 4 ? 0 : 1 + (b & 1);
+}
+
+/* The first sample (*@x0, *@y0) of frame block @b of macroblock (@mbx,
+ * @mby) of @pic in its plane; 4:2:2's blocks 6 and 7 lie below 4 and 5 */
+static void
+block_origin (const MpegRefPicture * pic, guint b, guint mbx, guint mby,
+    gint * x0, gint * y0)
+{
+  *x0 = b < 4 ? mbx * 16 + (b & 1) * 8 : mbx * 8;
+  *y0 = b < 4 ? mby * 16 + (b >> 1) * 8 :
+      mby * mb_chroma_rows (pic) + ((b - 4) >> 1) * 8;
+}
+
+/* the chroma vector (*@cdx, *@cdy) of the luma vector (@dx, @dy) of @pic:
+ * halved (truncated towards zero) where chroma is subsampled, across
+ * always, down in 4:2:0 only (13818-2 7.6.3.7) */
+static void
+chroma_vector (const MpegRefPicture * pic, gint dx, gint dy, gint * cdx,
+    gint * cdy)
+{
+  *cdx = dx / 2;
+  *cdy = pic->chroma_422 ? dy : dy / 2;
 }
 
 void
@@ -161,7 +220,9 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
     guint c_ps, guint width, guint height)
 {
   guint W = pic->mb_width * 16, H = pic->mb_height * 16;
-  guint cw = (width + 1) / 2, ch = (height + 1) / 2;
+  guint CH = pic->chroma_422 ? H : H / 2;
+  guint cw = (width + 1) / 2, ch = pic->chroma_422 ? height :
+      (height + 1) / 2;
   guint i, j, s;
   guint8 *py, *pu, *pv;
 
@@ -171,7 +232,7 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
       py[i * W + j] = y[MIN (i, height - 1) * y_stride + MIN (j, width - 1)];
   pu = mpegref_plane (pic, 1, &s);
   pv = mpegref_plane (pic, 2, &s);
-  for (i = 0; i < H / 2; i++)
+  for (i = 0; i < CH; i++)
     for (j = 0; j < W / 2; j++) {
       gsize si = MIN (i, ch - 1), sj = MIN (j, cw - 1);
       pu[i * s + j] = u[si * u_stride + sj * c_ps];
@@ -433,19 +494,19 @@ mpegref_fit_vectors (GstClMotionVector * vectors, guint mb_width,
   return best;
 }
 
-/* The prediction of every block of macroblock (@mbx, @mby) from @ref with
- * the half-pel vector (@dx, @dy) (chroma: half of it, truncated towards
- * zero). */
+/* The prediction of every frame block of macroblock (@mbx, @mby) from
+ * @ref with the half-pel vector (@dx, @dy) (chroma: chroma_vector ()). */
 static void
 predict_mb (const MpegRefPicture * ref, guint mbx, guint mby, gint dx,
-    gint dy, gint pred[6][64])
+    gint dy, gint pred[GST_CL_MPEG_BLOCKS][64])
 {
-  gint cdx = dx / 2, cdy = dy / 2, b, i;
-  for (b = 0; b < 6; b++) {
-    guint comp = b < 4 ? 0 : b - 3, stride;
-    const guint8 *plane = mpegref_plane (ref, comp, &stride);
-    gint x0 = b < 4 ? mbx * 16 + (b & 1) * 8 : mbx * 8;
-    gint y0 = b < 4 ? mby * 16 + (b >> 1) * 8 : mby * 8;
+  gint cdx, cdy, b, i;
+  chroma_vector (ref, dx, dy, &cdx, &cdy);
+  for (b = 0; b < (gint) mb_blocks (ref); b++) {
+    guint stride;
+    const guint8 *plane = mpegref_plane (ref, block_comp (b), &stride);
+    gint x0, y0;
+    block_origin (ref, b, mbx, mby, &x0, &y0);
     for (i = 0; i < 64; i++) {
       gint x = x0 + i % 8, y = y0 + i / 8;
       pred[b][i] = b < 4 ?
@@ -457,10 +518,10 @@ predict_mb (const MpegRefPicture * ref, guint mbx, guint mby, gint dx,
 
 /* luma SAD of @src against the prediction with (@dx, @dy) */
 static gint
-luma_sad (const gint src[6][64], const MpegRefPicture * ref, guint mbx,
-    guint mby, gint dx, gint dy)
+luma_sad (const gint src[GST_CL_MPEG_BLOCKS][64], const MpegRefPicture * ref,
+    guint mbx, guint mby, gint dx, gint dy)
 {
-  gint pred[6][64], sad = 0, b, i;
+  gint pred[GST_CL_MPEG_BLOCKS][64], sad = 0, b, i;
   predict_mb (ref, mbx, mby, dx, dy, pred);
   for (b = 0; b < 4; b++)
     for (i = 0; i < 64; i++)
@@ -499,10 +560,10 @@ b_vector (const GstClMotionVector * vec, guint mb, guint mbx, guint mby,
  * the predictor @pred (the first on ties) into @v, its prediction into @p
  * and its cost returned. */
 static gint64
-b_direction (const gint src[6][64], const MpegRefPicture * ref,
-    const GstClMotionVector * vec, guint mb, guint mbx, guint mby, guint W,
-    guint H, guint lambda16, gint zero_bias, gint v[2], gint pred[2],
-    gint p[6][64])
+b_direction (const gint src[GST_CL_MPEG_BLOCKS][64],
+    const MpegRefPicture * ref, const GstClMotionVector * vec, guint mb,
+    guint mbx, guint mby, guint W, guint H, guint lambda16, gint zero_bias,
+    gint v[2], gint pred[2], gint p[GST_CL_MPEG_BLOCKS][64])
 {
   gint c[B_CANDIDATES][2], k, best = 0;
   gint64 j[B_CANDIDATES];
@@ -537,8 +598,10 @@ mpegref_predict_b (const MpegRefPicture * cur, const MpegRefPicture * fwd,
 
   for (mby = 0; mby < cur->mb_height; mby++)
     for (mbx = 0; mbx < cur->mb_width; mbx++) {
-      guint mb = mby * cur->mb_width + mbx, stride, comp, b, i;
-      gint vf[2], vb[2], pf[2], pb[2], f[6][64], bk[6][64], src[6][64];
+      guint mb = mby * cur->mb_width + mbx, stride, b, i;
+      gint vf[2], vb[2], pf[2], pb[2];
+      gint f[GST_CL_MPEG_BLOCKS][64], bk[GST_CL_MPEG_BLOCKS][64];
+      gint src[GST_CL_MPEG_BLOCKS][64];
       gint si = 0;
       gint64 jf, jb, ji, best;
       guint dirs = GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD;
@@ -571,13 +634,10 @@ mpegref_predict_b (const MpegRefPicture * cur, const MpegRefPicture * fwd,
       c->fdy = dirs & GST_CL_MPEG_B_FORWARD ? vf[1] : 0;
       c->bdx = dirs & GST_CL_MPEG_B_BACKWARD ? vb[0] : 0;
       c->bdy = dirs & GST_CL_MPEG_B_BACKWARD ? vb[1] : 0;
-      for (b = 0; b < 6; b++) {
-        guint8 *out;
+      for (b = 0; b < mb_blocks (cur); b++) {
+        guint8 *out = mpegref_plane (pred, block_comp (b), &stride);
         gint x0, y0;
-        comp = b < 4 ? 0 : b - 3;
-        out = mpegref_plane (pred, comp, &stride);
-        x0 = b < 4 ? mbx * 16 + (b & 1) * 8 : mbx * 8;
-        y0 = b < 4 ? mby * 16 + (b >> 1) * 8 : mby * 8;
+        block_origin (cur, b, mbx, mby, &x0, &y0);
         for (i = 0; i < 64; i++)
           out[(y0 + i / 8) * stride + x0 + i % 8] =
               dirs == GST_CL_MPEG_B_FORWARD ? f[b][i] :
@@ -647,11 +707,11 @@ mpegref_choose_b_fields (const MpegRefPicture * cur,
       if (field == 0)
         continue;
       for (comp = 0; comp < 3; comp++) {
-        guint n = comp ? 8 : 16;
+        guint n = comp ? 8 : 16, rows = comp ? mb_chroma_rows (cur) : 16;
         guint8 *out = mpegref_plane (pred, comp, &stride);
         const guint8 *a = mpegref_plane (field_pred[0], comp, &stride);
         const guint8 *b = mpegref_plane (field_pred[1], comp, &stride);
-        for (y = mby * n; y < mby * n + n; y++)
+        for (y = mby * rows; y < mby * rows + rows; y++)
           for (x = mbx * n; x < mbx * n + n; x++) {
             guint i = y * stride + x;
             out[i] = field == 1 ? a[i] : field == 2 ? b[i] :
@@ -668,10 +728,11 @@ mpegref_choose_b_fields (const MpegRefPicture * cur,
  * the most an MPEG-1 escape carries: intra (64 |F| + 3 q W) / 8 q W
  * and non-intra (2 |F| - q) / 4 q, rounded down, below 256. */
 static gint
-fitting_quant (const gint coef[6][64], gboolean intra, gint q)
+fitting_quant (const gint coef[GST_CL_MPEG_BLOCKS][64], guint n_blocks,
+    gboolean intra, gint q)
 {
   gint b, i;
-  for (b = 0; b < 6; b++)
+  for (b = 0; b < (gint) n_blocks; b++)
     for (i = intra ? 1 : 0; i < 64; i++) {
       gint a = ABS (coef[b][i]);
       if (intra)
@@ -700,30 +761,32 @@ intra_dc_level (gint F, guint dc_shift)
       (256 << dc_shift) - 1);
 }
 
-/* The levels (zigzag order, block by block) of @src predicted by @pred,
- * at quantiser *@q or the least above it whose levels MPEG-1 can code
- * (then *@q); with trellis quantisation, at the trade-off @lambda4, also
- * the blocks' summed cost against coding none (*@delta), their coded
- * pattern (*@cbp) and 4 x the energy of the coefficients (*@energy). */
+/* The levels (zigzag order, block by block) of the @n_blocks blocks of
+ * @src predicted by @pred, at quantiser *@q or the least above it whose
+ * levels MPEG-1 can code (then *@q); with trellis quantisation, at the
+ * trade-off @lambda4, also the blocks' summed cost against coding none
+ * (*@delta), their coded pattern (*@cbp, as GstClMpegMbRecord's) and 4 x
+ * the energy of the coefficients (*@energy). */
 static void
-code_levels (const gint src[6][64], const gint pred[6][64], gboolean intra,
+code_levels (const gint src[GST_CL_MPEG_BLOCKS][64],
+    const gint pred[GST_CL_MPEG_BLOCKS][64], guint n_blocks, gboolean intra,
     gint * q_io, gint lambda4, const GstClMpegEncodeParams * prm,
     gint16 * levels, gint * delta, gint * cbp, gint64 * energy)
 {
   gboolean trellis = prm->rd_lambda && !prm->dc_only;
-  gint coefs[6][64], b, i, q;
+  gint coefs[GST_CL_MPEG_BLOCKS][64], b, i, q;
 
   *delta = *cbp = 0;
   *energy = 0;
-  for (b = 0; b < 6; b++) {
+  for (b = 0; b < (gint) n_blocks; b++) {
     for (i = 0; i < 64; i++)
       coefs[b][i] = src[b][i] - pred[b][i];
     mpegref_fdct (coefs[b]);
   }
   if (!prm->dc_only)
-    *q_io = fitting_quant (coefs, intra, *q_io);
+    *q_io = fitting_quant (coefs, n_blocks, intra, *q_io);
   q = *q_io;
-  for (b = 0; b < 6; b++) {
+  for (b = 0; b < (gint) n_blocks; b++) {
     gint16 *zz = levels + b * 64;
     const gint *coef = coefs[b];
     for (i = 0; i < 64; i++) {
@@ -738,7 +801,7 @@ code_levels (const gint src[6][64], const gint pred[6][64], gboolean intra,
           levels_scan (prm), prm->mpeg2 && prm->intra_vlc);
       for (i = intra ? 1 : 0; i < 64; i++)
         any |= zz[i] != 0;
-      *cbp |= any ? 32 >> b : 0;
+      *cbp |= any ? (1 << (n_blocks - 1)) >> b : 0;
     }
     for (i = 0; i < 64; i++) {
       gint F = coef[i], a = ABS (F), L, z = 0;
@@ -770,43 +833,56 @@ mode_lambda (gint lambda4)
   return lambda4 * 3 / 4;
 }
 
+/* bits of the coded_block_pattern @cbp of @n_blocks blocks: in 4:2:2
+ * coded_block_pattern_420 of blocks 0-5 (the table's entry 0: the code
+ * of none of them, 4:2:2's only), then coded_block_pattern_1's two bits
+ * (13818-2 6.3.17.4) */
+static gint
+cbp_bits (gint cbp, guint n_blocks)
+{
+  const guint8 *t = rd_table () + GST_CL_MPEG_RD_CBP_BITS;
+  return n_blocks == GST_CL_MPEG_BLOCKS_422 ? t[cbp >> 2] + 2 : t[cbp];
+}
+
 /* Cost of an inter macroblock with vector (@dx, @dy), predictor (@px,
  * @py): 4 x squared error + lambda x bits, lambda 3/4 of the
  * quantisation's @lambda4. The header: skipped (zero vector) or "no MC,
  * coded" ("01"); "MC, not coded" ("001", the vector) or "MC, coded" ("1",
- * the vector); with a coded_block_pattern when coded. *@keep: whether
- * coding the levels is the cheaper. */
+ * the vector); with a coded_block_pattern (@cbp of @n_blocks blocks) when
+ * coded. *@keep: whether coding the levels is the cheaper. */
 static gint64
-inter_cost (gint64 energy, gint delta, gint cbp, gint mv_bits, gint lambda4,
-    gboolean * keep)
+inter_cost (gint64 energy, gint delta, gint cbp, guint n_blocks,
+    gint mv_bits, gint lambda4, gboolean * keep)
 {
   gint64 lambda = mode_lambda (lambda4);
   gboolean moving = mv_bits >= 0;
   gint64 header = moving ? lambda * (mv_bits + 3) : 0;
   gint64 coded = cbp ? delta + lambda *
-      (rd_table ()[GST_CL_MPEG_RD_CBP_BITS + cbp] + (moving ? -2 : 2)) : 0;
+      (cbp_bits (cbp, n_blocks) + (moving ? -2 : 2)) : 0;
   *keep = coded < 0;
   return energy + header + (*keep ? coded : 0);
 }
 
 /* Cost of an intra macroblock in a P picture (see inter_cost): its
  * @energy (DC errors, AC coefficients) lowered by @delta of its AC levels,
- * mb_type "00011" and the DC differentials of @levels, the predictors
- * reset (to the middle of the precision's range) as after a non-intra
- * macroblock. */
+ * mb_type "00011" and the DC differentials of the @n_blocks blocks of
+ * @levels, the predictors reset (to the middle of the precision's range)
+ * as after a non-intra macroblock, then each of a component's blocks
+ * predicted from the one before (4:2:0 has one of each chroma). */
 static gint64
-intra_cost (gint64 energy, gint delta, const gint16 * levels, gint lambda4,
-    guint dc_shift)
+intra_cost (gint64 energy, gint delta, const gint16 * levels,
+    guint n_blocks, gint lambda4, guint dc_shift)
 {
   const guint8 *t = rd_table () + GST_CL_MPEG_RD_DC_BITS;
   const gint reset = 128 << dc_shift;
-  gint bits = 5, prev = reset, b;
-  for (b = 0; b < 6; b++) {
-    gint d = levels[b * 64] - (b < 4 ? prev : reset);
+  /* the predictors of Y, Cb, Cr */
+  gint bits = 5, prev[3] = { reset, reset, reset }, b;
+  for (b = 0; b < (gint) n_blocks; b++) {
+    guint comp = block_comp (b);
+    gint d = levels[b * 64] - prev[comp];
     gint size = d ? g_bit_storage (ABS (d)) : 0;
-    bits += t[(b < 4 ? 0 : GST_CL_MPEG_RD_DC_SIZES) + size] + size;
-    if (b < 4)
-      prev = levels[b * 64];
+    bits += t[(comp ? GST_CL_MPEG_RD_DC_SIZES : 0) + size] + size;
+    prev[comp] = levels[b * 64];
   }
   return energy + delta + mode_lambda (lambda4) * bits;
 }
@@ -814,8 +890,8 @@ intra_cost (gint64 energy, gint delta, const gint16 * levels, gint lambda4,
 /* Sum of |r (y, x) - r (y + @step, x)| over the macroblock's luma, r the
  * residual @src less @pred (frame blocks) */
 static gint
-vertical_differences (const gint src[6][64], const gint pred[6][64],
-    gint step)
+vertical_differences (const gint src[GST_CL_MPEG_BLOCKS][64],
+    const gint pred[GST_CL_MPEG_BLOCKS][64], gint step)
 {
   gint x, y, sum = 0;
   for (y = 0; y + step < 16; y++)
@@ -828,18 +904,36 @@ vertical_differences (const gint src[6][64], const gint pred[6][64],
   return sum;
 }
 
-/* The luma of @blk (frame blocks) as field blocks: Y0 and Y1 the lines
- * 0, 2, .. 14 of the macroblock, Y2 and Y3 the lines 1, 3, .. 15 */
+/* The frame blocks @top and @bottom (the upper and lower eight lines of
+ * 16) of @blk as field blocks: @top the lines 0, 2, .. 14, @bottom the
+ * lines 1, 3, .. 15 */
 static void
-to_field_blocks (gint blk[6][64])
+to_field_pair (gint blk[GST_CL_MPEG_BLOCKS][64], guint top, guint bottom)
 {
-  gint frame[4][64], b, i;
-  memcpy (frame, blk, sizeof (frame));
-  for (b = 0; b < 4; b++)
+  gint frame[2][64], f, i;
+  memcpy (frame[0], blk[top], sizeof (frame[0]));
+  memcpy (frame[1], blk[bottom], sizeof (frame[1]));
+  for (f = 0; f < 2; f++)
     for (i = 0; i < 64; i++) {
-      gint y = (b >> 1) + 2 * (i / 8);
-      blk[b][i] = frame[(y >> 3) * 2 + (b & 1)][(y & 7) * 8 + i % 8];
+      gint y = f + 2 * (i / 8);
+      blk[f ? bottom : top][i] = frame[y >> 3][(y & 7) * 8 + i % 8];
     }
+}
+
+/* The blocks of @blk (frame blocks) as field blocks: Y0 and Y1 the lines
+ * 0, 2, .. 14 of the macroblock, Y2 and Y3 the lines 1, 3, .. 15; in
+ * 4:2:2 (@n_blocks 8) likewise the chroma, Cb 4 and Cr 5 the even lines,
+ * 6 and 7 the odd (4:2:0's chroma stays in frame blocks, 13818-2
+ * 6.1.3) */
+static void
+to_field_blocks (gint blk[GST_CL_MPEG_BLOCKS][64], guint n_blocks)
+{
+  to_field_pair (blk, 0, 2);
+  to_field_pair (blk, 1, 3);
+  if (n_blocks == GST_CL_MPEG_BLOCKS_422) {
+    to_field_pair (blk, 4, 6);
+    to_field_pair (blk, 5, 7);
+  }
 }
 
 static void
@@ -849,12 +943,14 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     guint mbx, guint mby, GstClMpegMbRecord * rec, gint16 * levels,
     MpegRefPicture * recon)
 {
-  gint src[6][64], pred[6][64], pred_m[6][64];
+  gint src[GST_CL_MPEG_BLOCKS][64], pred[GST_CL_MPEG_BLOCKS][64];
+  gint pred_m[GST_CL_MPEG_BLOCKS][64];
   const guint8 *plane[3];
   guint8 *out[3];
-  guint stride[3];
+  guint stride[3], n_blocks = mb_blocks (cur);
   /* the blocks' places: column, first line and line step, plane */
-  gint bx[6], by[6], ys[6], bc[6];
+  gint bx[GST_CL_MPEG_BLOCKS], by[GST_CL_MPEG_BLOCKS];
+  gint ys[GST_CL_MPEG_BLOCKS], bc[GST_CL_MPEG_BLOCKS];
   gboolean field = FALSE, field_mv = FALSE, field_chosen = FALSE;
   gint alt_bits = -1;
   gint sum = 0, act = 0, b, i, q, intra, dx = 0, dy = 0;
@@ -864,17 +960,16 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   guint W = cur->mb_width * 16, H = cur->mb_height * 16;
 
   memset (rec, 0, sizeof (*rec));
-  for (b = 0; b < 6; b++) {
-    bc[b] = b < 4 ? 0 : b - 3;
-    bx[b] = b < 4 ? mbx * 16 + (b & 1) * 8 : mbx * 8;
-    by[b] = b < 4 ? mby * 16 + (b >> 1) * 8 : mby * 8;
+  for (b = 0; b < (gint) n_blocks; b++) {
+    bc[b] = block_comp (b);
+    block_origin (cur, b, mbx, mby, &bx[b], &by[b]);
     ys[b] = 1;
   }
   for (i = 0; i < 3; i++) {
     plane[i] = mpegref_plane (cur, i, &stride[i]);
     out[i] = mpegref_plane (recon, i, &stride[i]);
   }
-  for (b = 0; b < 6; b++)
+  for (b = 0; b < (gint) n_blocks; b++)
     for (i = 0; i < 64; i++)
       src[b][i] = plane[bc[b]][(by[b] + i / 8) * stride[bc[b]] + bx[b] +
           i % 8];
@@ -977,14 +1072,16 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     field = vertical_differences (src, p, 2) + FIELD_DCT_MARGIN <
         vertical_differences (src, p, 1);
     if (field) {
-      to_field_blocks (src);
-      to_field_blocks (pred);
+      to_field_blocks (src, n_blocks);
+      to_field_blocks (pred, n_blocks);
       if (moving)
-        to_field_blocks (pred_m);
-      for (b = 0; b < 4; b++) {
-        by[b] = mby * 16 + (b >> 1);
-        ys[b] = 2;
-      }
+        to_field_blocks (pred_m, n_blocks);
+      /* (4:2:2's chroma has the luma's 16 lines a macroblock) */
+      for (b = 0; b < (gint) n_blocks; b++)
+        if (b < 4 || n_blocks == GST_CL_MPEG_BLOCKS_422) {
+          by[b] = mby * 16 + (b < 4 ? b >> 1 : (b - 4) >> 1);
+          ys[b] = 2;
+        }
     }
   }
 
@@ -993,11 +1090,11 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     gint lambda4 = (prm->rd_lambda * q * q + 2) >> 2, q_base = q;
     gint delta, cbp;
     gint64 energy;
-    code_levels (src, pred, intra, &q, lambda4, prm, levels, &delta, &cbp,
-        &energy);
+    code_levels (src, pred, n_blocks, intra, &q, lambda4, prm, levels, &delta,
+        &cbp, &energy);
     if (rd && !intra) {
       gboolean keep;
-      gint64 j = inter_cost (energy, delta, cbp, -1, lambda4, &keep);
+      gint64 j = inter_cost (energy, delta, cbp, n_blocks, -1, lambda4, &keep);
       if (moving) {
         /* the moving candidate against the zero vector, both coded */
         gint delta_m, cbp_m;
@@ -1005,10 +1102,10 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         gint64 energy_m;
         gboolean keep_m;
         gint q_m = q_base;
-        code_levels (src, pred_m, FALSE, &q_m, lambda4, prm, levels_m,
-            &delta_m, &cbp_m, &energy_m);
-        gint64 j_m = inter_cost (energy_m, delta_m, cbp_m, alt_bits, lambda4,
-            &keep_m);
+        code_levels (src, pred_m, n_blocks, FALSE, &q_m, lambda4, prm,
+            levels_m, &delta_m, &cbp_m, &energy_m);
+        gint64 j_m = inter_cost (energy_m, delta_m, cbp_m, n_blocks, alt_bits,
+            lambda4, &keep_m);
         if (j_m < j) {
           j = j_m;
           dx = mx;
@@ -1018,20 +1115,20 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
           q = q_m;
           rec->cost = sad_moving;
           memcpy (pred, pred_m, sizeof (pred));
-          memcpy (levels, levels_m, sizeof (levels_m));
+          memcpy (levels, levels_m, n_blocks * 64 * sizeof (gint16));
         }
       }
       if (!keep)
-        memset (levels, 0, GST_CL_MPEG_MB_LEVELS * sizeof (gint16));
+        memset (levels, 0, n_blocks * 64 * sizeof (gint16));
       /* intra only against a prediction whose levels are worth coding */
       if (intra_cand && keep) {
         gint16 levels_i[GST_CL_MPEG_MB_LEVELS];
-        gint delta_i, cbp_i, none[6][64], q_i = q_base;
+        gint delta_i, cbp_i, none[GST_CL_MPEG_BLOCKS][64], q_i = q_base;
         gint64 energy_i;
         memset (none, 0, sizeof (none));
-        code_levels (src, none, TRUE, &q_i, lambda4, prm, levels_i, &delta_i,
-            &cbp_i, &energy_i);
-        if (intra_cost (energy_i, delta_i, levels_i, lambda4,
+        code_levels (src, none, n_blocks, TRUE, &q_i, lambda4, prm, levels_i,
+            &delta_i, &cbp_i, &energy_i);
+        if (intra_cost (energy_i, delta_i, levels_i, n_blocks, lambda4,
                 dc_shift (prm)) < j) {
           intra = TRUE;
           field_chosen = FALSE;
@@ -1039,14 +1136,14 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
           dx = dy = 0;
           rec->cost = act;
           memset (pred, 0, sizeof (pred));
-          memcpy (levels, levels_i, sizeof (levels_i));
+          memcpy (levels, levels_i, n_blocks * 64 * sizeof (gint16));
         }
       }
     }
   }
 
   /* reconstruction */
-  for (b = 0; b < 6; b++) {
+  for (b = 0; b < (gint) n_blocks; b++) {
     gint last = 0, coef[64], sum = 0;
     for (i = 0; i < 64; i++) {
       gint L, z = 0, D;
@@ -1078,7 +1175,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       coef[63] ^= 1;
     rec->last[b] = last;
     if (last)
-      rec->cbp |= 32 >> b;
+      rec->cbp |= (1 << (n_blocks - 1)) >> b;
     mpegref_idct (coef);
     for (i = 0; i < 64; i++)
       out[bc[b]][(by[b] + ys[b] * (i / 8)) * stride[bc[b]] + bx[b] + i % 8] =
@@ -1087,6 +1184,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   rec->dx = dx;
   rec->dy = dy;
   rec->quant = q;
+  rec->n_blocks = n_blocks;
   rec->activity = act;
   rec->flags = (intra ? GST_CL_MPEG_MB_INTRA : 0) |
       (!intra && !field_chosen && dx == 0 && dy == 0 && rec->cbp == 0 ?
@@ -1153,6 +1251,9 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
     GstClMpegFieldChoice * choices)
 {
   gint W = cur->mb_width * 16, H = cur->mb_height * 16, CW = W / 2;
+  /* chroma lines of a macroblock (half of them in each field), of a
+   * picture */
+  gint CR = mb_chroma_rows (cur), CH = cur->mb_height * CR;
   gint mbx, mby;
 
   for (mby = 0; mby < (gint) cur->mb_height; mby++)
@@ -1206,20 +1307,21 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
       ch->bits = bits;
       ch->sad = total;
       for (p = 0; p < 2; p++) {
-        gint vx = ch->dx[p], vy = ch->dy[p], cx = vx / 2, cy = vy / 2;
+        gint vx = ch->dx[p], vy = ch->dy[p], cx, cy;
         gint s = ch->select[p];
+        chroma_vector (cur, vx, vy, &cx, &cy);
         for (i = 0; i < 8; i++)
           for (x = 0; x < 16; x++)
             pred->data[(mby * 16 + 2 * i + p) * W + mbx * 16 + x] =
                 predict (ref->data + s * W, 2 * W, mbx * 16 + x, mby * 8 + i,
                 vx >> 1, vy >> 1, vx & 1, vy & 1);
         for (c = 0; c < 2; c++) {
-          gsize off = (gsize) W * H + c * CW * (H / 2);
-          for (i = 0; i < 4; i++)
+          gsize off = (gsize) W * H + c * CW * CH;
+          for (i = 0; i < CR / 2; i++)
             for (x = 0; x < 8; x++)
-              pred->data[off + (mby * 8 + 2 * i + p) * CW + mbx * 8 + x] =
+              pred->data[off + (mby * CR + 2 * i + p) * CW + mbx * 8 + x] =
                   predict (ref->data + off + s * CW, 2 * CW, mbx * 8 + x,
-                  mby * 4 + i, cx >> 1, cy >> 1, cx & 1, cy & 1);
+                  mby * CR / 2 + i, cx >> 1, cy >> 1, cx & 1, cy & 1);
         }
       }
     }

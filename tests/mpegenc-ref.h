@@ -14,18 +14,26 @@ void mpegref_fdct (gint block[64]);
 void mpegref_idct (gint block[64]);
 
 /* A picture padded to whole macroblocks: Y (W x H), then Cb and Cr
- * (W/2 x H/2), planar, tight. */
+ * (W/2 x H/2, or W/2 x H with @chroma_422), planar, tight. The pictures
+ * of one call share their format. */
 typedef struct {
   guint mb_width, mb_height;
+  gboolean chroma_422;
   guint8 *data;
 } MpegRefPicture;
 
+/* 4:2:0 */
 void mpegref_picture_init (MpegRefPicture * pic, guint width, guint height);
+void mpegref_picture_init_format (MpegRefPicture * pic, guint width,
+    guint height, gboolean chroma_422);
+/* bytes of @pic's data */
+gsize mpegref_picture_size (const MpegRefPicture * pic);
 void mpegref_picture_clear (MpegRefPicture * pic);
 guint8 *mpegref_plane (const MpegRefPicture * pic, guint comp, guint * stride);
 
 /* Pads a frame: planes @y, @u, @v (chroma samples @c_ps bytes apart) of
- * @width x @height, replicating the last column and row. */
+ * @width x @height (chroma (@width + 1) / 2 wide, (@height + 1) / 2 high
+ * or, in 4:2:2, @height high), replicating the last column and row. */
 void mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
     const guint8 * u, guint u_stride, const guint8 * v, guint v_stride,
     guint c_ps, guint width, guint height);
@@ -58,8 +66,10 @@ void mpegref_choose_b_fields (const MpegRefPicture * cur,
 
 /* Encodes every macroblock of @cur against @ref (P) with the half-pel
  * @vectors (one per macroblock, NULL: zero), writing the records, the
- * levels and the reconstruction @recon, as kernels/mpegenc.cl does for
- * gst_cl_mpeg_transform_encode() with @params. */
+ * levels (GST_CL_MPEG_MB_LEVELS a macroblock, of which its n_blocks
+ * blocks are written) and the reconstruction @recon, as
+ * kernels/mpegenc.cl does for gst_cl_mpeg_transform_encode() with
+ * @params. */
 void mpegref_encode (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const GstClMotionVector * vectors, const GstClMpegEncodeParams * params,
     GstClMpegMbRecord * records, gint16 * levels, MpegRefPicture * recon);

@@ -39,10 +39,10 @@ static gchar *tmpdir;
  * little noise) seen through a window panned by (@pan_x, @pan_y) pixels
  * per frame: frame @t of a @w x @h I420 clip, tightly packed. */
 static guint8 *
-natural_frame (guint w, guint h, guint t, gdouble pan_x, gdouble pan_y,
-    guint32 seed)
+natural_frame_format (guint w, guint h, guint t, gdouble pan_x,
+    gdouble pan_y, guint32 seed, gboolean chroma_422)
 {
-  gsize cw = (w + 1) / 2, ch = (h + 1) / 2;
+  gsize cw = (w + 1) / 2, ch = chroma_422 ? h : (h + 1) / 2;
   guint8 *f = g_malloc (w * h + 2 * cw * ch);
   guint32 rng = seed * 2654435761u + t + 1;
   guint x, y;
@@ -61,12 +61,22 @@ natural_frame (guint w, guint h, guint t, gdouble pan_x, gdouble pan_y,
     }
   for (y = 0; y < ch; y++)
     for (x = 0; x < cw; x++) {
-      gdouble X = 2 * x + (gdouble) pan_x * t, Y = 2 * y + (gdouble) pan_y *
-          t;
-      f[w * h + y * cw + x] = (guint8) (128 + 40 * sin (X * 0.021 + 1));
-      f[w * h + cw * ch + y * cw + x] = (guint8) (128 + 35 * cos (Y * 0.029));
+      gdouble X = 2 * x + (gdouble) pan_x * t, Y = (chroma_422 ? 1 : 2) * y +
+          (gdouble) pan_y * t;
+      /* 4:2:2: with detail that only its chroma lines hold */
+      gdouble d = chroma_422 ? 25 * sin (X * 0.13) * cos (Y * 0.9) : 0;
+      f[w * h + y * cw + x] = (guint8) (128 + 40 * sin (X * 0.021 + 1) + d);
+      f[w * h + cw * ch + y * cw + x] = (guint8) (128 + 35 * cos (Y * 0.029) -
+          d);
     }
   return f;
+}
+
+static guint8 *
+natural_frame (guint w, guint h, guint t, gdouble pan_x, gdouble pan_y,
+    guint32 seed)
+{
+  return natural_frame_format (w, h, t, pan_x, pan_y, seed, FALSE);
 }
 
 /* Synthetic: eight colour bars with sharp edges and a bright square
@@ -95,12 +105,14 @@ synthetic_frame (guint w, guint h, guint t)
   return f;
 }
 
+/* A buffer of the planar frame @f of @w x @h, I420 or Y42B (@chroma_422),
+ * tightly packed */
 static GstBuffer *
-i420_buffer (const guint8 * f, guint w, guint h, GstClockTime pts,
-    GstClockTime dur)
+planar_buffer (const guint8 * f, guint w, guint h, gboolean chroma_422,
+    GstClockTime pts, GstClockTime dur)
 {
-  gsize size = psnr_i420_size (w, h), cw = (w + 1) / 2, ch = (h + 1) / 2;
-  GstBuffer *b = gst_buffer_new_memdup (f, size);
+  gsize cw = (w + 1) / 2, ch = chroma_422 ? h : (h + 1) / 2;
+  GstBuffer *b = gst_buffer_new_memdup (f, (gsize) w * h + 2 * cw * ch);
   gsize offset[GST_VIDEO_MAX_PLANES] = { 0, (gsize) w * h,
     (gsize) w * h + cw * ch, 0
   };
@@ -108,10 +120,18 @@ i420_buffer (const guint8 * f, guint w, guint h, GstClockTime pts,
 
   /* tightly packed: a meta says so where GStreamer would align rows */
   gst_buffer_add_video_meta_full (b, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_FORMAT_I420, w, h, 3, offset, stride);
+      chroma_422 ? GST_VIDEO_FORMAT_Y42B : GST_VIDEO_FORMAT_I420, w, h, 3,
+      offset, stride);
   GST_BUFFER_PTS (b) = pts;
   GST_BUFFER_DURATION (b) = dur;
   return b;
+}
+
+static GstBuffer *
+i420_buffer (const guint8 * f, guint w, guint h, GstClockTime pts,
+    GstClockTime dur)
+{
+  return planar_buffer (f, w, h, FALSE, pts, dur);
 }
 
 /* ---- running the element ---- */
@@ -237,9 +257,11 @@ encode_clip (const gchar * props, guint w, guint h_, guint n, gboolean pan,
   encoded_init (e);
   set_caps (h, w, h_, 25, fmt ? fmt : "I420");
   for (i = 0; i < n; i++) {
+    gboolean y42b = fmt && g_str_equal (fmt, "Y42B");
     guint8 *f = use_synthetic ? synthetic_frame (w, h_, i) :
-        natural_frame (w, h_, pan ? i : 0, clip_pan_x, clip_pan_y, 7);
-    GstBuffer *b = i420_buffer (f, w, h_, i * dur, dur);
+        natural_frame_format (w, h_, pan ? i : 0, clip_pan_x, clip_pan_y, 7,
+        y42b);
+    GstBuffer *b = planar_buffer (f, w, h_, y42b, i * dur, dur);
     if (fmt && g_str_equal (fmt, "NV12")) {
       /* interleave the chroma planes */
       GstMapInfo map;
@@ -356,16 +378,26 @@ gst_decode_count (const gchar * path)
   return count;
 }
 
-/* Decodes @path with FFmpeg into tightly packed I420 frames. */
+/* bytes of a tightly packed frame of @w x @h, I420 or Y42B */
+static gsize
+planar_size (guint w, guint h, gboolean chroma_422)
+{
+  return chroma_422 ? (gsize) w * h + 2 * (gsize) ((w + 1) / 2) * h :
+      psnr_i420_size (w, h);
+}
+
+/* Decodes @path with FFmpeg into tightly packed I420 (Y42B where
+ * @chroma_422) frames. */
 static GByteArray *
-ffmpeg_decode (const gchar * path, const gchar * opts, guint * n_frames,
-    guint w, guint h)
+ffmpeg_decode_format (const gchar * path, const gchar * opts,
+    guint * n_frames, guint w, guint h, gboolean chroma_422)
 {
   gchar *raw = g_strdup_printf ("%s.yuv", path);
   gchar *cmd = g_strdup_printf ("ffmpeg -nostdin -v error -err_detect "
-      "explode %s -i %s -fps_mode passthrough -f rawvideo -pix_fmt yuv420p "
+      "explode %s -i %s -fps_mode passthrough -f rawvideo -pix_fmt %s "
       "-y %s",
-      opts ? opts : "", path, raw);
+      opts ? opts : "", path, chroma_422 ? "yuv422p" : "yuv420p", raw);
+  gsize frame = planar_size (w, h, chroma_422);
   gchar *data = NULL, *err = NULL;
   gsize len = 0;
   gint status = 0;
@@ -375,13 +407,20 @@ ffmpeg_decode (const gchar * path, const gchar * opts, guint * n_frames,
       && g_spawn_check_wait_status (status, NULL) && !*err,
       "ffmpeg failed on %s: %s", path, err);
   fail_unless (g_file_get_contents (raw, &data, &len, NULL));
-  *n_frames = len / psnr_i420_size (w, h);
-  fail_unless_equals_int (len % psnr_i420_size (w, h), 0);
+  *n_frames = len / frame;
+  fail_unless_equals_int (len % frame, 0);
   a = g_byte_array_new_take ((guint8 *) data, len);
   g_free (err);
   g_free (cmd);
   g_free (raw);
   return a;
+}
+
+static GByteArray *
+ffmpeg_decode (const gchar * path, const gchar * opts, guint * n_frames,
+    guint w, guint h)
+{
+  return ffmpeg_decode_format (path, opts, n_frames, w, h, FALSE);
 }
 
 /* mpegcheck's verdict on @s: the structure clmpegenc promises, one slice
@@ -438,8 +477,9 @@ fill_natural (MpegRefPicture * p, guint t, gint pan_x, gint pan_y,
     guint32 seed)
 {
   guint W = p->mb_width * 16, H = p->mb_height * 16;
-  guint8 *f = natural_frame (W, H, t, pan_x, pan_y, seed);
-  memcpy (p->data, f, (gsize) W * H * 3 / 2);
+  guint8 *f = natural_frame_format (W, H, t, pan_x, pan_y, seed,
+      p->chroma_422);
+  memcpy (p->data, f, mpegref_picture_size (p));
   g_free (f);
 }
 
@@ -453,7 +493,8 @@ fill_extremes (MpegRefPicture * p, guint32 * rng)
   guint W = p->mb_width * 16, H = p->mb_height * 16, plane;
 
   for (plane = 0; plane < 3; plane++) {
-    guint pw = plane ? W / 2 : W, ph = plane ? H / 2 : H, bx, by, x, y;
+    guint pw = plane ? W / 2 : W, bx, by, x, y;
+    guint ph = plane && !p->chroma_422 ? H / 2 : H;
     guint8 *d = p->data + (plane ? (gsize) W * H + (plane - 1) * (gsize) pw *
         ph : 0);
     for (by = 0; by < ph / 8; by++)
@@ -490,6 +531,8 @@ static const gchar *const stage_content_names[N_STAGE_CONTENTS] = {
 static guint
 levels_read (const GstClMpegMbRecord * r, guint b)
 {
+  if (b >= r->n_blocks)
+    return 0;
   return (r->flags & GST_CL_MPEG_MB_INTRA) ? MAX (r->last[b], 1) :
       r->last[b];
 }
@@ -516,11 +559,13 @@ static guint
 compare_device (guint w, guint h, gboolean p_picture, guint q,
     gboolean adaptive, StageContent content, gboolean dc_only,
     guint rd_lambda, guint mv_lambda, gboolean mpeg2, gboolean field_dct,
-    guint32 seed, guint * field_mbs, guint * field_motion_mbs)
+    gboolean chroma_422, guint32 seed, guint * field_mbs,
+    guint * field_motion_mbs)
 {
   GstClContext *ctx = test_get_shared_context ();
   GError *error = NULL;
-  GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, FALSE, &error);
+  GstClMpegTransform *tr = gst_cl_mpeg_transform_new_format (ctx, w, h,
+      FALSE, chroma_422, &error);
   MpegRefPicture cur, ref, rec;
   guint n, i;
   gsize ps;
@@ -544,20 +589,22 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   guint8 *out;
   guint raised = 0;
   cl_mem mc, mr, mo, mv, mrec, ml;
-  gchar *desc = g_strdup_printf ("MPEG-%d (DC +%u bits%s%s%s) %ux%u %c q "
+  gchar *desc = g_strdup_printf ("MPEG-%d (DC +%u bits%s%s%s%s) %ux%u %c q "
       "%u adaptive %d %s%s trellis lambda %u vector lambda %u seed %u",
-      mpeg2 ? 2 : 1, p.dc_shift, field_dct ? ", interlaced" : "",
+      mpeg2 ? 2 : 1, p.dc_shift, chroma_422 ? ", 4:2:2" : "",
+      field_dct ? ", interlaced" : "",
       p.alternate_scan ? ", alternate scan" : "",
       p.intra_vlc ? ", table B.15" : "", w, h,
       p_picture ? 'P' : 'I', q, adaptive, stage_content_names[content],
       dc_only ? " DC only" : "", rd_lambda, mv_lambda, seed);
 
   fail_unless (tr != NULL, "%s", error ? error->message : "?");
-  mpegref_picture_init (&cur, w, h);
-  mpegref_picture_init (&ref, w, h);
-  mpegref_picture_init (&rec, w, h);
+  mpegref_picture_init_format (&cur, w, h, chroma_422);
+  mpegref_picture_init_format (&ref, w, h, chroma_422);
+  mpegref_picture_init_format (&rec, w, h, chroma_422);
   n = cur.mb_width * cur.mb_height;
-  ps = (gsize) n * 384;
+  ps = mpegref_picture_size (&cur);
+  fail_unless_equals_int (ps, gst_cl_mpeg_transform_picture_size (tr));
   if (content == STAGE_CONTENT_RANDOM) {
     test_fill_random (cur.data, ps, &rng);
     test_fill_random (ref.data, ps, &rng);
@@ -583,10 +630,10 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   p.avg_activity = 700 + seed % 600;
   r = g_new0 (GstClMpegMbRecord, n);
   dr = g_new0 (GstClMpegMbRecord, n);
-  lev = g_new0 (gint16, n * 384);
-  dl = g_new0 (gint16, n * 384);
+  lev = g_new0 (gint16, n * GST_CL_MPEG_MB_LEVELS);
+  dl = g_new0 (gint16, n * GST_CL_MPEG_MB_LEVELS);
   out = g_malloc (ps);
-  mpegref_picture_init (&fpred, w, h);
+  mpegref_picture_init_format (&fpred, w, h, chroma_422);
   mc = gst_cl_mpeg_transform_alloc (tr, ps, &error);
   mr = gst_cl_mpeg_transform_alloc (tr, ps, &error);
   mv = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMotionVector),
@@ -635,21 +682,21 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   mo = gst_cl_mpeg_transform_alloc (tr, ps, &error);
   mrec = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMpegMbRecord),
       &error);
-  ml = gst_cl_mpeg_transform_alloc (tr, n * 768, &error);
+  ml = gst_cl_mpeg_transform_alloc (tr, gst_cl_mpeg_transform_levels_size (tr), &error);
   fail_unless (mo && mrec && ml);
   {
     /* levels the device does not write must not be read: they keep
      * this */
     const cl_short poison = 0x5a5a;
     fail_unless_equals_int (clEnqueueFillBuffer (ctx->queue, ml, &poison,
-            sizeof (poison), 0, n * 768, 0, NULL, NULL), CL_SUCCESS);
+            sizeof (poison), 0, gst_cl_mpeg_transform_levels_size (tr), 0, NULL, NULL), CL_SUCCESS);
   }
   fail_unless (gst_cl_mpeg_transform_encode (tr, mc, mr, mv, mfp, mfc, &p,
           mrec, ml, mo, &error), "%s", error ? error->message : "?");
   fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mrec, CL_TRUE, 0,
           n * sizeof (GstClMpegMbRecord), dr, 0, NULL, NULL), CL_SUCCESS);
   fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, ml, CL_TRUE, 0,
-          n * 768, dl, 0, NULL, NULL), CL_SUCCESS);
+          gst_cl_mpeg_transform_levels_size (tr), dl, 0, NULL, NULL), CL_SUCCESS);
   fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mo, CL_TRUE, 0,
           ps, out, 0, NULL, NULL), CL_SUCCESS);
 
@@ -662,11 +709,11 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
         dr[i].flags, dr[i].cbp, dr[i].quant, dr[i].activity, dr[i].cost);
   /* (the records are equal: past what the entropy coder reads of a
    * block the device may leave its levels unwritten) */
-  for (i = 0; i < n * 384; i++)
-    fail_unless (i % 64 >= levels_read (&r[i / 384], i % 384 / 64) ||
+  for (i = 0; i < n * GST_CL_MPEG_MB_LEVELS; i++)
+    fail_unless (i % 64 >= levels_read (&r[i / GST_CL_MPEG_MB_LEVELS], i % GST_CL_MPEG_MB_LEVELS / 64) ||
         lev[i] == dl[i],
-        "%s: level %u of macroblock %u: %d, device %d", desc, i % 384,
-        i / 384, lev[i], dl[i]);
+        "%s: level %u of macroblock %u: %d, device %d", desc, i % GST_CL_MPEG_MB_LEVELS,
+        i / GST_CL_MPEG_MB_LEVELS, lev[i], dl[i]);
   for (i = 0; i < ps; i++)
     fail_unless (rec.data[i] == out[i], "%s: reconstruction byte %u: %u, "
         "device %u", desc, i, rec.data[i], out[i]);
@@ -845,11 +892,13 @@ GST_START_TEST (test_device_stages)
         gboolean field_dct = mpeg2 && q < 2;
         raised += compare_device (sizes[s][0], sizes[s][1], FALSE,
             quants[q], q == 2, n % N_STAGE_CONTENTS, q == 3, rd_lambda,
-            mv_lambda, mpeg2, field_dct, n, &field_mbs, &field_motion_mbs);
+            mv_lambda, mpeg2, field_dct, FALSE, n, &field_mbs,
+            &field_motion_mbs);
         n++;
         raised += compare_device (sizes[s][0], sizes[s][1], TRUE,
             quants[q], q == 1, n % N_STAGE_CONTENTS, FALSE, rd_lambda,
-            mv_lambda, mpeg2, field_dct, n, &field_mbs, &field_motion_mbs);
+            mv_lambda, mpeg2, field_dct, FALSE, n, &field_mbs,
+            &field_motion_mbs);
         n++;
         field_n += field_dct ? 2 * ((sizes[s][0] + 15) / 16) *
             ((sizes[s][1] + 15) / 16) : 0;
@@ -862,6 +911,39 @@ GST_START_TEST (test_device_stages)
   /* and field prediction in P pictures */
   fail_unless (field_motion_mbs > 0);
   GST_INFO ("%u macroblocks took a quantiser above the picture's", raised);
+}
+
+GST_END_TEST;
+
+/* The same in 4:2:2 (MPEG-2): eight blocks a macroblock, chroma lines of
+ * the luma's count (in field blocks with the luma's, interlaced), chroma
+ * vectors halved horizontally only; every content, frame and field
+ * blocks, I and P pictures, with and without rate-distortion decisions */
+GST_START_TEST (test_device_stages_422)
+{
+  static const guint sizes[][2] = { {17, 9}, {64, 48}, {176, 144} };
+  static const guint quants[] = { 1, 5, 31 };
+  guint s, q, n = 0, field_mbs = 0, field_motion_mbs = 0, field_n = 0;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (q = 0; q < G_N_ELEMENTS (quants); q++) {
+      guint rd_lambda = (s + q) % 2 ? 8 + 4 * s : 0;
+      guint mv_lambda = rd_lambda ? 2 + s : 0;
+      gboolean field_dct = (s + q) % 3 != 2;
+      compare_device (sizes[s][0], sizes[s][1], FALSE, quants[q], q == 1,
+          n % N_STAGE_CONTENTS, q == 2 && s == 1, rd_lambda, mv_lambda, TRUE,
+          field_dct, TRUE, n, &field_mbs, &field_motion_mbs);
+      n++;
+      compare_device (sizes[s][0], sizes[s][1], TRUE, quants[q], FALSE,
+          n % N_STAGE_CONTENTS, FALSE, rd_lambda, mv_lambda, TRUE, field_dct,
+          TRUE, n, &field_mbs, &field_motion_mbs);
+      n++;
+      field_n += field_dct ? 2 * ((sizes[s][0] + 15) / 16) *
+          ((sizes[s][1] + 15) / 16) : 0;
+    }
+  fail_unless (field_mbs > 0 && field_mbs < field_n, "%u of %u macroblocks "
+      "in field blocks", field_mbs, field_n);
+  fail_unless (field_motion_mbs > 0);
 }
 
 GST_END_TEST;
@@ -1475,15 +1557,21 @@ typedef struct
 } RefCoder;
 
 static void
-ref_coder_init (RefCoder * c, guint w, guint h)
+ref_coder_init_format (RefCoder * c, guint w, guint h, gboolean chroma_422)
 {
-  mpegref_picture_init (&c->cur, w, h);
-  mpegref_picture_init (&c->ref, w, h);
-  mpegref_picture_init (&c->rec, w, h);
+  mpegref_picture_init_format (&c->cur, w, h, chroma_422);
+  mpegref_picture_init_format (&c->ref, w, h, chroma_422);
+  mpegref_picture_init_format (&c->rec, w, h, chroma_422);
   c->mbn = c->cur.mb_width * c->cur.mb_height;
   c->vec = g_new0 (GstClMotionVector, c->mbn);
-  c->lev = g_new0 (gint16, c->mbn * 384);
+  c->lev = g_new0 (gint16, c->mbn * GST_CL_MPEG_MB_LEVELS);
   c->recs = g_new0 (GstClMpegMbRecord, c->mbn);
+}
+
+static void
+ref_coder_init (RefCoder * c, guint w, guint h)
+{
+  ref_coder_init_format (c, w, h, FALSE);
 }
 
 /* Picture @t of the natural clip of natural_frame() as the current one. */
@@ -1491,8 +1579,9 @@ static void
 ref_coder_load_natural (RefCoder * c, guint w, guint h, guint t,
     guint32 seed)
 {
-  guint8 *f = natural_frame (w, h, t, 1, 1, seed);
-  mpegref_load (&c->cur, f, w, f + w * h, w / 2, f + w * h + w * h / 4,
+  guint8 *f = natural_frame_format (w, h, t, 1, 1, seed, c->cur.chroma_422);
+  gsize chroma = (gsize) (w / 2) * (c->cur.chroma_422 ? h : h / 2);
+  mpegref_load (&c->cur, f, w, f + w * h, w / 2, f + w * h + chroma,
       w / 2, 1, w, h);
   g_free (f);
 }
@@ -1501,7 +1590,7 @@ ref_coder_load_natural (RefCoder * c, guint w, guint h, guint t,
 static void
 ref_coder_next (RefCoder * c)
 {
-  memcpy (c->ref.data, c->rec.data, (gsize) c->mbn * 384);
+  memcpy (c->ref.data, c->rec.data, mpegref_picture_size (&c->rec));
 }
 
 static void
@@ -1527,18 +1616,19 @@ append_headers (GstClMpegBitWriter * bw, GstBitWriter * hw)
   gst_bit_writer_init (hw);
 }
 
-/* The visible part of @pic (@w x @h), as I420, at picture @index of
- * @frames. */
+/* The visible part of @pic (@w x @h, even), as I420 (Y42B in 4:2:2), at
+ * picture @index of @frames. */
 static void
 store_i420 (GByteArray * frames, guint index, const MpegRefPicture * pic,
     guint w, guint h)
 {
-  guint i, y, at = index * w * h * 3 / 2;
+  gsize size = planar_size (w, h, pic->chroma_422), at = index * size;
+  guint i, y;
 
-  if (frames->len < at + w * h * 3 / 2)
-    g_byte_array_set_size (frames, at + w * h * 3 / 2);
+  if (frames->len < at + size)
+    g_byte_array_set_size (frames, at + size);
   for (i = 0; i < 3; i++) {
-    guint stride, pw = i ? w / 2 : w, ph = i ? h / 2 : h;
+    guint stride, pw = i ? w / 2 : w, ph = i && !pic->chroma_422 ? h / 2 : h;
     guint8 *pl = mpegref_plane (pic, i, &stride);
     for (y = 0; y < ph; y++) {
       memcpy (frames->data + at, pl + y * stride, pw);
@@ -1557,8 +1647,8 @@ store_i420 (GByteArray * frames, guint index, const MpegRefPicture * pic,
  * an interlaced sequence of frames woven from two moments, coded in frame
  * or field blocks per macroblock. */
 static void
-check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
-    gboolean interlaced)
+check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
+    gboolean interlaced, gboolean chroma_422)
 {
   const guint w = 96, h = 64, n = 48;
   RefCoder c;
@@ -1569,8 +1659,8 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   GstBitWriter hw;
   /* MPEG-2: main profile at main level, its peak rate and buffer */
   GstClMpegSequenceParams sp = { w, h, 1, 3, mpeg2 ? 37500 : 0x3ffff,
-    mpeg2 ? 112 : 1023, FALSE, mpeg2, 0x48, FALSE, 0, 0, 0, b_frames > 0,
-    interlaced, FALSE
+    mpeg2 ? 112 : 1023, FALSE, mpeg2, chroma_422 ? 0x85 : 0x48, FALSE, 0, 0,
+    0, b_frames > 0, interlaced, FALSE, chroma_422
   };
   GByteArray *recons = g_byte_array_new (), *dec, *stream;
   guint k, t, i, frames, a, m = 0, order[48], types[48];
@@ -1581,7 +1671,7 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   MpegRefPicture fpred, bfpred;
   GstClMpegFieldChoice *fields, *bfields;
   GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift, 1, interlaced,
-    interlaced, FALSE, interlaced, FALSE
+    interlaced, FALSE, interlaced, FALSE, chroma_422
   };
 
   /* coding order: the I picture, then each anchor and the B pictures
@@ -1598,13 +1688,13 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
     }
     a = next;
   }
-  ref_coder_init (&c, w, h);
-  mpegref_picture_init (&older, w, h);
-  mpegref_picture_init (&pred, w, h);
+  ref_coder_init_format (&c, w, h, chroma_422);
+  mpegref_picture_init_format (&older, w, h, chroma_422);
+  mpegref_picture_init_format (&pred, w, h, chroma_422);
   choices = g_new0 (GstClMpegBChoice, c.mbn);
   bvec = g_new0 (GstClMotionVector, c.mbn);
-  mpegref_picture_init (&fpred, w, h);
-  mpegref_picture_init (&bfpred, w, h);
+  mpegref_picture_init_format (&fpred, w, h, chroma_422);
+  mpegref_picture_init_format (&bfpred, w, h, chroma_422);
   fields = g_new0 (GstClMpegFieldChoice, c.mbn);
   bfields = g_new0 (GstClMpegFieldChoice, c.mbn);
   gst_cl_mpeg_bit_writer_init (&bw, 4096);
@@ -1689,7 +1779,7 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
           NULL, p.field_motion ? fields + row * c.cur.mb_width : NULL,
           p.field_motion && type == GST_CL_MPEG_PICTURE_B ?
           bfields + row * c.cur.mb_width : NULL,
-          c.lev + (gsize) row * c.cur.mb_width * 384, NULL);
+          c.lev + (gsize) row * c.cur.mb_width * GST_CL_MPEG_MB_LEVELS, NULL);
     store_i420 (recons, t, &c.rec, w, h);
     for (i = 0; i < c.mbn; i++) {
       field_mbs += (c.recs[i].flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0;
@@ -1698,7 +1788,7 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
     }
     if (type != GST_CL_MPEG_PICTURE_B) {
       /* the new anchor: the one before it serves the B pictures */
-      memcpy (older.data, c.ref.data, (gsize) c.mbn * 384);
+      memcpy (older.data, c.ref.data, mpegref_picture_size (&c.ref));
       ref_coder_next (&c);
     }
   }
@@ -1725,9 +1815,10 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   stream = g_byte_array_new ();
   g_byte_array_append (stream, bw.data, bw.size);
   path = write_stream (mpeg2 ? "drift.m2v" : "drift.m1v", stream);
-  GST_INFO ("intra_dc_precision %u bits, %u B frames%s", 8 + dc_shift,
-      b_frames, interlaced ? ", interlaced" : "");
-  dec = ffmpeg_decode (path, NULL, &frames, w, h);
+  GST_INFO ("intra_dc_precision %u bits, %u B frames%s%s", 8 + dc_shift,
+      b_frames, interlaced ? ", interlaced" : "",
+      chroma_422 ? ", 4:2:2" : "");
+  dec = ffmpeg_decode_format (path, NULL, &frames, w, h, chroma_422);
   fail_unless_equals_int (frames, n);
   for (i = 0; i < recons->len; i++) {
     guint d = ABS ((gint) recons->data[i] - dec->data[i]);
@@ -1762,6 +1853,13 @@ check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
   mpegref_picture_clear (&older);
   mpegref_picture_clear (&pred);
   ref_coder_clear (&c);
+}
+
+static void
+check_no_drift (gboolean mpeg2, guint dc_shift, guint b_frames,
+    gboolean interlaced)
+{
+  check_no_drift_format (mpeg2, dc_shift, b_frames, interlaced, FALSE);
 }
 
 GST_START_TEST (test_no_drift)
@@ -1807,6 +1905,17 @@ GST_START_TEST (test_no_drift_interlaced)
 
 GST_END_TEST;
 
+/* The same in 4:2:2 (eight blocks a macroblock, chroma of full height):
+ * progressive with I and P pictures, and interlaced, chroma in field
+ * blocks too, with two B pictures between anchors */
+GST_START_TEST (test_no_drift_422)
+{
+  check_no_drift_format (TRUE, 0, 0, FALSE, TRUE);
+  check_no_drift_format (TRUE, 2, 2, TRUE, TRUE);
+}
+
+GST_END_TEST;
+
 /* ---- packed levels ---- */
 
 /* The levels of @n macroblocks packed on the host by the rule of
@@ -1822,11 +1931,10 @@ pack_on_host (const GstClMpegMbRecord * recs, const gint16 * lev, guint n,
   packed = g_new0 (gint16, *total + 64);
   for (i = 0; i < n; i++) {
     guint32 at = offsets[i];
-    for (b = 0; b < 6; b++) {
-      guint c = recs[i].last[b];
-      if (recs[i].flags & GST_CL_MPEG_MB_INTRA)
-        c = MAX (c, 1);
-      memcpy (packed + at, lev + (gsize) i * 384 + b * 64, c * 2);
+    for (b = 0; b < recs[i].n_blocks; b++) {
+      guint c = levels_read (&recs[i], b);
+      memcpy (packed + at, lev + (gsize) i * GST_CL_MPEG_MB_LEVELS + b * 64,
+          c * 2);
       at += c;
     }
   }
@@ -1871,10 +1979,10 @@ GST_START_TEST (test_packed_levels)
         gst_cl_mpeg_bit_writer_init (&a, 1024);
         gst_cl_mpeg_bit_writer_init (&b, 1024);
         GstClMpegPictureCoding pc = { t ? 2 : 1, 1, FALSE, 0, 1, FALSE,
-          FALSE, FALSE, FALSE, FALSE
+          FALSE, FALSE, FALSE, FALSE, FALSE
         };
         gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, &pc,
-            c.recs + first, NULL, NULL, NULL, c.lev + first * 384, NULL);
+            c.recs + first, NULL, NULL, NULL, c.lev + first * GST_CL_MPEG_MB_LEVELS, NULL);
         gst_cl_mpeg_write_slice (&b, row, c.cur.mb_width, &pc,
             c.recs + first, NULL, NULL, NULL, packed, offsets + first);
         fail_unless_equals_uint64 (a.size, b.size);
@@ -2570,11 +2678,12 @@ intra_picture_bits (const RefCoder * c, gboolean table_one,
     const gint16 * packed, const guint32 * offsets)
 {
   GstClMpegSequenceParams sp = { c->cur.mb_width * 16,
-    c->cur.mb_height * 16, 1, 3, 37500, 112, FALSE, TRUE, 0x48, FALSE, 0,
-    0, 0, FALSE, FALSE, FALSE
+    c->cur.mb_height * 16, 1, 3, 37500, 112, FALSE, TRUE,
+    c->cur.chroma_422 ? 0x85 : 0x48, FALSE, 0, 0, 0, FALSE, FALSE, FALSE,
+    c->cur.chroma_422
   };
   GstClMpegPictureCoding pc = { 1, 1, TRUE, 0, 1, FALSE, FALSE, FALSE,
-    FALSE, table_one
+    FALSE, table_one, c->cur.chroma_422
   };
   GstClMpegBitWriter bw;
   GstBitWriter hw;
@@ -2593,7 +2702,7 @@ intra_picture_bits (const RefCoder * c, gboolean table_one,
   for (row = 0; row < c->cur.mb_height; row++) {
     gsize first = (gsize) row * c->cur.mb_width;
     gst_cl_mpeg_write_slice (&bw, row, c->cur.mb_width, &pc, c->recs + first,
-        NULL, NULL, NULL, packed ? packed : c->lev + first * 384,
+        NULL, NULL, NULL, packed ? packed : c->lev + first * GST_CL_MPEG_MB_LEVELS,
         packed ? offsets + first : NULL);
   }
   gst_cl_mpeg_write_sequence_end (&hw);
@@ -5107,12 +5216,14 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_fdct_accuracy);
   tcase_add_test (tc, test_device_load);
   tcase_add_test (tc, test_device_stages);
+  tcase_add_test (tc, test_device_stages_422);
   tcase_add_test (tc, test_predict_b);
   tcase_add_test (tc, test_predict_b_fields);
   tcase_add_test (tc, test_no_drift);
   tcase_add_test (tc, test_no_drift_mpeg2);
   tcase_add_test (tc, test_no_drift_b_pictures);
   tcase_add_test (tc, test_no_drift_interlaced);
+  tcase_add_test (tc, test_no_drift_422);
   tcase_add_test (tc, test_mpeg2_stream);
   tcase_add_test (tc, test_mpeg2_colour);
   tcase_add_test (tc, test_b_frames);

@@ -36,7 +36,13 @@ typedef struct {
  * vectors of its GstClMpegFieldChoice */
 #define GST_CL_MPEG_MB_FIELD_MOTION 0x8
 
-#define GST_CL_MPEG_BLOCKS 6
+/* blocks of a macroblock: 6 in 4:2:0 (Y0..Y3, Cb, Cr), 8 in 4:2:2 (Y0..Y3,
+ * then Cb and Cr of the upper and of the lower eight chroma lines: Cb0,
+ * Cr0, Cb1, Cr1, 13818-2 6.1.3). The records and the levels have room
+ * for the most. */
+#define GST_CL_MPEG_BLOCKS_420 6
+#define GST_CL_MPEG_BLOCKS_422 8
+#define GST_CL_MPEG_BLOCKS GST_CL_MPEG_BLOCKS_422
 #define GST_CL_MPEG_MB_LEVELS (GST_CL_MPEG_BLOCKS * 64)
 
 /**
@@ -46,11 +52,16 @@ typedef struct {
  * @flags: GST_CL_MPEG_MB_INTRA, GST_CL_MPEG_MB_SKIPPABLE,
  *   GST_CL_MPEG_MB_FIELD_DCT, GST_CL_MPEG_MB_FIELD_MOTION (then @dx and
  *   @dy are 0)
- * @cbp: coded_block_pattern: bit 5 - b set when block b (Y0, Y1, Y2, Y3,
- *   Cb, Cr) has a non-zero level (intra blocks are always coded)
+ * @cbp: coded_block_pattern: of @n_blocks blocks, bit n_blocks - 1 - b
+ *   set when block b has a non-zero level (intra blocks are always
+ *   coded); in 4:2:2 the 4:2:0 pattern of blocks 0-5 shifted left by two,
+ *   then coded_block_pattern_1 (blocks 6, 7), as 13818-2 6.3.17.4 joins
+ *   them
  * @quant: the quantiser_scale the levels were made with (1..31)
+ * @n_blocks: the macroblock's blocks, GST_CL_MPEG_BLOCKS_420 or _422
  * @last: per block, the zigzag index of its last non-zero level plus one
- *   (0: none; an intra block's DC level counts as index 0)
+ *   (0: none; an intra block's DC level counts as index 0); 0 past
+ *   @n_blocks
  * @activity: luma activity, the sum of |sample - mean| over the macroblock
  * @cost: SAD of the chosen prediction (inter) or the activity (intra)
  *
@@ -67,9 +78,8 @@ typedef struct {
   guint8 flags;
   guint8 cbp;
   guint8 quant;
-  guint8 reserved0;
+  guint8 n_blocks;
   guint8 last[GST_CL_MPEG_BLOCKS];
-  guint16 reserved1;
   guint32 activity;
   guint32 cost;
 } GstClMpegMbRecord;

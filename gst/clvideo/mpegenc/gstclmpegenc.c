@@ -277,7 +277,7 @@ G_DEFINE_TYPE_WITH_CODE (GstClMpegEnc, gst_cl_mpeg_enc,
   "30000/1001, 30/1, 50/1, 60000/1001, 60/1 }"
 
 #define SINK_CAPS_STR(feature) \
-  "video/x-raw" feature ", format=(string){ I420, NV12 }, " \
+  "video/x-raw" feature ", format=(string){ I420, NV12, Y42B }, " \
   "width=(int)[1, 4095], height=(int)[1, 2800], " MPEG1_RATES
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -291,7 +291,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
         "systemstream=(boolean)false, width=(int)[1, 4095], "
         "height=(int)[1, 2800], " MPEG1_RATES "; "
         "video/mpeg, mpegversion=(int)2, systemstream=(boolean)false, "
-        "profile=(string){ main, simple }, "
+        "profile=(string){ main, simple, 4:2:2 }, "
         "level=(string){ low, main, high-1440, high }, "
         "width=(int)[1, 1920], height=(int)[1, 1152], " MPEG1_RATES));
 
@@ -482,12 +482,20 @@ allowed_strings (const GstStructure * s, const gchar * name)
   }
 }
 
+/* Whether @info is 4:2:2 (MPEG-2's 4:2:2 profile only) */
+static gboolean
+is_chroma_422 (const GstVideoInfo * info)
+{
+  return GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_Y42B;
+}
+
 /* MPEG-2's profile and level for @info at frame_rate_code @code from what
- * downstream allows (@s): the main profile unless only the simple one is
- * allowed, and the lowest allowed level that holds the picture size,
- * rate and bit rate; with a constant quantiser not the low level where a
- * higher one is allowed (its 4 Mbit/s peak would hold the quantiser
- * back). FALSE, with the error posted, when none does. */
+ * downstream allows (@s): the 4:2:2 profile for 4:2:2 input, else the
+ * main profile unless only the simple one is allowed, and the lowest
+ * allowed level that holds the picture size, rate and bit rate; with a
+ * constant quantiser not the low level where a higher one is allowed
+ * (its 4 Mbit/s peak would hold the quantiser back). FALSE, with the
+ * error posted, when none does. */
 static gboolean
 choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
     const GstVideoInfo * info, guint code, guint kbps,
@@ -499,20 +507,30 @@ choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
   gchar *why = NULL;
   guint n, i, first = 0;
   gint fps_n, fps_d;
+  const gchar *want = is_chroma_422 (info) ? "4:2:2" : "main";
 
-  if (!profiles || g_strv_contains ((const gchar * const *) profiles, "main"))
-    *profile = GST_CL_MPEG2_PROFILE_MAIN;
-  else if (g_strv_contains ((const gchar * const *) profiles, "simple"))
+  if (!profiles || g_strv_contains ((const gchar * const *) profiles, want))
+    *profile = is_chroma_422 (info) ? GST_CL_MPEG2_PROFILE_422 :
+        GST_CL_MPEG2_PROFILE_MAIN;
+  else if (!is_chroma_422 (info) && g_strv_contains ((const gchar * const *)
+          profiles, "simple"))
     *profile = GST_CL_MPEG2_PROFILE_SIMPLE;
   else {
     gchar *names = g_strjoinv (", ", profiles);
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Downstream asks for the MPEG-2 profile %s: clmpegenc writes the "
-            "main and simple profiles", names), (NULL));
+    if (is_chroma_422 (info))
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("Downstream asks for the MPEG-2 profile %s, which has no 4:2:2 "
+              "video: the input is 4:2:2 (Y42B)", names),
+          ("convert it to 4:2:0 (videoconvert ! video/x-raw,format=I420), "
+              "or allow the 4:2:2 profile downstream"));
+    else
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("Downstream asks for the MPEG-2 profile %s: clmpegenc writes the "
+              "main and simple profiles of 4:2:0 video", names), (NULL));
     g_free (names);
     return FALSE;
   }
-  levels = gst_cl_mpeg2_levels (&n);
+  levels = gst_cl_mpeg2_profile_levels (*profile, &n);
   while (min_level && first + 1 < n &&
       g_strcmp0 (levels[first].name, min_level) != 0)
     first++;
@@ -523,8 +541,8 @@ choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
                 level_names, levels[i].name)) ||
         !gst_cl_mpeg2_profile_has_level (*profile, &levels[i]))
       continue;
-    if (kbps == 0 && i == 0 && i + 1 < n && (!level_names ||
-            g_strv_length (level_names) > 1))
+    if (kbps == 0 && g_str_equal (levels[i].name, "low") && i + 1 < n &&
+        (!level_names || g_strv_length (level_names) > 1))
       continue;
     g_free (why);
     if (gst_cl_mpeg2_level_fits (&levels[i], *profile,
@@ -537,9 +555,9 @@ choose_profile_level (GstClMpegEnc * self, const GstStructure * s,
         ("The input does not fit any MPEG-2 level downstream allows for the "
             "%s profile: %s", gst_cl_mpeg2_profile_name (*profile),
             why ? why : "downstream allows none of the levels clmpegenc "
-            "knows"), ("levels: low, main, high-1440, high; a smaller size "
-            "(videoscale), a lower rate (videorate) or a lower bitrate "
-            "fits a lower one"));
+            "knows"), ("levels: low, main, high-1440, high (4:2:2: main, "
+            "high); a smaller size (videoscale), a lower rate (videorate) "
+            "or a lower bitrate fits a lower one"));
     g_free (why);
     return FALSE;
   }
@@ -580,6 +598,14 @@ choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
   gint version = 1;
   guint profile = GST_CL_MPEG2_PROFILE_MAIN;
 
+  if (f && is_chroma_422 (info)) {
+    if (allowed)
+      gst_caps_unref (allowed);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("The %s format is 4:2:0 video, and the input is 4:2:2 (Y42B)",
+            f->name), ("convert it: videoconvert ! video/x-raw,format=I420"));
+    return NULL;
+  }
   if (allowed && f) {
     /* the format's version, where downstream takes it */
     GstCaps *want = gst_caps_new_simple ("video/mpeg", "mpegversion",
@@ -607,9 +633,16 @@ choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
             GST_VIDEO_INFO_FPS_D (info)), (NULL));
     return NULL;
   }
-  /* what downstream allows first (no peer: anything) */
+  /* what downstream allows first (no peer: anything); where the input
+   * needs MPEG-2, the first MPEG-2 it allows */
   if (allowed) {
-    s = gst_structure_copy (gst_caps_get_structure (allowed, 0));
+    guint i = 0, n = gst_caps_get_size (allowed);
+    gint v;
+    if (!f && (pulldown || is_chroma_422 (info)))
+      while (i + 1 < n && !(gst_structure_get_int (gst_caps_get_structure
+                  (allowed, i), "mpegversion", &v) && v == 2))
+        i++;
+    s = gst_structure_copy (gst_caps_get_structure (allowed, i));
     gst_caps_unref (allowed);
   } else {
     s = gst_structure_new_empty ("video/mpeg");
@@ -618,7 +651,7 @@ choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
     version = f->mpeg_version;
   } else {
     gst_structure_fixate_field_nearest_int (s, "mpegversion",
-        pulldown ? 2 : 1);
+        pulldown || is_chroma_422 (info) ? 2 : 1);
     gst_structure_get_int (s, "mpegversion", &version);
   }
   if (pulldown && version != 2) {
@@ -626,6 +659,14 @@ choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("3:2 pulldown (pulldown=true) needs MPEG-2 video, and downstream "
             "takes MPEG-1 only"), (NULL));
+    return NULL;
+  }
+  if (is_chroma_422 (info) && version != 2) {
+    gst_structure_free (s);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("4:2:2 input (Y42B) needs MPEG-2 video (its 4:2:2 profile), and "
+            "downstream takes MPEG-1 only"),
+        ("convert it to 4:2:0: videoconvert ! video/x-raw,format=I420"));
     return NULL;
   }
   if (version == 2 && !choose_profile_level (self, s, info, code, kbps,
@@ -640,7 +681,8 @@ choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
   if (!seq->mpeg2)
     return gst_caps_new_simple ("video/mpeg", "mpegversion", G_TYPE_INT, 1,
         "systemstream", G_TYPE_BOOLEAN, FALSE, NULL);
-  seq->profile_level = profile << 4 | (*level)->code;
+  seq->profile_level = gst_cl_mpeg2_profile_and_level (profile, *level);
+  seq->chroma_422 = is_chroma_422 (info);
   colour_description (info, seq);
   return gst_caps_new_simple ("video/mpeg", "mpegversion", G_TYPE_INT, 2,
       "systemstream", G_TYPE_BOOLEAN, FALSE, "profile", G_TYPE_STRING,
@@ -1106,6 +1148,67 @@ explain_refused_caps (GstClMpegEnc * self, GstCaps * caps)
     refuse_frame_rate (self, fps_n, fps_d);
   gst_caps_unref (templ);
   gst_caps_unref (with_rate);
+}
+
+/* Whether the stream could be 4:2:2: no disc or broadcast format (all
+ * 4:2:0) and downstream takes MPEG-2's 4:2:2 profile */
+static gboolean
+takes_chroma_422 (GstClMpegEnc * self)
+{
+  GstCaps *allowed, *want;
+  gboolean takes;
+
+  if (gst_cl_mpeg_format_get (self->format))
+    return FALSE;
+  allowed = gst_pad_get_allowed_caps (GST_VIDEO_ENCODER_SRC_PAD (self));
+  if (!allowed)
+    return TRUE;
+  want = gst_caps_from_string ("video/mpeg, mpegversion=(int)2, "
+      "profile=(string)4:2:2");
+  takes = gst_caps_can_intersect (allowed, want);
+  gst_caps_unref (want);
+  gst_caps_unref (allowed);
+  return takes;
+}
+
+/* @caps without the format @name */
+static GstCaps *
+caps_without_format (GstCaps * caps, const gchar * name)
+{
+  guint i, j;
+
+  caps = gst_caps_make_writable (caps);
+  for (i = gst_caps_get_size (caps); i-- > 0;) {
+    GstStructure *st = gst_caps_get_structure (caps, i);
+    const GValue *formats = gst_structure_get_value (st, "format");
+
+    if (formats && GST_VALUE_HOLDS_LIST (formats)) {
+      GValue kept = G_VALUE_INIT;
+      gst_value_list_init (&kept, gst_value_list_get_size (formats));
+      for (j = 0; j < gst_value_list_get_size (formats); j++) {
+        const GValue *v = gst_value_list_get_value (formats, j);
+        if (g_strcmp0 (g_value_get_string (v), name) != 0)
+          gst_value_list_append_value (&kept, v);
+      }
+      gst_structure_take_value (st, "format", &kept);
+    } else if (formats && G_VALUE_HOLDS_STRING (formats) &&
+        g_str_equal (g_value_get_string (formats), name)) {
+      gst_caps_remove_structure (caps, i);
+    }
+  }
+  return caps;
+}
+
+/* The template's formats, but 4:2:2 only where the stream can be 4:2:2
+ * (as x264enc offers the formats of the profiles downstream allows) */
+static GstCaps *
+gst_cl_mpeg_enc_getcaps (GstVideoEncoder * enc, GstCaps * filter)
+{
+  GstCaps *caps = gst_video_encoder_proxy_getcaps (enc, NULL, filter);
+
+  if (!takes_chroma_422 (GST_CL_MPEG_ENC (enc)))
+    caps = caps_without_format (caps, "Y42B");
+  return caps;
 }
 
 static gboolean
@@ -1747,6 +1850,7 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   enc_class->flush = gst_cl_mpeg_enc_flush;
   enc_class->propose_allocation = gst_cl_mpeg_enc_propose_allocation;
   enc_class->sink_query = gst_cl_mpeg_enc_sink_query;
+  enc_class->getcaps = gst_cl_mpeg_enc_getcaps;
   enc_class->src_query = gst_cl_mpeg_enc_src_query;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CL_MPEG_ENC_SPEED_PRESET, 0);

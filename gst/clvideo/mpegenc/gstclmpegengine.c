@@ -368,8 +368,8 @@ setup_device (GstClMpegEngine * e, GError ** error)
   guint i, w = GST_VIDEO_INFO_WIDTH (&e->info);
   guint h = GST_VIDEO_INFO_HEIGHT (&e->info);
 
-  e->tr = gst_cl_mpeg_transform_new (e->ctx, w, h, e->seq.interlaced,
-      error);
+  e->tr = gst_cl_mpeg_transform_new_format (e->ctx, w, h, e->seq.interlaced,
+      e->seq.chroma_422, error);
   if (!e->tr)
     return FALSE;
   e->mb_width = gst_cl_mpeg_transform_mb_width (e->tr);
@@ -529,7 +529,7 @@ auto_slices (GstClMpegEngine * e, const GstClMpegMbRecord * recs,
       continue;
     }
     bits += 16;
-    for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
+    for (b = 0; b < r->n_blocks; b++)
       bits += 3 * r->last[b];
   }
   return CLAMP ((bits + SLICE_TASK_BITS - 1) / SLICE_TASK_BITS, 1,
@@ -865,7 +865,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
    * their vertical frequencies run higher) */
   GstClMpegPictureCoding pc = { s->type, 1, e->seq.mpeg2, s->dc_shift, 1,
     s->interlaced, s->top_field_first, s->repeat_first_field, s->interlaced,
-    s->intra_vlc_format
+    s->intra_vlc_format, e->seq.chroma_422
   };
   gdouble shown = s->repeat_first_field ? 1.5 : 1.0;
   guint64 total, model, stuff = 0, qsum = 0, asum = 0, header_bytes;
@@ -1702,6 +1702,9 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
   /* (3:2 pulldown: progressive frames in an interlaced sequence) */
   e->seq.pulldown = seq->mpeg2 && seq->pulldown;
   e->seq.interlaced = seq->mpeg2 && (seq->interlaced || seq->pulldown);
+  /* (4:2:2 input makes a 4:2:2 sequence, MPEG-2's only) */
+  e->seq.chroma_422 = seq->mpeg2 &&
+      GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_Y42B;
   e->top_field_first = TRUE;
   e->frames_in = 0;
   if (!setup_device (e, error)) {

@@ -150,7 +150,7 @@ write_sequence_extension (GstBitWriter * bw,
   put_extension_start (bw, SEQUENCE_EXTENSION_ID);
   put (bw, p->profile_level, 8);
   put (bw, !p->interlaced, 1);          /* progressive_sequence */
-  put (bw, 1, 2);                       /* chroma_format 4:2:0 */
+  put (bw, p->chroma_422 ? 2 : 1, 2);   /* chroma_format 4:2:2, 4:2:0 */
   put (bw, p->width >> 12, 2);
   put (bw, p->height >> 12, 2);
   put (bw, p->bit_rate_code >> 18, 12);
@@ -193,6 +193,8 @@ gst_cl_mpeg_write_sequence_header (GstBitWriter * bw,
   put (bw, 1, 1);                       /* marker */
   put (bw, p->vbv_size_code & 0x3ff, 10);
   put (bw, p->constrained && !p->mpeg2, 1);    /* constrained_parameters */
+  /* the default matrices; in 4:2:2 the chroma blocks' too, as no
+   * quant_matrix_extension loads others (13818-2 6.3.11) */
   put (bw, 0, 1);                       /* default intra matrix */
   put (bw, 0, 1);                       /* default non-intra matrix */
   gst_bit_writer_align_bytes (bw, 0);
@@ -251,8 +253,8 @@ write_picture_coding_extension (GstBitWriter * bw,
   put (bw, pc->intra_vlc_format ? 1 : 0, 1);  /* intra_vlc_format */
   put (bw, pc->alternate_scan ? 1 : 0, 1);
   put (bw, pc->repeat_first_field && !pc->interlaced ? 1 : 0, 1);
-  /* chroma_420_type: progressive_frame in 4:2:0 */
-  put (bw, !pc->interlaced, 1);
+  /* chroma_420_type: progressive_frame in 4:2:0, 0 otherwise */
+  put (bw, !pc->interlaced && !pc->chroma_422, 1);
   put (bw, !pc->interlaced, 1);         /* progressive_frame */
   put (bw, 0, 1);                       /* composite_display_flag */
   gst_bit_writer_align_bytes (bw, 0);

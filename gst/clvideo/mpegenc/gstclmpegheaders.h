@@ -28,8 +28,8 @@ typedef struct {
    * 2.4.3.2's bounds (forward_f_code up to 4 among them) */
   gboolean constrained;
   /* MPEG-2 (13818-2): a sequence extension follows the header, and a
-   * sequence display extension where @colour_description is set; progressive
-   * 4:2:0 frames */
+   * sequence display extension where @colour_description is set; 4:2:0
+   * frames unless @chroma_422 */
   gboolean mpeg2;
   guint profile_level;          /* profile_and_level_indication */
   /* colour_primaries, transfer_characteristics, matrix_coefficients
@@ -44,6 +44,9 @@ typedef struct {
    * signalled) shown for three and two field periods in turn
    * (repeat_first_field), in an interlaced sequence */
   gboolean pulldown;
+  /* MPEG-2: 4:2:2 frames (chroma_format 2), as the 4:2:2 profile has them;
+   * last, so that initialisers which leave it out mean 4:2:0 */
+  gboolean chroma_422;
 } GstClMpegSequenceParams;
 
 /* frame_rate_code of @fps_n / @fps_d, 0 when not an MPEG-1 rate. */
@@ -101,6 +104,9 @@ typedef struct {
   gboolean alternate_scan;
   /* MPEG-2: intra blocks' levels coded with table B.15 */
   gboolean intra_vlc_format;
+  /* MPEG-2: the sequence is 4:2:2 (its chroma_422), so chroma_420_type is
+   * 0; last, so that initialisers which leave it out mean 4:2:0 */
+  gboolean chroma_422;
 } GstClMpegPictureCoding;
 
 /* MPEG-2 (@pc's mpeg2): with the picture coding extension of a frame

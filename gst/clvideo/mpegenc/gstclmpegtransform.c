@@ -17,13 +17,24 @@ struct _GstClMpegTransform
   cl_kernel pack_offsets, pack_levels;  /* GPU layout */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
   gboolean cpu_layout;          /* one work-item per macroblock */
+  gboolean chroma_422;
 };
 
 GstClMpegTransform *
 gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
     gboolean interlaced, GError ** error)
 {
+  return gst_cl_mpeg_transform_new_format (ctx, width, height, interlaced,
+      FALSE, error);
+}
+
+GstClMpegTransform *
+gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
+    guint height, gboolean interlaced, gboolean chroma_422, GError ** error)
+{
   GstClMpegTransform *tr = g_new0 (GstClMpegTransform, 1);
+  /* the chroma format is the kernels' build's (a program of its own) */
+  const gchar *opts = chroma_422 ? "-DMPEG_CHROMA_422=1" : "";
 
   gst_cl_video_register_kernels ();
 
@@ -33,30 +44,31 @@ gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
   tr->mb_width = (width + 15) / 16;
   tr->mb_height = interlaced ? 2 * ((height + 31) / 32) : (height + 15) / 16;
   tr->cpu_layout = ctx->cpu_layout;
-  tr->load = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+  tr->chroma_422 = chroma_422;
+  tr->load = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
       ctx->cpu_layout ? "mpeg_load_rows" : "mpeg_load", error);
   /* GPUs: a work-group of 64 per macroblock; CPUs: one work-item per
    * macroblock walking it in plain loops */
   if (tr->load)
-    tr->encode = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+    tr->encode = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
         tr->cpu_layout ? "mpeg_encode_mb_cpu" : "mpeg_encode_mb", error);
   if (tr->encode)
-    tr->fit_vectors = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+    tr->fit_vectors = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
         "mpeg_fit_vectors", error);
   if (tr->fit_vectors)
-    tr->predict_b = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+    tr->predict_b = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
         tr->cpu_layout ? "mpeg_predict_b_cpu" : "mpeg_predict_b", error);
   if (tr->predict_b)
-    tr->field_search = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+    tr->field_search = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
         "mpeg_field_search", error);
   if (tr->field_search)
-    tr->choose_b_fields = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+    tr->choose_b_fields = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
         "mpeg_choose_b_fields", error);
   if (tr->choose_b_fields && !tr->cpu_layout) {
-    tr->pack_offsets = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+    tr->pack_offsets = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
         "mpeg_pack_offsets", error);
     if (tr->pack_offsets)
-      tr->pack_levels = gst_cl_context_create_kernel (ctx, "mpegenc", "",
+      tr->pack_levels = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
           "mpeg_pack_levels", error);
   }
   if (tr->choose_b_fields && (tr->cpu_layout || tr->pack_levels)) {
@@ -104,10 +116,23 @@ gst_cl_mpeg_transform_mb_height (const GstClMpegTransform * tr)
   return tr->mb_height;
 }
 
+gboolean
+gst_cl_mpeg_transform_chroma_422 (const GstClMpegTransform * tr)
+{
+  return tr->chroma_422;
+}
+
+/* rows of a chroma plane of the pictures */
+static guint
+chroma_height (const GstClMpegTransform * tr)
+{
+  return tr->mb_height * (tr->chroma_422 ? 16 : 8);
+}
+
 gsize
 gst_cl_mpeg_transform_picture_size (const GstClMpegTransform * tr)
 {
-  return (gsize) tr->mb_width * tr->mb_height * 384;
+  return (gsize) tr->mb_width * tr->mb_height * (tr->chroma_422 ? 512 : 384);
 }
 
 gsize
@@ -164,9 +189,10 @@ gst_cl_mpeg_transform_plane (const GstClMpegTransform * tr, cl_mem picture,
     plane->stride = plane->width = W;
     plane->height = H;
   } else {
-    plane->offset = (gsize) W * H + (comp - 1) * (gsize) (W / 2) * (H / 2);
+    plane->offset = (gsize) W * H + (comp - 1) * (gsize) (W / 2) *
+        chroma_height (tr);
     plane->stride = plane->width = W / 2;
-    plane->height = H / 2;
+    plane->height = chroma_height (tr);
   }
 }
 
@@ -199,13 +225,13 @@ gst_cl_mpeg_transform_load (GstClMpegTransform * tr, const GstClFrame * frame,
     return FALSE;
   if (tr->cpu_layout) {
     /* a work-item per chroma row */
-    global[0] = H / 2;
+    global[0] = chroma_height (tr);
     return gst_cl_context_enqueue_kernel (tr->ctx, tr->load,
         GST_CL_MPEG_LOAD_LABEL, 1, global, NULL, error);
   }
-  /* W / 2 is a multiple of 8, H / 2 of 8 */
+  /* W / 2 is a multiple of 8, the chroma height too */
   global[0] = W / 2;
-  global[1] = H / 2;
+  global[1] = chroma_height (tr);
   local[0] = 8;
   local[1] = 8;
   return gst_cl_context_enqueue_kernel (tr->ctx, tr->load,

@@ -65,14 +65,21 @@ typedef struct {
  * levels per macroblock for the entropy coder, and the reconstruction
  * that serves as the next reference. Pictures are device buffers of
  * gst_cl_mpeg_transform_picture_size() bytes: Y (W x H), then Cb and Cr
- * (W/2 x H/2), W and H the size rounded up to 16 (an interlaced
- * sequence's height to 32: each field has whole macroblock rows,
- * 13818-2 6.3.3). Not thread-safe.
+ * (W/2 x H/2; 4:2:2: W/2 x H), W and H the size rounded up to 16 (an
+ * interlaced sequence's height to 32: each field has whole macroblock
+ * rows, 13818-2 6.3.3). Not thread-safe.
  */
 typedef struct _GstClMpegTransform GstClMpegTransform;
 
+/* 4:2:0 pictures */
 GstClMpegTransform *gst_cl_mpeg_transform_new (GstClContext * ctx,
     guint width, guint height, gboolean interlaced, GError ** error);
+/* ... or 4:2:2 ones where @chroma_422 (GST_CL_MPEG_BLOCKS_422 blocks a
+ * macroblock) */
+GstClMpegTransform *gst_cl_mpeg_transform_new_format (GstClContext * ctx,
+    guint width, guint height, gboolean interlaced, gboolean chroma_422,
+    GError ** error);
+gboolean gst_cl_mpeg_transform_chroma_422 (const GstClMpegTransform * tr);
 void gst_cl_mpeg_transform_free (GstClMpegTransform * tr);
 
 guint gst_cl_mpeg_transform_mb_width (const GstClMpegTransform * tr);
@@ -90,8 +97,8 @@ cl_mem gst_cl_mpeg_transform_alloc (GstClMpegTransform * tr, gsize size,
 void gst_cl_mpeg_transform_plane (const GstClMpegTransform * tr,
     cl_mem picture, guint comp, GstClPlane * plane);
 
-/* Enqueues the padding of @frame (I420 or NV12 of the transform's size)
- * into @picture. */
+/* Enqueues the padding of @frame (I420 or NV12 of the transform's size;
+ * 4:2:2: Y42B) into @picture. */
 gboolean gst_cl_mpeg_transform_load (GstClMpegTransform * tr,
     const GstClFrame * frame, cl_mem picture, GError ** error);
 

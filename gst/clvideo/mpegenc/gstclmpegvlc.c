@@ -53,8 +53,10 @@ static const gchar *const mba_bits[34] = { NULL,
 #define MBA_ESCAPE_CODE 0x08    /* 0000 0001 000 */
 #define MBA_ESCAPE_LEN 11
 
-/* B.3 coded_block_pattern, 1..63 */
+/* B.3 coded_block_pattern, 1..63, and 13818-2 B.9's code for 0 (a 4:2:2
+ * macroblock whose levels are all in its blocks 6 and 7) */
 static const struct { guint8 cbp; const gchar *bits; } cbp_bits[] = {
+  {0, "000000001"},
   {60, "111"}, {4, "1101"}, {8, "1100"}, {16, "1011"}, {32, "1010"},
   {12, "10011"}, {48, "10010"}, {20, "10001"}, {40, "10000"},
   {28, "01111"}, {44, "01110"}, {52, "01101"}, {56, "01100"},
@@ -360,8 +362,9 @@ typedef struct {
   guint8 *p;                    /* where the next 4 bytes go */
 } Bits;
 
-/* more than a macroblock takes: address escapes, header, vector, and six
- * blocks of 63 escaped levels (28 bits each) */
+/* more than a macroblock takes: address escapes, header, vectors, and
+ * eight blocks (4:2:2) of 64 escaped levels (24 bits each in MPEG-2; MPEG-1,
+ * 4:2:0 only, has six of up to 28) */
 #define MB_MAX_BYTES 2048
 
 /* Without a branch on the number of pending bits (it would be taken every
@@ -589,7 +592,7 @@ gst_cl_mpeg_intra_table_bits (const GstClMpegMbRecord * recs, guint n,
         levels + (gsize) i * GST_CL_MPEG_MB_LEVELS;
     if (!intra_picture && !(r->flags & GST_CL_MPEG_MB_INTRA))
       continue;
-    for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
+    for (b = 0; b < r->n_blocks; b++) {
       guint end = MAX (r->last[b], 1);
       bits[0] += intra_ac_bits (t->coeff, bz, end);
       bits[1] += intra_ac_bits (t->coeff_one, bz, end);
@@ -607,7 +610,7 @@ gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
 
   for (i = 0; i < n; i++) {
     offsets[i] = total;
-    for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
+    for (b = 0; b < recs[i].n_blocks; b++)
       total += packed_levels (&recs[i], b);
   }
   return total;
@@ -722,9 +725,11 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         quant = r->quant;
         bits_put (bw, quant, 5);
       }
-      for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
+      for (b = 0; b < r->n_blocks; b++) {
+        /* chroma blocks alternate Cb, Cr (4:2:2: Cb0 Cr0 Cb1 Cr1), each
+         * component with its predictor (13818-2 7.2.1) */
         put_intra_block (bw, t, intra_coeff, bz, MAX (r->last[b], 1),
-            b >= 4, &dc_pred[b < 4 ? 0 : b - 3], mpeg2);
+            b >= 4, &dc_pred[b < 4 ? 0 : (b & 1) + 1], mpeg2);
         bz += mb_offsets ? packed_levels (r, b) : 64;
       }
       memset (pmv, 0, sizeof (pmv));
@@ -808,9 +813,16 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         pmv[s][1] = pmv1[s][1] = v[s][1];
       }
       if (coded) {
-        put_vlc (bw, t->cbp[r->cbp]);
-        for (b = 0; b < GST_CL_MPEG_BLOCKS; b++) {
-          if (r->cbp & (32 >> b))
+        /* 4:2:2: the pattern of blocks 0-5 (0 too), then
+         * coded_block_pattern_1 of blocks 6 and 7 (13818-2 6.2.5.3) */
+        if (r->n_blocks == GST_CL_MPEG_BLOCKS_422) {
+          put_vlc (bw, t->cbp[r->cbp >> 2]);
+          bits_put (bw, r->cbp & 3, 2);
+        } else {
+          put_vlc (bw, t->cbp[r->cbp]);
+        }
+        for (b = 0; b < r->n_blocks; b++) {
+          if (r->cbp & ((1 << (r->n_blocks - 1)) >> b))
             put_coefficients (bw, t->coeff, bz, 0, r->last[b], TRUE, mpeg2);
           bz += mb_offsets ? packed_levels (r, b) : 64;
         }

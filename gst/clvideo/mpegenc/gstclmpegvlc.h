@@ -89,7 +89,9 @@ extern const guint8 gst_cl_mpeg_zigzag[64];
  * - from GST_CL_MPEG_RD_MV_BITS: a motion vector component whose
  *   difference from its predictor is d, entry |d| (0..32 half-pels), with
  *   forward_f_code 2 (the one of the default search range);
- * - from GST_CL_MPEG_RD_CBP_BITS: coded_block_pattern 0..63 (0: 0);
+ * - from GST_CL_MPEG_RD_CBP_BITS: coded_block_pattern 0..63 (0: MPEG-2's
+ *   code for pattern 0, 9 bits, which only a 4:2:2 macroblock's 4:2:0
+ *   part takes; a 4:2:2 pattern p takes entry p >> 2 and 2 bits);
  * - from GST_CL_MPEG_RD_DC_BITS: dct_dc_size_luma 0..11, then
  *   dct_dc_size_chroma 0..11 (the size's code, not the differential;
  *   MPEG-1 has sizes up to 8);
