@@ -995,7 +995,10 @@ GST_START_TEST (test_predict_b)
       /* none, and that of quantisers 1 and 31 */
       guint zero_bias = (s + k) % 3 == 0 ? 0 : (s + k) % 3 == 1 ? 4 : 124;
       GError *error = NULL;
-      GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, w, h, FALSE, &error);
+      /* 4:2:0 and 4:2:2 in turn */
+      gboolean chroma_422 = (s + k) % 2;
+      GstClMpegTransform *tr = gst_cl_mpeg_transform_new_format (ctx, w, h,
+          FALSE, chroma_422, &error);
       MpegRefPicture pics[4], pred;     /* current, forward, backward */
       GstClMotionVector *vec[2];
       GstClMpegBChoice *ch, *dch;
@@ -1005,18 +1008,18 @@ GST_START_TEST (test_predict_b)
 
       fail_unless (tr != NULL, "%s", error ? error->message : "?");
       for (i = 0; i < 3; i++) {
-        mpegref_picture_init (&pics[i], w, h);
+        mpegref_picture_init_format (&pics[i], w, h, chroma_422);
         if (content == STAGE_CONTENT_RANDOM)
-          test_fill_random (pics[i].data, (gsize) pics[i].mb_width *
-              pics[i].mb_height * 384, &rng);
+          test_fill_random (pics[i].data, mpegref_picture_size (&pics[i]),
+              &rng);
         else if (content == STAGE_CONTENT_EXTREMES)
           fill_extremes (&pics[i], &rng);
         else
           fill_natural (&pics[i], 2 + i, 3, 2, s + k);
       }
-      mpegref_picture_init (&pred, w, h);
+      mpegref_picture_init_format (&pred, w, h, chroma_422);
       n = pred.mb_width * pred.mb_height;
-      ps = (gsize) n * 384;
+      ps = mpegref_picture_size (&pred);
       for (v = 0; v < 2; v++) {
         vec[v] = g_new0 (GstClMotionVector, n);
         fill_vector_field (vec[v], n, (s + k + v) % N_FIELDS, &rng);
@@ -1092,8 +1095,10 @@ GST_START_TEST (test_predict_b_fields)
       guint w = sizes[s][0], h = sizes[s][1], n, v;
       StageContent content = k % N_STAGE_CONTENTS;
       guint lambda16 = lambdas[k / N_STAGE_CONTENTS], zero_bias = lambda16;
-      GstClMpegTransform *tr = gst_cl_mpeg_transform_new (
-          test_get_shared_context (), w, h, TRUE, &error);
+      /* 4:2:0 and 4:2:2 in turn */
+      gboolean chroma_422 = (s + k) % 2;
+      GstClMpegTransform *tr = gst_cl_mpeg_transform_new_format (
+          test_get_shared_context (), w, h, TRUE, chroma_422, &error);
       MpegRefPicture pics[3], pred, fpred[2];
       GstClMotionVector *vec[2];
       GstClMpegBChoice *ch, *dch;
@@ -1104,28 +1109,31 @@ GST_START_TEST (test_predict_b_fields)
 
       fail_unless (tr != NULL, "%s", error ? error->message : "?");
       for (i = 0; i < 3; i++) {
-        mpegref_picture_init (&pics[i], w, 2 * ((h + 31) / 32) * 16);
+        mpegref_picture_init_format (&pics[i], w, 2 * ((h + 31) / 32) * 16,
+            chroma_422);
         if (content == STAGE_CONTENT_RANDOM)
-          test_fill_random (pics[i].data, (gsize) pics[i].mb_width *
-              pics[i].mb_height * 384, &rng);
+          test_fill_random (pics[i].data, mpegref_picture_size (&pics[i]),
+              &rng);
         else if (content == STAGE_CONTENT_EXTREMES)
           fill_extremes (&pics[i], &rng);
         else
           fill_natural (&pics[i], 2 + i, 3, 2, s + k);
         weave_moved_field (&pics[i]);
       }
-      mpegref_picture_init (&pred, w, pics[0].mb_height * 16);
+      mpegref_picture_init_format (&pred, w, pics[0].mb_height * 16,
+          chroma_422);
       n = pred.mb_width * pred.mb_height;
       fail_unless_equals_int (n, gst_cl_mpeg_transform_mb_width (tr) *
           gst_cl_mpeg_transform_mb_height (tr));
-      ps = (gsize) n * 384;
+      ps = mpegref_picture_size (&pred);
       fs = gst_cl_mpeg_transform_field_choices_size (tr);
       for (v = 0; v < 2; v++) {
         vec[v] = g_new0 (GstClMotionVector, n);
         fill_vector_field (vec[v], n, (s + k + v) % N_FIELDS, &rng);
         mpegref_fit_vectors (vec[v], pred.mb_width, pred.mb_height, 7);
         mv[v] = device_copy (tr, vec[v], n * sizeof (GstClMotionVector));
-        mpegref_picture_init (&fpred[v], w, pred.mb_height * 16);
+        mpegref_picture_init_format (&fpred[v], w, pred.mb_height * 16,
+            chroma_422);
         fields[v] = g_new0 (GstClMpegFieldChoice, n);
         mfp[v] = gst_cl_mpeg_transform_alloc (tr, ps, &error);
         mf[v] = gst_cl_mpeg_transform_alloc (tr, fs, &error);
@@ -4022,6 +4030,194 @@ GST_START_TEST (test_force_key_unit)
 
 GST_END_TEST;
 
+/* Mean PSNR of the chroma planes of the decoded 4:2:2 frames @dec against
+ * the 4:2:2 clip encode_clip() codes, and that of the worst 8x8 chroma
+ * block of any frame in *@worst */
+static gdouble
+chroma_422_psnr (GByteArray * dec, guint w, guint h, guint n,
+    gdouble * worst)
+{
+  const guint cw = (w + 1) / 2;
+  gsize size = planar_size (w, h, TRUE);
+  gdouble sum = 0;
+  guint i, c, bx, by;
+
+  *worst = PSNR_CAP;
+  for (i = 0; i < n; i++) {
+    guint8 *src = natural_frame_format (w, h, i, clip_pan_x, clip_pan_y, 7,
+        TRUE);
+    for (c = 0; c < 2; c++) {
+      gsize at = (gsize) w * h + c * (gsize) cw * h;
+      const guint8 *a = dec->data + i * size + at, *b = src + at;
+      sum += MIN (psnr_from_mse ((gdouble) psnr_plane_sse (a, cw, b, cw, cw,
+                  h) / (cw * h)), PSNR_CAP) / (2 * n);
+      for (by = 0; by + 8 <= h; by += 8)
+        for (bx = 0; bx + 8 <= cw; bx += 8)
+          *worst = MIN (*worst, psnr_from_mse ((gdouble) psnr_plane_sse (a +
+                      by * cw + bx, cw, b + by * cw + bx, cw, 8, 8) / 64));
+    }
+    g_free (src);
+  }
+  return sum;
+}
+
+/* 4:2:2 input (Y42B) becomes an MPEG-2 stream of the 4:2:2 profile:
+ * chroma_format 4:2:2 and profile_and_level 0x85 (main level) in the
+ * headers; three decoders decode it to 4:2:2 pictures whose chroma
+ * (detail on every chroma line) is the source's, block by block, and
+ * finer than a 4:2:0 encode of the same input keeps. Interlaced, with B
+ * pictures, at a constant rate: chroma in field blocks, the VBV checked. */
+GST_START_TEST (test_chroma_422)
+{
+  const guint w = 176, h = 144, n = 12;
+  Encoded e, e420;
+  MpegCheckResult *r;
+  const MpegCheckSequence *seq;
+  GByteArray *dec;
+  gchar *path;
+  guint frames, i, field_dct = 0;
+  gdouble psnr, psnr420, worst, worst420;
+
+  encode_clip ("quantizer=3", w, h, n, TRUE, "Y42B", &e);
+  r = check_stream (e.stream, n, w, h);
+  seq = &g_array_index (r->sequences, MpegCheckSequence, 0);
+  fail_unless (seq->mpeg2);
+  fail_unless_equals_int (seq->chroma_format, MPEGCHECK_CHROMA_422);
+  fail_unless_equals_int (seq->profile_and_level, 0x85);
+  mpegcheck_result_free (r);
+  path = write_stream ("chroma422.m2v", e.stream);
+  decode_check (path, n, w, h);
+  dec = ffmpeg_decode_format (path, NULL, &frames, w, h, TRUE);
+  fail_unless_equals_int (frames, n);
+  psnr = chroma_422_psnr (dec, w, h, n, &worst);
+  g_byte_array_unref (dec);
+  g_free (path);
+
+  /* the same input through 4:2:0 (FFmpeg scales its chroma back up) */
+  encode_clip ("launch:videoconvert ! capsfilter caps=video/x-raw,"
+      "format=I420 ! clmpegenc quantizer=3 ! capsfilter caps=video/mpeg,"
+      "mpegversion=2", w, h, n, TRUE, "Y42B", &e420);
+  path = write_stream ("chroma420.m2v", e420.stream);
+  dec = ffmpeg_decode_format (path, NULL, &frames, w, h, TRUE);
+  fail_unless_equals_int (frames, n);
+  psnr420 = chroma_422_psnr (dec, w, h, n, &worst420);
+  GST_INFO ("chroma PSNR %.2f dB (worst block %.2f), through 4:2:0 %.2f dB "
+      "(%.2f); %u against %u bytes", psnr, worst, psnr420, worst420,
+      e.stream->len, e420.stream->len);
+  fail_unless (psnr > 40 && worst > 34, "4:2:2 chroma at %.2f dB, worst "
+      "block %.2f", psnr, worst);
+  fail_unless (psnr > psnr420 + 5, "4:2:2 chroma %.2f dB, 4:2:0 %.2f dB",
+      psnr, psnr420);
+  g_byte_array_unref (dec);
+  g_free (path);
+  encoded_free (&e420);
+  encoded_free (&e);
+
+  /* interlaced, two B pictures, a constant rate */
+  {
+    GstHarness *hn = harness_new ("b-frames=2 rate-control=cbr bitrate=3000");
+    gchar *caps = g_strdup_printf ("video/x-raw,format=Y42B,width=%u,"
+        "height=%u,framerate=25/1,pixel-aspect-ratio=1/1,"
+        "interlace-mode=interleaved,field-order=top-field-first", w, h);
+
+    gst_harness_set_src_caps_str (hn, caps);
+    g_free (caps);
+    encoded_init (&e);
+    for (i = 0; i < n; i++) {
+      /* lines of two moments woven */
+      guint8 *f = natural_frame_format (w, h, 2 * i, 3, 1, 7, TRUE);
+      guint8 *g = natural_frame_format (w, h, 2 * i + 1, 3, 1, 7, TRUE);
+      guint y, cw = (w + 1) / 2;
+      for (y = 1; y < h; y += 2) {
+        memcpy (f + y * w, g + y * w, w);
+        memcpy (f + w * h + y * cw, g + w * h + y * cw, cw);
+        memcpy (f + w * h + cw * h + y * cw, g + w * h + cw * h + y * cw, cw);
+      }
+      fail_unless_equals_int (gst_harness_push (hn, planar_buffer (f, w, h,
+                  TRUE, i * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
+      g_free (f);
+      g_free (g);
+      pull_all (hn, &e);
+    }
+    finish_harness (hn, &e);
+  }
+  r = check_stream (e.stream, n, w, h);
+  seq = &g_array_index (r->sequences, MpegCheckSequence, 0);
+  fail_unless_equals_int (seq->chroma_format, MPEGCHECK_CHROMA_422);
+  fail_unless (!seq->progressive_sequence);
+  fail_unless (r->vbv_simulated && r->n_underflows == 0 &&
+      r->n_overflows == 0);
+  fail_unless (r->n_type[3] > 0);
+  for (i = 0; i < r->pictures->len; i++)
+    field_dct += g_array_index (r->pictures, MpegCheckPicture,
+        i).n_mb_field_dct;
+  fail_unless (field_dct > 0);
+  mpegcheck_result_free (r);
+  path = write_stream ("chroma422i.m2v", e.stream);
+  decode_check (path, n, w, h);
+  g_free (path);
+  encoded_free (&e);
+}
+
+GST_END_TEST;
+
+/* 4:2:2 input is offered only where the stream can be 4:2:2; where it
+ * cannot, the refusal says why */
+GST_START_TEST (test_chroma_422_refused)
+{
+  static const struct
+  {
+    const gchar *launch, *down, *says;
+  } cases[] = {
+    {"clmpegenc", "video/mpeg,mpegversion=2,profile=main",
+        "downstream does not take it"},
+    {"clmpegenc", "video/mpeg,mpegversion=1", "downstream does not take it"},
+    {"clmpegenc format=dvd", NULL, "is a format of 4:2:0 video"},
+  };
+  GstCaps *y42b = gst_caps_from_string ("video/x-raw,format=Y42B,"
+      "width=176,height=144,framerate=25/1");
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstHarness *hn = harness_new_parse (cases[i].launch);
+    GstCaps *offered;
+    guint8 *f = natural_frame_format (176, 144, 0, 0, 0, 1, TRUE);
+    gchar *err;
+
+    if (cases[i].down)
+      gst_harness_set_sink_caps_str (hn, cases[i].down);
+    offered = gst_pad_peer_query_caps (hn->srcpad, NULL);
+    fail_if (gst_caps_can_intersect (offered, y42b), "%s: %" GST_PTR_FORMAT,
+        cases[i].launch, offered);
+    gst_caps_unref (offered);
+    test_attach_bus (hn->element);
+    set_caps (hn, 176, 144, 25, "Y42B");
+    fail_if (gst_harness_push (hn, planar_buffer (f, 176, 144, TRUE, 0, 0))
+        == GST_FLOW_OK);
+    err = test_pop_error_text (hn);
+    GST_INFO ("%s: %s", cases[i].launch, err);
+    fail_unless (strstr (err, cases[i].says) != NULL, "%s: %s",
+        cases[i].launch, err);
+    g_free (err);
+    g_free (f);
+    test_harness_teardown (hn);
+  }
+  /* where it can, it is offered */
+  {
+    GstHarness *hn = harness_new ("");
+    GstCaps *offered;
+    gst_harness_set_sink_caps_str (hn, "video/mpeg,mpegversion=2,"
+        "profile=4:2:2");
+    offered = gst_pad_peer_query_caps (hn->srcpad, NULL);
+    fail_unless (gst_caps_can_intersect (offered, y42b));
+    gst_caps_unref (offered);
+    test_harness_teardown (hn);
+  }
+  gst_caps_unref (y42b);
+}
+
+GST_END_TEST;
+
 /* The colour description comes from the input's colorimetry. */
 GST_START_TEST (test_mpeg2_colour)
 {
@@ -5226,6 +5422,8 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_no_drift_422);
   tcase_add_test (tc, test_mpeg2_stream);
   tcase_add_test (tc, test_mpeg2_colour);
+  tcase_add_test (tc, test_chroma_422);
+  tcase_add_test (tc, test_chroma_422_refused);
   tcase_add_test (tc, test_b_frames);
   tcase_add_test (tc, test_interlaced);
   tcase_add_test (tc, test_pulldown);

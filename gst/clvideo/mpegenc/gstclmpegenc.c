@@ -1127,29 +1127,6 @@ answer_context_query (GstClMpegEnc * self, GstQuery * query)
   return ret;
 }
 
-/* Caps the sink pad refused: where the frame rate is all that is wrong,
- * the error says so and names MPEG-1's rates (else the source's bare
- * "not-negotiated" is all a user would see). */
-static void
-explain_refused_caps (GstClMpegEnc * self, GstCaps * caps)
-{
-  GstCaps *with_rate, *templ;
-  gint fps_n, fps_d;
-
-  if (!gst_caps_is_fixed (caps) ||
-      !gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
-          "framerate", &fps_n, &fps_d))
-    return;
-  with_rate = gst_caps_copy (caps);
-  gst_caps_set_simple (with_rate, "framerate", GST_TYPE_FRACTION, 25, 1,
-      NULL);
-  templ = gst_pad_get_pad_template_caps (GST_VIDEO_ENCODER_SINK_PAD (self));
-  if (gst_caps_is_subset (with_rate, templ))
-    refuse_frame_rate (self, fps_n, fps_d);
-  gst_caps_unref (templ);
-  gst_caps_unref (with_rate);
-}
-
 /* Whether the stream could be 4:2:2: no disc or broadcast format (all
  * 4:2:0) and downstream takes MPEG-2's 4:2:2 profile */
 static gboolean
@@ -1169,6 +1146,41 @@ takes_chroma_422 (GstClMpegEnc * self)
   gst_caps_unref (want);
   gst_caps_unref (allowed);
   return takes;
+}
+
+/* Caps the sink pad refused: where 4:2:2 cannot be coded, or the frame
+ * rate is all that is wrong, the error says so (and names MPEG-1's
+ * rates; else the source's bare "not-negotiated" is all a user would
+ * see). */
+static void
+explain_refused_caps (GstClMpegEnc * self, GstCaps * caps)
+{
+  GstCaps *with_rate, *templ;
+  gint fps_n, fps_d;
+
+  if (!gst_caps_is_fixed (caps))
+    return;
+  if (g_strcmp0 (gst_structure_get_string (gst_caps_get_structure (caps, 0),
+              "format"), "Y42B") == 0 && !takes_chroma_422 (self)) {
+    const GstClMpegFormat *f = gst_cl_mpeg_format_get (self->format);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("4:2:2 input (Y42B) is coded in MPEG-2's 4:2:2 profile only, and "
+            "%s%s", f ? f->name : "downstream does not take it",
+            f ? " is a format of 4:2:0 video" : ""),
+        ("convert it to 4:2:0: videoconvert ! video/x-raw,format=I420"));
+    return;
+  }
+  if (!gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
+          "framerate", &fps_n, &fps_d))
+    return;
+  with_rate = gst_caps_copy (caps);
+  gst_caps_set_simple (with_rate, "framerate", GST_TYPE_FRACTION, 25, 1,
+      NULL);
+  templ = gst_pad_get_pad_template_caps (GST_VIDEO_ENCODER_SINK_PAD (self));
+  if (gst_caps_is_subset (with_rate, templ))
+    refuse_frame_rate (self, fps_n, fps_d);
+  gst_caps_unref (templ);
+  gst_caps_unref (with_rate);
 }
 
 /* @caps without the format @name */
