@@ -1,15 +1,17 @@
 /* gst-clvideo: MPEG-1 encoder device stages
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * mpeg_load pads an I420/NV12 frame to whole macroblocks (edge samples
- * replicated) into a planar picture: Y (W x H), Cb, Cr (W/2 x H/2).
+ * mpeg_load pads an I420/NV12 frame (Y42B: MPEG_CHROMA_422 below) to whole
+ * macroblocks (edge samples replicated) into a planar picture: Y (W x H),
+ * Cb, Cr (W/2 x H/2; 4:2:2 W/2 x H).
  *
  * mpeg_encode_mb runs one work-group of 64 work-items per macroblock, one
- * work-item per sample position of the six 8x8 blocks: motion-compensated
- * prediction (half-pel, MPEG-1 averages) from the reconstructed
- * reference, intra/inter decision, forward DCT, quantisation, zigzag,
- * coded block pattern, then the decoder's reconstruction (dequantisation
- * with mismatch control, inverse DCT, clamp) into the next reference.
+ * work-item per sample position of the 8x8 blocks (six; 4:2:2 eight):
+ * motion-compensated prediction (half-pel, MPEG-1 averages) from the
+ * reconstructed reference, intra/inter decision, forward DCT,
+ * quantisation, zigzag, coded block pattern, then the decoder's
+ * reconstruction (dequantisation with mismatch control, inverse DCT,
+ * clamp) into the next reference.
  * Everything is exact (integer arithmetic; the CPU layout divides in
  * floats where the truncated quotient is provably exact), so that every
  * device and the C reference in tests/mpegenc-ref.c agree to the bit.
@@ -1518,7 +1520,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   /* this work-item's sample of each block, its predictions */
   int own[MB_BLOCKS], prd[MB_BLOCKS], prd_mv[MB_BLOCKS];
   /* the blocks' places: column, first line and line step, plane */
-  int bx[MB_BLOCKS], by[MB_BLOCKS], ys[MB_BLOCKS], bc[MB_BLOCKS], coef[MB_BLOCKS];
+  int bx[MB_BLOCKS], by[MB_BLOCKS], ys[MB_BLOCKS], bc[MB_BLOCKS];
+  int coef[MB_BLOCKS];
   int sum, act, intra, dx = 0, dy = 0, q, cost, b, k, lambda4, rd;
   ulong m2q;
   int drop = 0, moving = 0, chosen = 0, sad_mv = 0, intra_cand = 0;
@@ -2509,7 +2512,8 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
       long change;
       slack_left -= slack[p];
       change = *rd_delta + slack_left;
-      if (p < MB_PAIRS - 1 && header + *energy + (intra ? change : min (change, 0L)) >=
+      if (p < MB_PAIRS - 1 && header + *energy + (intra ? change :
+              min (change, 0L)) >=
           skip_at)
         return 0;
     }

@@ -682,21 +682,24 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   mo = gst_cl_mpeg_transform_alloc (tr, ps, &error);
   mrec = gst_cl_mpeg_transform_alloc (tr, n * sizeof (GstClMpegMbRecord),
       &error);
-  ml = gst_cl_mpeg_transform_alloc (tr, gst_cl_mpeg_transform_levels_size (tr), &error);
+  ml = gst_cl_mpeg_transform_alloc (tr, gst_cl_mpeg_transform_levels_size
+      (tr), &error);
   fail_unless (mo && mrec && ml);
   {
     /* levels the device does not write must not be read: they keep
      * this */
     const cl_short poison = 0x5a5a;
     fail_unless_equals_int (clEnqueueFillBuffer (ctx->queue, ml, &poison,
-            sizeof (poison), 0, gst_cl_mpeg_transform_levels_size (tr), 0, NULL, NULL), CL_SUCCESS);
+            sizeof (poison), 0, gst_cl_mpeg_transform_levels_size (tr), 0,
+            NULL, NULL), CL_SUCCESS);
   }
   fail_unless (gst_cl_mpeg_transform_encode (tr, mc, mr, mv, mfp, mfc, &p,
           mrec, ml, mo, &error), "%s", error ? error->message : "?");
   fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mrec, CL_TRUE, 0,
           n * sizeof (GstClMpegMbRecord), dr, 0, NULL, NULL), CL_SUCCESS);
   fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, ml, CL_TRUE, 0,
-          gst_cl_mpeg_transform_levels_size (tr), dl, 0, NULL, NULL), CL_SUCCESS);
+          gst_cl_mpeg_transform_levels_size (tr), dl, 0, NULL, NULL),
+      CL_SUCCESS);
   fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mo, CL_TRUE, 0,
           ps, out, 0, NULL, NULL), CL_SUCCESS);
 
@@ -710,9 +713,11 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   /* (the records are equal: past what the entropy coder reads of a
    * block the device may leave its levels unwritten) */
   for (i = 0; i < n * GST_CL_MPEG_MB_LEVELS; i++)
-    fail_unless (i % 64 >= levels_read (&r[i / GST_CL_MPEG_MB_LEVELS], i % GST_CL_MPEG_MB_LEVELS / 64) ||
+    fail_unless (i % 64 >= levels_read (&r[i / GST_CL_MPEG_MB_LEVELS],
+            i % GST_CL_MPEG_MB_LEVELS / 64) ||
         lev[i] == dl[i],
-        "%s: level %u of macroblock %u: %d, device %d", desc, i % GST_CL_MPEG_MB_LEVELS,
+        "%s: level %u of macroblock %u: %d, device %d", desc,
+        i % GST_CL_MPEG_MB_LEVELS,
         i / GST_CL_MPEG_MB_LEVELS, lev[i], dl[i]);
   for (i = 0; i < ps; i++)
     fail_unless (rec.data[i] == out[i], "%s: reconstruction byte %u: %u, "
@@ -1990,7 +1995,8 @@ GST_START_TEST (test_packed_levels)
           FALSE, FALSE, FALSE, FALSE, FALSE
         };
         gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, &pc,
-            c.recs + first, NULL, NULL, NULL, c.lev + first * GST_CL_MPEG_MB_LEVELS, NULL);
+            c.recs + first, NULL, NULL, NULL,
+            c.lev + first * GST_CL_MPEG_MB_LEVELS, NULL);
         gst_cl_mpeg_write_slice (&b, row, c.cur.mb_width, &pc,
             c.recs + first, NULL, NULL, NULL, packed, offsets + first);
         fail_unless_equals_uint64 (a.size, b.size);
@@ -2710,7 +2716,8 @@ intra_picture_bits (const RefCoder * c, gboolean table_one,
   for (row = 0; row < c->cur.mb_height; row++) {
     gsize first = (gsize) row * c->cur.mb_width;
     gst_cl_mpeg_write_slice (&bw, row, c->cur.mb_width, &pc, c->recs + first,
-        NULL, NULL, NULL, packed ? packed : c->lev + first * GST_CL_MPEG_MB_LEVELS,
+        NULL, NULL, NULL, packed ? packed :
+        c->lev + first * GST_CL_MPEG_MB_LEVELS,
         packed ? offsets + first : NULL);
   }
   gst_cl_mpeg_write_sequence_end (&hw);

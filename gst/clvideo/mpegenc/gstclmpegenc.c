@@ -5,7 +5,8 @@
  * SECTION:element-clmpegenc
  * @title: clmpegenc
  *
- * Encodes I420 or NV12 video into an MPEG-1 or MPEG-2 video elementary
+ * Encodes I420 or NV12 video (and Y42B, 4:2:2, in MPEG-2's 4:2:2
+ * profile) into an MPEG-1 or MPEG-2 video elementary
  * stream (ISO/IEC 11172-2, 13818-2) with I and P pictures, and B
  * pictures between them with "b-frames": MPEG-2 where downstream's caps
  * ask for mpegversion 2 (in the main or simple profile, at the lowest
