@@ -1625,7 +1625,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         if (moving)
           to_field_chroma ((__local int *) tmp, prd_mv, r, c);
       }
-      for (b = 0; b < MB_BLOCKS; b++) {
+      /* (4:2:0 chroma stays in frame blocks) */
+      for (b = 0; b < (MPEG_CHROMA_422 ? MB_BLOCKS : 4); b++) {
         by[b] = b < 4 ? mby * 16 + (b >> 1) : mby * CHROMA_ROWS +
             ((b - 4) >> 1);
         ys[b] = 2;
