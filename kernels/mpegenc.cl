@@ -1153,13 +1153,25 @@ takes_field_prediction (__global const GstClMpegFieldChoice * f,
 /* (the GPU layout takes one candidate a work-item of 64) */
 typedef char field_candidates_check[FIELD_CANDIDATES <= 64 ? 1 : -1];
 
+/* Component @v of a frame vector that spans @span field periods, scaled
+ * to @dt periods (rounded half away from zero) */
+static int
+scale_to_fields (int v, int dt, int span)
+{
+  int a = (abs (v) * dt + span / 2) / span;
+  return v < 0 ? -a : a;
+}
+
 /* the FIELD_CANDIDATES full-pel candidates of field @p in search order:
  * @i 0 the zero vector from the field of its parity, then per reference
  * field the frame vector @fv as a field vector and those up to
  * FIELD_REACH samples around it, row by row; their reference field in
- * *@s */
+ * *@s. Motion is taken to be steady: the frame vector, found over @span
+ * field periods, is scaled to the span + @order (p - s) periods between
+ * the two fields (the nearer field of a fast pan is then found, not
+ * only the one of the same parity); @span 0 keeps it as it is. */
 static int2
-field_candidate (int i, int p, int2 fv, int *s)
+field_candidate (int i, int p, int2 fv, int span, int order, int *s)
 {
   int k = (i - 1) % (FIELD_SIDE * FIELD_SIDE);
   if (i == 0) {
@@ -1167,6 +1179,11 @@ field_candidate (int i, int p, int2 fv, int *s)
     return (int2) (0, 0);
   }
   *s = (i - 1) / (FIELD_SIDE * FIELD_SIDE);
+  if (span) {
+    const int dt = span + order * (p - *s);
+    fv = (int2) (scale_to_fields (fv.x, dt, span), scale_to_fields (fv.y, dt,
+            span));
+  }
   return (int2) ((fv.x & ~1) + 2 * (k % FIELD_SIDE - FIELD_REACH),
       (((fv.y >> 1) + p - *s) & ~1) + 2 * (k / FIELD_SIDE - FIELD_REACH));
 }
@@ -1194,7 +1211,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     int bs = p, best = field_sad (cur, ref, W, mbx, mby, p, p, bv);
     for (int i = 1; i < FIELD_CANDIDATES; i++) {
       int s, sad;
-      c = field_candidate (i, p, fv, &s);
+      c = field_candidate (i, p, fv, args.span, args.order, &s);
       if (!field_vector_fits (c, mbx, mby, W, H, range))
         continue;
       sad = field_sad (cur, ref, W, mbx, mby, p, s, c);
@@ -1268,7 +1285,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   for (int p = 0; p < 2; p++) {
     if (t < FIELD_CANDIDATES) {
       int s;
-      int2 c = field_candidate (t, p, fv, &s);
+      int2 c = field_candidate (t, p, fv, args.span, args.order, &s);
       sad[t] = t == 0 || field_vector_fits (c, mbx, mby, W, H, range) ?
           field_sad (cur, ref, W, mbx, mby, p, s, c) : INT_MAX;
     }
@@ -1278,7 +1295,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
       for (int i = 1; i < FIELD_CANDIDATES; i++)
         if (sad[i] < sad[b])
           b = i;
-      best_v[p] = field_candidate (b, p, fv, &s);
+      best_v[p] = field_candidate (b, p, fv, args.span, args.order, &s);
       best_s[p] = s;
       best_sad[p] = sad[b];
     }

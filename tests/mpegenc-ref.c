@@ -1245,11 +1245,23 @@ field_sad (const guint8 * cur, const guint8 * ref, gint W, gint mbx,
   return sad;
 }
 
+/* @v of a frame vector spanning @span field periods scaled to @dt of
+ * them, rounded half away from zero */
+static gint
+scale_to_fields (gint v, gint dt, gint span)
+{
+  gint a = (ABS (v) * dt + span / 2) / span;
+  return v < 0 ? -a : a;
+}
+
 void
 mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
-    const GstClMotionVector * vectors, gint range, MpegRefPicture * pred,
+    const GstClMotionVector * vectors, gint range,
+    const GstClMpegFieldTiming * timing, MpegRefPicture * pred,
     GstClMpegFieldChoice * choices)
 {
+  gint span = timing ? (gint) timing->span : 0;
+  gint order = timing ? timing->order : 0;
   gint W = cur->mb_width * 16, H = cur->mb_height * 16, CW = W / 2;
   /* chroma lines of a macroblock (half of them in each field), of a
    * picture */
@@ -1267,7 +1279,11 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
         gint bx = 0, by = 0, bs = p, s, k, dx, dy;
         gint best = field_sad (cur->data, ref->data, W, mbx, mby, p, p, 0, 0);
         for (s = 0; s < 2; s++) {
-          gint cx = fx & ~1, cy = ((fy >> 1) + p - s) & ~1;
+          /* the frame vector scaled to the fields' distance in time */
+          gint dt = span + order * (p - s);
+          gint sx = span ? scale_to_fields (fx, dt, span) : fx;
+          gint sy = span ? scale_to_fields (fy, dt, span) : fy;
+          gint cx = sx & ~1, cy = ((sy >> 1) + p - s) & ~1;
           for (dy = -2 * FIELD_REACH; dy <= 2 * FIELD_REACH; dy += 2)
             for (dx = -2 * FIELD_REACH; dx <= 2 * FIELD_REACH; dx += 2) {
               gint sad;

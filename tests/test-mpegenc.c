@@ -649,14 +649,18 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
     /* the device's field search first, against the reference's */
     GstClMpegFieldChoice *dev_fields = g_new0 (GstClMpegFieldChoice, n);
     guint8 *dev_pred = g_malloc (ps);
+    /* the candidates unscaled, or scaled to fields of either order one to
+     * three frames apart */
+    GstClMpegFieldTiming timing = { 2 * (1 + seed % 3), seed % 2 ? 1 : -1 };
+    const GstClMpegFieldTiming *t = seed % 4 == 3 ? NULL : &timing;
     fields = g_new0 (GstClMpegFieldChoice, n);
-    mpegref_field_search (&cur, &ref, vec, 64, &fpred, fields);
+    mpegref_field_search (&cur, &ref, vec, 64, t, &fpred, fields);
     mfp = gst_cl_mpeg_transform_alloc (tr, ps, &error);
     mfc = gst_cl_mpeg_transform_alloc (tr,
         gst_cl_mpeg_transform_field_choices_size (tr), &error);
     fail_unless (mfp && mfc);
-    fail_unless (gst_cl_mpeg_transform_field_search (tr, mc, mr, mv, 64, mfp,
-            mfc, &error), "%s", error ? error->message : "?");
+    fail_unless (gst_cl_mpeg_transform_field_search (tr, mc, mr, mv, 64, t,
+            mfp, mfc, &error), "%s", error ? error->message : "?");
     fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mfc, CL_TRUE, 0,
             n * sizeof (GstClMpegFieldChoice), dev_fields, 0, NULL, NULL),
         CL_SUCCESS);
@@ -1104,6 +1108,12 @@ GST_START_TEST (test_predict_b_fields)
       gboolean chroma_422 = (s + k) % 2;
       GstClMpegTransform *tr = gst_cl_mpeg_transform_new_format (
           test_get_shared_context (), w, h, TRUE, chroma_422, &error);
+      /* the anchors two frames before and one after, top field first;
+       * or the candidates unscaled */
+      const GstClMpegFieldTiming fwd = { 4, 1 }, bwd = { 2, -1 };
+      const GstClMpegFieldTiming *timing[2] = { k % 3 ? &fwd : NULL,
+        k % 3 ? &bwd : NULL
+      };
       MpegRefPicture pics[3], pred, fpred[2];
       GstClMotionVector *vec[2];
       GstClMpegBChoice *ch, *dch;
@@ -1160,7 +1170,7 @@ GST_START_TEST (test_predict_b_fields)
             lambda16, zero_bias, &pred, ch);
         for (v = 0; v < 2; v++)
           mpegref_field_search (&pics[0], &pics[1 + v], vec[v], 64,
-              &fpred[v], fields[v]);
+              timing[v], &fpred[v], fields[v]);
         mpegref_choose_b_fields (&pics[0], vec[0], vec[1], fp, fc, lambda16,
             zero_bias, &pred, ch);
       }
@@ -1169,7 +1179,7 @@ GST_START_TEST (test_predict_b_fields)
           error ? error->message : "?");
       for (v = 0; v < 2; v++)
         fail_unless (gst_cl_mpeg_transform_field_search (tr, m[0], m[1 + v],
-                mv[v], 64, mfp[v], mf[v], &error), "%s",
+                mv[v], 64, timing[v], mfp[v], mf[v], &error), "%s",
             error ? error->message : "?");
       fail_unless (gst_cl_mpeg_transform_choose_b_fields (tr, m[0], mv[0],
               mv[1], mfp, mf, lambda16, zero_bias, mp, mch, &error), "%s",
@@ -1683,6 +1693,9 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
   guint64 diff_sum = 0;
   MpegRefPicture fpred, bfpred;
   GstClMpegFieldChoice *fields, *bfields;
+  /* top field first: the fields of the frames before and after */
+  const GstClMpegFieldTiming fwd = { 2, 1 }, bwd = { 2, -1 };
+  const GstClMpegFieldTiming anchor = { 2 * (b_frames + 1), 1 };
   GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift, 1, interlaced,
     interlaced, FALSE, interlaced, FALSE, chroma_422
   };
@@ -1757,8 +1770,10 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
       if (p.field_motion) {
         const MpegRefPicture *fp[2] = { &fpred, &bfpred };
         const GstClMpegFieldChoice *fc[2] = { fields, bfields };
-        mpegref_field_search (&c.cur, &older, c.vec, 64, &fpred, fields);
-        mpegref_field_search (&c.cur, &c.ref, bvec, 64, &bfpred, bfields);
+        mpegref_field_search (&c.cur, &older, c.vec, 64, &fwd, &fpred,
+            fields);
+        mpegref_field_search (&c.cur, &c.ref, bvec, 64, &bwd, &bfpred,
+            bfields);
         mpegref_choose_b_fields (&c.cur, c.vec, bvec, fp, fc, 4 * q, 4 * q,
             &pred, choices);
       }
@@ -1776,7 +1791,8 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
       /* interlaced P pictures: field prediction competes */
       p.field_motion = interlaced && type == GST_CL_MPEG_PICTURE_P;
       if (p.field_motion)
-        mpegref_field_search (&c.cur, &c.ref, c.vec, 64, &fpred, fields);
+        mpegref_field_search (&c.cur, &c.ref, c.vec, 64, &anchor, &fpred,
+            fields);
       mpegref_encode_fields (&c.cur, &c.ref, c.vec, &fpred, fields, &p,
           c.recs, c.lev, &c.rec);
       pc.f_code = type == GST_CL_MPEG_PICTURE_P ?

@@ -136,10 +136,15 @@ typedef struct {
   guint32 sad;
 } GstClMpegFieldChoice;
 
-/* mpeg_field_search: vectors within [-@range, @range - 1] half-pels */
+/* mpeg_field_search: vectors within [-@range, @range - 1] half-pels; the
+ * frame vectors span @span field periods (0: unknown), and a field @p
+ * lies @span + @order (p - s) periods from reference field @s
+ * (GstClMpegFieldTiming) */
 typedef struct {
   guint32 mb_width, mb_height;
   guint32 range;
+  guint32 span;
+  gint32 order;
   guint32 reserved;
 } GstClMpegFieldArgs;
 
@@ -243,7 +248,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
 GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 64);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 16);
-GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 16);
+GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
 GST_CL_VIDEO_SIZE_IS (GstClMpegPredictArgs, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 80);

@@ -98,6 +98,9 @@ typedef struct
   /* reconstruction buffers: the reference (B: the forward one), the
    * backward reference (B), the reconstruction */
   guint ref, bwd, out;
+  /* where the fields of the frame and of its references lie in time (the
+   * field search's candidates) */
+  GstClMpegFieldTiming fwd_timing, bwd_timing;
   guint temporal_reference;
   guint64 display;              /* its place in display order */
   guint64 gop_frame;            /* first picture of its GOP, in the sequence */
@@ -139,6 +142,8 @@ struct _GstClMpegEngine
    * picture predicts from) */
   cl_mem recon[4];
   guint last_recon;
+  /* the place in display order of the frame of each reconstruction */
+  guint64 recon_display[4];
   cl_mem zero_vectors;          /* B: a picture of zero vectors */
   Slot slots[2];
   guint next_slot;
@@ -772,11 +777,11 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
             e->recon[s->bwd], s->vectors, s->bvectors, lambda16, zero_bias,
             s->bpred, s->choices, error) ||
         (s->field_motion && (!gst_cl_mpeg_transform_field_search (e->tr,
-                    s->cur, e->recon[s->ref], s->vectors, range, s->fpred,
-                    s->fields, error) ||
+                    s->cur, e->recon[s->ref], s->vectors, range,
+                    &s->fwd_timing, s->fpred, s->fields, error) ||
                 !gst_cl_mpeg_transform_field_search (e->tr, s->cur,
-                    e->recon[s->bwd], s->bvectors, range, s->bfpred,
-                    s->bfields, error) ||
+                    e->recon[s->bwd], s->bvectors, range, &s->bwd_timing,
+                    s->bfpred, s->bfields, error) ||
                 !gst_cl_mpeg_transform_choose_b_fields (e->tr, s->cur,
                     s->vectors, s->bvectors, field_pred, fields, lambda16,
                     zero_bias, s->bpred, s->choices, error))) ||
@@ -785,8 +790,8 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
             e->recon[s->out], error))
       return FALSE;
   } else if ((s->field_motion && !gst_cl_mpeg_transform_field_search (e->tr,
-              s->cur, e->recon[s->ref], s->vectors, range, s->fpred,
-              s->fields, error)) ||
+              s->cur, e->recon[s->ref], s->vectors, range, &s->fwd_timing,
+              s->fpred, s->fields, error)) ||
       !gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
           s->vectors, s->fpred, s->fields, &p, s->records, s->levels,
           e->recon[s->out], error))
@@ -1410,6 +1415,21 @@ frame_fields (GstClMpegEngine * e, GstVideoCodecFrame * frame,
 /* Puts @frame, of @type and @temporal_reference (@gop_start: the I
  * picture that starts a GOP and a sequence), on the device and finishes
  * the frame queued before it. */
+/* Where the fields of the frame at @display and of the reference frame
+ * at @ref_display lie in time, for the field search (a frame's fields
+ * one field period apart, in the order @top_field_first gives) */
+static void
+field_timing (guint64 display, guint64 ref_display, gboolean top_field_first,
+    GstClMpegFieldTiming * timing)
+{
+  gboolean later = ref_display > display;
+  guint64 frames = later ? ref_display - display : display - ref_display;
+
+  /* (no reference yet, or one too far for steady motion: unscaled) */
+  timing->span = frames >= 1 && frames <= 16 ? 2 * frames : 0;
+  timing->order = later == top_field_first ? -1 : 1;
+}
+
 static GstFlowReturn
 code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
     guint temporal_reference, guint64 display, gboolean gop_start,
@@ -1444,6 +1464,11 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
     s->out = (e->last_recon + 1) % 3;
     e->last_recon = s->out;
   }
+  e->recon_display[s->out] = display;
+  field_timing (display, e->recon_display[s->ref], s->top_field_first,
+      &s->fwd_timing);
+  field_timing (display, e->recon_display[s->bwd], s->top_field_first,
+      &s->bwd_timing);
 
   /* the previous frame's levels go back to the host ahead of this
    * frame's device work, not behind it */

@@ -129,15 +129,27 @@ gboolean gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr,
     guint lambda16, guint zero_bias, cl_mem pred, cl_mem choices,
     GError ** error);
 gsize gst_cl_mpeg_transform_choices_size (const GstClMpegTransform * tr);
+/* When the fields of a frame and of its reference lie in time: the frame
+ * vectors span @span field periods (twice the frames between them; 0:
+ * unknown), and field p of the frame lies span + @order (p - s) periods
+ * from field s of the reference (@order 1 where the reference comes
+ * earlier and the top field first, or later and the bottom one first;
+ * -1 otherwise). */
+typedef struct {
+  guint span;
+  gint order;
+} GstClMpegFieldTiming;
+
 /* Enqueues the field prediction of the interlaced P picture @cur from
  * @ref around the fitted frame @vectors (GstClMpegFieldChoice): per
  * macroblock and field the vector and reference field of least SAD
- * among candidates near the frame vector, within [-@range, @range - 1]
- * half-pels, into the picture @pred and @choices
- * (gst_cl_mpeg_transform_field_choices_size() bytes). */
+ * among candidates near the frame vector, scaled by @timing (NULL: as
+ * it is), within [-@range, @range - 1] half-pels, into the picture @pred
+ * and @choices (gst_cl_mpeg_transform_field_choices_size() bytes). */
 gboolean gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr,
-    cl_mem cur, cl_mem ref, cl_mem vectors, guint range, cl_mem pred,
-    cl_mem choices, GError ** error);
+    cl_mem cur, cl_mem ref, cl_mem vectors, guint range,
+    const GstClMpegFieldTiming * timing, cl_mem pred, cl_mem choices,
+    GError ** error);
 gsize gst_cl_mpeg_transform_field_choices_size (const GstClMpegTransform *
     tr);
 /* Enqueues, after gst_cl_mpeg_transform_predict_b() into @pred and
