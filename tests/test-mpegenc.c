@@ -4053,6 +4053,28 @@ GST_START_TEST (test_force_key_unit)
 
 GST_END_TEST;
 
+/* One frame of @w x @h at @fps (Y42B or I420, @fmt) into @hn (@what),
+ * which must refuse it with an error that says @says; @hn torn down */
+static void
+expect_refused (GstHarness * hn, const gchar * what, guint w, guint h,
+    gint fps, const gchar * fmt, const gchar * says)
+{
+  gboolean y42b = g_str_equal (fmt, "Y42B");
+  guint8 *f = natural_frame_format (w, h, 0, 0, 0, 1, y42b);
+  gchar *err;
+
+  test_attach_bus (hn->element);
+  set_caps (hn, w, h, fps, fmt);
+  fail_if (gst_harness_push (hn, planar_buffer (f, w, h, y42b, 0, 0)) ==
+      GST_FLOW_OK);
+  err = test_pop_error_text (hn);
+  GST_INFO ("%s: %s", what, err);
+  fail_unless (strstr (err, says) != NULL, "%s: %s", what, err);
+  g_free (err);
+  g_free (f);
+  test_harness_teardown (hn);
+}
+
 /* Mean PSNR of the chroma planes of the decoded 4:2:2 frames @dec against
  * the 4:2:2 clip encode_clip() codes, and that of the worst 8x8 chroma
  * block of any frame in *@worst */
@@ -4204,8 +4226,6 @@ GST_START_TEST (test_chroma_422_refused)
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
     GstHarness *hn = harness_new_parse (cases[i].launch);
     GstCaps *offered;
-    guint8 *f = natural_frame_format (176, 144, 0, 0, 0, 1, TRUE);
-    gchar *err;
 
     if (cases[i].down)
       gst_harness_set_sink_caps_str (hn, cases[i].down);
@@ -4213,17 +4233,8 @@ GST_START_TEST (test_chroma_422_refused)
     fail_if (gst_caps_can_intersect (offered, y42b), "%s: %" GST_PTR_FORMAT,
         cases[i].launch, offered);
     gst_caps_unref (offered);
-    test_attach_bus (hn->element);
-    set_caps (hn, 176, 144, 25, "Y42B");
-    fail_if (gst_harness_push (hn, planar_buffer (f, 176, 144, TRUE, 0, 0))
-        == GST_FLOW_OK);
-    err = test_pop_error_text (hn);
-    GST_INFO ("%s: %s", cases[i].launch, err);
-    fail_unless (strstr (err, cases[i].says) != NULL, "%s: %s",
-        cases[i].launch, err);
-    g_free (err);
-    g_free (f);
-    test_harness_teardown (hn);
+    expect_refused (hn, cases[i].launch, 176, 144, 25, "Y42B",
+        cases[i].says);
   }
   /* where it can, it is offered */
   {
@@ -4516,23 +4527,9 @@ GST_START_TEST (test_format_refused)
   };
   guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
-    GstHarness *hn = harness_new_parse (cases[i].launch);
-    guint8 *f = natural_frame (cases[i].w, cases[i].h, 0, 0, 0, 1);
-    gchar *err;
-
-    test_attach_bus (hn->element);
-    set_caps (hn, cases[i].w, cases[i].h, cases[i].fps, "I420");
-    fail_if (gst_harness_push (hn, i420_buffer (f, cases[i].w, cases[i].h, 0,
-                0)) == GST_FLOW_OK);
-    err = test_pop_error_text (hn);
-    GST_INFO ("%s: %s", cases[i].launch, err);
-    fail_unless (strstr (err, cases[i].says) != NULL, "%s: %s",
-        cases[i].launch, err);
-    g_free (err);
-    g_free (f);
-    test_harness_teardown (hn);
-  }
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    expect_refused (harness_new_parse (cases[i].launch), cases[i].launch,
+        cases[i].w, cases[i].h, cases[i].fps, "I420", cases[i].says);
 }
 
 GST_END_TEST;
@@ -4557,21 +4554,9 @@ GST_START_TEST (test_mpeg2_level_refused)
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
     gchar *launch = g_strdup_printf ("clmpegenc %s ! capsfilter "
         "caps=\"%s\"", cases[i].props, cases[i].caps);
-    GstHarness *hn = harness_new_parse (launch);
-    guint8 *f = natural_frame (cases[i].w, cases[i].h, 0, 0, 0, 1);
-    gchar *err;
-
-    test_attach_bus (hn->element);
-    set_caps (hn, cases[i].w, cases[i].h, 25, "I420");
-    fail_if (gst_harness_push (hn, i420_buffer (f, cases[i].w, cases[i].h, 0,
-                0)) == GST_FLOW_OK);
-    err = test_pop_error_text (hn);
-    fail_unless (strstr (err, cases[i].says) != NULL, "%s: %s", launch, err);
-    GST_INFO ("%s: %s", launch, err);
-    g_free (err);
-    g_free (f);
+    expect_refused (harness_new_parse (launch), launch, cases[i].w,
+        cases[i].h, 25, "I420", cases[i].says);
     g_free (launch);
-    test_harness_teardown (hn);
   }
 }
 
