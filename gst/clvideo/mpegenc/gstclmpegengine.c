@@ -445,6 +445,8 @@ setup_device (GstClMpegEngine * e, GError ** error)
   for (i = 0; i < e->mb_width * e->mb_height; i++) {
     e->skip_recs[i].flags = GST_CL_MPEG_MB_SKIPPABLE;
     e->skip_recs[i].quant = 31;
+    e->skip_recs[i].n_blocks = e->seq.chroma_422 ? GST_CL_MPEG_BLOCKS_422 :
+        GST_CL_MPEG_BLOCKS_420;
   }
   e->skip_choices = g_new0 (GstClMpegBChoice,
       (gsize) e->mb_width * e->mb_height);
