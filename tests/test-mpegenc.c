@@ -4236,7 +4236,8 @@ GST_START_TEST (test_chroma_422_refused)
     expect_refused (hn, cases[i].launch, 176, 144, 25, "Y42B",
         cases[i].says);
   }
-  /* where it can, it is offered */
+  /* where it can, it is offered (after 4:2:0: test-negotiation's sources
+   * that can give either give 4:2:0) */
   {
     GstHarness *hn = harness_new ("");
     GstCaps *offered;

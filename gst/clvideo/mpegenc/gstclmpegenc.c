@@ -1212,15 +1212,47 @@ caps_without_format (GstCaps * caps, const gchar * name)
   return caps;
 }
 
+/* The structures of @caps whose formats hold @name, with that format
+ * alone */
+static GstCaps *
+caps_with_format (GstCaps * caps, const gchar * name)
+{
+  GstCaps *with = gst_caps_new_empty ();
+  guint i, j;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *st = gst_caps_get_structure (caps, i);
+    const GValue *formats = gst_structure_get_value (st, "format");
+    gboolean listed = formats && G_VALUE_HOLDS_STRING (formats) &&
+        g_str_equal (g_value_get_string (formats), name);
+    for (j = 0; formats && GST_VALUE_HOLDS_LIST (formats) &&
+        j < gst_value_list_get_size (formats); j++)
+      listed |= g_strcmp0 (g_value_get_string (gst_value_list_get_value
+              (formats, j)), name) == 0;
+    if (listed) {
+      GstStructure *one = gst_structure_copy (st);
+      gst_structure_set (one, "format", G_TYPE_STRING, name, NULL);
+      gst_caps_append_structure_full (with, one,
+          gst_caps_features_copy (gst_caps_get_features (caps, i)));
+    }
+  }
+  return with;
+}
+
 /* The template's formats, but 4:2:2 only where the stream can be 4:2:2
- * (as x264enc offers the formats of the profiles downstream allows) */
+ * (as x264enc offers the formats of the profiles downstream allows), and
+ * then last: a source that can give any format gives 4:2:0 (MPEG-1 plays
+ * everywhere), 4:2:2 only where nothing else is at hand */
 static GstCaps *
 gst_cl_mpeg_enc_getcaps (GstVideoEncoder * enc, GstCaps * filter)
 {
   GstCaps *caps = gst_video_encoder_proxy_getcaps (enc, NULL, filter);
+  GstCaps *y42b = takes_chroma_422 (GST_CL_MPEG_ENC (enc)) ?
+      caps_with_format (caps, "Y42B") : NULL;
 
-  if (!takes_chroma_422 (GST_CL_MPEG_ENC (enc)))
-    caps = caps_without_format (caps, "Y42B");
+  caps = caps_without_format (caps, "Y42B");
+  if (y42b)
+    caps = gst_caps_merge (caps, y42b);
   return caps;
 }
 
