@@ -988,7 +988,8 @@ device_read (cl_mem m, gsize size)
  * extreme pictures with vectors of every kind (fitted as the encoder
  * fits them) at several lambdas and biases towards zero vectors; each
  * direction is chosen somewhere. */
-GST_START_TEST (test_predict_b)
+static void
+check_predict_b (gboolean chroma_422)
 {
   static const guint sizes[][2] = { {17, 9}, {64, 48}, {176, 144} };
   static const guint lambdas[] = { 0, 12, 124 };
@@ -1004,8 +1005,6 @@ GST_START_TEST (test_predict_b)
       /* none, and that of quantisers 1 and 31 */
       guint zero_bias = (s + k) % 3 == 0 ? 0 : (s + k) % 3 == 1 ? 4 : 124;
       GError *error = NULL;
-      /* 4:2:0 and 4:2:2 in turn */
-      gboolean chroma_422 = (s + k) % 2;
       GstClMpegTransform *tr = gst_cl_mpeg_transform_new_format (ctx, w, h,
           FALSE, chroma_422, &error);
       MpegRefPicture pics[4], pred;     /* current, forward, backward */
@@ -1083,6 +1082,19 @@ GST_START_TEST (test_predict_b)
   fail_unless (chosen[1] && chosen[2] && chosen[3]);
 }
 
+GST_START_TEST (test_predict_b)
+{
+  check_predict_b (FALSE);
+}
+
+GST_END_TEST;
+
+/* The same in 4:2:2 */
+GST_START_TEST (test_predict_b_422)
+{
+  check_predict_b (TRUE);
+}
+
 GST_END_TEST;
 
 /* Field prediction in interlaced B pictures: after mpeg_predict_b, the
@@ -1091,7 +1103,8 @@ GST_END_TEST;
  * and the prediction of the C reference, byte for byte, on woven
  * natural content, noise and extremes, with vectors of every kind; both
  * frame and field predictions are chosen, each field direction too. */
-GST_START_TEST (test_predict_b_fields)
+static void
+check_predict_b_fields (gboolean chroma_422)
 {
   static const guint sizes[][2] = { {64, 64}, {176, 160} };
   static const guint lambdas[] = { 12, 124 };
@@ -1104,8 +1117,6 @@ GST_START_TEST (test_predict_b_fields)
       guint w = sizes[s][0], h = sizes[s][1], n, v;
       StageContent content = k % N_STAGE_CONTENTS;
       guint lambda16 = lambdas[k / N_STAGE_CONTENTS], zero_bias = lambda16;
-      /* 4:2:0 and 4:2:2 in turn */
-      gboolean chroma_422 = (s + k) % 2;
       GstClMpegTransform *tr = gst_cl_mpeg_transform_new_format (
           test_get_shared_context (), w, h, TRUE, chroma_422, &error);
       /* the anchors two frames before and one after, top field first;
@@ -1225,6 +1236,19 @@ GST_START_TEST (test_predict_b_fields)
       chosen[3], chosen[5], chosen[6], chosen[7]);
   fail_unless (chosen[1] + chosen[2] + chosen[3] > 0);
   fail_unless (chosen[5] && chosen[6] && chosen[7]);
+}
+
+GST_START_TEST (test_predict_b_fields)
+{
+  check_predict_b_fields (FALSE);
+}
+
+GST_END_TEST;
+
+/* The same in 4:2:2 */
+GST_START_TEST (test_predict_b_fields_422)
+{
+  check_predict_b_fields (TRUE);
 }
 
 GST_END_TEST;
@@ -5424,6 +5448,8 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_device_stages_422);
   tcase_add_test (tc, test_predict_b);
   tcase_add_test (tc, test_predict_b_fields);
+  tcase_add_test (tc, test_predict_b_422);
+  tcase_add_test (tc, test_predict_b_fields_422);
   tcase_add_test (tc, test_no_drift);
   tcase_add_test (tc, test_no_drift_mpeg2);
   tcase_add_test (tc, test_no_drift_b_pictures);
