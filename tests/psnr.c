@@ -66,7 +66,16 @@ void
 psnr_i420_worst_macroblock (const guint8 * a, const guint8 * b, guint width,
     guint height, PsnrMacroblock * worst)
 {
-  guint cw = (width + 1) / 2, ch = (height + 1) / 2;
+  psnr_planar_worst_macroblock (a, b, width, height, FALSE, worst);
+}
+
+void
+psnr_planar_worst_macroblock (const guint8 * a, const guint8 * b,
+    guint width, guint height, gboolean chroma_422, PsnrMacroblock * worst)
+{
+  /* chroma lines of a macroblock, of a plane */
+  guint cr = chroma_422 ? 16 : 8;
+  guint cw = (width + 1) / 2, ch = chroma_422 ? height : (height + 1) / 2;
   gsize y_size = (gsize) width * height, c_size = (gsize) cw * ch;
   guint mx, my, p;
 
@@ -75,8 +84,8 @@ psnr_i420_worst_macroblock (const guint8 * a, const guint8 * b, guint width,
     for (mx = 0; mx < (width + 15) / 16; mx++) {
       /* the part of the macroblock inside the picture, in each plane */
       guint w = MIN (16, width - mx * 16), h = MIN (16, height - my * 16);
-      guint cx = mx * 8, cy = my * 8;
-      guint wc = MIN (8, cw - cx), hc = MIN (8, ch - cy);
+      guint cx = mx * 8, cy = my * cr;
+      guint wc = MIN (8, cw - cx), hc = MIN (cr, ch - cy);
       gdouble mse[3];
 
       mse[0] = psnr_plane_sse (a + (gsize) my * 16 * width + mx * 16, width,

@@ -35,6 +35,10 @@ typedef struct
   guint mb_x, mb_y;
 } PsnrMacroblock;
 
+/* ... of tightly packed I420 frames, or Y42B ones where @chroma_422 (a
+ * macroblock's chroma 8 wide and 16 high) */
+void psnr_planar_worst_macroblock (const guint8 * a, const guint8 * b,
+    guint width, guint height, gboolean chroma_422, PsnrMacroblock * worst);
 void psnr_i420_worst_macroblock (const guint8 * a, const guint8 * b,
     guint width, guint height, PsnrMacroblock * worst);
 

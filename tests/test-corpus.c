@@ -546,40 +546,6 @@ mpeg2dec_decode (const gchar * stream, guint w, guint h, guint n,
   return out;
 }
 
-/* psnr_i420_worst_macroblock () for tightly packed Y42B frames: a
- * macroblock's chroma is 8x16 of each plane */
-static void
-y42b_worst_macroblock (const guint8 * a, const guint8 * b, guint width,
-    guint height, PsnrMacroblock * worst)
-{
-  guint cw = (width + 1) / 2;
-  gsize y_size = (gsize) width * height, c_size = (gsize) cw * height;
-  guint mx, my, p;
-
-  memset (worst, 0, sizeof (*worst));
-  for (my = 0; my < (height + 15) / 16; my++) {
-    for (mx = 0; mx < (width + 15) / 16; mx++) {
-      /* the part of the macroblock inside the picture, in each plane */
-      guint w = MIN (16, width - mx * 16), h = MIN (16, height - my * 16);
-      guint wc = MIN (8, cw - mx * 8);
-
-      for (p = 0; p < 3; p++) {
-        gsize off = p ? y_size + (p - 1) * c_size +
-            (gsize) my * 16 * cw + mx * 8 : (gsize) my * 16 * width + mx * 16;
-        guint stride = p ? cw : width, pw = p ? wc : w;
-        gdouble mse = psnr_plane_sse (a + off, stride, b + off, stride, pw,
-            h) / (gdouble) (pw * h);
-        if (mse > worst->mse) {
-          worst->mse = mse;
-          worst->plane = p;
-          worst->mb_x = mx;
-          worst->mb_y = my;
-        }
-      }
-    }
-  }
-}
-
 /* the worst macroblock plane of @n decoded frames against @src, but for
  * those where @skip is set; I420, or Y42B where @chroma_422 */
 static PsnrMacroblock
@@ -595,10 +561,8 @@ worst_macroblock (const guint8 * src, const guint8 * dec, guint w, guint h,
     PsnrMacroblock mb;
     if (skip && skip[i])
       continue;
-    if (chroma_422)
-      y42b_worst_macroblock (src + i * fs, dec + i * fs, w, h, &mb);
-    else
-      psnr_i420_worst_macroblock (src + i * fs, dec + i * fs, w, h, &mb);
+    psnr_planar_worst_macroblock (src + i * fs, dec + i * fs, w, h,
+        chroma_422, &mb);
     if (mb.mse > worst.mse) {
       worst = mb;
       *frame = i;
