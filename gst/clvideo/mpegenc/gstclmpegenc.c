@@ -683,7 +683,6 @@ choose_stream (GstClMpegEnc * self, const GstVideoInfo * info, guint code,
     return gst_caps_new_simple ("video/mpeg", "mpegversion", G_TYPE_INT, 1,
         "systemstream", G_TYPE_BOOLEAN, FALSE, NULL);
   seq->profile_level = gst_cl_mpeg2_profile_and_level (profile, *level);
-  seq->chroma_422 = is_chroma_422 (info);
   colour_description (info, seq);
   return gst_caps_new_simple ("video/mpeg", "mpegversion", G_TYPE_INT, 2,
       "systemstream", G_TYPE_BOOLEAN, FALSE, "profile", G_TYPE_STRING,

@@ -97,7 +97,8 @@ void gst_cl_mpeg_engine_set_settings (GstClMpegEngine * e,
 void gst_cl_mpeg_engine_start (GstClMpegEngine * e);
 /* Frames of @info on @ctx from now: a new sequence with the stream type,
  * frame_rate_code, aspect ratio and colour description of @seq (its
- * sizes, bit rate and buffer fields are the engine's to set); MPEG-2
+ * sizes, chroma format (4:2:2 from Y42B @info), bit rate and buffer
+ * fields are the engine's to set); MPEG-2
  * keeps within @level. What is queued must be drained first. */
 gboolean gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
     const GstVideoInfo * info, const GstClMpegSequenceParams * seq,
