@@ -19,6 +19,8 @@ mpeg_dirs() {
 #   clmpegenc          its defaults (one slice per macroblock row)
 #   clmpegenc-2slices  slices=2, the slice count of ffmpeg -threads 2
 #   clmpegenc-open     closed-gop=false, open GOPs (as FFmpeg's default)
+#   clmpegenc-fixedb   b-adapt=false: $MPEG_B_FRAMES B pictures between
+#                      every two anchors, whether they pay or not
 #   clmpegenc-PRESET   speed-preset=PRESET (ultrafast, veryfast, fast,
 #                      medium, slow)
 #   ffmpeg             FFmpeg's mpeg1video, its defaults
@@ -42,6 +44,7 @@ mpeg_encode() {
         clmpegenc) ;;
         clmpegenc-2slices) extra=(slices=2) ;;
         clmpegenc-open) extra=(closed-gop=false) ;;
+        clmpegenc-fixedb) extra=(b-adapt=false) ;;
         *) extra=(speed-preset="${enc#clmpegenc-}") ;;
       esac
       gst-launch-1.0 -q filesrc location="$src" ! y4mdec ! \

@@ -54,7 +54,7 @@ fi
 whole() {
   # shellcheck disable=SC2086
   gst-launch-1.0 -q filesrc location="$clip" ! decodebin ! videoconvert ! \
-    clmpegenc scene-cut=0 $1 ! "$2" ! filesink location="$3"
+    clmpegenc scene-cut=0 b-adapt=false $1 ! "$2" ! filesink location="$3"
 }
 
 # same NAME WHOLE JOINED PIECES: the joined stream is the whole one and
@@ -122,7 +122,7 @@ done
 # the last anchor before it, shown for two or three fields)
 film="videorate ! video/x-raw,framerate=24000/1001 ! videoconvert"
 gst-launch-1.0 -q filesrc location="$clip" ! decodebin ! $film ! \
-  clmpegenc scene-cut=0 quantizer=4 b-frames=2 gop-size=9 pulldown=true ! \
+  clmpegenc scene-cut=0 b-adapt=false quantizer=4 b-frames=2 gop-size=9 pulldown=true ! \
   video/mpeg,mpegversion=2 ! filesink location="$work/whole-film.m2v"
 "$chunk" -p "quantizer=4 b-frames=2 gop-size=9 pulldown=true" \
   -c "video/mpeg,mpegversion=2" -f "$film" -n 20 -j 2 -w "$work/w4" \

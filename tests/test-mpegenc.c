@@ -3618,7 +3618,8 @@ GST_START_TEST (test_b_frames)
     guint b = cases[i].b_frames, gop = cases[i].gop, n_b = 0, n_gops;
     gchar *props = g_strdup_printf ("quantizer=5 gop-size=%u %s", gop,
         cases[i].props);
-    gchar *props_b = g_strdup_printf ("%s b-frames=%u", props, b);
+    gchar *props_b = g_strdup_printf ("%s b-frames=%u b-adapt=false", props,
+        b);
     gchar version = cases[i].caps[strlen (cases[i].caps) - 1];
     gchar *name = g_strdup_printf ("b-frames-%u.m%cv", i, version);
     gchar *name0 = g_strdup_printf ("b-frames-%u-none.m%cv", i, version);
@@ -3712,6 +3713,162 @@ GST_START_TEST (test_b_frames)
     gst_caps_unref (caps0);
     encoded_free (&e);
     encoded_free (&e0);
+  }
+}
+
+GST_END_TEST;
+
+/* Two textures seen through each other (a reflection in a window), one
+ * sliding right and one left by @pan pixels a frame, as frame @t of a
+ * @w x @h I420 clip: no vector predicts both, so the residual grows with
+ * the frames between a picture and its reference. */
+static guint8 *
+crossing_frame (guint w, guint h, guint t, gdouble pan)
+{
+  gsize cw = (w + 1) / 2, ch = (h + 1) / 2, k;
+  guint8 *f = g_malloc (w * h + 2 * cw * ch);
+  guint x, y;
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      gdouble a = x + pan * t, b = x - pan * t;
+      gdouble v = 128 + 45 * sin (a * 0.31 + y * 0.07) * cos (y * 0.23) +
+          45 * cos (b * 0.27 - y * 0.19);
+      f[y * w + x] = (guint8) CLAMP (lround (v), 0, 255);
+    }
+  for (k = 0; k < 2 * cw * ch; k++)
+    f[w * h + k] = 128;
+  return f;
+}
+
+/* Frame @k of test_b_adapt's clips: the natural panning one, or
+ * crossing_frame()'s */
+static guint8 *
+b_adapt_frame (gboolean crossing, guint w, guint h, guint k)
+{
+  return crossing ? crossing_frame (w, h, k, 2) :
+      natural_frame (w, h, k, clip_pan_x, clip_pan_y, 7);
+}
+
+/* Mean PSNR-Y of the @n pictures of the stream at @path against
+ * b_adapt_frame()'s */
+static gdouble
+b_adapt_psnr (const gchar * path, gboolean crossing, guint w, guint h,
+    guint n)
+{
+  guint frames, k;
+  GByteArray *dec = ffmpeg_decode (path, NULL, &frames, w, h);
+  gdouble sum = 0;
+
+  fail_unless_equals_int (frames, n);
+  for (k = 0; k < n; k++) {
+    guint8 *f = b_adapt_frame (crossing, w, h, k);
+    sum += psnr_y (dec, k, f, w, h);
+    g_free (f);
+  }
+  g_byte_array_unref (dec);
+  return sum / n;
+}
+
+/* Adaptive B pictures (b-adapt, on by default): on the panning clip,
+ * where B pictures need fewer bits, every GOP has them; where each frame
+ * brings new detail that only a P picture a frame on predicts cheaply,
+ * the GOPs after the first have none but the two each tries between its
+ * first two P pictures. Either way the stream is right: timestamps, the
+ * checker, decoders. And on the first content the stream is smaller than
+ * without B pictures, on the second smaller than with b-adapt=false. */
+GST_START_TEST (test_b_adapt)
+{
+  const guint w = 176, h = 144, n = 48, gop = 12;
+  guint c;
+
+  for (c = 0; c < 2; c++) {
+    gboolean crossing = c == 1;
+    const gchar *variants[] = { "b-frames=2", crossing ? "b-frames=2 "
+          "b-adapt=false" : "b-frames=0"
+    };
+    Encoded e[2];
+    guint v, k, g, b_in_gop[4] = { 0 };
+    MpegCheckResult *r;
+    gchar *path, *path1;
+    gdouble psnr[2];
+
+    for (v = 0; v < 2; v++) {
+      gchar *launch = g_strdup_printf ("clmpegenc quantizer=5 gop-size=%u %s "
+          "! capsfilter caps=video/mpeg,mpegversion=2", gop, variants[v]);
+      GstHarness *hn = harness_new_parse (launch);
+
+      encoded_init (&e[v]);
+      gst_harness_set_src_caps_str (hn, "video/x-raw,format=I420,width=176,"
+          "height=144,framerate=25/1,pixel-aspect-ratio=1/1");
+      for (k = 0; k < n; k++) {
+        guint8 *f = b_adapt_frame (crossing, w, h, k);
+        fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h,
+                    k * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
+        g_free (f);
+        pull_all (hn, &e[v]);
+      }
+      fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
+      pull_all (hn, &e[v]);
+      test_harness_teardown (hn);
+      g_free (launch);
+    }
+
+    fail_unless_equals_int (e[0].pts->len, n);
+    for (k = 0; k < n; k++) {
+      GstClockTime *dts = (GstClockTime *) e[0].dts->data;
+      /* (decoding order: a frame period apart, none after its display) */
+      fail_unless_equals_uint64 (dts[k], dts[0] + k * GST_SECOND / 25);
+      fail_unless (dts[k] <= ((GstClockTime *) e[0].pts->data)[k]);
+    }
+    r = check_stream (e[0].stream, n, w, h);
+    fail_unless_equals_int (r->n_gops, n / gop);
+    for (k = 0; k < r->pictures->len; k++) {
+      MpegCheckPicture *pic = &g_array_index (r->pictures, MpegCheckPicture,
+          k);
+      /* (in coding order: a GOP's B pictures after its I picture) */
+      g = 0;
+      while (g + 1 < n / gop && k >= (g + 1) * gop)
+        g++;
+      b_in_gop[g] += pic->coding_type == 3;
+    }
+    for (g = 0; g < n / gop; g++) {
+      GST_INFO ("%s content, GOP %u: %u B pictures", crossing ? "crossing" :
+          "panning", g, b_in_gop[g]);
+      if (crossing && g > 0)
+        fail_unless (b_in_gop[g] <= 2, "GOP %u: %u B pictures", g,
+            b_in_gop[g]);
+      else
+        fail_unless (b_in_gop[g] >= 6, "GOP %u: %u B pictures", g,
+            b_in_gop[g]);
+    }
+    mpegcheck_result_free (r);
+    path = write_stream (crossing ? "b-adapt-crossing.m2v" : "b-adapt-pan.m2v",
+        e[0].stream);
+    decode_check (path, n, w, h);
+    path1 = write_stream (crossing ? "b-adapt-crossing-1.m2v" :
+        "b-adapt-pan-1.m2v", e[1].stream);
+    psnr[0] = b_adapt_psnr (path, crossing, w, h, n);
+    psnr[1] = b_adapt_psnr (path1, crossing, w, h, n);
+    GST_INFO ("%s content: %u bytes, %.2f dB; %s: %u bytes, %.2f dB",
+        crossing ? "crossing" : "panning", e[0].stream->len, psnr[0],
+        variants[1], e[1].stream->len, psnr[1]);
+    /* the panning clip: fewer bits with B pictures, at a PSNR within
+     * their coarser quantiser's cost; the crossing one: a better PSNR
+     * than with B pictures throughout (its P pictures, coded finer, are
+     * what the bits go to) */
+    if (crossing)
+      fail_unless (psnr[0] > psnr[1] + 0.2, "%.2f dB, %s: %.2f dB", psnr[0],
+          variants[1], psnr[1]);
+    else
+      fail_unless (e[0].stream->len < e[1].stream->len &&
+          psnr[0] > psnr[1] - 0.5, "%u bytes, %.2f dB; %s: %u bytes, "
+          "%.2f dB", e[0].stream->len, psnr[0], variants[1],
+          e[1].stream->len, psnr[1]);
+    g_free (path);
+    g_free (path1);
+    encoded_free (&e[0]);
+    encoded_free (&e[1]);
   }
 }
 
@@ -5460,6 +5617,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_chroma_422);
   tcase_add_test (tc, test_chroma_422_refused);
   tcase_add_test (tc, test_b_frames);
+  tcase_add_test (tc, test_b_adapt);
   tcase_add_test (tc, test_interlaced);
   tcase_add_test (tc, test_pulldown);
   tcase_add_test (tc, test_open_gop);

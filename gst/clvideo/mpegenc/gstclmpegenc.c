@@ -103,6 +103,7 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define DEFAULT_FORMAT GST_CL_MPEG_FORMAT_NONE
 #define DEFAULT_PULLDOWN FALSE
 #define DEFAULT_CLOSED_GOP TRUE
+#define DEFAULT_B_ADAPT TRUE
 #define DEFAULT_SCENE_CUT 50
 #define DEFAULT_RATE_CONTROL GST_CL_MPEG_ENC_RATE_CONTROL_AUTO
 #define DEFAULT_SLICES 0
@@ -136,6 +137,7 @@ enum
   PROP_FORMAT,
   PROP_PULLDOWN,
   PROP_CLOSED_GOP,
+  PROP_B_ADAPT,
   PROP_SCENE_CUT,
   PROP_INTRA_DC_PRECISION,
   PROP_SLICES,
@@ -1397,6 +1399,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_CLOSED_GOP:
       self->settings.closed_gop = g_value_get_boolean (value);
       break;
+    case PROP_B_ADAPT:
+      self->settings.b_adapt = g_value_get_boolean (value);
+      break;
     case PROP_PB_FACTOR:
       self->settings.pb_factor = g_value_get_double (value);
       break;
@@ -1505,6 +1510,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_CLOSED_GOP:
       g_value_set_boolean (value, self->settings.closed_gop);
+      break;
+    case PROP_B_ADAPT:
+      g_value_set_boolean (value, self->settings.b_adapt);
       break;
     case PROP_PB_FACTOR:
       g_value_set_double (value, self->settings.pb_factor);
@@ -1651,6 +1659,25 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "with B pictures predicted from the next GOP's I picture too, "
           "one P picture fewer a GOP; applies from the next GOP)",
           DEFAULT_CLOSED_GOP, rw | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstClMpegEnc:b-adapt:
+   *
+   * With B pictures, whether each GOP has them only where they pay. B
+   * pictures need fewer bits where the motion is slow or steady, and more
+   * than P pictures alone where it is large or complex (the P picture
+   * b-frames + 1 frames on then costs too much). With b-adapt the encoder
+   * measures both as it goes: a GOP has b-frames B pictures between its
+   * anchors where, in the last GOPs, the P pictures further on with their
+   * B pictures took fewer bits a frame than P pictures a frame apart,
+   * and P pictures alone otherwise; between its first two P pictures it
+   * tries the other spacing, to go on measuring both.
+   */
+  g_object_class_install_property (gobject_class, PROP_B_ADAPT,
+      g_param_spec_boolean ("b-adapt", "Adaptive B-frames",
+          "With b-frames, B pictures only in the GOPs where they take fewer "
+          "bits than P pictures alone, as measured on the last GOPs "
+          "(applies from the next GOP)",
+          DEFAULT_B_ADAPT, rw | GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstClMpegEnc:scene-cut:
    *
@@ -1920,6 +1947,7 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
     .ip_factor = DEFAULT_IP_FACTOR,
     .b_frames = DEFAULT_B_FRAMES,
     .closed_gop = DEFAULT_CLOSED_GOP,
+    .b_adapt = DEFAULT_B_ADAPT,
     .scene_cut = DEFAULT_SCENE_CUT,
     .pb_factor = DEFAULT_PB_FACTOR,
     .adaptive = DEFAULT_ADAPTIVE_QUANT,

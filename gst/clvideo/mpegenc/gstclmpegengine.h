@@ -41,6 +41,9 @@ typedef struct
   guint intra_dc_precision;     /* MPEG-2: 8 to 11 bits */
   guint b_frames;               /* B pictures between anchors; from the
                                  * next gst_cl_mpeg_engine_configure() */
+  gboolean b_adapt;             /* from the next GOP: B pictures in the
+                                 * GOPs where they pay, P pictures alone
+                                 * in the others */
   gdouble ip_factor, pb_factor;
   /* constant rate: the buffer's fullness (fractions of it) when the
    * first picture is removed (0: the encoder's choice) and after the

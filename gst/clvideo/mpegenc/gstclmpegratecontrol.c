@@ -68,9 +68,18 @@ gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
 
 gboolean
 gst_cl_mpeg_gop_position_is_b (guint gop_size, guint b_frames,
-    gboolean open, guint pos)
+    guint probe_b, gboolean open, guint pos)
 {
-  return pos > 0 && pos % (b_frames + 1) != 0 && (open || pos + 1 < gop_size);
+  /* the first P picture, and the second */
+  guint first = b_frames + 1, second = first + probe_b + 1;
+
+  if (pos == 0 || (!open && pos + 1 >= gop_size))
+    return FALSE;
+  if (pos <= first)
+    return pos != first;
+  if (pos <= second)
+    return pos != second;
+  return (pos - second) % (b_frames + 1) != 0;
 }
 
 /* B pictures in a whole GOP */
@@ -82,7 +91,7 @@ gop_b_pictures (GstClMpegRateControl * rc)
 
   for (pos = 1; pos < rc->gop_size; pos++)
     n += gst_cl_mpeg_gop_position_is_b (rc->gop_size, rc->b_frames,
-        rc->open_gop, pos);
+        rc->probe_b, rc->open_gop, pos);
   return n;
 }
 
@@ -103,7 +112,7 @@ gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
   rc->gop_size = MAX (gop_size, 1);
   rc->const_quant = CLAMP (quant, 1, 31);
   rc->ip_factor = MAX (ip_factor, 1.0);
-  rc->b_frames = b_frames;
+  rc->b_frames = rc->probe_b = b_frames;
   rc->pb_factor = MAX (pb_factor, 1.0);
   rc->pictures = rc->bits = rc->stuffing_bits = rc->reencodes = 0;
   rc->final_bits = 0;

@@ -59,6 +59,8 @@ typedef struct {
   guint const_quant;
   gdouble ip_factor;            /* P quantiser / I quantiser, >= 1 */
   guint b_frames;               /* B pictures between anchors */
+  guint probe_b;                /* ... between the GOP's first two P
+                                 * pictures (gst_cl_mpeg_gop_position_is_b) */
   gboolean open_gop;            /* the GOPs may end with B pictures */
   gdouble pb_factor;            /* B quantiser / P quantiser, >= 1 */
   gdouble forced_bits;          /* largest I picture of DC levels only */
@@ -114,11 +116,13 @@ guint64 gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
     guint mb_height);
 
 /* Whether the picture at @pos (from its I picture, 0) of a GOP of
- * @gop_size is a B picture with @b_frames between anchors: a closed GOP's
- * last picture is an anchor (a P picture); an @open one's last may be B
+ * @gop_size is a B picture with @b_frames between anchors, but
+ * @probe_b between its first anchor after the I picture and its second
+ * (adaptive B pictures try the other spacing there): a closed GOP's last
+ * picture is an anchor (a P picture); an @open one's last may be B
  * pictures, coded after the next I picture and predicted from it too. */
 gboolean gst_cl_mpeg_gop_position_is_b (guint gop_size, guint b_frames,
-    gboolean open, guint pos);
+    guint probe_b, gboolean open, guint pos);
 
 /* @bit_rate 0: constant @quant (of P pictures), under a buffer of
  * @buffer_bits that fills at @peak_rate (0: none); else @bit_rate on
