@@ -175,7 +175,9 @@ quantise (int F, int intra, uint pos, int q, int dc_shift)
  * below 256 while 64 a < 2045 q W, the non-intra one floor ((2 a - q) / 4
  * q) while 2 a < 1025 q. A sharp black and white edge needs more than 255
  * at quantisers below 4 (clipped, it showed as a wrong block); the
- * macroblock's quantiser rises instead. */
+ * macroblock's quantiser rises instead. (|a| < 2048 fits at 9, and the
+ * non-linear scale codes every quantiser to 12: what this gives is
+ * coded.) */
 static int
 fitting_quant (int q, int a, int intra, uint pos)
 {
@@ -416,16 +418,30 @@ write_record (__global GstClMpegMbRecord * rec, const int *last, int dx,
       (field_motion ? GST_CL_MPEG_MB_FIELD_MOTION : 0);
 }
 
+/* The quantiser (quantiser_scale / 2) from @q up that the picture's
+ * scale codes: linear 1 to 31; non-linear (its even quantiser_scale
+ * values, 13818-2 table 7-6) every one to 12, every second to 28, every
+ * fourth to 56 */
+static int
+coded_quant (int q, uint non_linear)
+{
+  if (!non_linear)
+    return clamp (q, 1, 31);
+  q = clamp (q, 1, 56);
+  return q <= 12 ? q : q <= 28 ? (q + 1) & ~1 : (q + 3) & ~3;
+}
+
 /* TM5 adaptive quantiser: 0.5 .. 2 times the picture's */
 static int
-mb_quant (uint qscale, uint adaptive, uint act, uint avg_act)
+mb_quant (uint qscale, uint adaptive, uint act, uint avg_act,
+    uint non_linear)
 {
   int q = qscale;
   if (adaptive) {
     uint avg = max (avg_act, 1u);
     q = (qscale * (2 * act + avg) + (act + 2 * avg) / 2) / (act + 2 * avg);
   }
-  return clamp (q, 1, 31);
+  return coded_quant (q, non_linear);
 }
 
 /* The vector of macroblock @mb, clamped so that the whole prediction
@@ -1568,7 +1584,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       abs (256 * blk[1][t] - sum) + abs (256 * blk[2][t] - sum) +
       abs (256 * blk[3][t] - sum), t) >> 8;
   /* (the decisions below weigh SADs against it) */
-  q = mb_quant (args.qscale, args.adaptive, act, args.avg_activity);
+  q = mb_quant (args.qscale, args.adaptive, act, args.avg_activity,
+      args.non_linear);
 
   intra = !args.p_picture;
   cost = act;
@@ -2664,7 +2681,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         ((int) sad_total (sm1) - (int) sad_total (sm))) >> 8;
   }
 
-  q = mb_quant (args.qscale, args.adaptive, act, args.avg_activity);
+  q = mb_quant (args.qscale, args.adaptive, act, args.avg_activity,
+      args.non_linear);
   lambda4 = rd_lambda4 (args.rd_lambda, q);
   intra = !args.p_picture;
   cost = act;

@@ -920,6 +920,24 @@ to_field_pair (gint blk[GST_CL_MPEG_BLOCKS][64], guint top, guint bottom)
     }
 }
 
+/* The quantiser (quantiser_scale / 2) the encoder takes for @q with
+ * MPEG-2's non-linear scale: the least even quantiser_scale of 13818-2
+ * table 7-6 at or above 2 @q (the largest, 112, above it), halved. */
+static gint
+nonlinear_quant (gint q)
+{
+  static const guint8 scale[31] = { 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16,
+    18, 20, 22, 24, 28, 32, 36, 40, 44, 48, 52, 56, 64, 72, 80, 88, 96, 104,
+    112
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (scale); i++)
+    if (scale[i] % 2 == 0 && scale[i] >= 2 * MAX (q, 1))
+      return scale[i] / 2;
+  return 56;
+}
+
 /* The blocks of @blk (frame blocks) as field blocks: Y0 and Y1 the lines
  * 0, 2, .. 14 of the macroblock, Y2 and Y3 the lines 1, 3, .. 15; in
  * 4:2:2 (@n_blocks 8) likewise the chroma, Cb 4 and Cr 5 the even lines,
@@ -989,7 +1007,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     guint a = act, avg = MAX (prm->avg_activity, 1);
     q = (prm->qscale * (2 * a + avg) + (a + 2 * avg) / 2) / (a + 2 * avg);
   }
-  q = CLAMP (q, 1, 31);
+  q = prm->mpeg2 && prm->non_linear ? nonlinear_quant (q) : CLAMP (q, 1, 31);
 
   intra = !prm->p_picture;
   rec->cost = act;

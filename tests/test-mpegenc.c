@@ -575,11 +575,12 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   /* interlaced P pictures: the field prediction of mpeg_field_search
    * competes */
   /* MPEG-2: the alternate scan in interlaced frames and on every other
-   * seed; the intra blocks priced with table B.15 on every other pair */
+   * seed; the intra blocks priced with table B.15 on every other pair;
+   * the non-linear quantiser scale above 31 and on every third seed */
   GstClMpegEncodeParams p = { p_picture, q, adaptive, 0, 384, dc_only,
     rd_lambda, mv_lambda, mpeg2, mpeg2 ? seed % 4 : 0, field_dct,
     field_dct && p_picture, mpeg2 && (field_dct || seed % 2),
-    mpeg2 && seed / 2 % 2
+    mpeg2 && seed / 2 % 2, mpeg2 && (q > 31 || seed % 3 == 2)
   };
   MpegRefPicture fpred;
   GstClMpegFieldChoice *fields = NULL;
@@ -589,12 +590,13 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   guint8 *out;
   guint raised = 0;
   cl_mem mc, mr, mo, mv, mrec, ml;
-  gchar *desc = g_strdup_printf ("MPEG-%d (DC +%u bits%s%s%s%s) %ux%u %c q "
-      "%u adaptive %d %s%s trellis lambda %u vector lambda %u seed %u",
+  gchar *desc = g_strdup_printf ("MPEG-%d (DC +%u bits%s%s%s%s%s) %ux%u %c "
+      "q %u adaptive %d %s%s trellis lambda %u vector lambda %u seed %u",
       mpeg2 ? 2 : 1, p.dc_shift, chroma_422 ? ", 4:2:2" : "",
       field_dct ? ", interlaced" : "",
       p.alternate_scan ? ", alternate scan" : "",
-      p.intra_vlc ? ", table B.15" : "", w, h,
+      p.intra_vlc ? ", table B.15" : "",
+      p.non_linear ? ", non-linear" : "", w, h,
       p_picture ? 'P' : 'I', q, adaptive, stage_content_names[content],
       dc_only ? " DC only" : "", rd_lambda, mv_lambda, seed);
 
@@ -920,6 +922,31 @@ GST_START_TEST (test_device_stages)
   /* and field prediction in P pictures */
   fail_unless (field_motion_mbs > 0);
   GST_INFO ("%u macroblocks took a quantiser above the picture's", raised);
+}
+
+GST_END_TEST;
+
+/* MPEG-2's non-linear quantiser scale: quantisers above 31 (to 56), and
+ * the adaptive quantisers rounded up to the ones it codes, from a fine
+ * quantiser and from coarse ones; I and P pictures, frame and field
+ * blocks, with and without rate-distortion decisions, against the C
+ * reference */
+GST_START_TEST (test_device_stages_non_linear)
+{
+  static const guint quants[] = { 9, 13, 29, 44, 56 };
+  guint q, n = 0, field_mbs = 0, field_motion_mbs = 0;
+
+  for (q = 0; q < G_N_ELEMENTS (quants); q++) {
+    guint rd_lambda = q % 2 ? 14 : 0;
+    compare_device (64, 48, FALSE, quants[q], q != 4, n % N_STAGE_CONTENTS,
+        FALSE, rd_lambda, rd_lambda ? 4 : 0, TRUE, q == 3, FALSE, 3 * n + 2,
+        &field_mbs, &field_motion_mbs);
+    n++;
+    compare_device (176, 144, TRUE, quants[q], TRUE, n % N_STAGE_CONTENTS,
+        FALSE, rd_lambda, rd_lambda ? 4 : 0, TRUE, q == 1, FALSE, 3 * n + 2,
+        &field_mbs, &field_motion_mbs);
+    n++;
+  }
 }
 
 GST_END_TEST;
@@ -1721,7 +1748,7 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
   const GstClMpegFieldTiming fwd = { 2, 1 }, bwd = { 2, -1 };
   const GstClMpegFieldTiming anchor = { 2 * (b_frames + 1), 1 };
   GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift, 1, interlaced,
-    interlaced, FALSE, interlaced, FALSE, chroma_422
+    interlaced, FALSE, interlaced, FALSE, chroma_422, FALSE
   };
 
   /* coding order: the I picture, then each anchor and the B pictures
@@ -2019,7 +2046,7 @@ GST_START_TEST (test_packed_levels)
     }
     for (q = 2; q <= 20; q += 9) {
       GstClMpegEncodeParams p = { t > 0, q, FALSE, 1, 384, FALSE, 16, 2,
-        FALSE, 0, FALSE, FALSE, FALSE, FALSE
+        FALSE, 0, FALSE, FALSE, FALSE, FALSE, FALSE
       };
       guint32 total;
       gint16 *packed;
@@ -2032,7 +2059,7 @@ GST_START_TEST (test_packed_levels)
         gst_cl_mpeg_bit_writer_init (&a, 1024);
         gst_cl_mpeg_bit_writer_init (&b, 1024);
         GstClMpegPictureCoding pc = { t ? 2 : 1, 1, FALSE, 0, 1, FALSE,
-          FALSE, FALSE, FALSE, FALSE, FALSE
+          FALSE, FALSE, FALSE, FALSE, FALSE, FALSE
         };
         gst_cl_mpeg_write_slice (&a, row, c.cur.mb_width, &pc,
             c.recs + first, NULL, NULL, NULL,
@@ -2737,7 +2764,7 @@ intra_picture_bits (const RefCoder * c, gboolean table_one,
     c->cur.chroma_422
   };
   GstClMpegPictureCoding pc = { 1, 1, TRUE, 0, 1, FALSE, FALSE, FALSE,
-    FALSE, table_one, c->cur.chroma_422
+    FALSE, table_one, c->cur.chroma_422, FALSE
   };
   GstClMpegBitWriter bw;
   GstBitWriter hw;
@@ -2804,7 +2831,7 @@ GST_START_TEST (test_intra_table)
   offsets = g_new (guint32, c.mbn);
   for (q = 2; q <= 16; q += 14) {
     GstClMpegEncodeParams p = { FALSE, q, FALSE, 1, 384, FALSE, 16, 2,
-      TRUE, 0, FALSE, FALSE, FALSE, q == 2
+      TRUE, 0, FALSE, FALSE, FALSE, q == 2, FALSE
     };
     guint64 counted[2], packed_counted[2], coded[2];
     guint32 total;
@@ -3869,6 +3896,160 @@ GST_START_TEST (test_b_adapt)
     g_free (path1);
     encoded_free (&e[0]);
     encoded_free (&e[1]);
+  }
+}
+
+GST_END_TEST;
+
+/* Mean PSNR-Y of the @n pictures of @e (written to @name) against the
+ * frames encode_negotiated() coded with luma noise of +-@noise */
+static gdouble
+noisy_clip_psnr (const Encoded * e, const gchar * name, guint w, guint h,
+    guint n, guint noise)
+{
+  gchar *path = write_stream (name, e->stream);
+  guint frames, k;
+  GByteArray *dec = ffmpeg_decode (path, NULL, &frames, w, h);
+  guint32 rng = 11;
+  gdouble sum = 0;
+
+  fail_unless_equals_int (frames, n);
+  for (k = 0; k < n; k++) {
+    guint8 *f = natural_frame (w, h, k, clip_pan_x, clip_pan_y, 7);
+    gsize i;
+    for (i = 0; noise && i < (gsize) w * h; i++)
+      f[i] = CLAMP ((gint) f[i] + (gint) (test_rng_next (&rng) %
+              (2 * noise + 1)) - (gint) noise, 0, 255);
+    sum += psnr_y (dec, k, f, w, h);
+    g_free (f);
+  }
+  g_byte_array_unref (dec);
+  g_free (path);
+  return sum / n;
+}
+
+/* The largest quantiser_scale_code of @e's slices, and the pictures with
+ * q_scale_type 1 in *@non_linear */
+static guint
+stream_quant_max (const Encoded * e, guint n, guint w, guint h,
+    guint * non_linear)
+{
+  MpegCheckResult *r;
+  guint k, most = 0;
+
+  r = check_stream (e->stream, n, w, h);
+  *non_linear = 0;
+  for (k = 0; k < r->pictures->len; k++) {
+    MpegCheckPicture *pic = &g_array_index (r->pictures, MpegCheckPicture,
+        k);
+    most = MAX (most, pic->slice_quant_max);
+    *non_linear += pic->q_scale_type;
+  }
+  mpegcheck_result_free (r);
+  return most;
+}
+
+/* non-linear-quant: MPEG-2's non-linear quantiser scale. At the
+ * quantisers both scales code (to 12) the stream decodes to the very
+ * pictures the linear one does, every picture with q_scale_type 1 and
+ * other codes; at a rate too low for noisy content it goes past the
+ * linear scale's coarsest quantiser (codes 25 and up: quantiser_scale 64
+ * to 112), the stream passes the checker (the VBV too) and its pictures
+ * are within 0.5 dB of the linear scale's. MPEG-1 keeps the linear scale:
+ * the same bytes. */
+GST_START_TEST (test_non_linear_quant)
+{
+  static const gchar *constant[] = { "quantizer=2", "quantizer=5 b-frames=2",
+    "quantizer=9"
+  };
+  const guint w = 176, h = 144, n = 13;
+  guint c;
+
+  for (c = 0; c < G_N_ELEMENTS (constant); c++) {
+    gchar *props = g_strdup_printf ("%s non-linear-quant=true", constant[c]);
+    Encoded e[2];
+    GstCaps *caps[2];
+    GByteArray *dec[2];
+    gchar *path[2];
+    guint v, frames, nl[2];
+
+    caps[0] = encode_negotiated (constant[c], "video/mpeg,mpegversion=2", w,
+        h, n, 0, NULL, &e[0]);
+    caps[1] = encode_negotiated (props, "video/mpeg,mpegversion=2", w, h, n,
+        0, NULL, &e[1]);
+    for (v = 0; v < 2; v++) {
+      stream_quant_max (&e[v], n, w, h, &nl[v]);
+      path[v] = write_stream (v ? "non-linear.m2v" : "linear.m2v",
+          e[v].stream);
+      dec[v] = ffmpeg_decode (path[v], NULL, &frames, w, h);
+      fail_unless_equals_int (frames, n);
+    }
+    fail_unless (nl[0] == 0 && nl[1] == n, "%s: q_scale_type 1 in %u and "
+        "%u pictures", props, nl[0], nl[1]);
+    fail_if (e[0].stream->len == e[1].stream->len &&
+        memcmp (e[0].stream->data, e[1].stream->data, e[0].stream->len) == 0);
+    fail_unless (dec[0]->len == dec[1]->len &&
+        memcmp (dec[0]->data, dec[1]->data, dec[0]->len) == 0,
+        "%s: decodes to other pictures than the linear scale", props);
+    decode_check (path[1], n, w, h);
+    for (v = 0; v < 2; v++) {
+      g_byte_array_unref (dec[v]);
+      g_free (path[v]);
+      gst_caps_unref (caps[v]);
+      encoded_free (&e[v]);
+    }
+    g_free (props);
+  }
+
+  /* a rate too low for the noisy clip */
+  {
+    const guint noise = 24, frames = 25;
+    Encoded e[2];
+    GstCaps *caps[2];
+    guint most[2], nl[2], v;
+    gdouble psnr[2];
+
+    for (v = 0; v < 2; v++) {
+      gchar *props = g_strdup_printf ("bitrate=60 non-linear-quant=%s",
+          v ? "true" : "false");
+      caps[v] = encode_negotiated (props, "video/mpeg,mpegversion=2", w, h,
+          frames, noise, NULL, &e[v]);
+      most[v] = stream_quant_max (&e[v], frames, w, h, &nl[v]);
+      psnr[v] = noisy_clip_psnr (&e[v], v ? "non-linear-low.m2v" :
+          "linear-low.m2v", w, h, frames, noise);
+      g_free (props);
+    }
+    GST_INFO ("60 kbit/s: linear %u bytes, %.2f dB, codes to %u; non-linear "
+        "%u bytes, %.2f dB, codes to %u", e[0].stream->len, psnr[0], most[0],
+        e[1].stream->len, psnr[1], most[1]);
+    fail_unless (nl[0] == 0 && nl[1] == frames);
+    fail_unless (most[1] >= 25, "non-linear: codes up to %u only", most[1]);
+    /* (noise at this rate is mostly lost either way: DC levels alone at
+     * quantiser 31, or the few levels quantiser 56 keeps) */
+    fail_unless (psnr[1] > psnr[0] - 0.5, "non-linear %.2f dB, linear %.2f",
+        psnr[1], psnr[0]);
+    for (v = 0; v < 2; v++) {
+      gst_caps_unref (caps[v]);
+      encoded_free (&e[v]);
+    }
+  }
+
+  /* MPEG-1 */
+  {
+    Encoded e[2];
+    GstCaps *caps[2];
+    guint v;
+
+    caps[0] = encode_negotiated ("bitrate=60", "video/mpeg,mpegversion=1",
+        w, h, n, 24, NULL, &e[0]);
+    caps[1] = encode_negotiated ("bitrate=60 non-linear-quant=true",
+        "video/mpeg,mpegversion=1", w, h, n, 24, NULL, &e[1]);
+    fail_unless (e[0].stream->len == e[1].stream->len &&
+        memcmp (e[0].stream->data, e[1].stream->data, e[0].stream->len) == 0);
+    for (v = 0; v < 2; v++) {
+      gst_caps_unref (caps[v]);
+      encoded_free (&e[v]);
+    }
   }
 }
 
@@ -5604,6 +5785,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_device_load);
   tcase_add_test (tc, test_device_stages);
   tcase_add_test (tc, test_device_stages_422);
+  tcase_add_test (tc, test_device_stages_non_linear);
   tcase_add_test (tc, test_predict_b);
   tcase_add_test (tc, test_predict_b_fields);
   tcase_add_test (tc, test_predict_b_422);
@@ -5619,6 +5801,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_chroma_422_refused);
   tcase_add_test (tc, test_b_frames);
   tcase_add_test (tc, test_b_adapt);
+  tcase_add_test (tc, test_non_linear_quant);
   tcase_add_test (tc, test_interlaced);
   tcase_add_test (tc, test_pulldown);
   tcase_add_test (tc, test_open_gop);

@@ -97,7 +97,7 @@ typedef struct {
 typedef struct {
   guint32 mb_width, mb_height;
   guint32 p_picture;            /* 0 or 1 */
-  guint32 qscale;               /* 1..31 */
+  guint32 qscale;               /* 1..31; non_linear: to 56 */
   guint32 adaptive;             /* 0 or 1 */
   guint32 avg_activity;         /* at least 1 */
   guint32 intra_bias;
@@ -113,6 +113,8 @@ typedef struct {
   guint32 alternate_scan;       /* 0: zigzag, 1: alternate scan (MPEG-2) */
   guint32 intra_vlc;            /* 0 or 1: intra blocks' levels coded with
                                  * table B.15 (MPEG-2) */
+  guint32 non_linear;           /* 0 or 1: MPEG-2's non-linear
+                                 * quantiser_scale (the quantisers to 56) */
 } GstClMpegEncodeArgs;
 
 /**
@@ -246,7 +248,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMotionVector, 8);
 GST_CL_VIDEO_SIZE_IS (GstClKernelPlane, 8);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
-GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 64);
+GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 68);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);

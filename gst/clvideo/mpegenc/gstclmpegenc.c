@@ -93,6 +93,7 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 #define DEFAULT_BITRATE 0
 #define DEFAULT_MAX_BITRATE 0
 #define DEFAULT_INTRA_DC_PRECISION 8
+#define DEFAULT_NON_LINEAR_QUANT FALSE
 #define DEFAULT_VBV_SIZE 0
 #define DEFAULT_ADAPTIVE_QUANT FALSE
 #define DEFAULT_SEARCH_RANGE 16
@@ -140,6 +141,7 @@ enum
   PROP_B_ADAPT,
   PROP_SCENE_CUT,
   PROP_INTRA_DC_PRECISION,
+  PROP_NON_LINEAR_QUANT,
   PROP_SLICES,
   PROP_FRAME_OFFSET,
   PROP_VBV_INITIAL_FULLNESS,
@@ -1443,6 +1445,9 @@ gst_cl_mpeg_enc_set_property (GObject * object, guint prop_id,
     case PROP_INTRA_DC_PRECISION:
       self->settings.intra_dc_precision = g_value_get_uint (value);
       break;
+    case PROP_NON_LINEAR_QUANT:
+      self->settings.non_linear_quant = g_value_get_boolean (value);
+      break;
     case PROP_FRAME_OFFSET:
       self->frame_offset = g_value_get_uint64 (value);
       break;
@@ -1552,6 +1557,9 @@ gst_cl_mpeg_enc_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_INTRA_DC_PRECISION:
       g_value_set_uint (value, self->settings.intra_dc_precision);
+      break;
+    case PROP_NON_LINEAR_QUANT:
+      g_value_set_boolean (value, self->settings.non_linear_quant);
       break;
     case PROP_FRAME_OFFSET:
       g_value_set_uint64 (value, self->frame_offset);
@@ -1768,6 +1776,24 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "for more bits. Applies from the next picture", 8, 10,
           DEFAULT_INTRA_DC_PRECISION, rw | GST_PARAM_MUTABLE_PLAYING));
   /**
+   * GstClMpegEnc:non-linear-quant:
+   *
+   * MPEG-2's non-linear quantiser scale (q_scale_type 1): its steps widen
+   * as the quantiser grows, so that the coarsest quantiser_scale is 112
+   * instead of 62. A bit rate too low for the content then coarsens the
+   * pictures further before it must drop their levels. The encoder codes
+   * the scale's even quantiser_scale values, every quantiser (as
+   * #GstClMpegEnc:quantizer counts them, quantiser_scale / 2) to 12,
+   * every second to 28, every fourth to 56: below 12 the same steps as
+   * the linear scale. MPEG-1 has the linear scale only.
+   */
+  g_object_class_install_property (gobject_class, PROP_NON_LINEAR_QUANT,
+      g_param_spec_boolean ("non-linear-quant", "Non-linear quantiser",
+          "MPEG-2's non-linear quantiser scale (q_scale_type 1): quantisers "
+          "up to 56 instead of 31, in wider steps above 12, for rates too "
+          "low for the content (MPEG-1: linear)",
+          DEFAULT_NON_LINEAR_QUANT, rw | GST_PARAM_MUTABLE_READY));
+  /**
    * GstClMpegEnc:format:
    *
    * A disc or broadcast format the stream keeps to: its MPEG version
@@ -1941,6 +1967,7 @@ gst_cl_mpeg_enc_init (GstClMpegEnc * self)
     .bitrate = DEFAULT_BITRATE,
     .max_bitrate = DEFAULT_MAX_BITRATE,
     .intra_dc_precision = DEFAULT_INTRA_DC_PRECISION,
+    .non_linear_quant = DEFAULT_NON_LINEAR_QUANT,
     .vbv_size = DEFAULT_VBV_SIZE,
     .slices = DEFAULT_SLICES,
     .search_range = DEFAULT_SEARCH_RANGE,

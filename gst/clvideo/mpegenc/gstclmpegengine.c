@@ -182,6 +182,7 @@ struct _GstClMpegEngine
    * anchor's (13818-2 C.9) */
   gdouble anchor_shown;
   guint b_frames;               /* the sequence's B pictures per anchor */
+  gboolean non_linear;          /* MPEG-2's non-linear quantiser_scale */
   /* the GOP's B pictures per anchor, and between its first two P
    * pictures (gst_cl_mpeg_gop_position_is_b) */
   guint gop_b, gop_probe_b;
@@ -791,6 +792,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   p.field_dct = s->interlaced;
   p.alternate_scan = s->interlaced;
   p.intra_vlc = s->intra_vlc;
+  p.non_linear = e->non_linear;
   /* interlaced P and B pictures: field prediction competes (with the
    * rate-distortion decisions; P: in the macroblock decisions, B: with
    * the frame prediction chosen) */
@@ -901,7 +903,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
    * their vertical frequencies run higher) */
   GstClMpegPictureCoding pc = { s->type, 1, e->seq.mpeg2, s->dc_shift, 1,
     s->interlaced, s->top_field_first, s->repeat_first_field, s->interlaced,
-    s->intra_vlc_format, e->seq.chroma_422
+    s->intra_vlc_format, e->seq.chroma_422, e->non_linear
   };
   gdouble shown = s->repeat_first_field ? 1.5 : 1.0;
   guint64 total, model, stuff = 0, qsum = 0, asum = 0, header_bytes;
@@ -1233,7 +1235,7 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
         "%u", picture_letter (s), bits, e->rc.fullness, s->quant,
         s->dc_only ? " DC only" : "", requant);
     e->rc.reencodes++;
-    if (requant > 31 && !INTRA (s) && s->dc_only) {
+    if (requant > e->rc.max_quant && !INTRA (s) && s->dc_only) {
       /* every macroblock skipped: the reference is the reconstruction (a
        * B picture's, the forward one, is no reference) */
       gsize size = gst_cl_mpeg_transform_picture_size (e->tr);
@@ -1254,9 +1256,9 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
       continue;
     }
     slot_unmap (e, s);
-    if (requant > 31)
+    if (requant > e->rc.max_quant)
       s->dc_only = TRUE;
-    s->quant = MIN (requant, 31);
+    s->quant = MIN (requant, e->rc.max_quant);
     if (!submit_encode (e, s, error))
       return GST_FLOW_ERROR;
   }
@@ -1447,6 +1449,7 @@ start_rate_sequence (GstClMpegEngine * e)
       e->seq.vbv_size_code * VBV_UNIT_BITS,
       (gdouble) e->fps_n / e->fps_d, gop_size, e->b_frames, quantizer,
       ip_factor, pb_factor, e->mb_width, e->mb_height);
+  gst_cl_mpeg_rate_control_set_non_linear (&e->rc, e->non_linear);
   plan_end (e);
   GST_DEBUG_OBJECT (e->parent, "%s, %u kbit/s, peak %u kbit/s, VBV buffer "
       "%u", bitrate > 0 ? (peak ? "variable rate" : "constant rate") :
@@ -1819,6 +1822,7 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
   e->info = *info;
   g_mutex_lock (&e->settings_lock);
   e->b_frames = e->settings.b_frames;
+  e->non_linear = seq->mpeg2 && e->settings.non_linear_quant;
   g_mutex_unlock (&e->settings_lock);
   e->gop_b = e->gop_probe_b = e->b_frames;
   e->b_adapt_on = TRUE;

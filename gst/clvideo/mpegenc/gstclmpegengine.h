@@ -41,6 +41,9 @@ typedef struct
   guint intra_dc_precision;     /* MPEG-2: 8 to 11 bits */
   guint b_frames;               /* B pictures between anchors; from the
                                  * next gst_cl_mpeg_engine_configure() */
+  /* MPEG-2: the non-linear quantiser_scale (quantisers to 56), from the
+   * next gst_cl_mpeg_engine_configure() */
+  gboolean non_linear_quant;
   gboolean b_adapt;             /* from the next GOP: B pictures in the
                                  * GOPs where they pay, P pictures alone
                                  * in the others */

@@ -249,7 +249,7 @@ write_picture_coding_extension (GstBitWriter * bw,
   put (bw, pc->top_field_first ? 1 : 0, 1);   /* top_field_first */
   put (bw, !pc->interlaced, 1);         /* frame_pred_frame_dct */
   put (bw, 0, 1);                       /* concealment_motion_vectors */
-  put (bw, 0, 1);                       /* q_scale_type: linear */
+  put (bw, pc->non_linear ? 1 : 0, 1);  /* q_scale_type */
   put (bw, pc->intra_vlc_format ? 1 : 0, 1);  /* intra_vlc_format */
   put (bw, pc->alternate_scan ? 1 : 0, 1);
   put (bw, pc->repeat_first_field && !pc->interlaced ? 1 : 0, 1);
@@ -290,3 +290,29 @@ gst_cl_mpeg_write_sequence_end (GstBitWriter * bw)
   put_start_code (bw, 0xb7);
 }
 
+
+guint
+gst_cl_mpeg_coded_quant (gint quant, gboolean non_linear)
+{
+  if (!non_linear)
+    return CLAMP (quant, 1, GST_CL_MPEG_MAX_QUANT);
+  quant = CLAMP (quant, 1, GST_CL_MPEG_MAX_QUANT_NON_LINEAR);
+  return quant <= 12 ? quant : quant <= 28 ? (quant + 1) & ~1 :
+      (quant + 3) & ~3;
+}
+
+guint
+gst_cl_mpeg_quantiser_scale_code (guint quant, gboolean non_linear)
+{
+  /* quantiser_scale 2 quant: 2..8 are codes 2..8 (2, 4, 6, 8), 10..24
+   * codes 9..16, 28..56 codes 17..24, 64..112 codes 25..31 */
+  if (!non_linear)
+    return quant;
+  if (quant <= 4)
+    return 2 * quant;
+  if (quant <= 12)
+    return quant + 4;
+  if (quant <= 28)
+    return 17 + (quant - 14) / 2;
+  return 25 + (quant - 32) / 4;
+}

@@ -107,13 +107,29 @@ typedef struct {
   /* MPEG-2: the sequence is 4:2:2 (its chroma_422), so chroma_420_type is
    * 0; last, so that initialisers which leave it out mean 4:2:0 */
   gboolean chroma_422;
+  /* MPEG-2: the non-linear quantiser_scale (q_scale_type 1); after
+   * chroma_422, for the same reason */
+  gboolean non_linear;
 } GstClMpegPictureCoding;
 
 /* MPEG-2 (@pc's mpeg2): with the picture coding extension of a frame
- * picture (linear quantiser, @pc's intra table and scan). */
+ * picture (@pc's quantiser scale, intra table and scan). */
 void gst_cl_mpeg_write_picture_header (GstBitWriter * bw,
     guint temporal_reference, guint vbv_delay,
     const GstClMpegPictureCoding * pc);
 void gst_cl_mpeg_write_sequence_end (GstBitWriter * bw);
+
+/* Quantisers, here, are quantiser_scale / 2: MPEG-1's scale, and the
+ * codes of MPEG-2's linear one, 1 to GST_CL_MPEG_MAX_QUANT; MPEG-2's
+ * non-linear scale (q_scale_type 1, 13818-2 table 7-6) codes the even
+ * quantiser_scale values among its own, 1 to
+ * GST_CL_MPEG_MAX_QUANT_NON_LINEAR (every one to 12, every second to 28,
+ * every fourth to 56). */
+#define GST_CL_MPEG_MAX_QUANT 31
+#define GST_CL_MPEG_MAX_QUANT_NON_LINEAR 56
+/* The quantiser from @quant up that the scale codes, within its range */
+guint gst_cl_mpeg_coded_quant (gint quant, gboolean non_linear);
+/* The quantiser_scale_code of @quant, a quantiser the scale codes */
+guint gst_cl_mpeg_quantiser_scale_code (guint quant, gboolean non_linear);
 
 G_END_DECLS

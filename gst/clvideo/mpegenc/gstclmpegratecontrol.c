@@ -110,7 +110,9 @@ gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
   rc->buffer_size = buffer_bits;
   rc->frame_rate = frame_rate > 0 ? frame_rate : 25.0;
   rc->gop_size = MAX (gop_size, 1);
-  rc->const_quant = CLAMP (quant, 1, 31);
+  rc->const_quant = CLAMP (quant, 1, GST_CL_MPEG_MAX_QUANT);
+  rc->non_linear = FALSE;
+  rc->max_quant = GST_CL_MPEG_MAX_QUANT;
   rc->ip_factor = MAX (ip_factor, 1.0);
   rc->b_frames = rc->probe_b = b_frames;
   rc->pb_factor = MAX (pb_factor, 1.0);
@@ -257,7 +259,7 @@ p_share_bits (GstClMpegRateControl * rc)
   gdouble q = rc->last_p_quant > 0 ? rc->last_p_quant : rc->last_quant;
   gdouble need;
 
-  q = CLAMP (q / rc->ip_factor, 1.0, 31.0);
+  q = CLAMP (q / rc->ip_factor, 1.0, rc->max_quant);
   need = MAX (rc->xi / q, i_floor (rc)) * I_MARGIN;
   need = MIN (need, MAX (rc->max_fullness * I_MAX_SHARE, i_floor (rc)));
   return (rc->fullness + k * inflow_bits (rc) - need) / k;
@@ -275,7 +277,7 @@ gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
 
   if (rc->bit_rate <= 0) {
     q = rc->const_quant * factor;
-    return (guint) CLAMP (lround (q), 1, 31);
+    return gst_cl_mpeg_coded_quant (lround (q), rc->non_linear);
   }
   per_picture = rc->bit_rate / rc->frame_rate;
   if (gop_start) {
@@ -317,12 +319,22 @@ gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
     gdouble ref_q = rc->last_p_quant * factor;
     q = CLAMP (q, ref_q * 2.0 / 3.0, ref_q * 1.5);
   }
-  /* quantiser 31 was too much for the last P picture: the next starts
-   * there (and comes down from it once it is not) */
+  /* the largest quantiser was too much for the last P picture: the next
+   * starts there (and comes down from it once it is not) */
   if (!intra && rc->p_last_resort)
-    q = 31;
-  rc->last_quant = (guint) CLAMP (lround (q), 1, 31);
+    q = rc->max_quant;
+  rc->last_quant = gst_cl_mpeg_coded_quant (lround (MIN (q, rc->max_quant)),
+      rc->non_linear);
   return rc->last_quant;
+}
+
+void
+gst_cl_mpeg_rate_control_set_non_linear (GstClMpegRateControl * rc,
+    gboolean non_linear)
+{
+  rc->non_linear = non_linear;
+  rc->max_quant = non_linear ? GST_CL_MPEG_MAX_QUANT_NON_LINEAR :
+      GST_CL_MPEG_MAX_QUANT;
 }
 
 guint
@@ -363,17 +375,18 @@ gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc,
       limit = MIN (limit, end_limit_bits (rc, dc_only ? rc->skip_bits :
               rc->p_min_bits * P_MIN_MARGIN));
     if (bits <= limit) {
-      if (!intra && !dc_only && quant >= 31 &&
+      if (!intra && !dc_only && quant >= rc->max_quant &&
           bits > P_SHARE_OVER * MAX (p_share_bits (rc), rc->p_min_bits))
-        return 32;
+        return rc->max_quant + 1;
       return 0;
     }
   }
-  if (quant >= 31 || limit <= 0)
-    return 32;
+  if (quant >= rc->max_quant || limit <= 0)
+    return rc->max_quant + 1;
   /* bits go roughly as 1 / quantiser: aim at 85% of what is there */
   q = ceil (quant * bits / (0.85 * limit));
-  return (guint) CLAMP (q, quant + 1, 31);
+  return gst_cl_mpeg_coded_quant (CLAMP (q, quant + 1, rc->max_quant),
+      rc->non_linear);
 }
 
 gboolean
@@ -437,7 +450,7 @@ gst_cl_mpeg_rate_control_update (GstClMpegRateControl * rc,
       rc->xp = bits * quant;
       rc->last_p_quant = quant;
     } else {
-      rc->last_p_quant = 31;
+      rc->last_p_quant = rc->max_quant;
     }
     rc->p_last_resort = last_resort;
     /* a last resort says what the content costs at least; a picture

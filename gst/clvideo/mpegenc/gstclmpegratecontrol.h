@@ -57,6 +57,8 @@ typedef struct {
   gdouble interval;
   guint gop_size;
   guint const_quant;
+  gboolean non_linear;          /* gst_cl_mpeg_rate_control_set_non_linear */
+  guint max_quant;              /* the largest quantiser */
   gdouble ip_factor;            /* P quantiser / I quantiser, >= 1 */
   guint b_frames;               /* B pictures between anchors */
   guint probe_b;                /* ... between the GOP's first two P
@@ -152,6 +154,12 @@ void gst_cl_mpeg_rate_control_set_end (GstClMpegRateControl * rc,
 void gst_cl_mpeg_rate_control_set_interval (GstClMpegRateControl * rc,
     gdouble seconds);
 
+/* The quantisers from here on are those MPEG-2's non-linear scale codes,
+ * to GST_CL_MPEG_MAX_QUANT_NON_LINEAR (else the linear ones, as after
+ * gst_cl_mpeg_rate_control_init()) */
+void gst_cl_mpeg_rate_control_set_non_linear (GstClMpegRateControl * rc,
+    gboolean non_linear);
+
 /* Quantiser for the next picture, of @coding_type (GST_CL_MPEG_PICTURE_I,
  * _P or _B); @gop_start: first of its GOP. */
 guint gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
@@ -162,10 +170,11 @@ guint gst_cl_mpeg_rate_control_vbv_delay (GstClMpegRateControl * rc,
     guint64 header_bits);
 /* 0 when a picture of @bits fits the buffer at its decoding time and
  * leaves room for the next I picture, else a coarser quantiser to code it
- * again with (larger than @quant; 32 when none is left: DC levels only,
- * or after @dc_only skipped macroblocks). A P picture at quantiser 31
- * that takes much more than its share before the next I picture also
- * gets 32 (unless @dc_only): the next ones would have to be skipped. */
+ * again with (larger than @quant; the largest + 1 when none is left: DC
+ * levels only, or after @dc_only skipped macroblocks). A P picture at
+ * the largest quantiser that takes much more than its share before the
+ * next I picture also gets that (unless @dc_only): the next ones would
+ * have to be skipped. */
 guint gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc,
     guint coding_type, gboolean dc_only, guint64 bits, guint quant);
 /* Whether a picture of @bits is more than the buffer holds at its

@@ -3,6 +3,7 @@
  */
 #include "gstclvideokernels.h"
 #include "gstclmpegtransform.h"
+#include "gstclmpegheaders.h"
 #include <gst/cl/gstclfilter.h>
 
 #define CPU_GROUP 64
@@ -378,7 +379,9 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   args.mb_width = tr->mb_width;
   args.mb_height = tr->mb_height;
   args.p_picture = p->p_picture ? 1 : 0;
-  args.qscale = CLAMP (p->qscale, 1, 31);
+  args.non_linear = p->mpeg2 && p->non_linear ? 1 : 0;
+  args.qscale = CLAMP (p->qscale, 1, args.non_linear ?
+      GST_CL_MPEG_MAX_QUANT_NON_LINEAR : GST_CL_MPEG_MAX_QUANT);
   args.adaptive = p->adaptive ? 1 : 0;
   args.avg_activity = MAX (p->avg_activity, 1);
   args.intra_bias = p->intra_bias;

@@ -16,7 +16,9 @@ G_BEGIN_DECLS
 
 typedef struct {
   gboolean p_picture;
-  guint qscale;                 /* 1..31 */
+  guint qscale;                 /* quantiser_scale / 2: 1..31, or with
+                                 * non_linear to 56 (each macroblock's is
+                                 * one gst_cl_mpeg_coded_quant() gives) */
   gboolean adaptive;            /* per-macroblock quantiser from activity */
   guint avg_activity;           /* mean macroblock activity (adaptive) */
   guint intra_bias;             /* inter SAD must beat activity + this */
@@ -53,6 +55,9 @@ typedef struct {
                                  * order (13818-2 7.3), else zigzag */
   gboolean intra_vlc;           /* MPEG-2: intra blocks' levels priced with
                                  * table B.15 (intra_vlc_format 1) */
+  gboolean non_linear;          /* MPEG-2: the non-linear quantiser_scale
+                                 * (q_scale_type 1): adaptive quantisers
+                                 * are ones it codes, and reach 56 */
 } GstClMpegEncodeParams;
 
 /**

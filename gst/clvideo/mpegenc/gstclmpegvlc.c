@@ -680,10 +680,11 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
       quant = recs[i].quant;
       break;
     }
-  quant = CLAMP (quant, 1, 31);
+  quant = gst_cl_mpeg_coded_quant (quant, pc->non_linear);
 
   gst_cl_mpeg_bit_writer_start_code (w, (guint8) (row + 1));
-  gst_cl_mpeg_bit_writer_put (w, quant, 5);
+  gst_cl_mpeg_bit_writer_put (w, gst_cl_mpeg_quantiser_scale_code (quant,
+          pc->non_linear), 5);
   gst_cl_mpeg_bit_writer_put (w, 0, 1);  /* extra_bit_slice */
   bits_load (bw, w);
 
@@ -723,7 +724,8 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         bits_put (bw, (r->flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0, 1);
       if (q) {
         quant = r->quant;
-        bits_put (bw, quant, 5);
+        bits_put (bw, gst_cl_mpeg_quantiser_scale_code (quant,
+                pc->non_linear), 5);
       }
       for (b = 0; b < r->n_blocks; b++) {
         /* chroma blocks alternate Cb, Cr (4:2:2: Cb0 Cr0 Cb1 Cr1), each
@@ -781,7 +783,8 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         bits_put (bw, (r->flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0, 1);
       if (q) {
         quant = r->quant;
-        bits_put (bw, quant, 5);
+        bits_put (bw, gst_cl_mpeg_quantiser_scale_code (quant,
+                pc->non_linear), 5);
       }
       if (!dirs) {
         memset (pmv, 0, sizeof (pmv));
