@@ -183,9 +183,6 @@ struct _GstClMpegEngine
   gdouble anchor_shown;
   guint b_frames;               /* the sequence's B pictures per anchor */
   gboolean non_linear;          /* MPEG-2's non-linear quantiser_scale */
-  /* the GOP's B pictures per anchor, and between its first two P
-   * pictures (gst_cl_mpeg_gop_position_is_b) */
-  guint gop_b, gop_probe_b;
   guint last_anchor;            /* the type of the last anchor coded */
   /* adaptive B pictures: the bits of P pictures a frame after their
    * reference, and of P pictures further on with their B pictures, and
@@ -1086,14 +1083,16 @@ record_b_adapt (GstClMpegEngine * e, Slot * s, guint64 bits)
   }
 }
 
-/* The B pictures of the GOP that starts, per anchor: with @adapt, the
- * sequence's where they took fewer bits than P pictures alone (see
- * B_ADAPT_SHARE) in the last GOPs, else none; and the other spacing
- * between the GOP's first two P pictures, to go on measuring both */
+/* The B pictures of the GOP that starts, per anchor, into the rate
+ * control's plan (the GOP's pattern, gst_cl_mpeg_gop_position_is_b):
+ * with @adapt, the sequence's where they took fewer bits than P pictures
+ * alone (see B_ADAPT_SHARE) in the last GOPs, else none; and the other
+ * spacing between the GOP's first two P pictures, to go on measuring
+ * both */
 static void
 plan_gop_b (GstClMpegEngine * e, gboolean adapt)
 {
-  e->gop_b = e->gop_probe_b = e->b_frames;
+  e->rc.b_frames = e->rc.probe_b = e->b_frames;
   if (adapt && e->b_frames > 0) {
     gboolean probe = TRUE;
 
@@ -1114,12 +1113,10 @@ plan_gop_b (GstClMpegEngine * e, gboolean adapt)
     }
     if (probe || ++e->gops_unprobed >= B_ADAPT_PROBE_GOPS)
       e->gops_unprobed = 0;
-    e->gop_b = e->b_adapt_on ? e->b_frames : 0;
-    e->gop_probe_b = e->gops_unprobed > 0 ? e->gop_b :
+    e->rc.b_frames = e->b_adapt_on ? e->b_frames : 0;
+    e->rc.probe_b = e->gops_unprobed > 0 ? e->rc.b_frames :
         e->b_adapt_on ? 0 : e->b_frames;
   }
-  e->rc.b_frames = e->gop_b;
-  e->rc.probe_b = e->gop_probe_b;
 }
 
 /* Whether the P picture of @s, as the device coded it, is a cut: at
@@ -1735,8 +1732,8 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
   g_queue_push_tail (&e->pts, pts);
   if (pos == 0)
     type = GST_CL_MPEG_PICTURE_I;
-  else if (gst_cl_mpeg_gop_position_is_b (gop_size, e->gop_b,
-          e->gop_probe_b, e->gop_open, pos))
+  else if (gst_cl_mpeg_gop_position_is_b (gop_size, e->rc.b_frames,
+          e->rc.probe_b, e->gop_open, pos))
     type = GST_CL_MPEG_PICTURE_B;
   else
     type = GST_CL_MPEG_PICTURE_P;
@@ -1824,7 +1821,6 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
   e->b_frames = e->settings.b_frames;
   e->non_linear = seq->mpeg2 && e->settings.non_linear_quant;
   g_mutex_unlock (&e->settings_lock);
-  e->gop_b = e->gop_probe_b = e->b_frames;
   e->b_adapt_on = TRUE;
   e->gops_unprobed = 0;
   e->near_bits = e->far_bits = e->near_frames = e->far_frames = 0;
