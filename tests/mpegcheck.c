@@ -2355,6 +2355,9 @@ parse_slice (Parser * p, guint code, guint64 offset, Bits * b)
   pic->slice_quant_min = pic->n_slices == 1 ? quant :
       MIN (pic->slice_quant_min, quant);
   pic->slice_quant_max = MAX (pic->slice_quant_max, quant);
+  pic->slice_step_max = MAX (pic->slice_step_max, !mpeg2 ? quant :
+      ((pic->q_scale_type ? non_linear_quantiser_scale[quant] : 2 * quant) +
+          1) / 2);
   if (mpeg2 && bits_peek (b, 1)) {
     guint reserved;
 

@@ -201,6 +201,9 @@ typedef struct
   guint n_slices;
   /* slices' quantizer_scale (MPEG-2: quantiser_scale_code) */
   guint slice_quant_min, slice_quant_max;
+  /* the largest of the slices' quantisers in MPEG-1's quantizer_scale
+   * units (MPEG-2: quantiser_scale / 2, rounded up) */
+  guint slice_step_max;
   guint64 offset;               /* of the picture start code */
   guint64 au_start, au_end;     /* bytes removed from the VBV with it */
   guint64 bits;                 /* (au_end - au_start) * 8 */

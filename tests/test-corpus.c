@@ -310,6 +310,16 @@ static const CorpusCase cases[] = {
       "bitrate=1500 vbv-buffer-size=20 b-frames=2", 1},
   {"mpeg2-b-variable-rate", CONTENT_NOISE_HOLES, 176, 144, 12, CHAIN_I420,
       "bitrate=800 max-bitrate=2000 b-frames=3", 1},
+  /* MPEG-2's non-linear quantiser scale: quantisers to 56 where the rate
+   * is too low for the content, adaptive ones rounded to the scale */
+  {"mpeg2-non-linear-bitrate-tight", CONTENT_NOISE_HOLES, 176, 144, 12,
+      CHAIN_I420, "bitrate=300 vbv-buffer-size=20 non-linear-quant=true", 1},
+  {"mpeg2-non-linear-adaptive", CONTENT_LETTERBOX, 176, 144, 8, CHAIN_I420,
+      "quantizer=13 adaptive-quant=true non-linear-quant=true b-frames=2", 1},
+  /* low_delay: I pictures of DC levels only, each more than a picture
+   * period's bits, decoded late */
+  {"mpeg2-late-pictures", CONTENT_NOISE_HOLES, 176, 144, 6, CHAIN_I420,
+      "bitrate=40 gop-size=1", 1},
   /* interlaced MPEG-2: field and frame blocks, field prediction, the
    * picture padded to whole macroblock rows per field */
   {"interlaced-noise-holes", CONTENT_NOISE_HOLES, 176, 144, 8,
@@ -354,6 +364,8 @@ static const CorpusCase cases[] = {
       CHAIN_Y42B_INTERLACED, "quantizer=3", 1},
   {"422-interlaced-edges-q1", CONTENT_EDGES, 112, 80, 6,
       CHAIN_Y42B_INTERLACED, "quantizer=1 b-frames=2", 1},
+  {"422-interlaced-non-linear", CONTENT_NOISE_HOLES, 176, 144, 8,
+      CHAIN_Y42B_INTERLACED, "bitrate=600 non-linear-quant=true", 1},
 };
 
 /* Whether @c's stream is an interlaced sequence (progressive_sequence 0,
@@ -677,7 +689,7 @@ check_case (const CorpusCase * c)
     q = 1;
     for (i = 0; i < r->pictures->len; i++)
       q = MAX (q, g_array_index (r->pictures, MpegCheckPicture,
-              i).slice_quant_max);
+              i).slice_step_max);
   }
   /* the last resort before a repeat codes each block's mean alone (said
    * by a warning; at a bit rate, or at a constant quantiser under MPEG-2's
@@ -700,13 +712,14 @@ check_case (const CorpusCase * c)
   if (g_getenv ("CORPUS_STREAMS"))
     goto done;
 
-  /* FFmpeg's own encoder on the same frames, with the same B pictures */
+  /* FFmpeg's own encoder on the same frames, with the same B pictures
+   * (at most at its coarsest linear quantiser) */
   gop = prop_uint (c->props, "gop-size", 12);
   ff_stream = g_strdup_printf ("%s/%s-ffmpeg.mpv", tmpdir, c->name);
   cmd = g_strdup_printf ("ffmpeg -nostdin -v error -f rawvideo -pix_fmt "
       "%s -s %ux%u -r 25 -i %s -c:v %s -pix_fmt %s -q:v %u -g %u -bf %u "
-      "-f %s -y %s", pix_fmt, c->w, c->h, input, codec, pix_fmt, q,
-      MIN (gop, 600), b_frames, codec, ff_stream);
+      "-f %s -y %s", pix_fmt, c->w, c->h, input, codec, pix_fmt,
+      MIN (q, 31), MIN (gop, 600), b_frames, codec, ff_stream);
   run_shell (cmd);
   ff_decoded = ffmpeg_decode (ff_stream, c->w, c->h, c->frames,
       chroma_422 (c));
@@ -736,7 +749,8 @@ check_case (const CorpusCase * c)
   for (i = 0; i < 2; i++) {
     /* adaptive quantisation goes up to twice the picture's quantiser */
     gdouble bound = macroblock_bound (ff_worst.mse,
-        strstr (c->props, "adaptive-quant=true") ? MIN (2 * q, 31) : q);
+        strstr (c->props, "adaptive-quant=true") ? MIN (2 * q,
+            strstr (c->props, "non-linear-quant=true") ? 56 : 31) : q);
     worst = worst_macroblock (frames, decoded[i], c->w, c->h, c->frames,
         chroma_422 (c), last_resort, &frame);
     GST_INFO ("%s (%s): worst macroblock MSE %.2f (FFmpeg's encoder %.2f, "

@@ -5260,13 +5260,18 @@ GST_END_TEST;
  * nor overflows. */
 GST_START_TEST (test_bitrate_too_low)
 {
-  /* MPEG-1 and MPEG-2 at a constant rate, MPEG-2 at a variable one */
+  /* MPEG-1 and MPEG-2 at a constant rate, MPEG-2 at a variable one; last,
+   * MPEG-2 I pictures of DC levels only, each over three times a picture
+   * period's bits: with low_delay each is decoded once all of it is there,
+   * field periods late, and says so in its vbv_delay */
   static const gchar *launches[] = {
     "clmpegenc bitrate=150 vbv-buffer-size=2 gop-size=6",
     "clmpegenc bitrate=150 vbv-buffer-size=2 gop-size=6 ! capsfilter "
         "caps=video/mpeg,mpegversion=2",
     "clmpegenc bitrate=150 max-bitrate=300 vbv-buffer-size=2 gop-size=6 ! "
         "capsfilter caps=video/mpeg,mpegversion=2",
+    "clmpegenc bitrate=40 gop-size=1 ! capsfilter "
+        "caps=video/mpeg,mpegversion=2",
   };
   const guint w = 176, h = 144, n = 12;
   guint c;
@@ -5298,6 +5303,16 @@ GST_START_TEST (test_bitrate_too_low)
     fail_unless_equals_int (r->n_overflows, 0);
     fail_unless_equals_int (g_array_index (r->sequences, MpegCheckSequence,
             0).mpeg2, c > 0);
+    if (c == 3) {
+      MpegCheckPicture *first = &g_array_index (r->pictures,
+          MpegCheckPicture, 0);
+      MpegCheckPicture *last = &g_array_index (r->pictures,
+          MpegCheckPicture, n - 1);
+
+      fail_unless (last->decode_time - first->decode_time > 2.0 * (n - 1) /
+          25, "decoded from %.3f to %.3f s: not late", first->decode_time,
+          last->decode_time);
+    }
     mpegcheck_result_free (r);
     path = write_stream (c ? "toolow.m2v" : "toolow.m1v", e.stream);
     decode_check (path, n, w, h);

@@ -890,6 +890,22 @@ decoding_interval (GstClMpegEngine * e, const Slot * s, gdouble shown)
   return shown * e->frame_period;
 }
 
+/* The headers in front of @s's slices, its vbv_delay from the buffer's
+ * model as it stands */
+static void
+write_headers (GstClMpegEngine * e, const Slot * s,
+    const GstClMpegPictureCoding * pc, GstBitWriter * hw)
+{
+  if (s->seq_start)
+    gst_cl_mpeg_write_sequence_header (hw, &e->seq);
+  if (s->gop_start)
+    gst_cl_mpeg_write_gop_header (hw, display_frames (e, s->gop_frame),
+        e->seq.frame_rate_code, s->gop_closed);
+  gst_cl_mpeg_write_picture_header (hw, s->temporal_reference,
+      gst_cl_mpeg_rate_control_vbv_delay (&e->rc,
+          gst_bit_writer_get_size (hw) + 32), pc);
+}
+
 static GstBuffer *
 assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
     guint * requant)
@@ -920,16 +936,9 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
 
   /* a few dozen bytes a picture: a writer of their own costs nothing */
   gst_bit_writer_init_with_size (&hw, 256, FALSE);
-  if (s->seq_start)
-    gst_cl_mpeg_write_sequence_header (&hw, &e->seq);
-  if (s->gop_start)
-    gst_cl_mpeg_write_gop_header (&hw, display_frames (e, s->gop_frame),
-        e->seq.frame_rate_code, s->gop_closed);
   gst_cl_mpeg_rate_control_set_interval (&e->rc, decoding_interval (e, s,
           shown));
-  gst_cl_mpeg_write_picture_header (&hw, s->temporal_reference,
-      gst_cl_mpeg_rate_control_vbv_delay (&e->rc,
-          gst_bit_writer_get_size (&hw) + 32), &pc);
+  write_headers (e, s, &pc, &hw);
   header_bytes = gst_bit_writer_get_size (&hw) / 8;
   total = header_bytes;
   for (i = 0; i < e->mb_height; i++)
@@ -948,10 +957,22 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   }
   /* the last resort goes out as it is: over the room the rate control
    * leaves for the next I picture is no fault yet, over the buffer is */
-  if (gst_cl_mpeg_rate_control_underflows (&e->rc, model))
+  if (gst_cl_mpeg_rate_control_underflows (&e->rc, model)) {
+    gdouble fullness = e->rc.fullness;
+    guint late = gst_cl_mpeg_rate_control_wait (&e->rc, model);
+
     warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The bit rate is too "
         "low for this content: a picture of %" G_GUINT64_FORMAT " bits does "
-        "not fit the VBV buffer (%.0f bits there)", model, e->rc.fullness);
+        "not fit the VBV buffer (%.0f bits there)%s", model, fullness,
+        late ? "; it is decoded late, and the picture before it shown "
+        "longer" : "");
+    /* (low_delay: its vbv_delay says when it is decoded) */
+    if (late) {
+      gst_bit_writer_reset (&hw);
+      gst_bit_writer_init_with_size (&hw, 256, FALSE);
+      write_headers (e, s, &pc, &hw);
+    }
+  }
   *requant = 0;
   stuff = gst_cl_mpeg_rate_control_stuffing (&e->rc, model) / 8;
 
@@ -1447,6 +1468,8 @@ start_rate_sequence (GstClMpegEngine * e)
       (gdouble) e->fps_n / e->fps_d, gop_size, e->b_frames, quantizer,
       ip_factor, pb_factor, e->mb_width, e->mb_height);
   gst_cl_mpeg_rate_control_set_non_linear (&e->rc, e->non_linear);
+  gst_cl_mpeg_rate_control_set_low_delay (&e->rc, e->seq.mpeg2 &&
+      !e->seq.b_pictures ? e->frame_period / 2 : 0);
   plan_end (e);
   GST_DEBUG_OBJECT (e->parent, "%s, %u kbit/s, peak %u kbit/s, VBV buffer "
       "%u", bitrate > 0 ? (peak ? "variable rate" : "constant rate") :

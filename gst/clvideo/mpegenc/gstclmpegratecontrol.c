@@ -27,6 +27,9 @@
  * skipped), type forward only, not coded (3), zero vector (2) */
 #define SKIP_ENDS_BITS (1 + 3 + 2 + 11 + 3 + 2)
 #define SKIP_ESCAPE_BITS 11
+/* the DC levels of the next I picture (for which the last one stands)
+ * may take this much more */
+#define I_FLOOR_MARGIN 1.05
 /* the I picture the P pictures leave room for: its estimate, and this
  * much more, at most this much of the buffer */
 #define I_MARGIN 1.1
@@ -112,6 +115,7 @@ gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
   rc->gop_size = MAX (gop_size, 1);
   rc->const_quant = CLAMP (quant, 1, GST_CL_MPEG_MAX_QUANT);
   rc->non_linear = FALSE;
+  rc->low_delay_field = 0;
   rc->max_quant = GST_CL_MPEG_MAX_QUANT;
   rc->ip_factor = MAX (ip_factor, 1.0);
   rc->b_frames = rc->probe_b = b_frames;
@@ -223,8 +227,8 @@ pictures_to_next_i (GstClMpegRateControl * rc, gboolean intra)
 static gdouble
 i_floor (GstClMpegRateControl * rc)
 {
-  return MIN (MIN (rc->last_i_bits, rc->dc_i_bits), MIN (rc->forced_bits,
-          rc->max_fullness));
+  return MIN (MIN (rc->last_i_bits, rc->dc_i_bits) * I_FLOOR_MARGIN,
+      MIN (rc->forced_bits, rc->max_fullness));
 }
 
 /* The most bits the next picture may take: what the buffer holds at its
@@ -337,6 +341,36 @@ gst_cl_mpeg_rate_control_set_non_linear (GstClMpegRateControl * rc,
       GST_CL_MPEG_MAX_QUANT;
 }
 
+void
+gst_cl_mpeg_rate_control_set_low_delay (GstClMpegRateControl * rc,
+    gdouble field_seconds)
+{
+  rc->low_delay_field = MAX (field_seconds, 0.0);
+}
+
+/* The bits a vbv_delay's tick brings: the precision of its decoding
+ * times, within which a picture counts as all there */
+static gdouble
+tick_bits (GstClMpegRateControl * rc)
+{
+  return (rc->peak_rate > 0 ? rc->peak_rate : rc->bit_rate) / 90000.0;
+}
+
+guint
+gst_cl_mpeg_rate_control_wait (GstClMpegRateControl * rc, guint64 bits)
+{
+  gdouble rate = rc->peak_rate > 0 ? rc->peak_rate : rc->bit_rate;
+  gdouble field_bits = rate * rc->low_delay_field, missing;
+  guint fields;
+
+  missing = bits - tick_bits (rc) - rc->fullness;
+  if (rate <= 0 || field_bits <= 0 || missing <= 0)
+    return 0;
+  fields = (guint) ceil (missing / field_bits);
+  rc->fullness += fields * field_bits;
+  return fields;
+}
+
 guint
 gst_cl_mpeg_rate_control_vbv_delay (GstClMpegRateControl * rc,
     guint64 header_bits)
@@ -393,7 +427,8 @@ gboolean
 gst_cl_mpeg_rate_control_underflows (GstClMpegRateControl * rc,
     guint64 bits)
 {
-  return (rc->bit_rate > 0 || rc->peak_rate > 0) && bits > rc->fullness;
+  return (rc->bit_rate > 0 || rc->peak_rate > 0) &&
+      bits > rc->fullness + tick_bits (rc);
 }
 
 guint64

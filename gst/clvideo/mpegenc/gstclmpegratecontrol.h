@@ -59,6 +59,9 @@ typedef struct {
   guint const_quant;
   gboolean non_linear;          /* gst_cl_mpeg_rate_control_set_non_linear */
   guint max_quant;              /* the largest quantiser */
+  /* MPEG-2's low_delay: a field period (s), 0 without low_delay
+   * (gst_cl_mpeg_rate_control_set_low_delay) */
+  gdouble low_delay_field;
   gdouble ip_factor;            /* P quantiser / I quantiser, >= 1 */
   guint b_frames;               /* B pictures between anchors */
   guint probe_b;                /* ... between the GOP's first two P
@@ -160,6 +163,12 @@ void gst_cl_mpeg_rate_control_set_interval (GstClMpegRateControl * rc,
 void gst_cl_mpeg_rate_control_set_non_linear (GstClMpegRateControl * rc,
     gboolean non_linear);
 
+/* The sequence has low_delay set, with fields of @field_seconds (0: it
+ * has not): a picture not all in the buffer at its decoding time is
+ * decoded at the first field period at which it is (13818-2 C.7) */
+void gst_cl_mpeg_rate_control_set_low_delay (GstClMpegRateControl * rc,
+    gdouble field_seconds);
+
 /* Quantiser for the next picture, of @coding_type (GST_CL_MPEG_PICTURE_I,
  * _P or _B); @gop_start: first of its GOP. */
 guint gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
@@ -180,6 +189,12 @@ guint gst_cl_mpeg_rate_control_check (GstClMpegRateControl * rc,
 /* Whether a picture of @bits is more than the buffer holds at its
  * decoding time: written as it is, it would underflow the buffer. */
 gboolean gst_cl_mpeg_rate_control_underflows (GstClMpegRateControl * rc,
+    guint64 bits);
+/* With low_delay, the field periods a picture of @bits waits for the rest
+ * of itself after its decoding time (0 where it fits, and without
+ * low_delay); the buffer's model moves on to its actual decoding time,
+ * as do the vbv_delay and the pictures after it. */
+guint gst_cl_mpeg_rate_control_wait (GstClMpegRateControl * rc,
     guint64 bits);
 /* Zero bits (a multiple of 8) to append to a picture of @bits so that the
  * buffer does not overflow. */
