@@ -12,7 +12,11 @@
  *
  * With SUBPEL the result is refined over the 9 half-pel positions around
  * it (MPEG-1 interpolation, luma SAD, the same tie rules in half-pel
- * units), again only where every sample read lies inside the plane.
+ * units), again only where every sample read lies inside the plane. With
+ * SATD as well, whole 16 x 16 blocks rank those positions by the SATD of
+ * their residual instead (the magnitudes of its four 8 x 8 Hadamard
+ * transforms summed): closer to what the DCT then codes than the SAD,
+ * which still comes with the vector.
  *
  * Vectors are written in half-pel units with the luma SAD of the chosen
  * prediction, one per block in raster order.
@@ -48,7 +52,8 @@
  * candidates spread over the work-items, the keys reduced in local
  * memory).
  *
- * Build options: BS (16 | 8), RANGE (1..128), SUBPEL (0 | 1); TILES with
+ * Build options: BS (16 | 8), RANGE (1..128), SUBPEL (0 | 1), SATD (0 |
+ * 1; with BS 16); TILES with
  * NT, K, SAD_PTX and PARTIAL for the GPU kernels; CHROMA
  * (0 | 1) with CSX, CSY (chroma subsampling shifts), CPS (chroma pixel
  * stride) and WQ (chroma weight in 1/256); LEVEL (2 | 1 | 0) with PASS
@@ -81,6 +86,9 @@
 #endif
 #ifndef WQ
 #define WQ 0
+#endif
+#ifndef SATD
+#define SATD 0
 #endif
 
 #define SPAN (2 * RANGE)
@@ -243,6 +251,17 @@ half_rank (uint s, int vx, int vy, int h)
       (ulong) h;
 }
 
+/* Whether the half-pel vector (vx, vy) of the bw x bh block at (x0, y0)
+ * reads only samples inside the plane */
+static inline int
+half_inside (int vx, int vy, int x0, int y0, int bw, int bh, int width,
+    int height)
+{
+  int ix = vx >> 1, iy = vy >> 1;
+  return x0 + ix >= 0 && y0 + iy >= 0 && x0 + ix + bw + (vx & 1) <= width &&
+      y0 + iy + bh + (vy & 1) <= height;
+}
+
 /* Ranking key of half-pel position h (0..8: (hy + 1) * 3 + hx + 1) around
  * the full-pel vector (fx, fy) of the block at (x0, y0) whose SAD there is
  * full_sad; ULONG_MAX where the prediction reads outside the plane. */
@@ -257,8 +276,7 @@ half_key (global const uchar * cur, int cs, global const uchar * ref,
   uint s = full_sad;
 
   if ((hx | hy) != 0) {
-    if (x0 + ix < 0 || y0 + iy < 0 || x0 + ix + bw + fxh > width ||
-        y0 + iy + bh + fyh > height)
+    if (!half_inside (vx, vy, x0, y0, bw, bh, width, height))
       return ULONG_MAX;
     global const uchar *c = cur + y0 * cs + x0;
     global const uchar *r = ref + (y0 + iy) * rs + x0 + ix;
@@ -360,6 +378,117 @@ sad_half_ring (global const uchar * c, int cs, global const uchar * r,
 }
 #endif
 
+#if SATD
+/* the half-pel positions ranked by SATD: this many, the best by SAD */
+#define SATD_CANDIDATES 3
+
+/* The SATD_CANDIDATES smallest of the nine @keys, ascending, into @top
+ * (ULONG_MAX past the last where fewer are inside) */
+static void
+satd_candidates (const ulong * keys, ulong * top)
+{
+  for (int i = 0; i < SATD_CANDIDATES; i++)
+    top[i] = ULONG_MAX;
+  for (int h = 0; h < 9; h++) {
+    ulong k = keys[h];
+    for (int i = 0; i < SATD_CANDIDATES; i++)
+      if (k < top[i]) {
+        ulong t = top[i];
+        top[i] = k;
+        k = t;
+      }
+  }
+}
+#endif
+
+#if SATD && LBS == 16
+/* The Hadamard transform of order 8 across the lanes of each half of @v:
+ * butterflies (a + b, a - b) at lane distances 1, 2 and 4 */
+static inline short16
+hadamard8_lanes (short16 v)
+{
+  const short16 s1 = (short16) (1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1,
+      -1, 1, -1);
+  const short16 s2 = (short16) (1, 1, -1, -1, 1, 1, -1, -1, 1, 1, -1, -1, 1,
+      1, -1, -1);
+  const short16 s4 = (short16) (1, 1, 1, 1, -1, -1, -1, -1, 1, 1, 1, 1, -1,
+      -1, -1, -1);
+  v = v.s1032547698badcfe + v * s1;
+  v = v.s23016745ab89efcd + v * s2;
+  return v.s45670123cdef89ab + v * s4;
+}
+
+/* The SATD of the 16 rows of residual @d (each row's two halves in two 8
+ * x 8 blocks, the transforms in place; no sum leaves 16 bits: 255 x 64 at
+ * most) */
+static uint
+satd16 (short16 * d)
+{
+  int16 acc = 0;
+  #pragma unroll
+  for (int top = 0; top < 16; top += 8) {
+    short16 *r = d + top;
+    #pragma unroll
+    for (int s = 1; s < 8; s <<= 1) {
+      #pragma unroll
+      for (int y = 0; y < 8; y++)
+        if (!(y & s)) {
+          short16 a = r[y], b = r[y + s];
+          r[y] = a + b;
+          r[y + s] = a - b;
+        }
+    }
+    #pragma unroll
+    for (int y = 0; y < 8; y++)
+      acc += convert_int16 (abs (hadamard8_lanes (r[y])));
+  }
+  return (uint) sum16 (acc);
+}
+
+/* SATD of the 16 x 16 block at c against the half-pel prediction at
+ * integer part r, fractions hx, hy (0 | 1), MPEG-1 rounding */
+static uint
+satd_half_rows (global const uchar * c, int cs, global const uchar * r,
+    int rs, int hx, int hy)
+{
+  short16 d[16];
+  global const uchar *o = r + hx + hy * rs;
+  #pragma unroll
+  for (int y = 0; y < 16; y++) {
+    uchar16 p = LOAD16_ANY (r + y * rs);
+    if (hx && hy)
+      p = half_avg4 (p, LOAD16_ANY (r + y * rs + 1),
+          LOAD16_ANY (r + (y + 1) * rs), LOAD16_ANY (r + (y + 1) * rs + 1));
+    else if (hx || hy)
+      p = half_avg2 (p, LOAD16_ANY (o + y * rs));
+    d[y] = convert_short16 (LOAD16_ANY (c + y * cs)) - convert_short16 (p);
+  }
+  return satd16 (d);
+}
+
+/* The best of @keys (half_rank keys of the nine half-pel positions around
+ * (fx, fy), by SAD; ULONG_MAX where outside) by SATD, among the
+ * SATD_CANDIDATES best by SAD: the SATD costs several SADs, and the
+ * positions far behind by SAD hardly ever win by it */
+static GstClMotionVector
+satd_best (global const uchar * cur, int cs, global const uchar * ref,
+    int rs, int x0, int y0, int fx, int fy, const ulong * keys)
+{
+  ulong top[SATD_CANDIDATES], best = ULONG_MAX;
+  satd_candidates (keys, top);
+  for (int i = 0; i < SATD_CANDIDATES && top[i] != ULONG_MAX; i++) {
+    int h = (int) (top[i] & 0xffff);
+    int vx = 2 * fx + h % 3 - 1, vy = 2 * fy + h / 3 - 1;
+    uint t = satd_half_rows (cur + y0 * cs + x0, cs,
+        ref + (y0 + (vy >> 1)) * rs + x0 + (vx >> 1), rs, vx & 1, vy & 1);
+    best = min (best, half_rank (t, vx, vy, h));
+  }
+  GstClMotionVector mv = half_result (fx, fy, best);
+  mv.sad = (uint) (keys[best & 0xffff] >> 32);
+  return mv;
+}
+#endif
+
 /* Half-pel refinement around the full-pel vector (fx, fy) of the block at
  * (x0, y0); returns the vector in half-pel units and its SAD. */
 static GstClMotionVector
@@ -367,10 +496,12 @@ refine_half (global const uchar * cur, int cs, global const uchar * ref,
     int rs, int width, int height, int x0, int y0, int bw, int bh, int fx,
     int fy, uint full_sad)
 {
-  ulong best = ULONG_MAX;
+  ulong keys[9], best = ULONG_MAX;
+  int ring = 0;
 #if LBS == 16
-  if (bw == 16 && bh == 16 && x0 + fx >= 1 && y0 + fy >= 1 &&
-      x0 + fx + 17 <= width && y0 + fy + 17 <= height) {
+  ring = bw == 16 && bh == 16 && x0 + fx >= 1 && y0 + fy >= 1 &&
+      x0 + fx + 17 <= width && y0 + fy + 17 <= height;
+  if (ring) {
     uint sad[8];
     sad_half_ring (cur + y0 * cs + x0, cs, ref + (y0 + fy) * rs + x0 + fx,
         rs, sad);
@@ -378,15 +509,20 @@ refine_half (global const uchar * cur, int cs, global const uchar * ref,
     #pragma unroll
     for (int h = 0; h < 9; h++) {
       int vx = 2 * fx + h % 3 - 1, vy = 2 * fy + h / 3 - 1;
-      best = min (best, half_rank (h == 4 ? full_sad : sad[h - (h > 4)], vx,
-              vy, h));
+      keys[h] = half_rank (h == 4 ? full_sad : sad[h - (h > 4)], vx, vy, h);
     }
-    return half_result (fx, fy, best);
   }
 #endif
+  if (!ring)
+    for (int h = 0; h < 9; h++)
+      keys[h] = half_key (cur, cs, ref, rs, width, height, x0, y0, bw, bh,
+          fx, fy, full_sad, h);
+#if SATD && LBS == 16
+  if (bw == 16 && bh == 16)
+    return satd_best (cur, cs, ref, rs, x0, y0, fx, fy, keys);
+#endif
   for (int h = 0; h < 9; h++)
-    best = min (best, half_key (cur, cs, ref, rs, width, height, x0, y0, bw,
-            bh, fx, fy, full_sad, h));
+    best = min (best, keys[h]);
   return half_result (fx, fy, best);
 }
 
@@ -1312,6 +1448,54 @@ motion_search_tiles (global const uchar * cur, global const uchar * ref,
 /* ---- half-pel refinement on GPUs ---- */
 
 #ifdef REFINE_ITEMS
+#if SATD
+/* The SATD of the 8 x 8 block at c against the half-pel prediction at
+ * integer part r, fractions hx, hy, MPEG-1 rounding (see satd16) */
+static uint
+satd8_half (global const uchar * c, int cs, global const uchar * r, int rs,
+    int hx, int hy)
+{
+  int d[64];
+  uint total = 0;
+  #pragma unroll
+  for (int y = 0; y < 8; y++) {
+    #pragma unroll
+    for (int x = 0; x < 8; x++) {
+      global const uchar *q = r + y * rs + x;
+      int a = q[0], b = q[hx], e = q[hy * rs], f = q[hy * rs + hx];
+      int p = hx && hy ? (a + b + e + f + 2) >> 2 : (a + (hx ? b : e) + 1) >>
+          1;
+      if (!(hx | hy))
+        p = a;
+      d[8 * y + x] = (int) c[y * cs + x] - p;
+    }
+  }
+  /* the rows' butterflies, then the columns' (step 1: along a row) */
+  #pragma unroll
+  for (int step = 1; step <= 8; step *= 8) {
+    #pragma unroll
+    for (int s = 1; s < 8; s <<= 1) {
+      #pragma unroll
+      for (int i = 0; i < 8; i++) {
+        if (i & s)
+          continue;
+        #pragma unroll
+        for (int j = 0; j < 8; j++) {
+          int k = step == 1 ? 8 * j + i : 8 * i + j;
+          int a = d[k], b = d[k + s * step];
+          d[k] = a + b;
+          d[k + s * step] = a - b;
+        }
+      }
+    }
+  }
+  #pragma unroll
+  for (int i = 0; i < 64; i++)
+    total += abs (d[i]);
+  return total;
+}
+#endif
+
 /* Half-pel refinement of the full-pel vectors (in half-pel units) of the
  * blocks [first_bx, end_bx) x [first_by, end_by), one work-group of
  * REFINE_ITEMS per block: each work-item takes a share of the block's
@@ -1325,6 +1509,9 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
     global GstClMotionVector * vectors, const GstClMotionSearchArgs args)
 {
   local uint sums[8][REFINE_ITEMS];
+#if SATD
+  local uint satd[SATD_CANDIDATES][4];
+#endif
   const int lid = get_local_id (0);
   const int bx = get_group_id (0) + args.first_bx;
   const int by = get_group_id (1) + args.first_by;
@@ -1385,12 +1572,45 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
         sums[k][lid] += sums[k][lid + n];
     barrier (CLK_LOCAL_MEM_FENCE);
   }
+  ulong keys[9];
+  keys[4] = half_rank (mv.sad, 2 * fx, 2 * fy, 4);
+  for (int k = 0; k < 8; k++)
+    keys[k + (k >= 4)] = inside[k] ? half_rank (sums[k][0], vx[k], vy[k],
+        k + (k >= 4)) : ULONG_MAX;
+#if SATD
+  /* whole blocks: as satd_best, an 8 x 8 block of a candidate a
+   * work-item */
+  if (BS == 16 && bw == 16 && bh == 16) {
+    ulong top[SATD_CANDIDATES];
+    satd_candidates (keys, top);
+    for (int t = lid; t < 4 * SATD_CANDIDATES; t += REFINE_ITEMS) {
+      int i = t / 4, q = t % 4, ox = q % 2 * 8, oy = q / 2 * 8;
+      int h = (int) (top[i] & 0xffff);
+      int svx = 2 * fx + h % 3 - 1, svy = 2 * fy + h / 3 - 1;
+      satd[i][q] = top[i] == ULONG_MAX ? 0 :
+          satd8_half (c + (y0 + oy) * cs + x0 + ox, cs,
+          r + (y0 + oy + (svy >> 1)) * rs + x0 + ox + (svx >> 1), rs,
+          svx & 1, svy & 1);
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+      ulong best = ULONG_MAX;
+      for (int i = 0; i < SATD_CANDIDATES && top[i] != ULONG_MAX; i++) {
+        int h = (int) (top[i] & 0xffff);
+        best = min (best, half_rank (satd[i][0] + satd[i][1] + satd[i][2] +
+                satd[i][3], 2 * fx + h % 3 - 1, 2 * fy + h / 3 - 1, h));
+      }
+      GstClMotionVector out = half_result (fx, fy, best);
+      out.sad = (uint) (keys[best & 0xffff] >> 32);
+      *v = out;
+    }
+    return;
+  }
+#endif
   if (lid == 0) {
-    ulong best = half_rank (mv.sad, 2 * fx, 2 * fy, 4);
-    for (int k = 0; k < 8; k++)
-      if (inside[k])
-        best = min (best, half_rank (sums[k][0], vx[k], vy[k],
-                k + (k >= 4)));
+    ulong best = ULONG_MAX;
+    for (int h = 0; h < 9; h++)
+      best = min (best, keys[h]);
     *v = half_result (fx, fy, best);
   }
 }

@@ -1985,15 +1985,6 @@ idct_cols (int16 * v, int shift, int clamp16)
 }
 
 static int
-sum16 (int16 v)
-{
-  int8 a = v.lo + v.hi;
-  int4 b = a.lo + a.hi;
-  int2 c = b.lo + b.hi;
-  return c.x + c.y;
-}
-
-static int
 sum8 (int8 v)
 {
   int4 a = v.lo + v.hi;

@@ -128,4 +128,14 @@ half_avg4 (uchar16 a, uchar16 b, uchar16 c, uchar16 d)
       (ushort) 2);
 }
 
+/* the sum of the lanes of @v */
+static inline int
+sum16 (int16 v)
+{
+  int8 a = v.lo + v.hi;
+  int4 b = a.lo + a.hi;
+  int2 c = b.lo + b.hi;
+  return c.x + c.y;
+}
+
 #endif /* GST_CL_SAD_CL */

@@ -51,15 +51,50 @@ better (guint64 cost, gint mag, guint64 best_cost, gint best_mag)
   return cost < best_cost || (cost == best_cost && mag < best_mag);
 }
 
+/* The sum of the magnitudes of the 8 x 8 Hadamard transform of the
+ * residual of the 8 x 8 block at (x0, y0) against its half-pel
+ * prediction by (vx, vy) */
+static guint
+block_satd8 (const RefPlane * cur, const RefPlane * ref, gint x0, gint y0,
+    gint vx, gint vy)
+{
+  gint d[8][8], x, y, u, v, sum = 0;
+
+  for (y = 0; y < 8; y++)
+    for (x = 0; x < 8; x++)
+      d[y][x] = PX (cur, x0 + x, y0 + y) -
+          half_pel (ref, x0 + x, y0 + y, vx, vy);
+  /* H d H with H[u][x] = (-1)^popcount(u & x), unnormalised */
+  for (v = 0; v < 8; v++)
+    for (u = 0; u < 8; u++) {
+      gint c = 0;
+      for (y = 0; y < 8; y++)
+        for (x = 0; x < 8; x++)
+          c += (__builtin_popcount ((v & y) ^ (u & x)) & 1) ? -d[y][x] :
+              d[y][x];
+      sum += abs (c);
+    }
+  return sum;
+}
+
+typedef struct
+{
+  guint64 cost;
+  gint mag, vx, vy;
+  guint sad;
+} HalfPos;
+
 /* Half-pel refinement of the full-pel vector (fx, fy) of the block at
  * (x0, y0): the 9 half-pel positions around it whose prediction reads
- * only samples inside the plane, in raster order. */
+ * only samples inside the plane, in raster order, by SAD; with
+ * REF_SUBPEL_SATD a whole 16 x 16 block takes, of the three best by SAD,
+ * the best by the SATD of its four 8 x 8 blocks. */
 static void
 refine_half (const RefPlane * cur, const RefPlane * ref, gint x0, gint y0,
-    gint bw, gint bh, gint fx, gint fy, GstClMotionVector * mv)
+    gint bw, gint bh, gint fx, gint fy, gint subpel, GstClMotionVector * mv)
 {
-  guint64 bsad = G_MAXUINT64;
-  gint bmag = G_MAXINT, bvx = 0, bvy = 0, hx, hy;
+  HalfPos pos[9], *best = NULL;
+  gint n = 0, hx, hy, i, j, k;
 
   for (hy = -1; hy <= 1; hy++) {
     for (hx = -1; hx <= 1; hx++) {
@@ -74,23 +109,49 @@ refine_half (const RefPlane * cur, const RefPlane * ref, gint x0, gint y0,
         for (x = 0; x < bw; x++)
           s += abs (PX (cur, x0 + x, y0 + y) -
               half_pel (ref, x0 + x, y0 + y, vx, vy));
-      if (better (s, abs (vx) + abs (vy), bsad, bmag)) {
-        bsad = s;
-        bmag = abs (vx) + abs (vy);
-        bvx = vx;
-        bvy = vy;
-      }
+      pos[n].cost = s;
+      pos[n].sad = (guint) s;
+      pos[n].mag = abs (vx) + abs (vy);
+      pos[n].vx = vx;
+      pos[n].vy = vy;
+      n++;
     }
   }
-  mv->dx = bvx;
-  mv->dy = bvy;
-  mv->sad = (guint) bsad;
+  /* in raster order: a stable sort by SAD, then magnitude */
+  for (i = 1; i < n; i++)
+    for (j = i; j > 0 && better (pos[j].cost, pos[j].mag, pos[j - 1].cost,
+            pos[j - 1].mag); j--) {
+      HalfPos t = pos[j];
+      pos[j] = pos[j - 1];
+      pos[j - 1] = t;
+    }
+  if (subpel == REF_SUBPEL_SATD && bw == 16 && bh == 16) {
+    n = MIN (n, 3);
+    for (i = 0; i < n; i++) {
+      pos[i].cost = 0;
+      for (k = 0; k < 4; k++)
+        pos[i].cost += block_satd8 (cur, ref, x0 + k % 2 * 8,
+            y0 + k / 2 * 8, pos[i].vx, pos[i].vy);
+    }
+    /* ties go to the smaller vector, then to the first in raster order */
+    for (i = 0; i < n; i++)
+      if (!best || pos[i].cost < best->cost || (pos[i].cost == best->cost &&
+              (pos[i].mag < best->mag || (pos[i].mag == best->mag &&
+                      (pos[i].vy < best->vy || (pos[i].vy == best->vy &&
+                              pos[i].vx < best->vx))))))
+        best = &pos[i];
+  } else {
+    best = &pos[0];
+  }
+  mv->dx = best->vx;
+  mv->dy = best->vy;
+  mv->sad = best->sad;
 }
 
 void
 ref_motion_search (const RefPlane * cur, const RefPlane * ref,
     const RefPlane * cur_chroma, const RefPlane * ref_chroma, gint csx,
-    gint csy, guint weight_q, gint bs, gint range, gboolean subpel,
+    gint csy, guint weight_q, gint bs, gint range, gint subpel,
     GstClMotionVector * out)
 {
   gint bx, by, blocks_x = (cur->width + bs - 1) / bs;
@@ -139,7 +200,7 @@ ref_motion_search (const RefPlane * cur, const RefPlane * ref,
       mv->dy = 2 * fy;
       mv->sad = block_sad (cur, ref, x0, y0, bw, bh, fx, fy);
       if (subpel)
-        refine_half (cur, ref, x0, y0, bw, bh, fx, fy, mv);
+        refine_half (cur, ref, x0, y0, bw, bh, fx, fy, subpel, mv);
     }
   }
 }
@@ -443,7 +504,7 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
 
 void
 ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
-    gint bs, gint range, gboolean subpel, gint effort,
+    gint bs, gint range, gint subpel, gint effort,
     const GstClMotionVector * history, GstClMotionVector * out)
 {
   static const gint squares[] = { 1, 3, 6 }, neighbours[] = { 0, 4, 4 };
@@ -476,7 +537,8 @@ ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
     out[i].sad = p2.sad[i];
     if (subpel)
       refine_half (cur, ref, x0, y0, MIN (bs, cur->width - x0),
-          MIN (bs, cur->height - y0), p2.dx[i], p2.dy[i], &out[i]);
+          MIN (bs, cur->height - y0), p2.dx[i], p2.dy[i], subpel,
+          &out[i]);
   }
   field_free (&f2);
   field_free (&f1);

@@ -9,6 +9,14 @@
 
 G_BEGIN_DECLS
 
+/* half-pel refinement: none, by SAD, by SATD */
+enum
+{
+  REF_SUBPEL_NONE,
+  REF_SUBPEL_SAD,
+  REF_SUBPEL_SATD,
+};
+
 /* An 8-bit plane: sample (x, y) is data[y * stride + x * pstride]. */
 typedef struct
 {
@@ -23,11 +31,13 @@ typedef struct
  * and ref; subsampling shifts @csx, @csy) 256 * luma SAD + weight_q *
  * chroma SAD at the displacement rounded down to the chroma grid. Ties:
  * smaller |dx| + |dy|, then raster order. With @subpel, half-pel
- * refinement (MPEG-1 interpolation, luma SAD). @out gets
+ * refinement (MPEG-1 interpolation, luma SAD; REF_SUBPEL_SATD: whole 16 x
+ * 16 blocks choose among the three best by SAD by the SATD of their
+ * 8 x 8 blocks, the vector keeping its SAD). @out gets
  * ceil(w / bs) * ceil(h / bs) vectors in raster order. */
 void ref_motion_search (const RefPlane * cur, const RefPlane * ref,
     const RefPlane * cur_chroma, const RefPlane * ref_chroma, gint csx,
-    gint csy, guint weight_q, gint bs, gint range, gboolean subpel,
+    gint csy, guint weight_q, gint bs, gint range, gint subpel,
     GstClMotionVector * out);
 
 /* The hierarchical search (method "hierarchical"), luma only. @cur and
@@ -55,7 +65,7 @@ void ref_motion_search (const RefPlane * cur, const RefPlane * ref,
  * search's (SAD at the level, |dx| + |dy|, raster order). With @subpel,
  * the same half-pel refinement as ref_motion_search(). */
 void ref_motion_search_hierarchical (const RefPlane * cur,
-    const RefPlane * ref, gint bs, gint range, gboolean subpel, gint effort,
+    const RefPlane * ref, gint bs, gint range, gint subpel, gint effort,
     const GstClMotionVector * history, GstClMotionVector * out);
 
 G_END_DECLS

@@ -161,7 +161,7 @@ ref_plane (const Planes * p, guint c)
  * previous search's, which the hierarchical method follows (NULL: none) */
 static GstClMotionVector *
 reference_vectors (const Planes * cur, const Planes * ref, gint bs,
-    gint range, gboolean subpel, guint weight_q, GstClMotionMethod method,
+    gint range, gint subpel, guint weight_q, GstClMotionMethod method,
     GstClMotionEffort effort, const GstClMotionVector * history)
 {
   gint n = ((cur->w[0] + bs - 1) / bs) * ((cur->h[0] + bs - 1) / bs);
@@ -288,6 +288,7 @@ typedef struct
   gint px, py;                  /* textures: the pan between the pictures */
   GstClMotionMethod method;
   GstClMotionEffort effort;     /* hierarchical */
+  gboolean satd;                /* half-pel positions ranked by SATD */
 } SearchCase;
 
 static void
@@ -316,7 +317,8 @@ check_search (const SearchCase * sc)
   desc = g_strdup_printf ("%s %dx%d %s, block %d, range %d%s%s",
       hier ? "hierarchical" : "full", sc->w, sc->h,
       content_names[sc->content], sc->bs, sc->range,
-      sc->subpel ? ", half-pel" : "", !hier ||
+      !sc->subpel ? "" : sc->satd ? ", half-pel by SATD" : ", half-pel",
+      !hier ||
       sc->effort == GST_CL_MOTION_EFFORT_MEDIUM ? "" :
       sc->effort == GST_CL_MOTION_EFFORT_LOW ? ", low effort" :
       ", high effort");
@@ -329,6 +331,7 @@ check_search (const SearchCase * sc)
   ms = gst_cl_motion_search_new (ctx, &params, &error);
   fail_unless (ms != NULL, "%s: %s", desc, error ? error->message : "?");
   gst_cl_motion_search_set_effort (ms, sc->effort);
+  gst_cl_motion_search_set_subpel_satd (ms, sc->satd);
   gst_cl_motion_search_grid (ms, sc->w, sc->h, &bx, &by);
   fail_unless_equals_int (bx, (sc->w + sc->bs - 1) / sc->bs);
   fail_unless_equals_int (by, (sc->h + sc->bs - 1) / sc->bs);
@@ -351,7 +354,8 @@ check_search (const SearchCase * sc)
         (gsize) bx * by * sizeof (GstClMotionVector), got, 0, NULL, NULL);
     fail_unless (ret == CL_SUCCESS, "clEnqueueReadBuffer: %s",
         gst_cl_error_name (ret));
-    exp = reference_vectors (&pcur, &pref, sc->bs, sc->range, sc->subpel, 0,
+    exp = reference_vectors (&pcur, &pref, sc->bs, sc->range, !sc->subpel ?
+        REF_SUBPEL_NONE : sc->satd ? REF_SUBPEL_SATD : REF_SUBPEL_SAD, 0,
         sc->method, sc->effort, prev);
     g_free (prev);
     compare_vectors (got, exp, bx, bx * by, run_desc);
@@ -397,7 +401,7 @@ GST_START_TEST (test_search)
       for (n = 0; n < 2 * N_CONTENTS; n++) {
         SearchCase sc = { search_sizes[__i__].w, search_sizes[__i__].h,
           b ? 8 : 16, ranges[r], n & 1, n >> 1, 0, 0,
-          GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM
+          GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM, FALSE
         };
         /* pans inside and outside the window */
         sc.px = (r + n) % 2 ? 3 : -ranges[r];
@@ -415,9 +419,9 @@ GST_START_TEST (test_search_large)
 {
   static const SearchCase cases[] = {
     {2048, 2048, 16, 4, FALSE, CONTENT_NATURAL, 3, -4,
-        GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM},
+        GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM, FALSE},
     {1918, 1078, 8, 4, TRUE, CONTENT_RANDOM, 0, 0, GST_CL_MOTION_METHOD_FULL,
-        GST_CL_MOTION_EFFORT_MEDIUM},
+        GST_CL_MOTION_EFFORT_MEDIUM, FALSE},
   };
   check_search (&cases[__i__]);
 }
@@ -447,7 +451,7 @@ GST_START_TEST (test_search_hierarchical)
       for (n = 0; n < 2 * N_CONTENTS; n++) {
         SearchCase sc = { hier_sizes[__i__].w, hier_sizes[__i__].h,
           b ? 8 : 16, ranges[r], n & 1, n >> 1, 0, 0,
-          GST_CL_MOTION_METHOD_HIERARCHICAL, GST_CL_MOTION_EFFORT_MEDIUM
+          GST_CL_MOTION_METHOD_HIERARCHICAL, GST_CL_MOTION_EFFORT_MEDIUM, FALSE
         };
         /* on the largest picture one content and half-pel choice per
          * block size and range, in turn */
@@ -468,7 +472,8 @@ GST_END_TEST;
 /* The hierarchical search over the widest and the narrowest windows. */
 GST_START_TEST (test_search_hierarchical_wide)
 {
-#define HIER GST_CL_MOTION_METHOD_HIERARCHICAL, GST_CL_MOTION_EFFORT_MEDIUM
+#define HIER GST_CL_MOTION_METHOD_HIERARCHICAL, GST_CL_MOTION_EFFORT_MEDIUM, \
+    FALSE
   static const SearchCase cases[] = {
     {33, 47, 16, 1, TRUE, CONTENT_RANDOM, 0, 0, HIER},
     {211, 97, 8, 3, FALSE, CONTENT_NATURAL, -3, 2, HIER},
@@ -499,13 +504,41 @@ GST_START_TEST (test_search_hierarchical_effort)
       for (n = 0; n < 2 * N_CONTENTS; n++) {
         SearchCase sc = { hier_sizes[__i__].w, hier_sizes[__i__].h,
           b ? 8 : 16, 16, n & 1, n >> 1, (b + n) % 2 ? 5 : -9, 7 - (gint) n,
-          GST_CL_MOTION_METHOD_HIERARCHICAL, efforts[e]
+          GST_CL_MOTION_METHOD_HIERARCHICAL, efforts[e], FALSE
         };
         /* on the largest picture one content and half-pel choice each */
         if (hier_sizes[__i__].w > 1000 && n != (b + e) % (2 * N_CONTENTS))
           continue;
         check_search (&sc);
       }
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Half-pel positions ranked by SATD against the C reference: both
+ * methods, random, natural and black and white content, sizes with
+ * partial blocks (ranked by SAD) and blocks of 8 (unchanged) */
+static const struct
+{
+  gint w, h;
+} satd_sizes[] = {
+  {16, 16}, {33, 47}, {211, 97}, {640, 480},
+};
+
+GST_START_TEST (test_search_satd)
+{
+  guint m, n;
+
+  for (m = 0; m < 3; m++) {
+    for (n = 0; n < N_CONTENTS; n++) {
+      SearchCase sc = { satd_sizes[__i__].w, satd_sizes[__i__].h,
+        m == 2 ? 8 : 16, 16, TRUE, n, 5 - (gint) n, (gint) n - 3,
+        m ? GST_CL_MOTION_METHOD_HIERARCHICAL : GST_CL_MOTION_METHOD_FULL,
+        GST_CL_MOTION_EFFORT_MEDIUM, TRUE
+      };
+      check_search (&sc);
     }
   }
 }
@@ -1248,6 +1281,7 @@ motionsearch_suite (void)
   tcase_add_loop_test (tc, test_search_hierarchical_wide, 0, 6);
   tcase_add_loop_test (tc, test_search_hierarchical_effort, 0,
       G_N_ELEMENTS (hier_sizes));
+  tcase_add_loop_test (tc, test_search_satd, 0, G_N_ELEMENTS (satd_sizes));
   tcase_add_test (tc, test_bad_params);
   tcase_add_loop_test (tc, test_pan, 0, G_N_ELEMENTS (pans));
   tcase_add_test (tc, test_formats);

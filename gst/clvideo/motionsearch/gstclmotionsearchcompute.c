@@ -46,6 +46,7 @@ struct _GstClMotionSearch
   guint weight_q;               /* chroma weight in 1/256 */
   GHashTable *kernels;          /* name and build options -> cl_kernel */
   GstClMotionEffort effort;     /* hierarchical: full resolution's work */
+  gboolean subpel_satd;         /* gst_cl_motion_search_set_subpel_satd */
 
   /* GPU layout */
   gboolean use_tiles;
@@ -63,6 +64,15 @@ struct _GstClMotionSearch
   /* motion_global_motion's result (x, y), then its column and row sums */
   cl_mem global_motion;
 };
+
+/* The build option of the half-pel refinement's ranking, for a kernel
+ * that refines */
+static gint
+satd_option (const GstClMotionSearch * ms)
+{
+  return ms->subpel_satd && ms->params.subpel &&
+      ms->params.block_size == 16 ? 1 : 0;
+}
 
 GstClMotionMethod
 gst_cl_motion_method_resolve (GstClMotionMethod method)
@@ -225,9 +235,9 @@ get_kernel (GstClMotionSearch * ms, const gchar * name,
         ms->tile_k, ms->sad_ptx ? 1 : 0,
         extra_options ? extra_options : "-DCHROMA=0");
   else
-    options = g_strdup_printf ("-DBS=%u -DRANGE=%u -DSUBPEL=%d %s",
+    options = g_strdup_printf ("-DBS=%u -DRANGE=%u -DSUBPEL=%d -DSATD=%d %s",
         ms->params.block_size, ms->params.search_range,
-        ms->params.subpel ? 1 : 0,
+        ms->params.subpel ? 1 : 0, satd_option (ms),
         extra_options ? extra_options : "-DCHROMA=0");
   kernel = lookup_kernel (ms, name, options, error);
   g_free (options);
@@ -438,8 +448,8 @@ refine_groups (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, guint first_x, guint first_y, guint n_x,
     guint n_y, cl_mem vectors, GError ** error)
 {
-  gchar *options = g_strdup_printf ("-DBS=%u -DREFINE_ITEMS=%u",
-      ms->params.block_size, REFINE_ITEMS);
+  gchar *options = g_strdup_printf ("-DBS=%u -DREFINE_ITEMS=%u -DSATD=%d",
+      ms->params.block_size, REFINE_ITEMS, satd_option (ms));
   cl_kernel kernel = lookup_kernel (ms, "motion_refine_groups", options,
       error);
   GstClMotionSearchArgs args;
@@ -590,16 +600,18 @@ level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
 {
   guint nt = ms->ctx->cpu_layout ? 0 : level_work_items (ms, level);
   gchar *options, *hnt;
+  gboolean refine;
   cl_kernel kernel;
 
   hnt = nt ? g_strdup_printf (" -DHNT=%u", nt) :
       g_strdup_printf (" -DBPW=%u", LEVEL_CPU_RUN);
   /* the range is an argument, and the coarse levels do not depend on the
    * block size or half-pel refinement: few programs serve all searches */
-  options = g_strdup_printf ("-DBS=%u -DSUBPEL=%d -DCHROMA=0 -DLEVEL=%u "
-      "-DPASS=%u -DLBS=%u -DSQUARES=%u -DNEIGHBOURS=%u%s",
-      level_block (ms, level),
-      pass == 2 && ms->params.subpel && ms->ctx->cpu_layout ? 1 : 0, level,
+  refine = pass == 2 && ms->params.subpel && ms->ctx->cpu_layout;
+  options = g_strdup_printf ("-DBS=%u -DSUBPEL=%d -DSATD=%d -DCHROMA=0 "
+      "-DLEVEL=%u -DPASS=%u -DLBS=%u -DSQUARES=%u -DNEIGHBOURS=%u%s",
+      level_block (ms, level), refine ? 1 : 0,
+      refine ? satd_option (ms) : 0, level,
       level > 0 ? 1 : pass, level_block (ms, level) >> level,
       level > 0 ? 1 : effort_squares[ms->effort],
       level > 0 ? 0 : effort_neighbours[ms->effort], hnt);
@@ -745,6 +757,14 @@ gst_cl_motion_search_set_effort (GstClMotionSearch * ms,
   g_return_if_fail (ms != NULL);
   g_return_if_fail (effort <= GST_CL_MOTION_EFFORT_HIGH);
   ms->effort = effort;
+}
+
+void
+gst_cl_motion_search_set_subpel_satd (GstClMotionSearch * ms,
+    gboolean satd)
+{
+  g_return_if_fail (ms != NULL);
+  ms->subpel_satd = satd;
 }
 
 void

@@ -115,6 +115,14 @@ gboolean gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
 void gst_cl_motion_search_set_effort (GstClMotionSearch * ms,
     GstClMotionEffort effort);
 
+/* From the next search on, the half-pel refinement of whole blocks of 16
+ * ranks its positions by the SATD of the residual (8 x 8 Hadamard
+ * transforms) instead of its SAD; the vectors still carry their SAD.
+ * Off at first; without half-pel refinement or with blocks of 8 it
+ * changes nothing. */
+void gst_cl_motion_search_set_subpel_satd (GstClMotionSearch * ms,
+    gboolean satd);
+
 /* Drops the vectors of the last search (a cut, a seek): the next
  * hierarchical search follows nothing from before (the windows around
  * zero and the global motion only). */

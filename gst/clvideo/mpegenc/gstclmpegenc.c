@@ -1766,7 +1766,8 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "squared error plus lambda times bits of its run-level codes), and "
           "in P pictures the zero vector, the best moving vector and intra "
           "coded and compared the same way, levels kept only where they pay "
-          "for the macroblock's header (off: rounding with a dead zone, SAD "
+          "for the macroblock's header, and the motion search's half-pel "
+          "positions ranked by SATD (off: rounding with a dead zone, SAD "
           "rules for the vector and intra)", DEFAULT_RDO,
           rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_INTRA_DC_PRECISION,

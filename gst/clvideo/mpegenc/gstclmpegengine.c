@@ -688,6 +688,25 @@ forget_motion (GstClMpegEngine * e)
       gst_cl_motion_search_forget (e->ms_b[i]);
 }
 
+/* With rate-distortion decisions the searches rank their half-pel
+ * positions by SATD, which follows what the DCT codes more closely than
+ * the SAD; the fast settings (rdo off) keep the cheaper SAD. */
+static void
+set_search_cost (GstClMpegEngine * e)
+{
+  gboolean satd;
+  guint i;
+
+  g_mutex_lock (&e->settings_lock);
+  satd = e->settings.rdo;
+  g_mutex_unlock (&e->settings_lock);
+  if (e->ms)
+    gst_cl_motion_search_set_subpel_satd (e->ms, satd);
+  for (i = 0; i < 2; i++)
+    if (e->ms_b[i])
+      gst_cl_motion_search_set_subpel_satd (e->ms_b[i], satd);
+}
+
 /* The forward and backward vectors of the B picture of @s. */
 static gboolean
 search_b (GstClMpegEngine * e, Slot * s, GError ** error)
@@ -731,6 +750,7 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
     forget_motion (e);
   if (!ok || INTRA (s))
     return ok;
+  set_search_cost (e);
   if (s->type == GST_CL_MPEG_PICTURE_B)
     return search_b (e, s, error);
   /* (upstream's vectors are a frame apart, a P picture's are not with B
