@@ -402,20 +402,18 @@ satd_candidates (const ulong * keys, ulong * top)
 #endif
 
 #if SATD && LBS == 16
-/* The Hadamard transform of order 8 across the lanes of each half of @v:
- * butterflies (a + b, a - b) at lane distances 1, 2 and 4 */
+/* The Hadamard transform of order 8 across the lanes of each half of @v,
+ * its outputs in another order (which the sum of their magnitudes does
+ * not see): three rounds of sums and differences of neighbouring lanes,
+ * each round's sums in the low half, differences in the high. A lane
+ * after round k combines an aligned group of 2^k lanes of the input,
+ * within one half. */
 static inline short16
 hadamard8_lanes (short16 v)
 {
-  const short16 s1 = (short16) (1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1,
-      -1, 1, -1);
-  const short16 s2 = (short16) (1, 1, -1, -1, 1, 1, -1, -1, 1, 1, -1, -1, 1,
-      1, -1, -1);
-  const short16 s4 = (short16) (1, 1, 1, 1, -1, -1, -1, -1, 1, 1, 1, 1, -1,
-      -1, -1, -1);
-  v = v.s1032547698badcfe + v * s1;
-  v = v.s23016745ab89efcd + v * s2;
-  return v.s45670123cdef89ab + v * s4;
+  v = (short16) (v.even + v.odd, v.even - v.odd);
+  v = (short16) (v.even + v.odd, v.even - v.odd);
+  return (short16) (v.even + v.odd, v.even - v.odd);
 }
 
 /* The SATD of the 16 rows of residual @d (each row's two halves in two 8
