@@ -218,6 +218,16 @@ sad_chroma (global const uchar * c, int cs, global const uchar * r, int rs,
 }
 #endif
 
+/* The MPEG-1 half-pel prediction of one sample, its integer part at q,
+ * fractions hx, hy (0 | 1): the rounded mean of four samples where both
+ * are set, of q and its neighbour where one is, q where neither is (the
+ * four-sample mean of a pair taken twice, or of q four times, is theirs) */
+static inline uint
+half_pred (global const uchar * q, int rs, int hx, int hy)
+{
+  return ((uint) q[0] + q[hx] + q[hy * rs] + q[hy * rs + hx] + 2) >> 2;
+}
+
 /* SAD against the half-pel prediction at integer part r, fractions hx,
  * hy (0 | 1), with the MPEG-1 rounding */
 static uint
@@ -225,20 +235,10 @@ sad_half (global const uchar * c, int cs, global const uchar * r, int rs,
     int bw, int bh, int hx, int hy)
 {
   uint s = 0;
-  for (int y = 0; y < bh; y++) {
-    global const uchar *r0 = r + y * rs, *r1 = r0 + hy * rs;
-    for (int x = 0; x < bw; x++) {
-      uint a = r0[x], b = r0[x + hx], cc = r1[x], d = r1[x + hx];
-      uint p;
-      if (hx && hy)
-        p = (a + b + cc + d + 2) >> 2;
-      else if (hx)
-        p = (a + b + 1) >> 1;
-      else
-        p = (a + cc + 1) >> 1;
-      s += abs_diff ((uint) c[y * cs + x], p);
-    }
-  }
+  for (int y = 0; y < bh; y++)
+    for (int x = 0; x < bw; x++)
+      s += abs_diff ((uint) c[y * cs + x], half_pred (r + y * rs + x, rs, hx,
+              hy));
   return s;
 }
 
@@ -249,6 +249,14 @@ half_rank (uint s, int vx, int vy, int h)
 {
   return ((ulong) s << 32) | ((ulong) (abs (vx) + abs (vy)) << 16) |
       (ulong) h;
+}
+
+/* The vector of half-pel position h (0..8: (hy + 1) * 3 + hx + 1) around
+ * the full-pel vector (fx, fy), in half-pel units */
+static inline int2
+half_vector (int fx, int fy, int h)
+{
+  return (int2) (2 * fx + h % 3 - 1, 2 * fy + h / 3 - 1);
 }
 
 /* Whether the half-pel vector (vx, vy) of the bw x bh block at (x0, y0)
@@ -270,12 +278,12 @@ half_key (global const uchar * cur, int cs, global const uchar * ref,
     int rs, int width, int height, int x0, int y0, int bw, int bh, int fx,
     int fy, uint full_sad, int h)
 {
-  int hx = h % 3 - 1, hy = h / 3 - 1;
-  int vx = 2 * fx + hx, vy = 2 * fy + hy;
+  int2 v = half_vector (fx, fy, h);
+  int vx = v.x, vy = v.y;
   int ix = vx >> 1, iy = vy >> 1, fxh = vx & 1, fyh = vy & 1;
   uint s = full_sad;
 
-  if ((hx | hy) != 0) {
+  if (h != 4) {
     if (!half_inside (vx, vy, x0, y0, bw, bh, width, height))
       return ULONG_MAX;
     global const uchar *c = cur + y0 * cs + x0;
@@ -290,10 +298,10 @@ half_key (global const uchar * cur, int cs, global const uchar * ref,
 static GstClMotionVector
 half_result (int fx, int fy, ulong best)
 {
-  int idx = (int) (best & 0xffff);
+  int2 v = half_vector (fx, fy, (int) (best & 0xffff));
   GstClMotionVector mv;
-  mv.dx = (short) (2 * fx + idx % 3 - 1);
-  mv.dy = (short) (2 * fy + idx / 3 - 1);
+  mv.dx = (short) v.x;
+  mv.dy = (short) v.y;
   mv.sad = (uint) (best >> 32);
   return mv;
 }
@@ -476,10 +484,10 @@ satd_best (global const uchar * cur, int cs, global const uchar * ref,
   satd_candidates (keys, top);
   for (int i = 0; i < SATD_CANDIDATES && top[i] != ULONG_MAX; i++) {
     int h = (int) (top[i] & 0xffff);
-    int vx = 2 * fx + h % 3 - 1, vy = 2 * fy + h / 3 - 1;
+    int2 v = half_vector (fx, fy, h);
     uint t = satd_half_rows (cur + y0 * cs + x0, cs,
-        ref + (y0 + (vy >> 1)) * rs + x0 + (vx >> 1), rs, vx & 1, vy & 1);
-    best = min (best, half_rank (t, vx, vy, h));
+        ref + (y0 + (v.y >> 1)) * rs + x0 + (v.x >> 1), rs, v.x & 1, v.y & 1);
+    best = min (best, half_rank (t, v.x, v.y, h));
   }
   GstClMotionVector mv = half_result (fx, fy, best);
   mv.sad = (uint) (keys[best & 0xffff] >> 32);
@@ -506,8 +514,8 @@ refine_half (global const uchar * cur, int cs, global const uchar * ref,
     /* (unrolled: each position's offsets are constants) */
     #pragma unroll
     for (int h = 0; h < 9; h++) {
-      int vx = 2 * fx + h % 3 - 1, vy = 2 * fy + h / 3 - 1;
-      keys[h] = half_rank (h == 4 ? full_sad : sad[h - (h > 4)], vx, vy, h);
+      int2 v = half_vector (fx, fy, h);
+      keys[h] = half_rank (h == 4 ? full_sad : sad[h - (h > 4)], v.x, v.y, h);
     }
   }
 #endif
@@ -1458,15 +1466,9 @@ satd8_half (global const uchar * c, int cs, global const uchar * r, int rs,
   #pragma unroll
   for (int y = 0; y < 8; y++) {
     #pragma unroll
-    for (int x = 0; x < 8; x++) {
-      global const uchar *q = r + y * rs + x;
-      int a = q[0], b = q[hx], e = q[hy * rs], f = q[hy * rs + hx];
-      int p = hx && hy ? (a + b + e + f + 2) >> 2 : (a + (hx ? b : e) + 1) >>
-          1;
-      if (!(hx | hy))
-        p = a;
-      d[8 * y + x] = (int) c[y * cs + x] - p;
-    }
+    for (int x = 0; x < 8; x++)
+      d[8 * y + x] = (int) c[y * cs + x] -
+          (int) half_pred (r + y * rs + x, rs, hx, hy);
   }
   /* the rows' butterflies, then the columns' (step 1: along a row) */
   #pragma unroll
@@ -1531,15 +1533,13 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
   int vx[8], vy[8], offset[8], hx[8], hy[8], inside[8];
 
   for (int k = 0; k < 8; k++) {
-    int h = k + (k >= 4);
-    vx[k] = 2 * fx + h % 3 - 1;
-    vy[k] = 2 * fy + h / 3 - 1;
+    int2 hv = half_vector (fx, fy, k + (k >= 4));
+    vx[k] = hv.x;
+    vy[k] = hv.y;
     hx[k] = vx[k] & 1;
     hy[k] = vy[k] & 1;
     offset[k] = (vy[k] >> 1) * rs + (vx[k] >> 1);
-    inside[k] = x0 + (vx[k] >> 1) >= 0 && y0 + (vy[k] >> 1) >= 0 &&
-        x0 + (vx[k] >> 1) + bw + hx[k] <= width &&
-        y0 + (vy[k] >> 1) + bh + hy[k] <= height;
+    inside[k] = half_inside (vx[k], vy[k], x0, y0, bw, bh, width, height);
     acc[k] = 0;
   }
   for (int s = lid; s < BS * BS; s += REFINE_ITEMS) {
@@ -1550,15 +1550,8 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
     for (int k = 0; k < 8; k++) {
       if (!inside[k])
         continue;
-      global const uchar *p = r + y * rs + x + offset[k];
-      uint pred;
-      if (hx[k] && hy[k])
-        pred = (p[0] + p[1] + p[rs] + p[rs + 1] + 2) >> 2;
-      else if (hx[k])
-        pred = (p[0] + p[1] + 1) >> 1;
-      else
-        pred = (p[0] + p[rs] + 1) >> 1;
-      acc[k] += abs_diff (cv, pred);
+      acc[k] += abs_diff (cv, half_pred (r + y * rs + x + offset[k], rs,
+              hx[k], hy[k]));
     }
   }
   for (int k = 0; k < 8; k++)
@@ -1583,20 +1576,20 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
     satd_candidates (keys, top);
     for (int t = lid; t < 4 * SATD_CANDIDATES; t += REFINE_ITEMS) {
       int i = t / 4, q = t % 4, ox = q % 2 * 8, oy = q / 2 * 8;
-      int h = (int) (top[i] & 0xffff);
-      int svx = 2 * fx + h % 3 - 1, svy = 2 * fy + h / 3 - 1;
+      int2 sv = half_vector (fx, fy, (int) (top[i] & 0xffff));
       satd[i][q] = top[i] == ULONG_MAX ? 0 :
           satd8_half (c + (y0 + oy) * cs + x0 + ox, cs,
-          r + (y0 + oy + (svy >> 1)) * rs + x0 + ox + (svx >> 1), rs,
-          svx & 1, svy & 1);
+          r + (y0 + oy + (sv.y >> 1)) * rs + x0 + ox + (sv.x >> 1), rs,
+          sv.x & 1, sv.y & 1);
     }
     barrier (CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
       ulong best = ULONG_MAX;
       for (int i = 0; i < SATD_CANDIDATES && top[i] != ULONG_MAX; i++) {
         int h = (int) (top[i] & 0xffff);
+        int2 sv = half_vector (fx, fy, h);
         best = min (best, half_rank (satd[i][0] + satd[i][1] + satd[i][2] +
-                satd[i][3], 2 * fx + h % 3 - 1, 2 * fy + h / 3 - 1, h));
+                satd[i][3], sv.x, sv.y, h));
       }
       GstClMotionVector out = half_result (fx, fy, best);
       out.sad = (uint) (keys[best & 0xffff] >> 32);

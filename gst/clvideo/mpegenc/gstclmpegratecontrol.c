@@ -169,12 +169,20 @@ gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
   rc->p_min_bits = rc->skip_bits;
 }
 
+/* The rate at which bits enter the buffer while it is not full: a
+ * variable rate's peak, else the bit rate */
+static gdouble
+inflow_rate (GstClMpegRateControl * rc)
+{
+  return rc->peak_rate > 0 ? rc->peak_rate : rc->bit_rate;
+}
+
 /* Bits that enter the buffer between two pictures' decoding times (a
  * variable rate's peak: at most, until the buffer is full) */
 static gdouble
 inflow_bits (GstClMpegRateControl * rc)
 {
-  return (rc->peak_rate > 0 ? rc->peak_rate : rc->bit_rate) / rc->frame_rate;
+  return inflow_rate (rc) / rc->frame_rate;
 }
 
 /* Bits that enter the buffer from the next picture's decoding to the one
@@ -353,13 +361,13 @@ gst_cl_mpeg_rate_control_set_low_delay (GstClMpegRateControl * rc,
 static gdouble
 tick_bits (GstClMpegRateControl * rc)
 {
-  return (rc->peak_rate > 0 ? rc->peak_rate : rc->bit_rate) / 90000.0;
+  return inflow_rate (rc) / 90000.0;
 }
 
 guint
 gst_cl_mpeg_rate_control_wait (GstClMpegRateControl * rc, guint64 bits)
 {
-  gdouble rate = rc->peak_rate > 0 ? rc->peak_rate : rc->bit_rate;
+  gdouble rate = inflow_rate (rc);
   gdouble field_bits = rate * rc->low_delay_field, missing;
   guint fields;
 
