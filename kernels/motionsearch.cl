@@ -96,6 +96,7 @@
 #include "gstclvideotypes.h"
 #include "common.cl"
 #include "sad.cl"
+#include "pairs.cl"
 
 /* ranking key of a full-pel candidate in the window of @range */
 #define KEY_IN(cost, dx, dy, range)                                         \
@@ -410,23 +411,29 @@ satd_candidates (const ulong * keys, ulong * top)
 #endif
 
 #if SATD && LBS == 16
-/* The Hadamard transform of order 8 across the lanes of each half of @v,
- * its outputs in another order (which the sum of their magnitudes does
- * not see): three rounds of sums and differences of neighbouring lanes,
- * each round's sums in the low half, differences in the high. A lane
- * after round k combines an aligned group of 2^k lanes of the input,
- * within one half. */
-static inline short16
-hadamard8_lanes (short16 v)
+/* The Hadamard transform of order 8 down the columns of the rows @r of
+ * a pair of blocks, its outputs in another order (which the sum of their
+ * magnitudes does not see): three rounds of sums and differences of rows
+ * 2^k apart, whole vectors each. */
+static inline void
+hadamard8_rows (short16 * r)
 {
-  v = (short16) (v.even + v.odd, v.even - v.odd);
-  v = (short16) (v.even + v.odd, v.even - v.odd);
-  return (short16) (v.even + v.odd, v.even - v.odd);
+  #pragma unroll
+  for (int s = 1; s < 8; s <<= 1) {
+    #pragma unroll
+    for (int y = 0; y < 8; y++)
+      if (!(y & s)) {
+        short16 a = r[y], b = r[y + s];
+        r[y] = a + b;
+        r[y + s] = a - b;
+      }
+  }
 }
 
 /* The SATD of the 16 rows of residual @d (each row's two halves in two 8
- * x 8 blocks, the transforms in place; no sum leaves 16 bits: 255 x 64 at
- * most) */
+ * x 8 blocks, the transforms in place): down the columns, then, the pair
+ * transposed, down the columns again. No coefficient leaves 16 bits
+ * (255 x 64 at most). */
 static uint
 satd16 (short16 * d)
 {
@@ -434,19 +441,19 @@ satd16 (short16 * d)
   #pragma unroll
   for (int top = 0; top < 16; top += 8) {
     short16 *r = d + top;
+    hadamard8_rows (r);
+    transpose_pair_short (r);
+    hadamard8_rows (r);
+    /* magnitudes as max (x, -x) (POCL splits abs on wide vectors), four
+     * rows summed in 16 bits (4 x 16320 fits) before widening */
     #pragma unroll
-    for (int s = 1; s < 8; s <<= 1) {
+    for (int y = 0; y < 8; y += 4) {
+      ushort16 m = 0;
       #pragma unroll
-      for (int y = 0; y < 8; y++)
-        if (!(y & s)) {
-          short16 a = r[y], b = r[y + s];
-          r[y] = a + b;
-          r[y + s] = a - b;
-        }
+      for (int i = y; i < y + 4; i++)
+        m += as_ushort16 (max (r[i], -r[i]));
+      acc += convert_int16 (m);
     }
-    #pragma unroll
-    for (int y = 0; y < 8; y++)
-      acc += convert_int16 (abs (hadamard8_lanes (r[y])));
   }
   return (uint) sum16 (acc);
 }
