@@ -653,13 +653,14 @@ meta_vectors (GstBuffer * out, const GstVideoInfo * info, guint bs,
  * the element's vectors, to free. */
 static GstClMotionVector *
 check_with_reference (GstBuffer * out, const GstVideoInfo * info,
-    GstBuffer ** frames, guint i, guint bs, guint range, gboolean subpel,
+    GstBuffer ** frames, guint i, guint bs, guint range, gint subpel,
     guint weight_q, GstClMotionMethod method, GstClMotionVector ** history,
     const gchar * desc)
 {
   gint gx = (GST_VIDEO_INFO_WIDTH (info) + bs - 1) / bs;
   gint gy = (GST_VIDEO_INFO_HEIGHT (info) + bs - 1) / bs;
-  GstClMotionVector *got = meta_vectors (out, info, bs, range, subpel, desc);
+  GstClMotionVector *got = meta_vectors (out, info, bs, range,
+      subpel != REF_SUBPEL_NONE, desc);
   GstClMotionVector *exp;
   Planes pc, pr;
 
@@ -681,7 +682,7 @@ check_with_reference (GstBuffer * out, const GstVideoInfo * info,
  * @weight_q). */
 static void
 run_sequence (GstHarness * h, const GstVideoInfo * info, GstBuffer ** frames,
-    guint n, gboolean cl, guint bs, guint range, gboolean subpel,
+    guint n, gboolean cl, guint bs, guint range, gint subpel,
     guint weight_q, gint px, gint py, const gchar * what)
 {
   GstClMotionMethod method;
@@ -806,13 +807,25 @@ GST_START_TEST (test_defaults)
   GstBuffer **frames;
   gboolean subpel;
 
+  GParamSpec *pspec;
+  GEnumValue *cost;
+  gint cost_value;
+
   g_object_get (h->element, "subpel", &subpel, "method", &method, NULL);
   fail_unless (subpel);
   fail_unless_equals_int (method, GST_CL_MOTION_METHOD_AUTO);
+  /* clmpegenc's with rdo */
+  g_object_get (h->element, "subpel-cost", &cost_value, NULL);
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (h->element),
+      "subpel-cost");
+  cost = g_enum_get_value (G_PARAM_SPEC_ENUM (pspec)->enum_class,
+      cost_value);
+  fail_unless (cost != NULL);
+  fail_unless_equals_string (cost->value_nick, "satd");
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 96, 72);
   frames = panned_frames (&info, 3, 3, -2);
-  run_sequence (h, &info, frames, 3, FALSE, 16, 16, TRUE, 0, 3, -2,
-      "defaults");
+  run_sequence (h, &info, frames, 3, FALSE, 16, 16, REF_SUBPEL_SATD, 0, 3,
+      -2, "defaults");
   free_frames (frames, 3);
   test_harness_teardown (h);
 }
@@ -844,8 +857,9 @@ GST_START_TEST (test_element_hierarchical)
 
     gst_video_info_set_format (&info, formats[f], 161, 97);
     frames = panned_frames (&info, 3, -5, 7);
-    run_sequence (h, &info, frames, 3, cl, bs, 16, subpel, 0, -5, 7,
-        "hierarchical");
+    /* (subpel-cost=satd, the default, ranks whole blocks of 16) */
+    run_sequence (h, &info, frames, 3, cl, bs, 16, subpel ? REF_SUBPEL_SATD :
+        REF_SUBPEL_NONE, 0, -5, 7, "hierarchical");
     /* once more for the meta's fields */
     out = test_push_and_pull (h, gst_buffer_ref (frames[1]), "meta");
     meta = gst_buffer_get_cl_motion_meta (out);
@@ -997,6 +1011,64 @@ GST_START_TEST (test_element_finds_fast_pan)
     free_frames (frames, 3);
     test_harness_teardown (h);
     g_free (what);
+  }
+}
+
+GST_END_TEST;
+
+/* subpel-cost through the element, both methods, system and OpenCL
+ * memory: the C reference's vectors with the half-pel positions ranked by
+ * SATD, which differ from those ranked by SAD on random frames; set while
+ * playing, sad applies from the next frame. */
+GST_START_TEST (test_element_subpel_cost)
+{
+  static const gchar *const methods[] = { "full", "hierarchical" };
+  guint m;
+
+  for (m = 0; m < G_N_ELEMENTS (methods); m++) {
+    gchar *props = g_strdup_printf ("method=%s search-range=8 subpel=true "
+        "subpel-cost=satd", methods[m]);
+    GstHarness *h = new_harness (props);
+    guint32 rng = test_seed ("subpel-cost", m);
+    GstVideoInfo info;
+    GstBuffer *frames[5];
+    Planes pc, pr;
+    GstClMotionVector *by_sad, *by_satd;
+    guint i, n, differ = 0;
+
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 96, 64);
+    for (i = 0; i < G_N_ELEMENTS (frames); i++) {
+      frames[i] = make_frame (&info, CONTENT_RANDOM, 0, 0, &rng);
+      GST_BUFFER_PTS (frames[i]) = i * GST_SECOND / 30;
+      GST_BUFFER_DURATION (frames[i]) = GST_SECOND / 30;
+    }
+    /* the two rankings disagree somewhere, or this proves nothing */
+    planes_get (&pc, &info, frames[1]);
+    planes_get (&pr, &info, frames[0]);
+    by_sad = reference_vectors (&pc, &pr, 16, 8, REF_SUBPEL_SAD, 0,
+        GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM, NULL);
+    by_satd = reference_vectors (&pc, &pr, 16, 8, REF_SUBPEL_SATD, 0,
+        GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM, NULL);
+    n = (96 / 16) * (64 / 16);
+    for (i = 0; i < n; i++)
+      differ += by_sad[i].dx != by_satd[i].dx || by_sad[i].dy != by_satd[i].dy;
+    fail_unless (differ > 0, "SAD and SATD rank alike on these frames");
+    g_free (by_sad);
+    g_free (by_satd);
+    planes_clear (&pc);
+    planes_clear (&pr);
+
+    run_sequence (h, &info, frames, 3, m == 1, 16, 8, REF_SUBPEL_SATD, 0, 0,
+        0, methods[m]);
+    gst_util_set_object_arg (G_OBJECT (h->element), "subpel-cost", "sad");
+    /* (a discont: the next frame starts over without a reference) */
+    GST_BUFFER_FLAG_SET (frames[3], GST_BUFFER_FLAG_DISCONT);
+    run_sequence (h, &info, frames + 3, 2, m == 1, 16, 8, REF_SUBPEL_SAD, 0,
+        0, 0, methods[m]);
+    for (i = 0; i < G_N_ELEMENTS (frames); i++)
+      gst_buffer_unref (frames[i]);
+    test_harness_teardown (h);
+    g_free (props);
   }
 }
 
@@ -1286,6 +1358,7 @@ motionsearch_suite (void)
   tcase_add_loop_test (tc, test_pan, 0, G_N_ELEMENTS (pans));
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_element_hierarchical);
+  tcase_add_test (tc, test_element_subpel_cost);
   tcase_add_test (tc, test_element_follows_pan);
   tcase_add_test (tc, test_element_finds_fast_pan);
   tcase_add_test (tc, test_element_forgets_at_discont);

@@ -17,6 +17,12 @@ typedef enum {
   GST_CL_MOTION_BLOCK_SIZE_16 = 16,
 } GstClMotionBlockSize;
 
+/* how the half-pel positions are compared (subpel-cost) */
+typedef enum {
+  GST_CL_MOTION_SUBPEL_COST_SAD,
+  GST_CL_MOTION_SUBPEL_COST_SATD,
+} GstClMotionSubpelCost;
+
 /* GstClMotionMethod: gstclmotionsearchcompute.h, shared with clmpegenc */
 
 G_END_DECLS
