@@ -482,16 +482,18 @@ vector_bits (__global const uchar * bits, int2 d)
       bits[RD_MV_BITS + min (abs (d.y), (uint) RD_MV_MAX)];
 }
 
-/* ---- mpeg_fit_vectors: a P picture's forward_f_code ----
+/* ---- mpeg_fit_costs, mpeg_fit_vectors: a P picture's forward_f_code ----
  *
  * The larger forward_f_code, the further a vector reaches and the more
- * bits each coded difference takes. One work-group weighs each f_code:
+ * bits each coded difference takes. mpeg_fit_costs weighs each f_code:
  * the exact bits of the vectors it codes (each against its left
  * neighbour, both within its range) and OUTLIER_BITS for each vector past
- * its range, then keeps the cheapest up to max_f_code (an MPEG-2 level's
- * limit) and clamps the vectors to it, so
- * that a few stray vectors do not make the whole picture pay for a wide
- * range while a fast pan gets the range it needs. */
+ * its range, summed by work-groups of FIT_ITEMS over runs of the
+ * macroblocks, each adding its sums to the totals (integer atomics: the
+ * order does not change them). mpeg_fit_vectors then keeps the cheapest
+ * up to max_f_code (an MPEG-2 level's limit) and clamps each vector to
+ * it, so that a few stray vectors do not make the whole picture pay for a
+ * wide range while a fast pan gets the range it needs. */
 
 #define FIT_ITEMS 256
 #define F_CODES 7
@@ -532,23 +534,26 @@ clamp_to_f_code (int2 v, int f)
   return clamp (v, -reach, reach - 1);
 }
 
+/* The totals @totals (F_CODES of them, zeroed before) of the macroblocks
+ * of this work-group's run: FIT_ITEMS x @per_item of them from the
+ * group's first, a work-item each in turn */
 __kernel __attribute__ ((reqd_work_group_size (FIT_ITEMS, 1, 1)))
 void
-mpeg_fit_vectors (__global GstClMotionVector * vectors,
+mpeg_fit_costs (__global const GstClMotionVector * vectors,
     __global const uchar * bits, uint mb_width, uint mb_height,
-    uint max_f_code)
+    uint per_item, __global uint * totals)
 {
   __local uint red[FIT_ITEMS];
-  __local uint totals[F_CODES];
   const uint t = get_local_id (0), n = mb_width * mb_height;
   const uint W = 16 * mb_width, H = 16 * mb_height;
+  const uint first = get_group_id (0) * FIT_ITEMS * per_item;
+  const uint end = min (n, first + FIT_ITEMS * per_item);
   uint cost[F_CODES];
-  uint mb, best = 0;
   int f;
 
   for (f = 0; f < F_CODES; f++)
     cost[f] = 0;
-  for (mb = t; mb < n; mb += FIT_ITEMS) {
+  for (uint mb = first + t; mb < end; mb += FIT_ITEMS) {
     uint mbx = mb % mb_width, mby = mb / mb_width;
     int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
     int2 pred = mb_predictor (vectors, mb, mbx, mby, W, H);
@@ -569,18 +574,30 @@ mpeg_fit_vectors (__global GstClMotionVector * vectors,
       barrier (CLK_LOCAL_MEM_FENCE);
     }
     if (t == 0)
-      totals[f] = red[0];
+      atomic_add (&totals[f], red[0]);
     barrier (CLK_LOCAL_MEM_FENCE);
   }
-  for (f = 1; f < min (max_f_code, (uint) F_CODES); f++)
+}
+
+/* Each macroblock's vector clamped to the cheapest f_code of @totals up
+ * to @max_f_code; a work-item per macroblock */
+__kernel void
+mpeg_fit_vectors (__global GstClMotionVector * vectors,
+    __global const uint * totals, uint mb_width, uint mb_height,
+    uint max_f_code)
+{
+  const uint mb = get_global_id (0);
+  uint best = 0;
+
+  if (mb >= mb_width * mb_height)
+    return;
+  for (uint f = 1; f < min (max_f_code, (uint) F_CODES); f++)
     if (totals[f] < totals[best])
       best = f;
-  for (mb = t; mb < n; mb += FIT_ITEMS) {
-    int2 v = clamp_to_f_code (mb_vector (vectors, mb, mb % mb_width,
-            mb / mb_width, W, H), best + 1);
-    vectors[mb].dx = v.x;
-    vectors[mb].dy = v.y;
-  }
+  int2 v = clamp_to_f_code (mb_vector (vectors, mb, mb % mb_width,
+          mb / mb_width, 16 * mb_width, 16 * mb_height), best + 1);
+  vectors[mb].dx = v.x;
+  vectors[mb].dy = v.y;
 }
 
 /* The lambda of the macroblock decisions (header, vector, mode bits):

@@ -7,16 +7,22 @@
 #include <gst/cl/gstclfilter.h>
 
 #define CPU_GROUP 64
+/* mpeg_fit_costs: its work-group size (FIT_ITEMS), the macroblocks each
+ * work-item weighs, and the f_codes it weighs (F_CODES) */
+#define FIT_ITEMS 256
+#define FIT_PER_ITEM 4
+#define FIT_F_CODES 7
 
 struct _GstClMpegTransform
 {
   GstClContext *ctx;
   guint width, height;
   guint mb_width, mb_height;
-  cl_kernel load, encode, fit_vectors, predict_b, field_search;
+  cl_kernel load, encode, fit_costs, fit_vectors, predict_b, field_search;
   cl_kernel choose_b_fields;
   cl_kernel pack_offsets, pack_levels;  /* GPU layout */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
+  cl_mem fit_totals;            /* mpeg_fit_costs' sums, FIT_F_CODES */
   gboolean cpu_layout;          /* one work-item per macroblock */
   gboolean chroma_422;
 };
@@ -54,6 +60,9 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
     tr->encode = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
         tr->cpu_layout ? "mpeg_encode_mb_cpu" : "mpeg_encode_mb", error);
   if (tr->encode)
+    tr->fit_costs = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
+        "mpeg_fit_costs", error);
+  if (tr->fit_costs)
     tr->fit_vectors = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
         "mpeg_fit_vectors", error);
   if (tr->fit_vectors)
@@ -79,6 +88,9 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
     gst_cl_mpeg_rd_bits (bits);
     tr->rd_bits = clCreateBuffer (ctx->context, CL_MEM_READ_ONLY |
         CL_MEM_COPY_HOST_PTR, sizeof (bits), bits, &ret);
+    if (gst_cl_check (ret, "clCreateBuffer", error))
+      tr->fit_totals = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE,
+          FIT_F_CODES * sizeof (cl_uint), NULL, &ret);
     if (!gst_cl_check (ret, "clCreateBuffer", error)) {
       gst_cl_mpeg_transform_free (tr);
       return NULL;
@@ -96,11 +108,14 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
 {
   if (!tr)
     return;
-  gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_vectors,
+  gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_costs,
+      &tr->fit_vectors,
       &tr->predict_b, &tr->field_search, &tr->choose_b_fields,
       &tr->pack_offsets, &tr->pack_levels, NULL);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
+  if (tr->fit_totals)
+    clReleaseMemObject (tr->fit_totals);
   gst_object_unref (tr->ctx);
   g_free (tr);
 }
@@ -252,30 +267,6 @@ gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr, cl_mem vectors,
   return gst_cl_check (ret, "clEnqueueFillBuffer", error);
 }
 
-gboolean
-gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
-    guint max_f_code, GError ** error)
-{
-  cl_uint mb_width = tr->mb_width, mb_height = tr->mb_height;
-  cl_uint max_f = CLAMP (max_f_code, 1, 7);
-  size_t global = 256, local = 256;
-  guint arg = 0;
-
-  if (!gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_mem),
-          &vectors, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_mem),
-          &tr->rd_bits, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
-          &mb_width, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
-          &mb_height, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
-          &max_f, error))
-    return FALSE;
-  return gst_cl_context_enqueue_kernel (tr->ctx, tr->fit_vectors,
-      GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
-}
-
 /* Enqueues @kernel over the picture's macroblocks: on CPUs (and where
  * @per_item in every layout) one work-item per macroblock, in small
  * groups (each work-item keeps a macroblock in private memory); on GPUs a
@@ -295,6 +286,53 @@ enqueue_macroblocks (GstClMpegTransform * tr, cl_kernel kernel,
   }
   return gst_cl_context_enqueue_kernel (tr->ctx, kernel,
       GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error);
+}
+
+gboolean
+gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
+    guint max_f_code, GError ** error)
+{
+  const cl_uint zero = 0;
+  cl_uint mb_width = tr->mb_width, mb_height = tr->mb_height;
+  cl_uint max_f = CLAMP (max_f_code, 1, FIT_F_CODES);
+  cl_uint per_item = FIT_PER_ITEM;
+  size_t n = (size_t) mb_width * mb_height, run = FIT_ITEMS * FIT_PER_ITEM;
+  size_t local = FIT_ITEMS, global = (n + run - 1) / run * FIT_ITEMS;
+  guint arg = 0;
+  cl_int ret;
+
+  /* the sums of runs of macroblocks in parallel, then the clamp */
+  ret = clEnqueueFillBuffer (tr->ctx->queue, tr->fit_totals, &zero,
+      sizeof (zero), 0, FIT_F_CODES * sizeof (cl_uint), 0, NULL, NULL);
+  if (!gst_cl_check (ret, "clEnqueueFillBuffer", error) ||
+      !gst_cl_kernel_set_arg (tr->fit_costs, &arg, sizeof (cl_mem),
+          &vectors, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_costs, &arg, sizeof (cl_mem),
+          &tr->rd_bits, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_costs, &arg, sizeof (cl_uint),
+          &mb_width, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_costs, &arg, sizeof (cl_uint),
+          &mb_height, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_costs, &arg, sizeof (cl_uint),
+          &per_item, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_costs, &arg, sizeof (cl_mem),
+          &tr->fit_totals, error) ||
+      !gst_cl_context_enqueue_kernel (tr->ctx, tr->fit_costs,
+          GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error))
+    return FALSE;
+  arg = 0;
+  if (!gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_mem),
+          &vectors, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_mem),
+          &tr->fit_totals, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
+          &mb_width, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
+          &mb_height, error) ||
+      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
+          &max_f, error))
+    return FALSE;
+  return enqueue_macroblocks (tr, tr->fit_vectors, TRUE, error);
 }
 
 gboolean
