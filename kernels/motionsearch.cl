@@ -835,6 +835,58 @@ level_key (const level_block_t * b, const LVEC * rows, int2 v)
   return LKEY (s, v.x, v.y);
 }
 
+#if HNT && (LBS == 16 || LBS == 8) && LEVEL < 2
+/* GPUs at level 1 and at full resolution: SPLIT work-items share a
+ * candidate, each the SAD of SPLIT_ROWS rows of the block (only those
+ * rows in its registers), summed in local memory. The few candidates of
+ * a step (a square has eight) then keep all HNT work-items busy, a
+ * quarter of a block's rows each, where one work-item a candidate left
+ * most of them idle and walked all the rows. The same keys. */
+#define SPLIT 4
+#define SPLIT_ROWS (LROWS / SPLIT)
+#define SPLIT_CANDS (HNT / SPLIT)
+
+/* The key of displacement @v (NO_CAND: none) for the first work-item of
+ * its SPLIT, from the rows @mine of share @part of each; ULONG_MAX for
+ * the others. Every work-item of the group calls it together. (Inlined:
+ * POCL lost the partial SADs of a call with barriers inside.) */
+__attribute__ ((always_inline)) static ulong
+split_key (const level_block_t * b, const LVEC * mine, int2 v, int part,
+    local uint * partial, int lid)
+{
+  const int allowed = v.x >= b->cx0 && v.x <= b->cx1 && v.y >= b->cy0 &&
+      v.y <= b->cy1;
+  const int y0 = part * SPLIT_ROWS;
+  uint s = 0;
+  ulong key = ULONG_MAX;
+
+  if (allowed) {
+    global const uchar *r = b->r + (v.y + y0) * b->rs + v.x;
+    if (b->whole) {
+      sad_acc_t acc = SAD_ZERO;
+      #pragma unroll
+      for (int y = 0; y < SPLIT_ROWS; y++)
+        acc = SAD_ADD (acc, mine[y], load_row (r, b->rs, y));
+      s = sad_total (acc);
+    } else if (y0 < b->bh) {
+      s = sad_any (b->c + y0 * b->cs, b->cs, r, b->rs, b->bw,
+          min (SPLIT_ROWS, b->bh - y0));
+    }
+  }
+  partial[lid] = s;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  if (allowed && part == 0) {
+    uint sum = 0;
+    for (int i = 0; i < SPLIT; i++)
+      sum += partial[lid + i];
+    key = LKEY (sum, v.x, v.y);
+  }
+  /* everyone has read @partial before it is written again */
+  barrier (CLK_LOCAL_MEM_FENCE);
+  return key;
+}
+#endif
+
 #if (LBS == 16 || LBS == 8) && !HNT
 /* The best key of the square of displacements p + (-RADIUS .. RADIUS)^2,
  * every one allowed, of a whole block: for each row of the square its
@@ -887,7 +939,17 @@ neighbour (global const GstClMotionVector * v, int bx, int by, int gx,
 /* best becomes the best of itself and the few candidates CAND (t), t =
  * known to n - 1, across the group with HNT; candidates 0 to known - 1
  * are in best already */
-#if HNT
+#if defined (SPLIT)
+#define BEST_OF(best, known, n, CAND)                                       \
+  do {                                                                      \
+    for (int base = (known); base < (n); base += SPLIT_CANDS) {             \
+      int t = base + lid / SPLIT;                                           \
+      best = min (best, split_key (&b, rows, t < (n) ? (CAND) : NO_CAND,    \
+              lid % SPLIT, partial, lid));                                  \
+    }                                                                       \
+    best = group_min (best, keys, lid, HNT);                                \
+  } while (0)
+#elif HNT
 #define BEST_OF(best, known, n, CAND)                                       \
   do {                                                                      \
     for (int t = (known) + lid; t < (n); t += HNT)                          \
@@ -1003,7 +1065,7 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
     int rs, const level_search_t * s, int bx, int by, int gx, int gy,
     global const GstClMotionVector * coarse
 #if HNT
-    , local ulong * keys, int lid
+    , local ulong * keys, local uint * partial, int lid
 #endif
     )
 {
@@ -1025,10 +1087,18 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   b.cy1 = min (limit, (height - bh - y0) >> LEVEL);
   b.whole = b.bw == LBS && b.bh == LBS;
 
+#if defined (SPLIT)
+  /* this work-item's share of the rows */
+  LVEC rows[SPLIT_ROWS];
+  if (b.whole)
+    for (int y = 0; y < SPLIT_ROWS; y++)
+      rows[y] = load_row (b.c, cs, (lid % SPLIT) * SPLIT_ROWS + y);
+#else
   LVEC rows[LROWS];
   if (b.whole)
     for (int y = 0; y < LROWS; y++)
       rows[y] = load_row (b.c, cs, y);
+#endif
 
   ulong best = ULONG_MAX;
 #if LEVEL == 2
@@ -1070,7 +1140,16 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
         break;
       p = moved;
     }
-#if HNT
+#if defined (SPLIT)
+    /* the eight around the centre, which is in already */
+    for (int base = 0; base < NSQUARE - 1; base += SPLIT_CANDS) {
+      int c = base + lid / SPLIT, t = c + (c >= NSQUARE / 2);
+      best = min (best, split_key (&b, rows, c < NSQUARE - 1 ? p +
+              (int2) (t % SIDE - RADIUS, t / SIDE - RADIUS) : NO_CAND,
+              lid % SPLIT, partial, lid));
+    }
+    best = group_min (best, keys, lid, HNT);
+#elif HNT
     /* the centre is in already */
     for (int t = lid; t < NSQUARE; t += HNT)
       best = min (best, level_key (&b, rows, t == NSQUARE / 2 ? NO_CAND :
@@ -1269,13 +1348,14 @@ motion_search_level (global const uchar * cur, global const uchar * ref,
   };
 #if HNT
   local ulong keys[HNT];
+  local uint partial[HNT];
   int lid = get_local_id (0);
   int bx = get_group_id (0), by = get_group_id (1);
 
   if (bx >= gx || by >= gy)
     return;
   GstClMotionVector mv = level_step (c, r, (int) args.cur.stride,
-      (int) args.ref.stride, &s, bx, by, gx, gy, coarse, keys, lid);
+      (int) args.ref.stride, &s, bx, by, gx, gy, coarse, keys, partial, lid);
   if (lid == 0)
     vectors[by * gx + bx] = mv;
 #else
