@@ -822,12 +822,19 @@ typedef struct
   (((ulong) (cost) << 32) | ((ulong) (abs (dx) + abs (dy)) << 20) |         \
       (ulong) ((((dy) + 512) << 10) | ((dx) + 512)))
 
+/* Whether displacement v is allowed at this level */
+static inline int
+level_allowed (const level_block_t * b, int2 v)
+{
+  return v.x >= b->cx0 && v.x <= b->cx1 && v.y >= b->cy0 && v.y <= b->cy1;
+}
+
 /* Key of displacement v at this level, ULONG_MAX if not allowed
  * (inlined: a call cost a fifth of a whole block's SAD) */
 __attribute__ ((always_inline)) static ulong
 level_key (const level_block_t * b, const LVEC * rows, int2 v)
 {
-  if (v.x < b->cx0 || v.x > b->cx1 || v.y < b->cy0 || v.y > b->cy1)
+  if (!level_allowed (b, v))
     return ULONG_MAX;
   global const uchar *r = b->r + v.y * b->rs + v.x;
   uint s = b->whole ? sad_rows (rows, r, b->rs) :
@@ -835,7 +842,10 @@ level_key (const level_block_t * b, const LVEC * rows, int2 v)
   return LKEY (s, v.x, v.y);
 }
 
-#if HNT && (LBS == 16 || LBS == 8) && LEVEL < 2
+#if HNT && LEVEL < 2
+#if LBS != 16 && LBS != 8
+#error "level 1 and full resolution search blocks of 16 or 8"
+#endif
 /* GPUs at level 1 and at full resolution: SPLIT work-items share a
  * candidate, each the SAD of SPLIT_ROWS rows of the block (only those
  * rows in its registers), summed in local memory. The few candidates of
@@ -854,8 +864,7 @@ __attribute__ ((always_inline)) static ulong
 split_key (const level_block_t * b, const LVEC * mine, int2 v, int part,
     local uint * partial, int lid)
 {
-  const int allowed = v.x >= b->cx0 && v.x <= b->cx1 && v.y >= b->cy0 &&
-      v.y <= b->cy1;
+  const int allowed = level_allowed (b, v);
   const int y0 = part * SPLIT_ROWS;
   uint s = 0;
   ulong key = ULONG_MAX;
@@ -947,13 +956,6 @@ neighbour (global const GstClMotionVector * v, int bx, int by, int gx,
       best = min (best, split_key (&b, rows, t < (n) ? (CAND) : NO_CAND,    \
               lid % SPLIT, partial, lid));                                  \
     }                                                                       \
-    best = group_min (best, keys, lid, HNT);                                \
-  } while (0)
-#elif HNT
-#define BEST_OF(best, known, n, CAND)                                       \
-  do {                                                                      \
-    for (int t = (known) + lid; t < (n); t += HNT)                          \
-      best = min (best, level_key (&b, rows, CAND));                        \
     best = group_min (best, keys, lid, HNT);                                \
   } while (0)
 #else
@@ -1148,12 +1150,6 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
               (int2) (t % SIDE - RADIUS, t / SIDE - RADIUS) : NO_CAND,
               lid % SPLIT, partial, lid));
     }
-    best = group_min (best, keys, lid, HNT);
-#elif HNT
-    /* the centre is in already */
-    for (int t = lid; t < NSQUARE; t += HNT)
-      best = min (best, level_key (&b, rows, t == NSQUARE / 2 ? NO_CAND :
-              p + (int2) (t % SIDE - RADIUS, t / SIDE - RADIUS)));
     best = group_min (best, keys, lid, HNT);
 #else
 #if LBS == 16 || LBS == 8

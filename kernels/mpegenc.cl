@@ -495,8 +495,8 @@ vector_bits (__global const uchar * bits, int2 d)
  * it, so that a few stray vectors do not make the whole picture pay for a
  * wide range while a fast pan gets the range it needs. */
 
-#define FIT_ITEMS 256
-#define F_CODES 7
+#define FIT_ITEMS GST_CL_MPEG_FIT_ITEMS
+#define F_CODES GST_CL_MPEG_F_CODES
 /* What a vector past the range is taken to cost: its block falls back to
  * the clamped vector, its neighbour's, the zero vector or intra; stray
  * vectors in flat areas lose nothing, a small fast object its residual */
@@ -535,19 +535,20 @@ clamp_to_f_code (int2 v, int f)
 }
 
 /* The totals @totals (F_CODES of them, zeroed before) of the macroblocks
- * of this work-group's run: FIT_ITEMS x @per_item of them from the
+ * of this work-group's run: FIT_ITEMS x per_item of them from the
  * group's first, a work-item each in turn */
 __kernel __attribute__ ((reqd_work_group_size (FIT_ITEMS, 1, 1)))
 void
 mpeg_fit_costs (__global const GstClMotionVector * vectors,
-    __global const uchar * bits, uint mb_width, uint mb_height,
-    uint per_item, __global uint * totals)
+    __global const uchar * bits, __global uint * totals,
+    const GstClMpegFitArgs args)
 {
   __local uint red[FIT_ITEMS];
-  const uint t = get_local_id (0), n = mb_width * mb_height;
-  const uint W = 16 * mb_width, H = 16 * mb_height;
-  const uint first = get_group_id (0) * FIT_ITEMS * per_item;
-  const uint end = min (n, first + FIT_ITEMS * per_item);
+  const uint mb_width = args.mb_width;
+  const uint t = get_local_id (0), n = mb_width * args.mb_height;
+  const uint W = 16 * mb_width, H = 16 * args.mb_height;
+  const uint first = get_group_id (0) * FIT_ITEMS * args.per_item;
+  const uint end = min (n, first + FIT_ITEMS * args.per_item);
   uint cost[F_CODES];
   int f;
 
@@ -580,22 +581,21 @@ mpeg_fit_costs (__global const GstClMotionVector * vectors,
 }
 
 /* Each macroblock's vector clamped to the cheapest f_code of @totals up
- * to @max_f_code; a work-item per macroblock */
+ * to max_f_code; a work-item per macroblock */
 __kernel void
 mpeg_fit_vectors (__global GstClMotionVector * vectors,
-    __global const uint * totals, uint mb_width, uint mb_height,
-    uint max_f_code)
+    __global const uint * totals, const GstClMpegFitArgs args)
 {
-  const uint mb = get_global_id (0);
+  const uint mb = get_global_id (0), mb_width = args.mb_width;
   uint best = 0;
 
-  if (mb >= mb_width * mb_height)
+  if (mb >= mb_width * args.mb_height)
     return;
-  for (uint f = 1; f < min (max_f_code, (uint) F_CODES); f++)
+  for (uint f = 1; f < min (args.max_f_code, (uint) F_CODES); f++)
     if (totals[f] < totals[best])
       best = f;
   int2 v = clamp_to_f_code (mb_vector (vectors, mb, mb % mb_width,
-          mb / mb_width, 16 * mb_width, 16 * mb_height), best + 1);
+          mb / mb_width, 16 * mb_width, 16 * args.mb_height), best + 1);
   vectors[mb].dx = v.x;
   vectors[mb].dy = v.y;
 }

@@ -184,6 +184,18 @@ typedef struct {
   guint32 zero_bias;
 } GstClMpegPredictArgs;
 
+/* mpeg_fit_costs and mpeg_fit_vectors, a P picture's f_code: the
+ * work-group size of mpeg_fit_costs and the f_codes it weighs; each of
+ * its work-items weighs @per_item macroblocks, and mpeg_fit_vectors keeps
+ * the cheapest f_code up to @max_f_code */
+#define GST_CL_MPEG_FIT_ITEMS 256
+#define GST_CL_MPEG_F_CODES 7
+typedef struct {
+  guint32 mb_width, mb_height;
+  guint32 per_item;
+  guint32 max_f_code;
+} GstClMpegFitArgs;
+
 /* ---- motion search (kernels/motionsearch.cl) ---- */
 
 /* The pictures and blocks of one launch of the motion search kernels
@@ -253,6 +265,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
 GST_CL_VIDEO_SIZE_IS (GstClMpegPredictArgs, 16);
+GST_CL_VIDEO_SIZE_IS (GstClMpegFitArgs, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 80);
 GST_CL_VIDEO_SIZE_IS (GstClMotionDecimateArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMotionLambdaArgs, 48);

@@ -7,11 +7,8 @@
 #include <gst/cl/gstclfilter.h>
 
 #define CPU_GROUP 64
-/* mpeg_fit_costs: its work-group size (FIT_ITEMS), the macroblocks each
- * work-item weighs, and the f_codes it weighs (F_CODES) */
-#define FIT_ITEMS 256
+/* the macroblocks each work-item of mpeg_fit_costs weighs */
 #define FIT_PER_ITEM 4
-#define FIT_F_CODES 7
 
 struct _GstClMpegTransform
 {
@@ -22,7 +19,7 @@ struct _GstClMpegTransform
   cl_kernel choose_b_fields;
   cl_kernel pack_offsets, pack_levels;  /* GPU layout */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
-  cl_mem fit_totals;            /* mpeg_fit_costs' sums, FIT_F_CODES */
+  cl_mem fit_totals;            /* mpeg_fit_costs' sums, an f_code each */
   gboolean cpu_layout;          /* one work-item per macroblock */
   gboolean chroma_422;
 };
@@ -88,9 +85,9 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
     gst_cl_mpeg_rd_bits (bits);
     tr->rd_bits = clCreateBuffer (ctx->context, CL_MEM_READ_ONLY |
         CL_MEM_COPY_HOST_PTR, sizeof (bits), bits, &ret);
-    if (gst_cl_check (ret, "clCreateBuffer", error))
+    if (ret == CL_SUCCESS)
       tr->fit_totals = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE,
-          FIT_F_CODES * sizeof (cl_uint), NULL, &ret);
+          GST_CL_MPEG_F_CODES * sizeof (cl_uint), NULL, &ret);
     if (!gst_cl_check (ret, "clCreateBuffer", error)) {
       gst_cl_mpeg_transform_free (tr);
       return NULL;
@@ -109,9 +106,8 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
   if (!tr)
     return;
   gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_costs,
-      &tr->fit_vectors,
-      &tr->predict_b, &tr->field_search, &tr->choose_b_fields,
-      &tr->pack_offsets, &tr->pack_levels, NULL);
+      &tr->fit_vectors, &tr->predict_b, &tr->field_search,
+      &tr->choose_b_fields, &tr->pack_offsets, &tr->pack_levels, NULL);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
   if (tr->fit_totals)
@@ -293,44 +289,30 @@ gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
     guint max_f_code, GError ** error)
 {
   const cl_uint zero = 0;
-  cl_uint mb_width = tr->mb_width, mb_height = tr->mb_height;
-  cl_uint max_f = CLAMP (max_f_code, 1, FIT_F_CODES);
-  cl_uint per_item = FIT_PER_ITEM;
-  size_t n = (size_t) mb_width * mb_height, run = FIT_ITEMS * FIT_PER_ITEM;
-  size_t local = FIT_ITEMS, global = (n + run - 1) / run * FIT_ITEMS;
-  guint arg = 0;
+  const cl_mem cost_mems[3] = { vectors, tr->rd_bits, tr->fit_totals };
+  const cl_mem fit_mems[2] = { vectors, tr->fit_totals };
+  GstClMpegFitArgs args;
+  size_t n = (size_t) tr->mb_width * tr->mb_height;
+  size_t run = GST_CL_MPEG_FIT_ITEMS * FIT_PER_ITEM;
+  size_t local = GST_CL_MPEG_FIT_ITEMS;
+  size_t global = (n + run - 1) / run * GST_CL_MPEG_FIT_ITEMS;
   cl_int ret;
 
+  args.mb_width = tr->mb_width;
+  args.mb_height = tr->mb_height;
+  args.per_item = FIT_PER_ITEM;
+  args.max_f_code = CLAMP (max_f_code, 1, GST_CL_MPEG_F_CODES);
   /* the sums of runs of macroblocks in parallel, then the clamp */
   ret = clEnqueueFillBuffer (tr->ctx->queue, tr->fit_totals, &zero,
-      sizeof (zero), 0, FIT_F_CODES * sizeof (cl_uint), 0, NULL, NULL);
+      sizeof (zero), 0, GST_CL_MPEG_F_CODES * sizeof (cl_uint), 0, NULL,
+      NULL);
   if (!gst_cl_check (ret, "clEnqueueFillBuffer", error) ||
-      !gst_cl_kernel_set_arg (tr->fit_costs, &arg, sizeof (cl_mem),
-          &vectors, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_costs, &arg, sizeof (cl_mem),
-          &tr->rd_bits, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_costs, &arg, sizeof (cl_uint),
-          &mb_width, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_costs, &arg, sizeof (cl_uint),
-          &mb_height, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_costs, &arg, sizeof (cl_uint),
-          &per_item, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_costs, &arg, sizeof (cl_mem),
-          &tr->fit_totals, error) ||
+      !gst_cl_video_set_kernel_args (tr->fit_costs, cost_mems,
+          G_N_ELEMENTS (cost_mems), &args, sizeof (args), error) ||
       !gst_cl_context_enqueue_kernel (tr->ctx, tr->fit_costs,
-          GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error))
-    return FALSE;
-  arg = 0;
-  if (!gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_mem),
-          &vectors, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_mem),
-          &tr->fit_totals, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
-          &mb_width, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
-          &mb_height, error) ||
-      !gst_cl_kernel_set_arg (tr->fit_vectors, &arg, sizeof (cl_uint),
-          &max_f, error))
+          GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error) ||
+      !gst_cl_video_set_kernel_args (tr->fit_vectors, fit_mems,
+          G_N_ELEMENTS (fit_mems), &args, sizeof (args), error))
     return FALSE;
   return enqueue_macroblocks (tr, tr->fit_vectors, TRUE, error);
 }
