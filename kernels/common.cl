@@ -31,4 +31,21 @@ group_min (ulong v, local ulong * keys, int lid, int nt)
   return v;
 }
 
+/* Inclusive prefix sum of the nt (a power of 2) work-items' values,
+ * each work-item's own in @sums[lid] (Hillis-Steele: log2 nt steps);
+ * @sums holds nt. Every work-item of the group must call it. */
+static inline uint
+group_prefix (uint v, local uint * sums, int lid, int nt)
+{
+  sums[lid] = v;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int d = 1; d < nt; d <<= 1) {
+    const uint add = lid >= d ? sums[lid - d] : 0;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    sums[lid] += add;
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  return sums[lid];
+}
+
 #endif /* GST_CL_COMMON_CL */

@@ -30,6 +30,8 @@
  * and written as words), LX, LY (work-group of the GPU apply kernel).
  */
 
+#include "common.cl"
+
 #define NBINS 256
 
 #define MODE_STRETCH 0
@@ -74,19 +76,9 @@ contrast_lut (__global const uint * hist, uint hist_off, uint n, uint nlow,
     found[2] = 0;
     found[3] = NBINS - 1;
   }
-  cum[v] = h;
-  barrier (CLK_LOCAL_MEM_FENCE);
-
-  /* inclusive prefix sum (Hillis-Steele): log2(256) steps */
-  for (uint d = 1; d < NBINS; d <<= 1) {
-    const uint add = v >= d ? cum[v - d] : 0;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    cum[v] += add;
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
+  const uint c = group_prefix (h, cum, v, NBINS);
 
   /* each search has exactly one work-item where its condition flips */
-  const uint c = cum[v];
   const uint prev = v ? cum[v - 1] : 0;
   const uint total = cum[NBINS - 1];
   if (c > nlow && prev <= nlow)

@@ -24,6 +24,7 @@
  */
 
 #include "gstclvideotypes.h"
+#include "common.cl"
 #include "sad.cl"
 #include "pairs.cl"
 
@@ -3003,41 +3004,47 @@ coded_levels (__global const GstClMpegMbRecord * r, int b)
   return (r->flags & GST_CL_MPEG_MB_INTRA) ? max (n, 1u) : n;
 }
 
-#define PACK_ITEMS 256
+#define PACK_ITEMS GST_CL_MPEG_PACK_ITEMS
 
-/* offsets[mb]: where macroblock mb's levels start; offsets[n]: the total.
- * One work-group: each work-item sums a run of macroblocks, the runs'
- * sums are scanned in local memory. */
+/* The offsets of the packed levels in two steps, each spread over the
+ * device: mpeg_pack_counts, a work-item per macroblock, writes where its
+ * levels start within its work-group's run of PACK_ITEMS macroblocks
+ * (@offsets[mb]) and each run's total (@offsets[n + run]);
+ * mpeg_pack_runs then turns the totals into where each run starts, and
+ * mpeg_pack_levels adds the two. */
 __kernel __attribute__ ((reqd_work_group_size (PACK_ITEMS, 1, 1)))
 void
-mpeg_pack_offsets (__global const GstClMpegMbRecord * records, uint n,
-    __global uint * offsets)
+mpeg_pack_counts (__global const GstClMpegMbRecord * records,
+    __global uint * offsets, uint n)
+{
+  __local uint sums[PACK_ITEMS];
+  const uint mb = get_global_id (0), t = get_local_id (0);
+  uint count = 0;
+
+  if (mb < n)
+    for (int b = 0; b < MB_BLOCKS; b++)
+      count += coded_levels (&records[mb], b);
+  const uint upto = group_prefix (count, sums, t, PACK_ITEMS);
+  if (mb < n)
+    offsets[mb] = upto - count;
+  if (t == PACK_ITEMS - 1)
+    offsets[n + get_group_id (0)] = upto;
+}
+
+/* One work-group: the runs' totals at @offsets[n ..] become where each
+ * run starts (at most PACK_ITEMS runs: the host sees to it) */
+__kernel __attribute__ ((reqd_work_group_size (PACK_ITEMS, 1, 1)))
+void
+mpeg_pack_runs (__global uint * offsets, uint n)
 {
   __local uint sums[PACK_ITEMS];
   const uint t = get_local_id (0);
-  const uint per = (n + PACK_ITEMS - 1) / PACK_ITEMS;
-  const uint first = min (t * per, n), end = min (first + per, n);
-  uint s = 0, off;
+  const uint runs = (n + PACK_ITEMS - 1) / PACK_ITEMS;
+  const uint v = t < runs ? offsets[n + t] : 0;
+  const uint upto = group_prefix (v, sums, t, PACK_ITEMS);
 
-  for (uint mb = first; mb < end; mb++)
-    for (int b = 0; b < MB_BLOCKS; b++)
-      s += coded_levels (&records[mb], b);
-  sums[t] = s;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (uint d = 1; d < PACK_ITEMS; d <<= 1) {
-    uint v = t >= d ? sums[t - d] : 0;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    sums[t] += v;
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-  off = sums[t] - s;
-  for (uint mb = first; mb < end; mb++) {
-    offsets[mb] = off;
-    for (int b = 0; b < MB_BLOCKS; b++)
-      off += coded_levels (&records[mb], b);
-  }
-  if (t == PACK_ITEMS - 1)
-    offsets[n] = sums[t];
+  if (t < runs)
+    offsets[n + t] = upto - v;
 }
 
 /* One work-group of 64 per macroblock, a work-item per zigzag index. */
@@ -3045,11 +3052,11 @@ __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_pack_levels (__global const GstClMpegMbRecord * records,
     __global const short * levels, __global const uint * offsets,
-    __global short * packed)
+    __global short * packed, uint n)
 {
   const uint mb = get_group_id (0), t = get_local_id (0);
   __global const GstClMpegMbRecord *r = &records[mb];
-  uint at = offsets[mb];
+  uint at = offsets[n + mb / PACK_ITEMS] + offsets[mb];
 
   for (int b = 0; b < MB_BLOCKS; b++) {
     uint c = coded_levels (r, b);

@@ -184,6 +184,13 @@ typedef struct {
   guint32 zero_bias;
 } GstClMpegPredictArgs;
 
+/* mpeg_pack_counts and mpeg_pack_runs (GPU layout): macroblocks a
+ * work-group; the offsets buffer of n macroblocks holds n + runs values
+ * (GST_CL_MPEG_PACK_OFFSETS) */
+#define GST_CL_MPEG_PACK_ITEMS 256
+#define GST_CL_MPEG_PACK_OFFSETS(n) \
+  ((n) + ((n) + GST_CL_MPEG_PACK_ITEMS - 1) / GST_CL_MPEG_PACK_ITEMS)
+
 /* mpeg_fit_costs and mpeg_fit_vectors, a P picture's f_code: the
  * work-group size of mpeg_fit_costs and the f_codes it weighs; each of
  * its work-items weighs @per_item macroblocks, and mpeg_fit_vectors keeps

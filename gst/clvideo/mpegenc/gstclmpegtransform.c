@@ -17,7 +17,7 @@ struct _GstClMpegTransform
   guint mb_width, mb_height;
   cl_kernel load, encode, fit_costs, fit_vectors, predict_b, field_search;
   cl_kernel choose_b_fields;
-  cl_kernel pack_offsets, pack_levels;  /* GPU layout */
+  cl_kernel pack_counts, pack_runs, pack_levels;  /* GPU layout */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
   cl_mem fit_totals;            /* mpeg_fit_costs' sums, an f_code each */
   gboolean cpu_layout;          /* one work-item per macroblock */
@@ -49,6 +49,17 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
   tr->mb_height = interlaced ? 2 * ((height + 31) / 32) : (height + 15) / 16;
   tr->cpu_layout = ctx->cpu_layout;
   tr->chroma_422 = chroma_422;
+  /* (mpeg_pack_runs scans at most GST_CL_MPEG_PACK_ITEMS runs: 65536
+   * macroblocks, more than the largest picture of the caps, 4095 x 2800,
+   * has) */
+  if ((gsize) tr->mb_width * tr->mb_height > (gsize) GST_CL_MPEG_PACK_ITEMS *
+      GST_CL_MPEG_PACK_ITEMS) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "%ux%u: more macroblocks than the encoder codes (at most %u)", width,
+        height, GST_CL_MPEG_PACK_ITEMS * GST_CL_MPEG_PACK_ITEMS);
+    gst_cl_mpeg_transform_free (tr);
+    return NULL;
+  }
   tr->load = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
       ctx->cpu_layout ? "mpeg_load_rows" : "mpeg_load", error);
   /* GPUs: a work-group of 64 per macroblock; CPUs: one work-item per
@@ -72,9 +83,12 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
     tr->choose_b_fields = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
         "mpeg_choose_b_fields", error);
   if (tr->choose_b_fields && !tr->cpu_layout) {
-    tr->pack_offsets = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
-        "mpeg_pack_offsets", error);
-    if (tr->pack_offsets)
+    tr->pack_counts = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
+        "mpeg_pack_counts", error);
+    if (tr->pack_counts)
+      tr->pack_runs = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
+          "mpeg_pack_runs", error);
+    if (tr->pack_runs)
       tr->pack_levels = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
           "mpeg_pack_levels", error);
   }
@@ -107,7 +121,7 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
     return;
   gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_costs,
       &tr->fit_vectors, &tr->predict_b, &tr->field_search,
-      &tr->choose_b_fields, &tr->pack_offsets, &tr->pack_levels, NULL);
+      &tr->choose_b_fields, &tr->pack_counts, &tr->pack_runs, &tr->pack_levels, NULL);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
   if (tr->fit_totals)
@@ -431,24 +445,26 @@ gst_cl_mpeg_transform_pack (GstClMpegTransform * tr, cl_mem records,
     cl_mem levels, cl_mem offsets, cl_mem packed, GError ** error)
 {
   cl_uint n = tr->mb_width * tr->mb_height;
+  const cl_mem count_mems[2] = { records, offsets };
   const cl_mem pack_mems[4] = { records, levels, offsets, packed };
-  size_t global, local;
-  guint arg = 0;
+  size_t global, local = GST_CL_MPEG_PACK_ITEMS;
 
   g_return_val_if_fail (tr->pack_levels != NULL, FALSE);
-  if (!gst_cl_kernel_set_arg (tr->pack_offsets, &arg, sizeof (cl_mem),
-          &records, error) ||
-      !gst_cl_kernel_set_arg (tr->pack_offsets, &arg, sizeof (cl_uint), &n,
-          error) ||
-      !gst_cl_kernel_set_arg (tr->pack_offsets, &arg, sizeof (cl_mem),
-          &offsets, error))
+  /* a work-item per macroblock, in runs of PACK_ITEMS */
+  global = (GST_CL_MPEG_PACK_OFFSETS (n) - n) * local;
+  if (!gst_cl_video_set_kernel_args (tr->pack_counts, count_mems,
+          G_N_ELEMENTS (count_mems), &n, sizeof (n), error) ||
+      !gst_cl_context_enqueue_kernel (tr->ctx, tr->pack_counts,
+          GST_CL_MPEG_PACK_LABEL, 1, &global, &local, error))
     return FALSE;
-  global = local = 256;
-  if (!gst_cl_context_enqueue_kernel (tr->ctx, tr->pack_offsets,
+  global = local;
+  if (!gst_cl_video_set_kernel_args (tr->pack_runs, &offsets, 1, &n,
+          sizeof (n), error) ||
+      !gst_cl_context_enqueue_kernel (tr->ctx, tr->pack_runs,
           GST_CL_MPEG_PACK_LABEL, 1, &global, &local, error))
     return FALSE;
   if (!gst_cl_video_set_kernel_args (tr->pack_levels, pack_mems,
-          G_N_ELEMENTS (pack_mems), NULL, 0, error))
+          G_N_ELEMENTS (pack_mems), &n, sizeof (n), error))
     return FALSE;
   local = 64;
   global = (size_t) n * local;
