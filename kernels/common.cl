@@ -33,8 +33,9 @@ group_min (ulong v, local ulong * keys, int lid, int nt)
 
 /* Inclusive prefix sum of the nt (a power of 2) work-items' values,
  * each work-item's own in @sums[lid] (Hillis-Steele: log2 nt steps);
- * @sums holds nt. Every work-item of the group must call it. */
-static inline uint
+ * @sums holds nt. Every work-item of the group must call it. (Inlined:
+ * POCL loses values across the barriers of a call that is not.) */
+__attribute__ ((always_inline)) static inline uint
 group_prefix (uint v, local uint * sums, int lid, int nt)
 {
   sums[lid] = v;

@@ -1194,34 +1194,50 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 }
 
 #if LEVEL == 2
-#define GM_ITEMS 256
+#define GM_ITEMS GST_CL_MOTION_GLOBAL_SHIFTS
+#define GM_SHIFT_ITEMS GST_CL_MOTION_GLOBAL_SHIFT_ITEMS
 
-/* The best shift of profile @c against @r (@n values each, in @work),
- * compared by their differences from one value to the next (edges
- * count, not shading): the displacement d in [-@reach, @reach] with the
- * least mean absolute difference between c'[i] and r'[i + d] where both
- * exist, weighted by (64 + |d|) / 64 (ties: the shorter shift, then the
- * lower) */
-static int
-profile_shift (global const uint * c, global const uint * r, int n,
-    int reach, local ulong * keys, int lid)
+/* The shifts of the profiles, in @work after the result and the four
+ * profiles: a level-2 picture of w x h has 2 + 2 (w + h) ints there, then
+ * per axis GM_ITEMS keys (each as two ints: at most 2 * (limit >> 2) + 1
+ * shifts) */
+#define GM_KEYS(w, h) (2 + 2 * ((w) + (h)))
+
+/* The reach of the shifts along a profile of @n values */
+static inline int
+profile_reach (int n)
 {
-  ulong best = ULONG_MAX;
-  for (int d = lid - reach; d <= reach; d += GM_ITEMS) {
-    int i0 = max (0, -d), i1 = min (n - 1, n - 1 - d);
-    ulong sum = 0;
-    for (int i = i0; i < i1; i++)
-      sum += abs (((int) c[i + 1] - (int) c[i]) -
-          ((int) r[i + d + 1] - (int) r[i + d]));
-    ulong mean = (sum << 8) / (ulong) max (i1 - i0, 1);
-    /* periodic structure matches at several shifts: the shorter wins
-     * unless a longer one is clearly better */
-    mean = mean * (64 + abs (d)) >> 6;
-    best = min (best, (mean << 20) | ((ulong) abs (d) << 10) |
-        (ulong) (d + 512));
+  return min (GST_CL_MOTION_SEARCH_LIMIT >> 2, n / 2);
+}
+
+/* The shift d of profile @c against @r (@n values each, in @work),
+ * compared by their differences from one value to the next (edges
+ * count, not shading): the mean absolute difference between c'[i] and
+ * r'[i + d] where both exist, weighted by (64 + |d|) / 64, as a key
+ * (then the shorter shift, then the lower: the least key is the best).
+ * The work-items of the group share the sum. (Inlined: POCL lost the
+ * partial sums of a call with barriers inside.) */
+__attribute__ ((always_inline)) static ulong
+shift_key (global const uint * c, global const uint * r, int n, int d,
+    local ulong * sums, int lid)
+{
+  int i0 = max (0, -d), i1 = min (n - 1, n - 1 - d);
+  ulong sum = 0;
+  for (int i = i0 + lid; i < i1; i += GM_SHIFT_ITEMS)
+    sum += abs (((int) c[i + 1] - (int) c[i]) -
+        ((int) r[i + d + 1] - (int) r[i + d]));
+  sums[lid] = sum;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int k = GM_SHIFT_ITEMS / 2; k > 0; k >>= 1) {
+    if (lid < k)
+      sums[lid] += sums[lid + k];
+    barrier (CLK_LOCAL_MEM_FENCE);
   }
-  best = group_min (best, keys, lid, GM_ITEMS);
-  return (int) (best & 1023) - 512;
+  ulong mean = (sums[0] << 8) / (ulong) max (i1 - i0, 1);
+  /* periodic structure matches at several shifts: the shorter wins
+   * unless a longer one is clearly better */
+  mean = mean * (64 + abs (d)) >> 6;
+  return (mean << 20) | ((ulong) abs (d) << 10) | (ulong) (d + 512);
 }
 
 /* The profiles of motion_global_motion: the column sums of the current
@@ -1283,11 +1299,41 @@ motion_global_profiles (global const uchar * cur, global const uchar * ref,
   }
 }
 
-/* The global motion of the picture, in level-2 samples: the shifts that
- * best match the column sums (and the row sums) of the current level-2
- * picture with the reference's (motion_global_profiles), over about half
- * of them at least and within the search's limit. A pan moves both
- * profiles as a whole, whatever the window. One work-group of GM_ITEMS. */
+/* The keys of the shifts of the column profiles (work-groups 0 to 2
+ * reach + 1), then of the row profiles: a work-group of GM_SHIFT_ITEMS
+ * per shift */
+__kernel __attribute__ ((reqd_work_group_size (GM_SHIFT_ITEMS, 1, 1)))
+void
+motion_global_shifts (global int *work, const GstClMotionSearchArgs args)
+{
+  local ulong sums[GM_SHIFT_ITEMS];
+  const int lid = get_local_id (0), g = get_group_id (0);
+  const int w = (args.width + 3) / 4, h = (args.height + 3) / 4;
+  const int nx = 2 * profile_reach (w) + 1, ny = 2 * profile_reach (h) + 1;
+  global const uint *cc = (global const uint *) work + 2, *rc = cc + w;
+  global const uint *cr = rc + w, *rr = cr + h;
+  global uint *keys = (global uint *) work + GM_KEYS (w, h);
+  ulong key;
+
+  if (g < nx)
+    key = shift_key (cc, rc, w, g - profile_reach (w), sums, lid);
+  else if (g < nx + ny)
+    key = shift_key (cr, rr, h, g - nx - profile_reach (h), sums, lid);
+  else
+    return;
+  if (lid == 0) {
+    const int at = 2 * (g < nx ? g : GM_ITEMS + g - nx);
+    keys[at] = (uint) (key >> 32);
+    keys[at + 1] = (uint) key;
+  }
+}
+
+/* The global motion of the picture, in level-2 samples: the shifts whose
+ * keys (motion_global_shifts) are the least, those that best match the
+ * column sums (and the row sums) of the current level-2 picture with
+ * the reference's (motion_global_profiles), over about half of them at
+ * least and within the search's limit. A pan moves both profiles as a
+ * whole, whatever the window. One work-group of GM_ITEMS. */
 __kernel __attribute__ ((reqd_work_group_size (GM_ITEMS, 1, 1)))
 void
 motion_global_motion (global int *work, const GstClMotionSearchArgs args)
@@ -1295,15 +1341,19 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
   local ulong keys[GM_ITEMS];
   const int lid = get_local_id (0);
   const int w = (args.width + 3) / 4, h = (args.height + 3) / 4;
-  const int limit = GST_CL_MOTION_SEARCH_LIMIT >> 2;
-  global const uint *cc = (global const uint *) work + 2, *rc = cc + w;
-  global const uint *cr = rc + w, *rr = cr + h;
+  global const uint *shift = (global const uint *) work + GM_KEYS (w, h);
+  int g[2];
 
-  int gx = profile_shift (cc, rc, w, min (limit, w / 2), keys, lid);
-  int gy = profile_shift (cr, rr, h, min (limit, h / 2), keys, lid);
+  for (int axis = 0; axis < 2; axis++) {
+    const int n = 2 * profile_reach (axis ? h : w) + 1;
+    global const uint *k = shift + 2 * (axis * GM_ITEMS + lid);
+    ulong best = lid < n ? ((ulong) k[0] << 32) | k[1] : ULONG_MAX;
+    best = group_min (best, keys, lid, GM_ITEMS);
+    g[axis] = (int) (best & 1023) - 512;
+  }
   if (lid == 0) {
-    work[0] = gx;
-    work[1] = gy;
+    work[0] = g[0];
+    work[1] = g[1];
   }
 }
 #endif

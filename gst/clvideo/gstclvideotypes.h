@@ -227,6 +227,13 @@ typedef struct {
  * what MPEG-1 codes with f_code 7 ([-1024, 1023] half-pels) */
 #define GST_CL_MOTION_SEARCH_LIMIT 511
 
+/* The global motion (motion_global_shifts, then motion_global_motion):
+ * the most shifts weighed along a profile of the level-2 picture (2
+ * (GST_CL_MOTION_SEARCH_LIMIT >> 2) + 1 fit), which is the work-group of
+ * motion_global_motion, and the work-group that weighs each */
+#define GST_CL_MOTION_GLOBAL_SHIFTS 256
+#define GST_CL_MOTION_GLOBAL_SHIFT_ITEMS 64
+
 /* motion_decimate: the luma plane @src of width x height decimated by 2
  * and by 4 into the destination buffer at l1_offset and l2_offset */
 typedef struct {

@@ -514,11 +514,20 @@ level_plane (GstClMotionSearch * ms, guint level, gboolean reference,
 }
 
 /* bytes of ms->global_motion for pictures of @width x @height: the
- * result, then two column and two row profiles of the level-2 pictures */
+ * result, then two column and two row profiles of the level-2 pictures,
+ * then the keys of the shifts (64 bits each) along each */
 static gsize
 global_motion_size (guint width, guint height)
 {
-  return (2 + 2 * ((width + 3) / 4 + (height + 3) / 4)) * sizeof (cl_int);
+  return (2 + 2 * ((width + 3) / 4 + (height + 3) / 4) +
+      2 * 2 * GST_CL_MOTION_GLOBAL_SHIFTS) * sizeof (cl_int);
+}
+
+/* the shifts motion_global_shifts weighs along a profile of @n values */
+static guint
+global_shifts (guint n)
+{
+  return 2 * MIN (GST_CL_MOTION_SEARCH_LIMIT >> 2, n / 2) + 1;
 }
 
 /* The buffers for pictures of @width x @height, kept while the size
@@ -698,22 +707,25 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
 
 /* The global motion between the level-2 pictures @cur and @ref, into
  * the first two ints of ms->global_motion: their profiles summed by
- * tiles, then the best shifts in one work-group */
+ * tiles, each shift of them weighed by a work-group, then the best
+ * shifts in one work-group */
 static gboolean
 global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, GError ** error)
 {
   cl_kernel profiles = level_kernel (ms, "motion_global_profiles", HIER_TOP,
       1, error);
-  cl_kernel shifts = profiles ? level_kernel (ms, "motion_global_motion",
+  cl_kernel shifts = profiles ? level_kernel (ms, "motion_global_shifts",
+      HIER_TOP, 1, error) : NULL;
+  cl_kernel best = shifts ? level_kernel (ms, "motion_global_motion",
       HIER_TOP, 1, error) : NULL;
   GstClMotionSearchArgs args;
   const cl_mem mems[3] = { cur->mem, ref->mem, ms->global_motion };
   const cl_uint zero = 0;
-  size_t global[2], local = 256;
+  size_t global[2], local;
   cl_int ret;
 
-  if (!shifts)
+  if (!best)
     return FALSE;
   search_args (cur, ref, &args);
   args.width = ms->pyr_width;
@@ -731,8 +743,15 @@ global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
           GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error) ||
       !set_args (shifts, &ms->global_motion, 1, &args, error))
     return FALSE;
-  global[0] = local;
-  return gst_cl_context_enqueue_kernel (ms->ctx, shifts,
+  local = GST_CL_MOTION_GLOBAL_SHIFT_ITEMS;
+  global[0] = local * (global_shifts (cur->width) +
+      global_shifts (cur->height));
+  if (!gst_cl_context_enqueue_kernel (ms->ctx, shifts,
+          GST_CL_MOTION_SEARCH_LABEL, 1, global, &local, error) ||
+      !set_args (best, &ms->global_motion, 1, &args, error))
+    return FALSE;
+  global[0] = local = GST_CL_MOTION_GLOBAL_SHIFTS;
+  return gst_cl_context_enqueue_kernel (ms->ctx, best,
       GST_CL_MOTION_SEARCH_LABEL, 1, global, &local, error);
 }
 
