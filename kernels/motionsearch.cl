@@ -1210,30 +1210,30 @@ profile_reach (int n)
   return min (GST_CL_MOTION_SEARCH_LIMIT >> 2, n / 2);
 }
 
-/* The shift d of profile @c against @r (@n values each, in @work),
- * compared by their differences from one value to the next (edges
- * count, not shading): the mean absolute difference between c'[i] and
- * r'[i + d] where both exist, weighted by (64 + |d|) / 64, as a key
- * (then the shorter shift, then the lower: the least key is the best).
- * The work-items of the group share the sum. (Inlined: POCL lost the
- * partial sums of a call with barriers inside.) */
-__attribute__ ((always_inline)) static ulong
-shift_key (global const uint * c, global const uint * r, int n, int d,
-    local ulong * sums, int lid)
+/* The part of shift d's sum from every @step-th difference, from the
+ * @first: the sum of |c'[i] - r'[i + d]| where both exist, c' and r' the
+ * differences from one value to the next of profiles @c and @r (@n
+ * values each, in @work: edges count, not shading) */
+static ulong
+shift_sum (global const uint * c, global const uint * r, int n, int d,
+    int first, int step)
 {
   int i0 = max (0, -d), i1 = min (n - 1, n - 1 - d);
   ulong sum = 0;
-  for (int i = i0 + lid; i < i1; i += GM_SHIFT_ITEMS)
+  for (int i = i0 + first; i < i1; i += step)
     sum += abs (((int) c[i + 1] - (int) c[i]) -
         ((int) r[i + d + 1] - (int) r[i + d]));
-  sums[lid] = sum;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int k = GM_SHIFT_ITEMS / 2; k > 0; k >>= 1) {
-    if (lid < k)
-      sums[lid] += sums[lid + k];
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-  ulong mean = (sums[0] << 8) / (ulong) max (i1 - i0, 1);
+  return sum;
+}
+
+/* The key of shift d with @sum (shift_sum): the mean difference,
+ * weighted by (64 + |d|) / 64, then the shorter shift, then the lower
+ * (the least key is the best) */
+static ulong
+shift_key (ulong sum, int n, int d)
+{
+  int i0 = max (0, -d), i1 = min (n - 1, n - 1 - d);
+  ulong mean = (sum << 8) / (ulong) max (i1 - i0, 1);
   /* periodic structure matches at several shifts: the shorter wins
    * unless a longer one is clearly better */
   mean = mean * (64 + abs (d)) >> 6;
@@ -1299,9 +1299,10 @@ motion_global_profiles (global const uchar * cur, global const uchar * ref,
   }
 }
 
-/* The keys of the shifts of the column profiles (work-groups 0 to 2
- * reach + 1), then of the row profiles: a work-group of GM_SHIFT_ITEMS
- * per shift */
+#if HNT
+/* GPUs: the keys of the shifts of the column profiles (work-groups 0 to
+ * 2 reach), then of the row profiles, a work-group of GM_SHIFT_ITEMS per
+ * shift, for motion_global_motion */
 __kernel __attribute__ ((reqd_work_group_size (GM_SHIFT_ITEMS, 1, 1)))
 void
 motion_global_shifts (global int *work, const GstClMotionSearchArgs args)
@@ -1313,27 +1314,36 @@ motion_global_shifts (global int *work, const GstClMotionSearchArgs args)
   global const uint *cc = (global const uint *) work + 2, *rc = cc + w;
   global const uint *cr = rc + w, *rr = cr + h;
   global uint *keys = (global uint *) work + GM_KEYS (w, h);
-  ulong key;
+  const int column = g < nx, n = column ? w : h;
+  const int d = column ? g - profile_reach (w) : g - nx - profile_reach (h);
 
-  if (g < nx)
-    key = shift_key (cc, rc, w, g - profile_reach (w), sums, lid);
-  else if (g < nx + ny)
-    key = shift_key (cr, rr, h, g - nx - profile_reach (h), sums, lid);
-  else
+  if (g >= nx + ny)
     return;
+  sums[lid] = column ? shift_sum (cc, rc, w, d, lid, GM_SHIFT_ITEMS) :
+      shift_sum (cr, rr, h, d, lid, GM_SHIFT_ITEMS);
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int k = GM_SHIFT_ITEMS / 2; k > 0; k >>= 1) {
+    if (lid < k)
+      sums[lid] += sums[lid + k];
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
   if (lid == 0) {
-    const int at = 2 * (g < nx ? g : GM_ITEMS + g - nx);
+    const ulong key = shift_key (sums[0], n, d);
+    const int at = 2 * (column ? g : GM_ITEMS + g - nx);
     keys[at] = (uint) (key >> 32);
     keys[at + 1] = (uint) key;
   }
 }
+#endif
 
-/* The global motion of the picture, in level-2 samples: the shifts whose
- * keys (motion_global_shifts) are the least, those that best match the
- * column sums (and the row sums) of the current level-2 picture with
- * the reference's (motion_global_profiles), over about half of them at
- * least and within the search's limit. A pan moves both profiles as a
- * whole, whatever the window. One work-group of GM_ITEMS. */
+/* The global motion of the picture, in level-2 samples: the shifts with
+ * the least keys, those that best match the column sums (and the row
+ * sums) of the current level-2 picture with the reference's
+ * (motion_global_profiles), over about half of them at least and within
+ * the search's limit. A pan moves both profiles as a whole, whatever the
+ * window. One work-group of GM_ITEMS: on GPUs it takes the keys of
+ * motion_global_shifts, on CPUs (where a work-group a shift cost 25
+ * times more than the shifts' work) a work-item weighs each shift. */
 __kernel __attribute__ ((reqd_work_group_size (GM_ITEMS, 1, 1)))
 void
 motion_global_motion (global int *work, const GstClMotionSearchArgs args)
@@ -1341,13 +1351,23 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
   local ulong keys[GM_ITEMS];
   const int lid = get_local_id (0);
   const int w = (args.width + 3) / 4, h = (args.height + 3) / 4;
-  global const uint *shift = (global const uint *) work + GM_KEYS (w, h);
   int g[2];
 
   for (int axis = 0; axis < 2; axis++) {
-    const int n = 2 * profile_reach (axis ? h : w) + 1;
-    global const uint *k = shift + 2 * (axis * GM_ITEMS + lid);
-    ulong best = lid < n ? ((ulong) k[0] << 32) | k[1] : ULONG_MAX;
+    const int n = axis ? h : w, reach = profile_reach (n);
+    ulong best = ULONG_MAX;
+#if HNT
+    global const uint *k = (global const uint *) work + GM_KEYS (w, h) +
+        2 * (axis * GM_ITEMS + lid);
+    if (lid <= 2 * reach)
+      best = ((ulong) k[0] << 32) | k[1];
+#else
+    /* the current profile, then the reference's */
+    global const uint *c = (global const uint *) work + 2 + (axis ? 2 * w :
+        0), *r = c + n;
+    for (int d = lid - reach; d <= reach; d += GM_ITEMS)
+      best = min (best, shift_key (shift_sum (c, r, n, d, 0, 1), n, d));
+#endif
     best = group_min (best, keys, lid, GM_ITEMS);
     g[axis] = (int) (best & 1023) - 512;
   }

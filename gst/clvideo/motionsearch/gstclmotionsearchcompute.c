@@ -707,18 +707,18 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
 
 /* The global motion between the level-2 pictures @cur and @ref, into
  * the first two ints of ms->global_motion: their profiles summed by
- * tiles, each shift of them weighed by a work-group, then the best
- * shifts in one work-group */
+ * tiles, then (GPUs) each shift of them weighed by a work-group, then
+ * the best shifts in one work-group */
 static gboolean
 global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, GError ** error)
 {
   cl_kernel profiles = level_kernel (ms, "motion_global_profiles", HIER_TOP,
       1, error);
-  cl_kernel shifts = profiles ? level_kernel (ms, "motion_global_shifts",
-      HIER_TOP, 1, error) : NULL;
-  cl_kernel best = shifts ? level_kernel (ms, "motion_global_motion",
-      HIER_TOP, 1, error) : NULL;
+  cl_kernel shifts = profiles && !ms->ctx->cpu_layout ?
+      level_kernel (ms, "motion_global_shifts", HIER_TOP, 1, error) : NULL;
+  cl_kernel best = profiles && (shifts || ms->ctx->cpu_layout) ?
+      level_kernel (ms, "motion_global_motion", HIER_TOP, 1, error) : NULL;
   GstClMotionSearchArgs args;
   const cl_mem mems[3] = { cur->mem, ref->mem, ms->global_motion };
   const cl_uint zero = 0;
@@ -740,14 +740,14 @@ global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
   global[1] = (cur->height + 15) / 16;
   if (!set_args (profiles, mems, G_N_ELEMENTS (mems), &args, error) ||
       !gst_cl_context_enqueue_kernel (ms->ctx, profiles,
-          GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error) ||
-      !set_args (shifts, &ms->global_motion, 1, &args, error))
+          GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error))
     return FALSE;
   local = GST_CL_MOTION_GLOBAL_SHIFT_ITEMS;
   global[0] = local * (global_shifts (cur->width) +
       global_shifts (cur->height));
-  if (!gst_cl_context_enqueue_kernel (ms->ctx, shifts,
-          GST_CL_MOTION_SEARCH_LABEL, 1, global, &local, error) ||
+  if ((shifts && (!set_args (shifts, &ms->global_motion, 1, &args, error) ||
+              !gst_cl_context_enqueue_kernel (ms->ctx, shifts,
+                  GST_CL_MOTION_SEARCH_LABEL, 1, global, &local, error))) ||
       !set_args (best, &ms->global_motion, 1, &args, error))
     return FALSE;
   global[0] = local = GST_CL_MOTION_GLOBAL_SHIFTS;
