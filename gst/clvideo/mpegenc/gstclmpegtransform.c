@@ -121,7 +121,8 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
     return;
   gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_costs,
       &tr->fit_vectors, &tr->predict_b, &tr->field_search,
-      &tr->choose_b_fields, &tr->pack_counts, &tr->pack_runs, &tr->pack_levels, NULL);
+      &tr->choose_b_fields, &tr->pack_counts, &tr->pack_runs,
+      &tr->pack_levels, NULL);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
   if (tr->fit_totals)
