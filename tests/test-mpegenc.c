@@ -2080,9 +2080,12 @@ GST_START_TEST (test_packed_levels)
         cl_mem d_recs = gst_cl_mpeg_transform_alloc (tr,
             gst_cl_mpeg_transform_records_size (tr), &error);
         cl_mem d_lev = gst_cl_mpeg_transform_alloc (tr, lev_size, &error);
-        const gsize n_off = GST_CL_MPEG_PACK_OFFSETS (c.mbn);
+        const gsize n_off = gst_cl_mpeg_transform_offsets_size (tr) /
+            sizeof (guint32);
         cl_mem d_off = gst_cl_mpeg_transform_alloc (tr,
             n_off * sizeof (guint32), &error);
+        cl_mem short_off = gst_cl_mpeg_transform_alloc (tr,
+            (c.mbn + 1) * sizeof (guint32), &error);
         cl_mem d_packed = gst_cl_mpeg_transform_alloc (tr, lev_size, &error);
         guint32 *dev_off = g_new (guint32, n_off);
         gint16 *dev_packed = g_new0 (gint16, total + 1);
@@ -2093,6 +2096,12 @@ GST_START_TEST (test_packed_levels)
                 NULL, NULL), CL_SUCCESS);
         fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, d_lev,
                 CL_TRUE, 0, lev_size, c.lev, 0, NULL, NULL), CL_SUCCESS);
+        /* a buffer too short for the runs' starts is refused */
+        fail_if (gst_cl_mpeg_transform_pack (tr, d_recs, d_lev, short_off,
+                d_packed, &error));
+        fail_unless (error != NULL && strstr (error->message, "offsets"));
+        g_clear_error (&error);
+        clReleaseMemObject (short_off);
         fail_unless (gst_cl_mpeg_transform_pack (tr, d_recs, d_lev, d_off,
                 d_packed, &error), "%s", error ? error->message : "");
         fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, d_off,

@@ -441,7 +441,7 @@ setup_device (GstClMpegEngine * e, GError ** error)
     if (gst_cl_mpeg_transform_packs_levels (e->tr)) {
       gsize n = (gsize) e->mb_width * e->mb_height;
       if (!(s->offsets = gst_cl_mpeg_transform_alloc (e->tr,
-                  (n + 1) * sizeof (guint32), error)) ||
+                  gst_cl_mpeg_transform_offsets_size (e->tr), error)) ||
           !(s->packed = gst_cl_mpeg_transform_alloc (e->tr, lev, error)))
         return FALSE;
       /* the entropy coder may read 64 levels past the last */

@@ -441,6 +441,13 @@ gst_cl_mpeg_transform_packs_levels (const GstClMpegTransform * tr)
   return !tr->cpu_layout;
 }
 
+gsize
+gst_cl_mpeg_transform_offsets_size (const GstClMpegTransform * tr)
+{
+  return GST_CL_MPEG_PACK_OFFSETS ((gsize) tr->mb_width * tr->mb_height) *
+      sizeof (guint32);
+}
+
 gboolean
 gst_cl_mpeg_transform_pack (GstClMpegTransform * tr, cl_mem records,
     cl_mem levels, cl_mem offsets, cl_mem packed, GError ** error)
@@ -448,9 +455,22 @@ gst_cl_mpeg_transform_pack (GstClMpegTransform * tr, cl_mem records,
   cl_uint n = tr->mb_width * tr->mb_height;
   const cl_mem count_mems[2] = { records, offsets };
   const cl_mem pack_mems[4] = { records, levels, offsets, packed };
-  size_t global, local = GST_CL_MPEG_PACK_ITEMS;
+  size_t global, local = GST_CL_MPEG_PACK_ITEMS, size = 0;
+  cl_int ret;
 
   g_return_val_if_fail (tr->pack_levels != NULL, FALSE);
+  /* (a short buffer would be written past its end) */
+  ret = clGetMemObjectInfo (offsets, CL_MEM_SIZE, sizeof (size), &size,
+      NULL);
+  if (!gst_cl_check (ret, "clGetMemObjectInfo", error))
+    return FALSE;
+  if (size < gst_cl_mpeg_transform_offsets_size (tr)) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
+        "packing the levels: offsets buffer of %" G_GSIZE_FORMAT
+        " bytes, %" G_GSIZE_FORMAT " needed", size,
+        gst_cl_mpeg_transform_offsets_size (tr));
+    return FALSE;
+  }
   /* a work-item per macroblock, in runs of PACK_ITEMS */
   global = (GST_CL_MPEG_PACK_OFFSETS (n) - n) * local;
   if (!gst_cl_video_set_kernel_args (tr->pack_counts, count_mems,

@@ -183,12 +183,18 @@ gboolean gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur,
  * the GPU layout), FALSE where the host maps @levels as they are. */
 gboolean gst_cl_mpeg_transform_packs_levels (const GstClMpegTransform * tr);
 
+/* Bytes of the work buffer of gst_cl_mpeg_transform_pack(). */
+gsize gst_cl_mpeg_transform_offsets_size (const GstClMpegTransform * tr);
+
 /* Enqueues the packing of @levels into @packed: per macroblock, per block,
  * the levels up to the block's last non-zero one (intra blocks at least
- * one), in that order, without gaps; @offsets (macroblocks + 1 entries of
- * 32 bits) receives where each macroblock starts and the total.
- * gst_cl_mpeg_packed_offsets() gives the same offsets from the records.
- * @packed must hold gst_cl_mpeg_transform_levels_size() bytes. */
+ * one), in that order, without gaps; @offsets, of
+ * gst_cl_mpeg_transform_offsets_size() bytes at least, receives where
+ * each macroblock starts, as the start of its run of
+ * GST_CL_MPEG_PACK_ITEMS macroblocks (after the macroblocks' entries)
+ * plus its offset within the run. gst_cl_mpeg_packed_offsets() gives the
+ * offsets from the records. @packed must hold
+ * gst_cl_mpeg_transform_levels_size() bytes. */
 gboolean gst_cl_mpeg_transform_pack (GstClMpegTransform * tr,
     cl_mem records, cl_mem levels, cl_mem offsets, cl_mem packed,
     GError ** error);
