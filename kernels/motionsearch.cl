@@ -803,7 +803,28 @@ typedef struct
   int bw, bh;                   /* the block's size at this level */
   int cx0, cx1, cy0, cy1;       /* the displacements allowed here */
   int whole;                    /* LBS x LBS: rows in registers */
+  uint price;                   /* see vector_price; 0 at level 2 */
 } level_block_t;
+
+/* The bits a displacement component @c is priced at: about those of
+ * MPEG's vector codes, 1 for zero, else 2 more each time |c| doubles */
+static inline uint
+component_bits (int c)
+{
+  return c ? 2 * (32 - clz ((uint) abs (c))) + 2 : 1;
+}
+
+/* What displacement v adds to its SAD in the ranking at level 1 and at
+ * full resolution: the price (sixteenths of a SAD unit) of its bits. A
+ * long vector must match clearly better than a short one: in grain and
+ * flat areas the least SAD is often far away, where its bits buy
+ * nothing. Level 2 ranks by SAD alone, its window seeds the finer
+ * levels. */
+static inline uint
+vector_price (const level_block_t * b, int2 v)
+{
+  return (b->price * (component_bits (v.x) + component_bits (v.y))) >> 4;
+}
 
 /* What every block of a step shares */
 typedef struct
@@ -813,6 +834,7 @@ typedef struct
   global const GstClMotionVector *history;      /* see temporal_vector */
   int hbs;
   int2 global_vector;           /* motion_global_motion's, at level 2 */
+  uint price;                   /* see vector_price */
 } level_search_t;
 
 /* Ranking key of displacement (dx, dy) of a level: cost, |dx| + |dy|,
@@ -839,7 +861,7 @@ level_key (const level_block_t * b, const LVEC * rows, int2 v)
   global const uchar *r = b->r + v.y * b->rs + v.x;
   uint s = b->whole ? sad_rows (rows, r, b->rs) :
       sad_any (b->c, b->cs, r, b->rs, b->bw, b->bh);
-  return LKEY (s, v.x, v.y);
+  return LKEY (s + vector_price (b, v), v.x, v.y);
 }
 
 #if HNT && LEVEL < 2
@@ -888,7 +910,7 @@ split_key (const level_block_t * b, const LVEC * mine, int2 v, int part,
     uint sum = 0;
     for (int i = 0; i < SPLIT; i++)
       sum += partial[lid + i];
-    key = LKEY (sum, v.x, v.y);
+    key = LKEY (sum + vector_price (b, v), v.x, v.y);
   }
   /* everyone has read @partial before it is written again */
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -916,9 +938,11 @@ square_best (const level_block_t * b, const LVEC * rows, int2 p)
       #pragma unroll
       for (int i = 0; i < SIDE; i++)
         acc[i] = SAD_ADD (acc[i], rows[y], LOAD_ROW_ANY (r + i + y * b->rs));
-    for (int i = 0; i < SIDE; i++)
-      best = min (best, LKEY (sad_total (acc[i]), p.x - RADIUS + i,
-              p.y + dy));
+    for (int i = 0; i < SIDE; i++) {
+      int2 v = (int2) (p.x - RADIUS + i, p.y + dy);
+      best = min (best, LKEY (sad_total (acc[i]) + vector_price (b, v), v.x,
+              v.y));
+    }
   }
   return best;
 }
@@ -1088,6 +1112,7 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   b.cy0 = max (-limit, -(y0 >> LEVEL));
   b.cy1 = min (limit, (height - bh - y0) >> LEVEL);
   b.whole = b.bw == LBS && b.bh == LBS;
+  b.price = LEVEL == 2 ? 0 : s->price;
 
 #if defined (SPLIT)
   /* this work-item's share of the rows */
@@ -1169,13 +1194,14 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 #else
   /* the block's own vector, whose SAD pass 1 found, then its neighbours' */
   GstClMotionVector own = coarse[by * gx + bx];
-  best = LKEY (own.sad, own.dx, own.dy);
+  best = LKEY (own.sad + vector_price (&b, (int2) (own.dx, own.dy)), own.dx,
+      own.dy);
   BEST_OF (best, 1, 1 + NEIGHBOURS, (t ? neighbour (coarse, bx, by, gx, gy, t - 1, 1) :
           (int2) (own.dx, own.dy)));
 #endif
 
   int2 f = key_vector (best);
-  uint sad = (uint) (best >> 32);
+  uint sad = (uint) (best >> 32) - vector_price (&b, f);
   GstClMotionVector mv;
 #if LEVEL == 0 && PASS == 2 && SUBPEL && !HNT
   /* (GPUs refine in motion_refine_groups) */
@@ -1197,17 +1223,13 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 #define GM_ITEMS GST_CL_MOTION_GLOBAL_SHIFTS
 #define GM_SHIFT_ITEMS GST_CL_MOTION_GLOBAL_SHIFT_ITEMS
 
-/* The shifts of the profiles, in @work after the result and the four
- * profiles: a level-2 picture of w x h has 2 + 2 (w + h) ints there, then
- * per axis GM_ITEMS keys (each as two ints: at most 2 * (limit >> 2) + 1
- * shifts) */
-#define GM_KEYS(w, h) (2 + 2 * ((w) + (h)))
-
-/* The reach of the shifts along a profile of @n values */
-static inline int
-profile_reach (int n)
+/* The profile of @axis (0: columns, 1: rows) of the current picture, or
+ * of the @reference, in @work (GST_CL_MOTION_GLOBAL_KEYS) */
+static inline global const uint *
+gm_profile (global const int *work, int w, int h, int axis, int reference)
 {
-  return min (GST_CL_MOTION_SEARCH_LIMIT >> 2, n / 2);
+  return (global const uint *) work + 2 + (axis ? 2 * w + reference * h :
+      reference * w);
 }
 
 /* The part of shift d's sum from every @step-th difference, from the
@@ -1310,17 +1332,18 @@ motion_global_shifts (global int *work, const GstClMotionSearchArgs args)
   local ulong sums[GM_SHIFT_ITEMS];
   const int lid = get_local_id (0), g = get_group_id (0);
   const int w = (args.width + 3) / 4, h = (args.height + 3) / 4;
-  const int nx = 2 * profile_reach (w) + 1, ny = 2 * profile_reach (h) + 1;
-  global const uint *cc = (global const uint *) work + 2, *rc = cc + w;
-  global const uint *cr = rc + w, *rr = cr + h;
-  global uint *keys = (global uint *) work + GM_KEYS (w, h);
-  const int column = g < nx, n = column ? w : h;
-  const int d = column ? g - profile_reach (w) : g - nx - profile_reach (h);
+  const int nx = 2 * GST_CL_MOTION_GLOBAL_REACH (w) + 1;
+  const int ny = 2 * GST_CL_MOTION_GLOBAL_REACH (h) + 1;
+  global uint *keys = (global uint *) work + GST_CL_MOTION_GLOBAL_KEYS (w, h);
+  const int axis = g >= nx, n = axis ? h : w;
+  /* this axis's shift */
+  const int shift = axis ? g - nx : g;
+  const int d = shift - GST_CL_MOTION_GLOBAL_REACH (n);
 
   if (g >= nx + ny)
     return;
-  sums[lid] = column ? shift_sum (cc, rc, w, d, lid, GM_SHIFT_ITEMS) :
-      shift_sum (cr, rr, h, d, lid, GM_SHIFT_ITEMS);
+  sums[lid] = shift_sum (gm_profile (work, w, h, axis, 0),
+      gm_profile (work, w, h, axis, 1), n, d, lid, GM_SHIFT_ITEMS);
   barrier (CLK_LOCAL_MEM_FENCE);
   for (int k = GM_SHIFT_ITEMS / 2; k > 0; k >>= 1) {
     if (lid < k)
@@ -1329,7 +1352,7 @@ motion_global_shifts (global int *work, const GstClMotionSearchArgs args)
   }
   if (lid == 0) {
     const ulong key = shift_key (sums[0], n, d);
-    const int at = 2 * (column ? g : GM_ITEMS + g - nx);
+    const int at = 2 * (axis * GM_ITEMS + shift);
     keys[at] = (uint) (key >> 32);
     keys[at + 1] = (uint) key;
   }
@@ -1354,19 +1377,18 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
   int g[2];
 
   for (int axis = 0; axis < 2; axis++) {
-    const int n = axis ? h : w, reach = profile_reach (n);
+    const int n = axis ? h : w, reach = GST_CL_MOTION_GLOBAL_REACH (n);
     ulong best = ULONG_MAX;
 #if HNT
-    global const uint *k = (global const uint *) work + GM_KEYS (w, h) +
-        2 * (axis * GM_ITEMS + lid);
+    global const uint *k = (global const uint *) work +
+        GST_CL_MOTION_GLOBAL_KEYS (w, h) + 2 * (axis * GM_ITEMS + lid);
     if (lid <= 2 * reach)
       best = ((ulong) k[0] << 32) | k[1];
 #else
-    /* the current profile, then the reference's */
-    global const uint *c = (global const uint *) work + 2 + (axis ? 2 * w :
-        0), *r = c + n;
     for (int d = lid - reach; d <= reach; d += GM_ITEMS)
-      best = min (best, shift_key (shift_sum (c, r, n, d, 0, 1), n, d));
+      best = min (best, shift_key (shift_sum (gm_profile (work, w, h, axis,
+                      0), gm_profile (work, w, h, axis, 1), n, d, 0, 1), n,
+              d));
 #endif
     best = group_min (best, keys, lid, GM_ITEMS);
     g[axis] = (int) (best & 1023) - 512;
@@ -1386,7 +1408,8 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
  * d is allowed where 2^l d lies in the full search's window and the area
  * displaced by 2^l d at full resolution lies inside the picture (then its
  * decimated reference lies inside the level's plane); candidates are
- * ranked by the full search's key.
+ * ranked by the full search's key, their cost at level 1 and at full
+ * resolution the SAD plus the price of their bits (vector_price).
  * - Level 2 tries every allowed displacement.
  * - Level 1 and pass 1: the predictors from coarse (the level above, in
  *   its samples), then the square around the best of them.
@@ -1410,7 +1433,7 @@ motion_search_level (global const uchar * cur, global const uchar * ref,
   global const uchar *c = cur + args.cur.offset, *r = ref + args.ref.offset;
   level_search_t s = { (int) args.width, (int) args.height, (int) args.range,
     history, (int) args.history_block,
-    (int2) (global_motion[0], global_motion[1])
+    (int2) (global_motion[0], global_motion[1]), args.vector_price
   };
 #if HNT
   local ulong keys[HNT];

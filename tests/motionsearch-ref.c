@@ -229,11 +229,12 @@ decimate (const RefPlane * p, gint w, gint h, gint level)
   return d;
 }
 
-/* The best candidate so far of one block at one level: least SAD, then
- * least |dx| + |dy|, then first in raster order (dy, then dx). */
+/* The best candidate so far of one block at one level: least cost (the
+ * SAD, plus the vector's price at levels 1 and 0), then least |dx| +
+ * |dy|, then first in raster order (dy, then dx). */
 typedef struct
 {
-  guint sad;
+  guint cost, sad;
   gint mag, dx, dy;
   gboolean any;
 } Best;
@@ -244,7 +245,31 @@ typedef struct
   const RefPlane *cur, *ref;    /* the level's planes */
   gint level, w, h;             /* w x h: the full-resolution picture */
   gint x0, y0, bw, bh;          /* the block at full resolution */
+  guint price;                  /* sixteenths of a SAD unit a bit */
 } Block;
+
+/* The bits of vector component @c: 1 for 0, else 4 for |c| = 1, and 2
+ * more for each doubling */
+static guint
+component_bits (gint c)
+{
+  guint bits = 4, m = ABS (c);
+
+  if (!c)
+    return 1;
+  while (m >>= 1)
+    bits += 2;
+  return bits;
+}
+
+/* What (dx, dy) adds to its SAD at the level of @k */
+static guint
+vector_price (const Block * k, gint dx, gint dy)
+{
+  if (k->level == 2)
+    return 0;
+  return k->price * (component_bits (dx) + component_bits (dy)) / 16;
+}
 
 /* Tries displacement (dx, dy), in samples of the level, for block @k: it
  * counts where 2^level |dx| and 2^level |dy| are at most
@@ -254,7 +279,7 @@ static void
 try_vector (Best * b, const Block * k, gint dx, gint dy)
 {
   gint s = 1 << k->level, mag = abs (dx) + abs (dy);
-  guint sad;
+  guint sad, cost;
 
   if (s * abs (dx) > GST_CL_MOTION_SEARCH_LIMIT ||
       s * abs (dy) > GST_CL_MOTION_SEARCH_LIMIT)
@@ -264,10 +289,12 @@ try_vector (Best * b, const Block * k, gint dx, gint dy)
     return;
   sad = block_sad (k->cur, k->ref, k->x0 / s, k->y0 / s,
       (k->bw + s - 1) / s, (k->bh + s - 1) / s, dx, dy);
-  if (b->any && (sad > b->sad || (sad == b->sad && (mag > b->mag ||
+  cost = sad + vector_price (k, dx, dy);
+  if (b->any && (cost > b->cost || (cost == b->cost && (mag > b->mag ||
                   (mag == b->mag && (dy > b->dy || (dy == b->dy &&
                               dx >= b->dx)))))))
     return;
+  b->cost = cost;
   b->sad = sad;
   b->mag = mag;
   b->dx = dx;
@@ -418,7 +445,7 @@ static const gint nb[4][2] = { {-1, 0}, {0, -1}, {1, 0}, {0, 1} };
 static Field
 search_step (const RefPlane * cur, const RefPlane * ref, gint level,
     gint pass, gint bs, gint range, const Field * prev, const History * hist,
-    gint gx, gint gy, gint squares, gint neighbours)
+    gint gx, gint gy, gint squares, gint neighbours, guint price)
 {
   gint w = cur->width, h = cur->height, bx, by, i, dx, dy;
   Field f = field_new (w, h, bs);
@@ -431,10 +458,10 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
   for (by = 0; by < f.gy; by++) {
     for (bx = 0; bx < f.gx; bx++) {
       Block k = { &lc, &lr, level, w, h, bx * bs, by * bs,
-        MIN (bs, w - bx * bs), MIN (bs, h - by * bs)
+        MIN (bs, w - bx * bs), MIN (bs, h - by * bs), price
       };
       gint o = by * f.gx + bx;
-      Best b = { 0, 0, 0, 0, FALSE };
+      Best b = { 0, 0, 0, 0, 0, FALSE };
 
       gint lo = -floor_shift (range, level), hi = (range - 1) >> level, tx,
           ty;
@@ -482,6 +509,7 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
         b.dx = prev->dx[o];
         b.dy = prev->dy[o];
         b.sad = prev->sad[o];
+        b.cost = b.sad + vector_price (&k, b.dx, b.dy);
         b.mag = abs (b.dx) + abs (b.dy);
         b.any = TRUE;
         for (i = 0; i < neighbours; i++)
@@ -504,7 +532,7 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
 
 void
 ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
-    gint bs, gint range, gint subpel, gint effort,
+    gint bs, gint range, gint subpel, gint effort, guint price,
     const GstClMotionVector * history, GstClMotionVector * out)
 {
   static const gint squares[] = { 1, 3, 6 }, neighbours[] = { 0, 4, 4 };
@@ -518,17 +546,17 @@ ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
   global_motion (&c2, &r2, &gx, &gy);
   g_free ((gpointer) c2.data);
   g_free ((gpointer) r2.data);
-  f2 = search_step (cur, ref, 2, 1, 16, range, NULL, &hist, gx, gy, sq, nn);
-  f1 = search_step (cur, ref, 1, 1, 16, range, &f2, &hist, 0, 0, sq, nn);
-  p1 = search_step (cur, ref, 0, 1, bs, range, &f1, &hist, 0, 0, sq, nn);
+  f2 = search_step (cur, ref, 2, 1, 16, range, NULL, &hist, gx, gy, sq, nn, price);
+  f1 = search_step (cur, ref, 1, 1, 16, range, &f2, &hist, 0, 0, sq, nn, price);
+  p1 = search_step (cur, ref, 0, 1, bs, range, &f1, &hist, 0, 0, sq, nn, price);
   /* effort 2: a second propagation first */
   if (effort == 2) {
     Field p = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0, sq,
-        nn);
+        nn, price);
     field_free (&p1);
     p1 = p;
   }
-  p2 = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0, sq, nn);
+  p2 = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0, sq, nn, price);
 
   for (i = 0; i < p2.gx * p2.gy; i++) {
     gint x0 = (i % p2.gx) * bs, y0 = (i / p2.gx) * bs;

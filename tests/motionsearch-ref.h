@@ -62,10 +62,14 @@ void ref_motion_search (const RefPlane * cur, const RefPlane * ref,
  * of neighbours' vectors. A candidate counts where its full-resolution
  * displacement is at most GST_CL_MOTION_SEARCH_LIMIT in each direction
  * and keeps the area or block inside the picture; ranked as the full
- * search's (SAD at the level, |dx| + |dy|, raster order). With @subpel,
- * the same half-pel refinement as ref_motion_search(). */
+ * search's (SAD at the level, |dx| + |dy|, raster order), except that
+ * at level 1 and at full resolution each candidate's cost is its SAD
+ * plus @price / 16 (rounded down) for each bit of its components (in
+ * samples of the level): 1 for 0, else 2 floor (log2 |c|) + 4; the
+ * vectors keep their SAD. With @subpel, the same half-pel refinement as
+ * ref_motion_search(). */
 void ref_motion_search_hierarchical (const RefPlane * cur,
     const RefPlane * ref, gint bs, gint range, gint subpel, gint effort,
-    const GstClMotionVector * history, GstClMotionVector * out);
+    guint price, const GstClMotionVector * history, GstClMotionVector * out);
 
 G_END_DECLS

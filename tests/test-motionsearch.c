@@ -158,11 +158,12 @@ ref_plane (const Planes * p, guint c)
 }
 
 /* The C reference's vectors of @cur against @ref; @history: the
- * previous search's, which the hierarchical method follows (NULL: none) */
+ * previous search's, which the hierarchical method follows (NULL: none);
+ * @price: the hierarchical method's vector price */
 static GstClMotionVector *
 reference_vectors (const Planes * cur, const Planes * ref, gint bs,
     gint range, gint subpel, guint weight_q, GstClMotionMethod method,
-    GstClMotionEffort effort, const GstClMotionVector * history)
+    GstClMotionEffort effort, guint price, const GstClMotionVector * history)
 {
   gint n = ((cur->w[0] + bs - 1) / bs) * ((cur->h[0] + bs - 1) / bs);
   GstClMotionVector *exp = g_new (GstClMotionVector, n);
@@ -172,7 +173,7 @@ reference_vectors (const Planes * cur, const Planes * ref, gint bs,
 
   if (method == GST_CL_MOTION_METHOD_HIERARCHICAL) {
     ref_motion_search_hierarchical (&c, &r, bs, range, subpel, effort,
-        history, exp);
+        price, history, exp);
     return exp;
   }
   if (chroma) {
@@ -289,9 +290,12 @@ typedef struct
   GstClMotionMethod method;
   GstClMotionEffort effort;     /* hierarchical */
   gboolean satd;                /* half-pel positions ranked by SATD */
+  guint price;                  /* hierarchical: the vectors' price */
 } SearchCase;
 
-static void
+/* Runs @sc against the C reference; returns how many of the second
+ * run's vectors differ from those of the same search without a price */
+static guint
 check_search (const SearchCase * sc)
 {
   GstClContext *ctx = test_get_shared_context ();
@@ -309,19 +313,19 @@ check_search (const SearchCase * sc)
   GError *error = NULL;
   guint32 rng = test_seed ("search", sc->w * 7 + sc->h * 131 + sc->bs +
       sc->range * 3);
-  guint bx, by, i;
+  guint bx, by, i, unpriced_differ = 0;
   cl_mem vectors;
   cl_int ret;
   gchar *desc;
 
-  desc = g_strdup_printf ("%s %dx%d %s, block %d, range %d%s%s",
+  desc = g_strdup_printf ("%s %dx%d %s, block %d, range %d%s%s, price %u",
       hier ? "hierarchical" : "full", sc->w, sc->h,
       content_names[sc->content], sc->bs, sc->range,
       !sc->subpel ? "" : sc->satd ? ", half-pel by SATD" : ", half-pel",
       !hier ||
       sc->effort == GST_CL_MOTION_EFFORT_MEDIUM ? "" :
       sc->effort == GST_CL_MOTION_EFFORT_LOW ? ", low effort" :
-      ", high effort");
+      ", high effort", sc->price);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, sc->w, sc->h);
   fref = make_frame (&info, sc->content, 0, 0, &rng);
   fcur = make_frame (&info, sc->content, sc->px, sc->py, &rng);
@@ -332,6 +336,7 @@ check_search (const SearchCase * sc)
   fail_unless (ms != NULL, "%s: %s", desc, error ? error->message : "?");
   gst_cl_motion_search_set_effort (ms, sc->effort);
   gst_cl_motion_search_set_subpel_satd (ms, sc->satd);
+  gst_cl_motion_search_set_vector_price (ms, sc->price);
   gst_cl_motion_search_grid (ms, sc->w, sc->h, &bx, &by);
   fail_unless_equals_int (bx, (sc->w + sc->bs - 1) / sc->bs);
   fail_unless_equals_int (by, (sc->h + sc->bs - 1) / sc->bs);
@@ -356,15 +361,27 @@ check_search (const SearchCase * sc)
         gst_cl_error_name (ret));
     exp = reference_vectors (&pcur, &pref, sc->bs, sc->range, !sc->subpel ?
         REF_SUBPEL_NONE : sc->satd ? REF_SUBPEL_SATD : REF_SUBPEL_SAD, 0,
-        sc->method, sc->effort, prev);
-    g_free (prev);
+        sc->method, sc->effort, sc->price, prev);
     compare_vectors (got, exp, bx, bx * by, run_desc);
+    if (sc->price && i == 1) {
+      GstClMotionVector *unpriced = reference_vectors (&pcur, &pref, sc->bs,
+          sc->range, !sc->subpel ? REF_SUBPEL_NONE : sc->satd ?
+          REF_SUBPEL_SATD : REF_SUBPEL_SAD, 0, sc->method, sc->effort, 0,
+          prev);
+      guint b;
+
+      for (b = 0; b < bx * by; b++)
+        unpriced_differ += unpriced[b].dx != exp[b].dx ||
+            unpriced[b].dy != exp[b].dy;
+      g_free (unpriced);
+    }
+    g_free (prev);
     g_free (run_desc);
   }
   /* (at low effort, without propagation, a block that missed the pan
-   * keeps its miss) */
-  if (sc->content == CONTENT_NATURAL && !sc->subpel && (!hier ||
-          sc->effort != GST_CL_MOTION_EFFORT_LOW))
+   * keeps its miss; a high price may keep a short vector) */
+  if (sc->content == CONTENT_NATURAL && !sc->subpel && !sc->price && (!hier
+          || sc->effort != GST_CL_MOTION_EFFORT_LOW))
     check_pan (got, sc->w, sc->h, sc->bs, sc->range, sc->px, sc->py, hier,
         desc);
 
@@ -379,6 +396,7 @@ check_search (const SearchCase * sc)
   g_free (got);
   g_free (exp);
   g_free (desc);
+  return unpriced_differ;
 }
 
 static const struct
@@ -401,7 +419,7 @@ GST_START_TEST (test_search)
       for (n = 0; n < 2 * N_CONTENTS; n++) {
         SearchCase sc = { search_sizes[__i__].w, search_sizes[__i__].h,
           b ? 8 : 16, ranges[r], n & 1, n >> 1, 0, 0,
-          GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM, FALSE
+          GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM, FALSE, 0
         };
         /* pans inside and outside the window */
         sc.px = (r + n) % 2 ? 3 : -ranges[r];
@@ -419,9 +437,9 @@ GST_START_TEST (test_search_large)
 {
   static const SearchCase cases[] = {
     {2048, 2048, 16, 4, FALSE, CONTENT_NATURAL, 3, -4,
-        GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM, FALSE},
+        GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM, FALSE, 0},
     {1918, 1078, 8, 4, TRUE, CONTENT_RANDOM, 0, 0, GST_CL_MOTION_METHOD_FULL,
-        GST_CL_MOTION_EFFORT_MEDIUM, FALSE},
+        GST_CL_MOTION_EFFORT_MEDIUM, FALSE, 0},
   };
   check_search (&cases[__i__]);
 }
@@ -451,7 +469,8 @@ GST_START_TEST (test_search_hierarchical)
       for (n = 0; n < 2 * N_CONTENTS; n++) {
         SearchCase sc = { hier_sizes[__i__].w, hier_sizes[__i__].h,
           b ? 8 : 16, ranges[r], n & 1, n >> 1, 0, 0,
-          GST_CL_MOTION_METHOD_HIERARCHICAL, GST_CL_MOTION_EFFORT_MEDIUM, FALSE
+          GST_CL_MOTION_METHOD_HIERARCHICAL, GST_CL_MOTION_EFFORT_MEDIUM,
+          FALSE, 0
         };
         /* on the largest picture one content and half-pel choice per
          * block size and range, in turn */
@@ -473,7 +492,7 @@ GST_END_TEST;
 GST_START_TEST (test_search_hierarchical_wide)
 {
 #define HIER GST_CL_MOTION_METHOD_HIERARCHICAL, GST_CL_MOTION_EFFORT_MEDIUM, \
-    FALSE
+    FALSE, 0
   static const SearchCase cases[] = {
     {33, 47, 16, 1, TRUE, CONTENT_RANDOM, 0, 0, HIER},
     {211, 97, 8, 3, FALSE, CONTENT_NATURAL, -3, 2, HIER},
@@ -504,7 +523,7 @@ GST_START_TEST (test_search_hierarchical_effort)
       for (n = 0; n < 2 * N_CONTENTS; n++) {
         SearchCase sc = { hier_sizes[__i__].w, hier_sizes[__i__].h,
           b ? 8 : 16, 16, n & 1, n >> 1, (b + n) % 2 ? 5 : -9, 7 - (gint) n,
-          GST_CL_MOTION_METHOD_HIERARCHICAL, efforts[e], FALSE
+          GST_CL_MOTION_METHOD_HIERARCHICAL, efforts[e], FALSE, 0
         };
         /* on the largest picture one content and half-pel choice each */
         if (hier_sizes[__i__].w > 1000 && n != (b + e) % (2 * N_CONTENTS))
@@ -513,6 +532,36 @@ GST_START_TEST (test_search_hierarchical_effort)
       }
     }
   }
+}
+
+GST_END_TEST;
+
+/* The hierarchical search with its vectors priced against the C
+ * reference: block sizes 16 and 8, random, natural and black and white
+ * content, panned, with and without half-pel refinement, low to the
+ * largest prices; the price changes vectors (or this proves nothing). */
+GST_START_TEST (test_search_hierarchical_priced)
+{
+  static const guint prices[] = { 8, 160, GST_CL_MOTION_VECTOR_PRICE_MAX };
+  gboolean large = hier_sizes[__i__].w > 1000;
+  guint b, p, n, differ = 0;
+
+  for (b = 0; b < 2; b++) {
+    for (p = 0; p < G_N_ELEMENTS (prices); p++) {
+      for (n = 0; n < 2 * N_CONTENTS; n++) {
+        SearchCase sc = { hier_sizes[__i__].w, hier_sizes[__i__].h,
+          b ? 8 : 16, 16, n & 1, n >> 1, (b + n) % 2 ? 6 : -11, 5 - (gint) n,
+          GST_CL_MOTION_METHOD_HIERARCHICAL, GST_CL_MOTION_EFFORT_MEDIUM,
+          n & 1, prices[p]
+        };
+        if (large && n != (b + p) % (2 * N_CONTENTS))
+          continue;
+        differ += check_search (&sc);
+      }
+    }
+  }
+  fail_unless (hier_sizes[__i__].w < 600 || differ > 0,
+      "the price changed no vector");
 }
 
 GST_END_TEST;
@@ -536,7 +585,7 @@ GST_START_TEST (test_search_satd)
       SearchCase sc = { satd_sizes[__i__].w, satd_sizes[__i__].h,
         m == 2 ? 8 : 16, 16, TRUE, n, 5 - (gint) n, (gint) n - 3,
         m ? GST_CL_MOTION_METHOD_HIERARCHICAL : GST_CL_MOTION_METHOD_FULL,
-        GST_CL_MOTION_EFFORT_MEDIUM, TRUE
+        GST_CL_MOTION_EFFORT_MEDIUM, TRUE, 0
       };
       check_search (&sc);
     }
@@ -654,8 +703,8 @@ meta_vectors (GstBuffer * out, const GstVideoInfo * info, guint bs,
 static GstClMotionVector *
 check_with_reference (GstBuffer * out, const GstVideoInfo * info,
     GstBuffer ** frames, guint i, guint bs, guint range, gint subpel,
-    guint weight_q, GstClMotionMethod method, GstClMotionVector ** history,
-    const gchar * desc)
+    guint weight_q, GstClMotionMethod method, guint price,
+    GstClMotionVector ** history, const gchar * desc)
 {
   gint gx = (GST_VIDEO_INFO_WIDTH (info) + bs - 1) / bs;
   gint gy = (GST_VIDEO_INFO_HEIGHT (info) + bs - 1) / bs;
@@ -667,7 +716,7 @@ check_with_reference (GstBuffer * out, const GstVideoInfo * info,
   planes_get (&pc, info, frames[i]);
   planes_get (&pr, info, frames[i - 1]);
   exp = reference_vectors (&pc, &pr, bs, range, subpel, weight_q, method,
-      GST_CL_MOTION_EFFORT_MEDIUM, *history);
+      GST_CL_MOTION_EFFORT_MEDIUM, price, *history);
   compare_vectors (got, exp, gx, gx * gy, desc);
   planes_clear (&pc);
   planes_clear (&pr);
@@ -687,10 +736,13 @@ run_sequence (GstHarness * h, const GstVideoInfo * info, GstBuffer ** frames,
 {
   GstClMotionMethod method;
   GstClMotionVector *history = NULL;
-  guint i;
+  gdouble vector_cost;
+  guint i, price;
 
-  g_object_get (h->element, "method", &method, NULL);
+  g_object_get (h->element, "method", &method, "vector-cost", &vector_cost,
+      NULL);
   method = gst_cl_motion_method_resolve (method);
+  price = (guint) lround (vector_cost * 16);
   if (method == GST_CL_MOTION_METHOD_HIERARCHICAL)
     weight_q = 0;
   set_caps (h, info, cl);
@@ -714,8 +766,8 @@ run_sequence (GstHarness * h, const GstVideoInfo * info, GstBuffer ** frames,
       fail_unless_equals_int (gst_buffer_get_cl_motion_meta (out)->method,
           method);
       got = check_with_reference (out, info, frames, i, bs, range, subpel,
-          weight_q, method, &history, desc);
-      if (!subpel && !weight_q)
+          weight_q, method, price, &history, desc);
+      if (!subpel && !weight_q && !price)
         check_pan (got, GST_VIDEO_INFO_WIDTH (info),
             GST_VIDEO_INFO_HEIGHT (info), bs, range, px, py,
             method == GST_CL_MOTION_METHOD_HIERARCHICAL, desc);
@@ -847,8 +899,10 @@ GST_START_TEST (test_element_hierarchical)
   for (f = 0; f < G_N_ELEMENTS (formats); f++) {
     gboolean subpel = f % 2, cl = f / 2 == 1;
     guint bs = f < 2 ? 16 : 8;
+    /* (and the last with its vectors priced) */
     gchar *props = g_strdup_printf ("method=hierarchical block-size=%u "
-        "search-range=16 subpel=%d chroma-weight=2", bs, subpel);
+        "search-range=16 subpel=%d chroma-weight=2 vector-cost=%s", bs,
+        subpel, f == 3 ? "10.5" : "0");
     GstHarness *h = new_harness (props);
     GstVideoInfo info;
     GstBuffer **frames;
@@ -896,7 +950,7 @@ follow_sequence (GstHarness * h, const GstVideoInfo * info,
 
     if (i > 0) {
       GstClMotionVector *got = check_with_reference (out, info, frames, i,
-          16, 16, FALSE, 0, GST_CL_MOTION_METHOD_HIERARCHICAL, &history,
+          16, 16, FALSE, 0, GST_CL_MOTION_METHOD_HIERARCHICAL, 0, &history,
           desc);
 
       if (i == check_at)
@@ -973,7 +1027,7 @@ GST_START_TEST (test_element_forgets_at_discont)
       g_clear_pointer (&history, g_free);
     } else if (i > 0) {
       g_free (check_with_reference (out, &info, frames, i, 16, 16, FALSE, 0,
-              GST_CL_MOTION_METHOD_HIERARCHICAL, &history, desc));
+              GST_CL_MOTION_METHOD_HIERARCHICAL, 0, &history, desc));
     }
     gst_buffer_unref (out);
     g_free (desc);
@@ -1046,9 +1100,9 @@ GST_START_TEST (test_element_subpel_cost)
     planes_get (&pc, &info, frames[1]);
     planes_get (&pr, &info, frames[0]);
     by_sad = reference_vectors (&pc, &pr, 16, 8, REF_SUBPEL_SAD, 0,
-        GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM, NULL);
+        GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM, 0, NULL);
     by_satd = reference_vectors (&pc, &pr, 16, 8, REF_SUBPEL_SATD, 0,
-        GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM, NULL);
+        GST_CL_MOTION_METHOD_FULL, GST_CL_MOTION_EFFORT_MEDIUM, 0, NULL);
     n = (96 / 16) * (64 / 16);
     for (i = 0; i < n; i++)
       differ += by_sad[i].dx != by_satd[i].dx || by_sad[i].dy != by_satd[i].dy;
@@ -1352,6 +1406,8 @@ motionsearch_suite (void)
       G_N_ELEMENTS (hier_sizes));
   tcase_add_loop_test (tc, test_search_hierarchical_wide, 0, 6);
   tcase_add_loop_test (tc, test_search_hierarchical_effort, 0,
+      G_N_ELEMENTS (hier_sizes));
+  tcase_add_loop_test (tc, test_search_hierarchical_priced, 0,
       G_N_ELEMENTS (hier_sizes));
   tcase_add_loop_test (tc, test_search_satd, 0, G_N_ELEMENTS (satd_sizes));
   tcase_add_test (tc, test_bad_params);

@@ -858,6 +858,13 @@ get_program (GstClContext * self, const gchar * name, const gchar * options,
     program = NULL;
     goto done;
   }
+  {
+    /* a compiler's warnings, for who debugs a kernel */
+    gchar *log = get_build_log (self, program);
+    if (*log)
+      GST_INFO_OBJECT (self, "kernels/%s.cl build log:\n%s", name, log);
+    g_free (log);
+  }
   if (cache_path)
     gst_cl_binary_cache_store (program, cache_path);
 

@@ -220,6 +220,10 @@ typedef struct {
    * size of the previous search's vectors (0: none) */
   guint32 range;
   guint32 history_block;
+  /* ... at level 1 and full resolution: the price of a displacement's
+   * bits, in sixteenths of a SAD unit a bit (see kernels/motionsearch.cl,
+   * vector_price) */
+  guint32 vector_price;
 } GstClMotionSearchArgs;
 
 /* The largest displacement, in full samples, that the hierarchical search
@@ -233,6 +237,18 @@ typedef struct {
  * motion_global_motion, and the work-group that weighs each */
 #define GST_CL_MOTION_GLOBAL_SHIFTS 256
 #define GST_CL_MOTION_GLOBAL_SHIFT_ITEMS 64
+/* The shifts weighed along a profile of @n values reach n / 2 each way,
+ * at most the limit's at level 2 */
+#define GST_CL_MOTION_GLOBAL_REACH(n) \
+  ((n) / 2 < (GST_CL_MOTION_SEARCH_LIMIT >> 2) ? \
+      (n) / 2 : (GST_CL_MOTION_SEARCH_LIMIT >> 2))
+/* Their work buffer, of 32-bit values, for a level-2 picture of w x h:
+ * the result (x, y); the column sums of the current picture, the
+ * reference's, then their row sums; from GST_CL_MOTION_GLOBAL_KEYS on,
+ * for each axis GST_CL_MOTION_GLOBAL_SHIFTS keys of two values (GPUs) */
+#define GST_CL_MOTION_GLOBAL_KEYS(w, h) (2 + 2 * ((w) + (h)))
+#define GST_CL_MOTION_GLOBAL_VALUES(w, h) \
+  (GST_CL_MOTION_GLOBAL_KEYS (w, h) + 2 * 2 * GST_CL_MOTION_GLOBAL_SHIFTS)
 
 /* motion_decimate: the luma plane @src of width x height decimated by 2
  * and by 4 into the destination buffer at l1_offset and l2_offset */
@@ -280,7 +296,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
 GST_CL_VIDEO_SIZE_IS (GstClMpegPredictArgs, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFitArgs, 16);
-GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 80);
+GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 84);
 GST_CL_VIDEO_SIZE_IS (GstClMotionDecimateArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMotionLambdaArgs, 48);
 

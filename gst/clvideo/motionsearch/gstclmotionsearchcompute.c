@@ -47,6 +47,7 @@ struct _GstClMotionSearch
   GHashTable *kernels;          /* name and build options -> cl_kernel */
   GstClMotionEffort effort;     /* hierarchical: full resolution's work */
   gboolean subpel_satd;         /* gst_cl_motion_search_set_subpel_satd */
+  guint vector_price;           /* gst_cl_motion_search_set_vector_price */
 
   /* GPU layout */
   gboolean use_tiles;
@@ -519,15 +520,15 @@ level_plane (GstClMotionSearch * ms, guint level, gboolean reference,
 static gsize
 global_motion_size (guint width, guint height)
 {
-  return (2 + 2 * ((width + 3) / 4 + (height + 3) / 4) +
-      2 * 2 * GST_CL_MOTION_GLOBAL_SHIFTS) * sizeof (cl_int);
+  return GST_CL_MOTION_GLOBAL_VALUES ((width + 3) / 4,
+      (height + 3) / 4) * sizeof (cl_int);
 }
 
 /* the shifts motion_global_shifts weighs along a profile of @n values */
 static guint
 global_shifts (guint n)
 {
-  return 2 * MIN (GST_CL_MOTION_SEARCH_LIMIT >> 2, n / 2) + 1;
+  return 2 * GST_CL_MOTION_GLOBAL_REACH (n) + 1;
 }
 
 /* The buffers for pictures of @width x @height, kept while the size
@@ -691,6 +692,7 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
   args.height = height;
   args.range = ms->params.search_range;
   args.history_block = ms->history_valid ? ms->params.block_size : 0;
+  args.vector_price = ms->vector_price;
   if (!set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
     return FALSE;
   /* CPUs: one work-item per group, as in run_blocks, for a run of blocks */
@@ -742,13 +744,16 @@ global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
       !gst_cl_context_enqueue_kernel (ms->ctx, profiles,
           GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error))
     return FALSE;
-  local = GST_CL_MOTION_GLOBAL_SHIFT_ITEMS;
-  global[0] = local * (global_shifts (cur->width) +
-      global_shifts (cur->height));
-  if ((shifts && (!set_args (shifts, &ms->global_motion, 1, &args, error) ||
-              !gst_cl_context_enqueue_kernel (ms->ctx, shifts,
-                  GST_CL_MOTION_SEARCH_LABEL, 1, global, &local, error))) ||
-      !set_args (best, &ms->global_motion, 1, &args, error))
+  if (shifts) {
+    local = GST_CL_MOTION_GLOBAL_SHIFT_ITEMS;
+    global[0] = local * (global_shifts (cur->width) +
+        global_shifts (cur->height));
+    if (!set_args (shifts, &ms->global_motion, 1, &args, error) ||
+        !gst_cl_context_enqueue_kernel (ms->ctx, shifts,
+            GST_CL_MOTION_SEARCH_LABEL, 1, global, &local, error))
+      return FALSE;
+  }
+  if (!set_args (best, &ms->global_motion, 1, &args, error))
     return FALSE;
   global[0] = local = GST_CL_MOTION_GLOBAL_SHIFTS;
   return gst_cl_context_enqueue_kernel (ms->ctx, best,
@@ -784,6 +789,14 @@ gst_cl_motion_search_set_subpel_satd (GstClMotionSearch * ms,
 {
   g_return_if_fail (ms != NULL);
   ms->subpel_satd = satd;
+}
+
+void
+gst_cl_motion_search_set_vector_price (GstClMotionSearch * ms, guint price)
+{
+  g_return_if_fail (ms != NULL);
+  g_return_if_fail (price <= GST_CL_MOTION_VECTOR_PRICE_MAX);
+  ms->vector_price = price;
 }
 
 void

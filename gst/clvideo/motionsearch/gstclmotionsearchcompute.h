@@ -123,6 +123,20 @@ void gst_cl_motion_search_set_effort (GstClMotionSearch * ms,
 void gst_cl_motion_search_set_subpel_satd (GstClMotionSearch * ms,
     gboolean satd);
 
+/* The most gst_cl_motion_search_set_vector_price() takes: 256 SAD units
+ * a bit, far past any use */
+#define GST_CL_MOTION_VECTOR_PRICE_MAX (256 * 16)
+
+/* From the next search on, the hierarchical method ranks the candidates
+ * of level 1 and of full resolution by their SAD plus @price / 16 for
+ * each bit of their displacement (at that level; a component c costs 1
+ * bit when 0, else 2 floor (log2 |c|) + 4): the search then takes a long
+ * vector only where it matches clearly better than a short one, as a
+ * coder that pays for its bits would. The vectors still carry their
+ * SAD. 0 at first: the least SAD. The other method ignores it. */
+void gst_cl_motion_search_set_vector_price (GstClMotionSearch * ms,
+    guint price);
+
 /* Drops the vectors of the last search (a cut, a seek): the next
  * hierarchical search follows nothing from before (the windows around
  * zero and the global motion only). */

@@ -15,6 +15,7 @@
 
 #include "gstclmpegengine.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <gst/cl/gstclerror.h>
@@ -688,23 +689,37 @@ forget_motion (GstClMpegEngine * e)
       gst_cl_motion_search_forget (e->ms_b[i]);
 }
 
+/* The searches' price of a vector's bits, in sixteenths of a SAD unit a
+ * bit, for each step of the quantiser the picture is expected at: a bit
+ * is worth more SAD as the quantiser grows */
+#define VECTOR_PRICE_PER_QUANT 20
+
 /* With rate-distortion decisions the searches rank their half-pel
  * positions by SATD, which follows what the DCT codes more closely than
- * the SAD; the fast settings (rdo off) keep the cheaper SAD. */
+ * the SAD; the fast settings (rdo off) keep the cheaper SAD. Their
+ * vectors' bits are priced at the quantiser @s is expected at. */
 static void
-set_search_cost (GstClMpegEngine * e)
+set_search_cost (GstClMpegEngine * e, const Slot * s)
 {
+  gdouble quant = gst_cl_mpeg_rate_control_expected_quant (&e->rc, s->type);
+  guint price = MIN (lround (quant * VECTOR_PRICE_PER_QUANT),
+      GST_CL_MOTION_VECTOR_PRICE_MAX);
   gboolean satd;
   guint i;
 
   g_mutex_lock (&e->settings_lock);
   satd = e->settings.rdo;
   g_mutex_unlock (&e->settings_lock);
-  if (e->ms)
+  if (e->ms) {
     gst_cl_motion_search_set_subpel_satd (e->ms, satd);
-  for (i = 0; i < 2; i++)
-    if (e->ms_b[i])
+    gst_cl_motion_search_set_vector_price (e->ms, price);
+  }
+  for (i = 0; i < 2; i++) {
+    if (e->ms_b[i]) {
       gst_cl_motion_search_set_subpel_satd (e->ms_b[i], satd);
+      gst_cl_motion_search_set_vector_price (e->ms_b[i], price);
+    }
+  }
 }
 
 /* The forward and backward vectors of the B picture of @s. */
@@ -750,7 +765,7 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
     forget_motion (e);
   if (!ok || INTRA (s))
     return ok;
-  set_search_cost (e);
+  set_search_cost (e, s);
   if (s->type == GST_CL_MPEG_PICTURE_B)
     return search_b (e, s, error);
   /* (upstream's vectors are a frame apart, a P picture's are not with B

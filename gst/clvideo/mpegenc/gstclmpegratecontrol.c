@@ -277,14 +277,32 @@ p_share_bits (GstClMpegRateControl * rc)
   return (rc->fullness + k * inflow_bits (rc) - need) / k;
 }
 
+/* The quantiser of pictures of @coding_type against the P pictures' */
+static gdouble
+type_factor (const GstClMpegRateControl * rc, guint coding_type)
+{
+  if (coding_type == GST_CL_MPEG_PICTURE_I)
+    return 1.0 / rc->ip_factor;
+  return coding_type == GST_CL_MPEG_PICTURE_B ? rc->pb_factor : 1.0;
+}
+
+gdouble
+gst_cl_mpeg_rate_control_expected_quant (const GstClMpegRateControl * rc,
+    guint coding_type)
+{
+  gdouble q = rc->bit_rate > 0 && rc->last_p_quant > 0 ?
+      rc->last_p_quant : rc->const_quant;
+
+  return MIN (q * type_factor (rc, coding_type), rc->max_quant);
+}
+
 guint
 gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
     guint coding_type, gboolean gop_start)
 {
   gboolean intra = coding_type == GST_CL_MPEG_PICTURE_I;
   gboolean bidir = coding_type == GST_CL_MPEG_PICTURE_B;
-  /* the quantiser of each type against the P pictures' */
-  gdouble factor = intra ? 1.0 / rc->ip_factor : bidir ? rc->pb_factor : 1.0;
+  gdouble factor = type_factor (rc, coding_type);
   gdouble per_picture, target, ref, q, xi, xb, share;
 
   if (rc->bit_rate <= 0) {

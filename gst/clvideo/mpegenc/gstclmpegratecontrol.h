@@ -173,6 +173,11 @@ void gst_cl_mpeg_rate_control_set_low_delay (GstClMpegRateControl * rc,
  * _P or _B); @gop_start: first of its GOP. */
 guint gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
     guint coding_type, gboolean gop_start);
+/* About the quantiser the next picture of @coding_type will get, before
+ * it is asked for: with a bit rate, from the last P picture's (the
+ * constant one before there is one); the model is left as it is. */
+gdouble gst_cl_mpeg_rate_control_expected_quant (const GstClMpegRateControl
+    * rc, guint coding_type);
 /* vbv_delay of the next picture, @header_bits being its bits up to and
  * including its picture start code (0xFFFF without a bit rate). */
 guint gst_cl_mpeg_rate_control_vbv_delay (GstClMpegRateControl * rc,
