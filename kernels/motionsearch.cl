@@ -1223,14 +1223,6 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 #define GM_ITEMS GST_CL_MOTION_GLOBAL_SHIFTS
 #define GM_SHIFT_ITEMS GST_CL_MOTION_GLOBAL_SHIFT_ITEMS
 
-/* The profile of @axis (0: columns, 1: rows) of the current picture, or
- * of the @reference, in @work (GST_CL_MOTION_GLOBAL_KEYS) */
-static inline global const uint *
-gm_profile (global const int *work, int w, int h, int axis, int reference)
-{
-  return (global const uint *) work + 2 + (axis ? 2 * w + reference * h :
-      reference * w);
-}
 
 /* The part of shift d's sum from every @step-th difference, from the
  * @first: the sum of |c'[i] - r'[i + d]| where both exist, c' and r' the
@@ -1262,6 +1254,15 @@ shift_key (ulong sum, int n, int d)
   return (mean << 20) | ((ulong) abs (d) << 10) | (ulong) (d + 512);
 }
 
+/* The profile of @axis (0: columns, 1: rows) of the current picture, or
+ * of the @reference, in @work (GST_CL_MOTION_GLOBAL_KEYS) */
+static inline global uint *
+gm_profile (global int *work, int w, int h, int axis, int reference)
+{
+  return (global uint *) work + 2 + (axis ? 2 * w + reference * h :
+      reference * w);
+}
+
 /* The profiles of motion_global_motion: the column sums of the current
  * level-2 picture, the reference's, then the row sums of each, after the
  * result (x, y) in @work, which starts zeroed. A work-item per tile of
@@ -1275,8 +1276,10 @@ motion_global_profiles (global const uchar * cur, global const uchar * ref,
 {
   const int w = (args.width + 3) / 4, h = (args.height + 3) / 4;
   const int x0 = get_global_id (0) * GM_TILE, y0 = get_global_id (1) * GM_TILE;
-  volatile global uint *cc = (volatile global uint *) work + 2, *rc = cc + w;
-  volatile global uint *cr = rc + w, *rr = cr + h;
+  volatile global uint *cc = gm_profile (work, w, h, 0, 0);
+  volatile global uint *rc = gm_profile (work, w, h, 0, 1);
+  volatile global uint *cr = gm_profile (work, w, h, 1, 0);
+  volatile global uint *rr = gm_profile (work, w, h, 1, 1);
   global const uchar *c = cur + args.cur.offset, *r = ref + args.ref.offset;
 
   if (x0 >= w || y0 >= h)

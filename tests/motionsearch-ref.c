@@ -546,9 +546,12 @@ ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
   global_motion (&c2, &r2, &gx, &gy);
   g_free ((gpointer) c2.data);
   g_free ((gpointer) r2.data);
-  f2 = search_step (cur, ref, 2, 1, 16, range, NULL, &hist, gx, gy, sq, nn, price);
-  f1 = search_step (cur, ref, 1, 1, 16, range, &f2, &hist, 0, 0, sq, nn, price);
-  p1 = search_step (cur, ref, 0, 1, bs, range, &f1, &hist, 0, 0, sq, nn, price);
+  f2 = search_step (cur, ref, 2, 1, 16, range, NULL, &hist, gx, gy, sq, nn,
+      price);
+  f1 = search_step (cur, ref, 1, 1, 16, range, &f2, &hist, 0, 0, sq, nn,
+      price);
+  p1 = search_step (cur, ref, 0, 1, bs, range, &f1, &hist, 0, 0, sq, nn,
+      price);
   /* effort 2: a second propagation first */
   if (effort == 2) {
     Field p = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0, sq,
@@ -556,7 +559,8 @@ ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
     field_free (&p1);
     p1 = p;
   }
-  p2 = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0, sq, nn, price);
+  p2 = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0, sq, nn,
+      price);
 
   for (i = 0; i < p2.gx * p2.gy; i++) {
     gint x0 = (i % p2.gx) * bs, y0 = (i / p2.gx) * bs;

@@ -313,6 +313,8 @@ check_search (const SearchCase * sc)
   GError *error = NULL;
   guint32 rng = test_seed ("search", sc->w * 7 + sc->h * 131 + sc->bs +
       sc->range * 3);
+  gint subpel = !sc->subpel ? REF_SUBPEL_NONE : sc->satd ? REF_SUBPEL_SATD :
+      REF_SUBPEL_SAD;
   guint bx, by, i, unpriced_differ = 0;
   cl_mem vectors;
   cl_int ret;
@@ -359,15 +361,12 @@ check_search (const SearchCase * sc)
         (gsize) bx * by * sizeof (GstClMotionVector), got, 0, NULL, NULL);
     fail_unless (ret == CL_SUCCESS, "clEnqueueReadBuffer: %s",
         gst_cl_error_name (ret));
-    exp = reference_vectors (&pcur, &pref, sc->bs, sc->range, !sc->subpel ?
-        REF_SUBPEL_NONE : sc->satd ? REF_SUBPEL_SATD : REF_SUBPEL_SAD, 0,
+    exp = reference_vectors (&pcur, &pref, sc->bs, sc->range, subpel, 0,
         sc->method, sc->effort, sc->price, prev);
     compare_vectors (got, exp, bx, bx * by, run_desc);
     if (sc->price && i == 1) {
       GstClMotionVector *unpriced = reference_vectors (&pcur, &pref, sc->bs,
-          sc->range, !sc->subpel ? REF_SUBPEL_NONE : sc->satd ?
-          REF_SUBPEL_SATD : REF_SUBPEL_SAD, 0, sc->method, sc->effort, 0,
-          prev);
+          sc->range, subpel, 0, sc->method, sc->effort, 0, prev);
       guint b;
 
       for (b = 0; b < bx * by; b++)

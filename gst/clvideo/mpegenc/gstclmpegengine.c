@@ -674,19 +674,31 @@ max_f_code (GstClMpegEngine * e)
   return e->seq.constrained ? 4 : 7;
 }
 
+/* The engine's motion searches that exist (P, then B forward and
+ * backward) into @out; returns how many */
+static guint
+motion_searches (GstClMpegEngine * e, GstClMotionSearch * out[3])
+{
+  GstClMotionSearch *const all[3] = { e->ms, e->ms_b[0], e->ms_b[1] };
+  guint i, n = 0;
+
+  for (i = 0; i < G_N_ELEMENTS (all); i++)
+    if (all[i])
+      out[n++] = all[i];
+  return n;
+}
+
 /* The searches follow nothing from before: at each GOP (after a flush
  * too), which so depends on nothing before it (a GOP coded on its own, as
  * a piece of a chunked encode, gives the same bytes) */
 static void
 forget_motion (GstClMpegEngine * e)
 {
-  guint i;
+  GstClMotionSearch *ms[3];
+  guint i, n = motion_searches (e, ms);
 
-  if (e->ms)
-    gst_cl_motion_search_forget (e->ms);
-  for (i = 0; i < 2; i++)
-    if (e->ms_b[i])
-      gst_cl_motion_search_forget (e->ms_b[i]);
+  for (i = 0; i < n; i++)
+    gst_cl_motion_search_forget (ms[i]);
 }
 
 /* The searches' price of a vector's bits, in sixteenths of a SAD unit a
@@ -704,21 +716,16 @@ set_search_cost (GstClMpegEngine * e, const Slot * s)
   gdouble quant = gst_cl_mpeg_rate_control_expected_quant (&e->rc, s->type);
   guint price = MIN (lround (quant * VECTOR_PRICE_PER_QUANT),
       GST_CL_MOTION_VECTOR_PRICE_MAX);
+  GstClMotionSearch *ms[3];
+  guint i, n = motion_searches (e, ms);
   gboolean satd;
-  guint i;
 
   g_mutex_lock (&e->settings_lock);
   satd = e->settings.rdo;
   g_mutex_unlock (&e->settings_lock);
-  if (e->ms) {
-    gst_cl_motion_search_set_subpel_satd (e->ms, satd);
-    gst_cl_motion_search_set_vector_price (e->ms, price);
-  }
-  for (i = 0; i < 2; i++) {
-    if (e->ms_b[i]) {
-      gst_cl_motion_search_set_subpel_satd (e->ms_b[i], satd);
-      gst_cl_motion_search_set_vector_price (e->ms_b[i], price);
-    }
+  for (i = 0; i < n; i++) {
+    gst_cl_motion_search_set_subpel_satd (ms[i], satd);
+    gst_cl_motion_search_set_vector_price (ms[i], price);
   }
 }
 
