@@ -104,12 +104,48 @@ wait_eos (GstElement * pipeline)
   gst_object_unref (bus);
 }
 
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean finalized;
+} Finalization;
+
+static void
+pipeline_finalized (gpointer data, GObject * where_the_object_was G_GNUC_UNUSED)
+{
+  Finalization *f = data;
+
+  g_mutex_lock (&f->lock);
+  f->finalized = TRUE;
+  g_cond_signal (&f->cond);
+  g_mutex_unlock (&f->lock);
+}
+
+/* Stops @pipeline and drops it; returns once it is finalized, with its
+ * elements and what they held. (A bin's state changes continue on a
+ * thread of GStreamer's own, which may hold the last reference a moment
+ * after the application has dropped its own.) */
 static void
 stop_pipeline (GstElement * pipeline)
 {
+  Finalization f = { 0 };
+  gint64 deadline;
+
   fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
+  g_mutex_init (&f.lock);
+  g_cond_init (&f.cond);
+  g_object_weak_ref (G_OBJECT (pipeline), pipeline_finalized, &f);
   gst_object_unref (pipeline);
+  deadline = g_get_monotonic_time () + RUN_TIMEOUT / GST_USECOND;
+  g_mutex_lock (&f.lock);
+  while (!f.finalized && g_cond_wait_until (&f.cond, &f.lock, deadline));
+  g_mutex_unlock (&f.lock);
+  fail_unless (f.finalized, "the pipeline is still referenced after it "
+      "was stopped and dropped");
+  g_mutex_clear (&f.lock);
+  g_cond_clear (&f.cond);
 }
 
 /* The cl elements of @bin, in no particular order. */
