@@ -410,6 +410,48 @@ satd_candidates (const ulong * keys, ulong * top)
 }
 #endif
 
+#if SATD
+/* The SATD of the 8 x 8 block at c against the half-pel prediction at
+ * integer part r, fractions hx, hy, MPEG-1 rounding (see satd16) */
+static uint
+satd8_half (global const uchar * c, int cs, global const uchar * r, int rs,
+    int hx, int hy)
+{
+  int d[64];
+  uint total = 0;
+  #pragma unroll
+  for (int y = 0; y < 8; y++) {
+    #pragma unroll
+    for (int x = 0; x < 8; x++)
+      d[8 * y + x] = (int) c[y * cs + x] -
+          (int) half_pred (r + y * rs + x, rs, hx, hy);
+  }
+  /* the rows' butterflies, then the columns' (step 1: along a row) */
+  #pragma unroll
+  for (int step = 1; step <= 8; step *= 8) {
+    #pragma unroll
+    for (int s = 1; s < 8; s <<= 1) {
+      #pragma unroll
+      for (int i = 0; i < 8; i++) {
+        if (i & s)
+          continue;
+        #pragma unroll
+        for (int j = 0; j < 8; j++) {
+          int k = step == 1 ? 8 * j + i : 8 * i + j;
+          int a = d[k], b = d[k + s * step];
+          d[k] = a + b;
+          d[k + s * step] = a - b;
+        }
+      }
+    }
+  }
+  #pragma unroll
+  for (int i = 0; i < 64; i++)
+    total += abs (d[i]);
+  return total;
+}
+#endif
+
 #if SATD && LBS == 16
 /* The Hadamard transform of order 8 down the columns of the rows @r of
  * a pair of blocks, its outputs in another order (which the sum of their
@@ -796,6 +838,19 @@ motion_decimate (global const uchar * src, global uchar * dst,
 /* a displacement outside every window: no candidate */
 #define NO_CAND ((int2) (1 << 20, 1 << 20))
 
+/* The last propagation at full resolution, where the half-pel positions
+ * are ranked by SATD (SATD: whole 16 x 16 blocks), ranks its candidates
+ * by the SATD of their residual too, plus SATD_PRICE_FACTOR times their
+ * price (the SATD of a residual runs about three times its SAD): the
+ * vector whose residual transforms into the fewest coefficients wins,
+ * where the least SAD often favours a smooth but costlier one. The
+ * vector keeps its SAD. */
+#define SATD_PROPAGATION (LEVEL == 0 && PASS == 2 && SATD && LBS == 16)
+#define SATD_PRICE_FACTOR 3
+#if SATD_PROPAGATION && HNT && HNT < 4 * (1 + NEIGHBOURS)
+#error "the SATD propagation takes four work-items a candidate"
+#endif
+
 typedef struct
 {
   global const uchar *c, *r;    /* the block, its reference at (0, 0) */
@@ -863,6 +918,20 @@ level_key (const level_block_t * b, const LVEC * rows, int2 v)
       sad_any (b->c, b->cs, r, b->rs, b->bw, b->bh);
   return LKEY (s + vector_price (b, v), v.x, v.y);
 }
+
+#if SATD_PROPAGATION && !HNT
+/* Key of displacement v of a whole block by SATD_PROPAGATION's cost,
+ * ULONG_MAX if not allowed (@rows unused: level_key's arguments) */
+static ulong
+satd_key (const level_block_t * b, const LVEC * rows, int2 v)
+{
+  if (!level_allowed (b, v))
+    return ULONG_MAX;
+  uint t = satd_half_rows (b->c, b->cs, b->r + v.y * b->rs + v.x, b->rs, 0,
+      0);
+  return LKEY (t + SATD_PRICE_FACTOR * vector_price (b, v), v.x, v.y);
+}
+#endif
 
 #if HNT && LEVEL < 2
 #if LBS != 16 && LBS != 8
@@ -985,7 +1054,9 @@ neighbour (global const GstClMotionVector * v, int bx, int by, int gx,
 #else
 /* (n at most 8) vector fields are smooth, the predictors often the same:
  * each is tried once */
-#define BEST_OF(best, known, n, CAND)                                       \
+#define BEST_OF(best, known, n, CAND) BEST_BY (best, known, n, CAND, level_key)
+/* ... by the keys of function KEY (level_key's arguments) */
+#define BEST_BY(best, known, n, CAND, KEY)                                  \
   do {                                                                      \
     int2 tried[8];                                                          \
     for (int t = 0; t < (n); t++) {                                         \
@@ -995,7 +1066,7 @@ neighbour (global const GstClMotionVector * v, int bx, int by, int gx,
         seen |= all (tried[i] == v);                                        \
       tried[t] = v;                                                         \
       if (!seen)                                                            \
-        best = min (best, level_key (&b, rows, v));                         \
+        best = min (best, KEY (&b, rows, v));                               \
     }                                                                       \
   } while (0)
 #endif
@@ -1194,10 +1265,40 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 #else
   /* the block's own vector, whose SAD pass 1 found, then its neighbours' */
   GstClMotionVector own = coarse[by * gx + bx];
-  best = LKEY (own.sad + vector_price (&b, (int2) (own.dx, own.dy)), own.dx,
-      own.dy);
-  BEST_OF (best, 1, 1 + NEIGHBOURS, (t ? neighbour (coarse, bx, by, gx, gy, t - 1, 1) :
-          (int2) (own.dx, own.dy)));
+#define PROPAGATED(t) (t ? neighbour (coarse, bx, by, gx, gy, t - 1, 1) :     \
+      (int2) (own.dx, own.dy))
+#if SATD_PROPAGATION
+  if (b.whole) {
+#if HNT
+    /* four work-items a candidate, an 8 x 8 quarter of the block each */
+    int t = lid / 4, qx = lid % 2 * 8, qy = lid / 2 % 2 * 8;
+    int2 v = t <= NEIGHBOURS ? PROPAGATED (t) : NO_CAND;
+    int allowed = level_allowed (&b, v);
+    partial[lid] = allowed ? satd8_half (b.c + qy * cs + qx, cs,
+        b.r + (v.y + qy) * rs + v.x + qx, rs, 0, 0) : 0;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    ulong key = ULONG_MAX;
+    if (allowed && lid % 4 == 0)
+      key = LKEY (partial[lid] + partial[lid + 1] + partial[lid + 2] +
+          partial[lid + 3] + SATD_PRICE_FACTOR * vector_price (&b, v), v.x,
+          v.y);
+    barrier (CLK_LOCAL_MEM_FENCE);
+    int2 f = key_vector (group_min (key, keys, lid, HNT));
+    /* the chosen vector's SAD, as the other passes rank it */
+    best = group_min (split_key (&b, rows, lid < SPLIT ? f : NO_CAND,
+            lid % SPLIT, partial, lid), keys, lid, HNT);
+#else
+    BEST_BY (best, 0, 1 + NEIGHBOURS, PROPAGATED (t), satd_key);
+    best = level_key (&b, rows, key_vector (best));
+#endif
+  } else
+#endif
+  {
+    best = LKEY (own.sad + vector_price (&b, (int2) (own.dx, own.dy)),
+        own.dx, own.dy);
+    BEST_OF (best, 1, 1 + NEIGHBOURS, PROPAGATED (t));
+  }
+#undef PROPAGATED
 #endif
 
   int2 f = key_vector (best);
@@ -1420,7 +1521,9 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
  *   unless one of its NEIGHBOURS' pass-1 vectors is better for it, then
  *   SUBPEL refines it (CPUs; GPUs run motion_refine_groups after it).
  *   Blocks that missed the match take it from a neighbour that found it.
- *   Pass 3, where it runs, propagates the same way between passes 1 and
+ *   With SATD, whole blocks rank these candidates by SATD
+ *   (SATD_PROPAGATION), in both layouts.
+ *   Pass 3, where it runs, propagates so too (by SAD) between passes 1 and
  *   2, so that a match travels two blocks.
  * vectors receives level samples, or half-pel units after pass 2. One
  * work-group of HNT per block or area, or (CPUs) one work-item per run of
@@ -1633,47 +1736,6 @@ motion_search_tiles (global const uchar * cur, global const uchar * ref,
 /* ---- half-pel refinement on GPUs ---- */
 
 #ifdef REFINE_ITEMS
-#if SATD
-/* The SATD of the 8 x 8 block at c against the half-pel prediction at
- * integer part r, fractions hx, hy, MPEG-1 rounding (see satd16) */
-static uint
-satd8_half (global const uchar * c, int cs, global const uchar * r, int rs,
-    int hx, int hy)
-{
-  int d[64];
-  uint total = 0;
-  #pragma unroll
-  for (int y = 0; y < 8; y++) {
-    #pragma unroll
-    for (int x = 0; x < 8; x++)
-      d[8 * y + x] = (int) c[y * cs + x] -
-          (int) half_pred (r + y * rs + x, rs, hx, hy);
-  }
-  /* the rows' butterflies, then the columns' (step 1: along a row) */
-  #pragma unroll
-  for (int step = 1; step <= 8; step *= 8) {
-    #pragma unroll
-    for (int s = 1; s < 8; s <<= 1) {
-      #pragma unroll
-      for (int i = 0; i < 8; i++) {
-        if (i & s)
-          continue;
-        #pragma unroll
-        for (int j = 0; j < 8; j++) {
-          int k = step == 1 ? 8 * j + i : 8 * i + j;
-          int a = d[k], b = d[k + s * step];
-          d[k] = a + b;
-          d[k + s * step] = a - b;
-        }
-      }
-    }
-  }
-  #pragma unroll
-  for (int i = 0; i < 64; i++)
-    total += abs (d[i]);
-  return total;
-}
-#endif
 
 /* Half-pel refinement of the full-pel vectors (in half-pel units) of the
  * blocks [first_bx, end_bx) x [first_by, end_by), one work-group of

@@ -246,6 +246,7 @@ typedef struct
   gint level, w, h;             /* w x h: the full-resolution picture */
   gint x0, y0, bw, bh;          /* the block at full resolution */
   guint price;                  /* sixteenths of a SAD unit a bit */
+  gboolean satd;                /* ranked by SATD (see try_vector) */
 } Block;
 
 /* The bits of vector component @c: 1 for 0, else 4 for |c| = 1, and 2
@@ -290,6 +291,15 @@ try_vector (Best * b, const Block * k, gint dx, gint dy)
   sad = block_sad (k->cur, k->ref, k->x0 / s, k->y0 / s,
       (k->bw + s - 1) / s, (k->bh + s - 1) / s, dx, dy);
   cost = sad + vector_price (k, dx, dy);
+  if (k->satd) {
+    /* the SATD of the residual's four 8 x 8 blocks, plus three times
+     * the price */
+    gint q;
+    cost = 3 * vector_price (k, dx, dy);
+    for (q = 0; q < 4; q++)
+      cost += block_satd8 (k->cur, k->ref, k->x0 + q % 2 * 8,
+          k->y0 + q / 2 * 8, 2 * dx, 2 * dy);
+  }
   if (b->any && (cost > b->cost || (cost == b->cost && (mag > b->mag ||
                   (mag == b->mag && (dy > b->dy || (dy == b->dy &&
                               dx >= b->dx)))))))
@@ -445,7 +455,8 @@ static const gint nb[4][2] = { {-1, 0}, {0, -1}, {1, 0}, {0, 1} };
 static Field
 search_step (const RefPlane * cur, const RefPlane * ref, gint level,
     gint pass, gint bs, gint range, const Field * prev, const History * hist,
-    gint gx, gint gy, gint squares, gint neighbours, guint price)
+    gint gx, gint gy, gint squares, gint neighbours, guint price,
+    gboolean satd)
 {
   gint w = cur->width, h = cur->height, bx, by, i, dx, dy;
   Field f = field_new (w, h, bs);
@@ -458,7 +469,7 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
   for (by = 0; by < f.gy; by++) {
     for (bx = 0; bx < f.gx; bx++) {
       Block k = { &lc, &lr, level, w, h, bx * bs, by * bs,
-        MIN (bs, w - bx * bs), MIN (bs, h - by * bs), price
+        MIN (bs, w - bx * bs), MIN (bs, h - by * bs), price, FALSE
       };
       gint o = by * f.gx + bx;
       Best b = { 0, 0, 0, 0, 0, FALSE };
@@ -512,6 +523,12 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
         b.cost = b.sad + vector_price (&k, b.dx, b.dy);
         b.mag = abs (b.dx) + abs (b.dy);
         b.any = TRUE;
+        /* @satd: whole 16 x 16 blocks rank them all by SATD */
+        if (satd && k.bw == 16 && k.bh == 16) {
+          k.satd = TRUE;
+          b.any = FALSE;
+          try_vector (&b, &k, prev->dx[o], prev->dy[o]);
+        }
         for (i = 0; i < neighbours; i++)
           try_field (&b, &k, prev, bx + nb[i][0], by + nb[i][1], 1);
       }
@@ -547,20 +564,20 @@ ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
   g_free ((gpointer) c2.data);
   g_free ((gpointer) r2.data);
   f2 = search_step (cur, ref, 2, 1, 16, range, NULL, &hist, gx, gy, sq, nn,
-      price);
+      price, FALSE);
   f1 = search_step (cur, ref, 1, 1, 16, range, &f2, &hist, 0, 0, sq, nn,
-      price);
+      price, FALSE);
   p1 = search_step (cur, ref, 0, 1, bs, range, &f1, &hist, 0, 0, sq, nn,
-      price);
+      price, FALSE);
   /* effort 2: a second propagation first */
   if (effort == 2) {
     Field p = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0, sq,
-        nn, price);
+        nn, price, FALSE);
     field_free (&p1);
     p1 = p;
   }
   p2 = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0, sq, nn,
-      price);
+      price, subpel == REF_SUBPEL_SATD);
 
   for (i = 0; i < p2.gx * p2.gy; i++) {
     gint x0 = (i % p2.gx) * bs, y0 = (i / p2.gx) * bs;

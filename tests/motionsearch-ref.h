@@ -67,7 +67,10 @@ void ref_motion_search (const RefPlane * cur, const RefPlane * ref,
  * plus @price / 16 (rounded down) for each bit of its components (in
  * samples of the level): 1 for 0, else 2 floor (log2 |c|) + 4; the
  * vectors keep their SAD. With @subpel, the same half-pel refinement as
- * ref_motion_search(). */
+ * ref_motion_search(); with REF_SUBPEL_SATD the last pass of neighbours'
+ * vectors also ranks the candidates of a whole 16 x 16 block (its own
+ * vector and its neighbours') by the SATD of their full-pel residual
+ * plus 3 times their price, the same ties, the vector keeping its SAD. */
 void ref_motion_search_hierarchical (const RefPlane * cur,
     const RefPlane * ref, gint bs, gint range, gint subpel, gint effort,
     guint price, const GstClMotionVector * history, GstClMotionVector * out);

@@ -618,10 +618,12 @@ level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
   /* the range is an argument, and the coarse levels do not depend on the
    * block size or half-pel refinement: few programs serve all searches */
   refine = pass == 2 && ms->params.subpel && ms->ctx->cpu_layout;
+  /* the last pass ranks its candidates by SATD in both layouts where the
+   * refinement ranks by it */
   options = g_strdup_printf ("-DBS=%u -DSUBPEL=%d -DSATD=%d -DCHROMA=0 "
       "-DLEVEL=%u -DPASS=%u -DLBS=%u -DSQUARES=%u -DNEIGHBOURS=%u%s",
       level_block (ms, level), refine ? 1 : 0,
-      refine ? satd_option (ms) : 0, level,
+      pass == 2 ? satd_option (ms) : 0, level,
       level > 0 ? 1 : pass, level_block (ms, level) >> level,
       level > 0 ? 1 : effort_squares[ms->effort],
       level > 0 ? 0 : effort_neighbours[ms->effort], hnt);
