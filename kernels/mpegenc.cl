@@ -2075,8 +2075,9 @@ sad_rows (const uchar16 * a, const uchar16 * b)
 /* @n rows of 16 (@wide) or 8 samples of the prediction at @s: the
  * MPEG-1 half-pel averages: between four samples where @hx and @hy are
  * both set, between two where one is, the samples themselves where
- * neither is */
-static void
+ * neither is. (Inlined: every caller's @n is a constant, and the rows
+ * unroll only where it is known.) */
+__attribute__ ((always_inline)) static void
 predict_rows (__global const uchar * s, int stride, int hx, int hy, int n,
     int wide, uchar16 * out)
 {
