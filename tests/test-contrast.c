@@ -849,7 +849,7 @@ GST_START_TEST (test_png_pipeline)
     for (x = 0; x < w; x++) {
       guint8 exp = lut[luma[(gsize) y * info.stride[0] + x]];
       guint8 got = map.data[(gsize) y * info.stride[0] + x];
-      fail_unless (got == exp, "output PNG at x=%d y=%d: %d, expected %d",
+      fail_unless_each (got == exp, "output PNG at x=%d y=%d: %d, expected %d",
           x, y, got, exp);
     }
   gst_buffer_unmap (gray, &map);

@@ -144,8 +144,11 @@ check_frame (GstBuffer * buf, GstCaps * caps, gboolean pixels_only,
     for (y = 0; y < h; y++) {
       const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
           p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-      for (x = 0; x < w; x++)
-        fail_unless_equals_int_hex (row[x], want (p, comp[0], x, y, data));
+      for (x = 0; x < w; x++) {
+        const guint expected = want (p, comp[0], x, y, data);
+        fail_unless_each (row[x] == expected, "plane %u byte (%d, %d): "
+            "0x%02x, expected 0x%02x", p, x, y, row[x], expected);
+      }
     }
   }
   gst_video_frame_unmap (&frame);
@@ -1052,7 +1055,7 @@ check_same_pixels (const GstVideoInfo * info, GstBuffer * in, GstBuffer * out)
     info->finfo->unpack_func (info->finfo, GST_VIDEO_PACK_FLAG_NONE, b,
         fout.data, fout.info.stride, 0, y, w);
     for (x = 0; x < w * 4; x++)
-      fail_unless (a[x] == b[x], "%s %dx%d: pixel (%d, %d) component %d: "
+      fail_unless_each (a[x] == b[x], "%s %dx%d: pixel (%d, %d) component %d: "
           "%u, not %u", GST_VIDEO_INFO_NAME (info), w,
           GST_VIDEO_INFO_HEIGHT (info), x / 4, y, x % 4, b[x], a[x]);
   }

@@ -150,7 +150,7 @@ check_case (const Case * c)
       gst_cl_error_name (ret));
 
   for (i = 0; i < n; i++)
-    fail_unless (got[i].dx == exp[i].dx && got[i].dy == exp[i].dy &&
+    fail_unless_each (got[i].dx == exp[i].dx && got[i].dy == exp[i].dy &&
         got[i].sad == exp[i].sad, "%s: block (%u,%u) got (%d,%d) SAD %u, "
         "expected (%d,%d) SAD %u", desc, i % bx_n, i / bx_n, got[i].dx,
         got[i].dy, got[i].sad, exp[i].dx, exp[i].dy, exp[i].sad);
@@ -382,7 +382,7 @@ GST_START_TEST (test_element)
   gst_buffer_unmap (frames[0], &map[0]);
   gst_buffer_unmap (frames[1], &map[1]);
   for (i = 0; i < bx_n * by_n; i++)
-    fail_unless (got[i].dx == exp[i].dx && got[i].dy == exp[i].dy &&
+    fail_unless_each (got[i].dx == exp[i].dx && got[i].dy == exp[i].dy &&
         got[i].sad == exp[i].sad, "block (%u,%u) got (%d,%d) SAD %u, "
         "expected (%d,%d) SAD %u", i % bx_n, i / bx_n, got[i].dx, got[i].dy,
         got[i].sad, exp[i].dx, exp[i].dy, exp[i].sad);

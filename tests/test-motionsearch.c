@@ -195,7 +195,7 @@ compare_vectors (const GstClMotionVector * got, const GstClMotionVector * exp,
   guint i;
 
   for (i = 0; i < n; i++)
-    fail_unless (got[i].dx == exp[i].dx && got[i].dy == exp[i].dy &&
+    fail_unless_each (got[i].dx == exp[i].dx && got[i].dy == exp[i].dy &&
         got[i].sad == exp[i].sad, "%s: block (%u,%u) got (%d,%d) SAD %u, "
         "expected (%d,%d) SAD %u", desc, i % blocks_x, i / blocks_x,
         got[i].dx, got[i].dy, got[i].sad, exp[i].dx, exp[i].dy, exp[i].sad);

@@ -669,7 +669,7 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
     fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mfp, CL_TRUE, 0,
             ps, dev_pred, 0, NULL, NULL), CL_SUCCESS);
     for (i = 0; i < n; i++)
-      fail_unless (memcmp (&fields[i], &dev_fields[i],
+      fail_unless_each (memcmp (&fields[i], &dev_fields[i],
               sizeof (GstClMpegFieldChoice)) == 0, "%s: field search of "
           "macroblock %u: reference (%d, %d) field %u, (%d, %d) field %u, "
           "SAD %u; device (%d, %d) field %u, (%d, %d) field %u, SAD %u",
@@ -710,7 +710,7 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
           ps, out, 0, NULL, NULL), CL_SUCCESS);
 
   for (i = 0; i < n; i++)
-    fail_unless (memcmp (&r[i], &dr[i], sizeof (GstClMpegMbRecord)) == 0,
+    fail_unless_each (memcmp (&r[i], &dr[i], sizeof (GstClMpegMbRecord)) == 0,
         "%s: record of macroblock %u: reference dx %d dy %d flags %u cbp %u "
         "q %u activity %u cost %u, device dx %d dy %d flags %u cbp %u q %u "
         "activity %u cost %u", desc, i, r[i].dx, r[i].dy, r[i].flags,
@@ -719,14 +719,14 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
   /* (the records are equal: past what the entropy coder reads of a
    * block the device may leave its levels unwritten) */
   for (i = 0; i < n * GST_CL_MPEG_MB_LEVELS; i++)
-    fail_unless (i % 64 >= levels_read (&r[i / GST_CL_MPEG_MB_LEVELS],
+    fail_unless_each (i % 64 >= levels_read (&r[i / GST_CL_MPEG_MB_LEVELS],
             i % GST_CL_MPEG_MB_LEVELS / 64) ||
         lev[i] == dl[i],
         "%s: level %u of macroblock %u: %d, device %d", desc,
         i % GST_CL_MPEG_MB_LEVELS,
         i / GST_CL_MPEG_MB_LEVELS, lev[i], dl[i]);
   for (i = 0; i < ps; i++)
-    fail_unless (rec.data[i] == out[i], "%s: reconstruction byte %u: %u, "
+    fail_unless_each (rec.data[i] == out[i], "%s: reconstruction byte %u: %u, "
         "device %u", desc, i, rec.data[i], out[i]);
   for (i = 0; i < n; i++) {
     raised += !adaptive && r[i].quant > q;
@@ -859,11 +859,11 @@ GST_START_TEST (test_fit_vectors)
       fail_unless (f_code <= max_f_code);
       reach = 16 << (f_code - 1);
       for (i = 0; i < n; i++) {
-        fail_unless (dev[i].dx == vec[i].dx && dev[i].dy == vec[i].dy &&
+        fail_unless_each (dev[i].dx == vec[i].dx && dev[i].dy == vec[i].dy &&
             dev[i].sad == vec[i].sad, "%ux%u field %u macroblock %u: "
             "device (%d, %d) reference (%d, %d)", sizes[s][0], sizes[s][1],
             kind, i, dev[i].dx, dev[i].dy, vec[i].dx, vec[i].dy);
-        fail_unless (vec[i].dx >= -(gint) reach && vec[i].dx < (gint) reach
+        fail_unless_each (vec[i].dx >= -(gint) reach && vec[i].dx < (gint) reach
             && vec[i].dy >= -(gint) reach && vec[i].dy < (gint) reach);
       }
       if (kind == FIELD_ZERO || kind == FIELD_NOISE_STRAYS)
@@ -1076,7 +1076,7 @@ check_predict_b (gboolean chroma_422)
       dch = device_read (mch, n * sizeof (GstClMpegBChoice));
       out = device_read (mp, ps);
       for (i = 0; i < n; i++) {
-        fail_unless (memcmp (&ch[i], &dch[i], sizeof (GstClMpegBChoice)) ==
+        fail_unless_each (memcmp (&ch[i], &dch[i], sizeof (GstClMpegBChoice)) ==
             0, "%ux%u %s lambda %u macroblock %u: reference %u (%d, %d) "
             "(%d, %d), device %u (%d, %d) (%d, %d)", w, h,
             stage_content_names[content], lambda16, i, ch[i].directions,
@@ -1085,7 +1085,7 @@ check_predict_b (gboolean chroma_422)
         chosen[ch[i].directions]++;
       }
       for (i = 0; i < ps; i++)
-        fail_unless (pred.data[i] == out[i], "%ux%u %s lambda %u: "
+        fail_unless_each (pred.data[i] == out[i], "%ux%u %s lambda %u: "
             "prediction byte %u: %u, device %u", w, h,
             stage_content_names[content], lambda16, i, pred.data[i], out[i]);
       for (i = 0; i < 3; i++) {
@@ -1225,7 +1225,7 @@ check_predict_b_fields (gboolean chroma_422)
       dch = device_read (mch, n * sizeof (GstClMpegBChoice));
       out = device_read (mp, ps);
       for (i = 0; i < n; i++) {
-        fail_unless (memcmp (&ch[i], &dch[i], sizeof (GstClMpegBChoice)) ==
+        fail_unless_each (memcmp (&ch[i], &dch[i], sizeof (GstClMpegBChoice)) ==
             0, "%ux%u %s lambda %u macroblock %u: reference %u (%d, %d) "
             "(%d, %d), device %u (%d, %d) (%d, %d)", w, h,
             stage_content_names[content], lambda16, i, ch[i].directions,
@@ -1234,7 +1234,7 @@ check_predict_b_fields (gboolean chroma_422)
         chosen[ch[i].directions & 7]++;
       }
       for (i = 0; i < ps; i++)
-        fail_unless (pred.data[i] == out[i], "%ux%u %s lambda %u: "
+        fail_unless_each (pred.data[i] == out[i], "%ux%u %s lambda %u: "
             "prediction byte %u: %u, device %u", w, h,
             stage_content_names[content], lambda16, i, pred.data[i], out[i]);
 
@@ -2108,9 +2108,12 @@ GST_START_TEST (test_packed_levels)
                 CL_TRUE, 0, n_off * sizeof (guint32), dev_off, 0, NULL,
                 NULL), CL_SUCCESS);
         fail_unless (n_off - c.mbn >= 2);
-        for (i = 0; i < c.mbn; i++)
-          fail_unless_equals_int (dev_off[c.mbn + i / GST_CL_MPEG_PACK_ITEMS]
-              + dev_off[i], offsets[i]);
+        for (i = 0; i < c.mbn; i++) {
+          const guint32 dev = dev_off[c.mbn + i / GST_CL_MPEG_PACK_ITEMS] +
+              dev_off[i];
+          fail_unless_each (dev == offsets[i], "offset of macroblock %u: %u, "
+              "expected %u", i, dev, offsets[i]);
+        }
         if (total > 0)
           fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, d_packed,
                   CL_TRUE, 0, total * sizeof (gint16), dev_packed, 0, NULL,

@@ -10,6 +10,16 @@
 
 G_BEGIN_DECLS
 
+/* fail_unless for a check made for each sample or macroblock of a
+ * picture: check marks the place of every assertion that passes (an
+ * allocation, and a write to its pipe in fork mode), which such loops pay
+ * millions of times; this costs nothing until it fails. The message's
+ * format must be a string literal. */
+#define fail_unless_each(cond, ...) G_STMT_START {                      \
+    if (G_UNLIKELY (!(cond)))                                           \
+      fail ("Assertion '" #cond "' failed: " __VA_ARGS__);              \
+  } G_STMT_END
+
 /* One context for a whole test, made on first use (a new one recompiles). */
 GstClContext *test_get_shared_context (void);
 /* Gives @element (a bin: all its elements) the shared context. */
