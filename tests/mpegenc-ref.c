@@ -249,8 +249,12 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
 #define MOVING_MARGIN 4
 /* field blocks where the field lines are smoother by this much */
 #define FIELD_DCT_MARGIN 256
-/* full-pel field samples the field search looks each way */
+/* the field search's full-pel grid: its steps each way around the
+ * frame vector, their spacing in samples; then the most one-sample steps
+ * towards the least SAD (see kernels/mpegenc.cl) */
 #define FIELD_REACH 2
+#define FIELD_SPACING 1
+#define FIELD_STEPS 8
 
 /* Sample (x, y) of a plane displaced by the half-pel vector (hx, hy)
  * split into full-pel (fx, fy) and half flags: the MPEG-1 averages. */
@@ -1302,8 +1306,11 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
           gint sx = span ? scale_to_fields (fx, dt, span) : fx;
           gint sy = span ? scale_to_fields (fy, dt, span) : fy;
           gint cx = sx & ~1, cy = ((sy >> 1) + p - s) & ~1;
-          for (dy = -2 * FIELD_REACH; dy <= 2 * FIELD_REACH; dy += 2)
-            for (dx = -2 * FIELD_REACH; dx <= 2 * FIELD_REACH; dx += 2) {
+          for (dy = -2 * FIELD_SPACING * FIELD_REACH;
+              dy <= 2 * FIELD_SPACING * FIELD_REACH; dy += 2 * FIELD_SPACING)
+            for (dx = -2 * FIELD_SPACING * FIELD_REACH;
+                dx <= 2 * FIELD_SPACING * FIELD_REACH;
+                dx += 2 * FIELD_SPACING) {
               gint sad;
               if (!field_vector_fits (cx + dx, cy + dy, mbx, mby, W, H,
                       range))
@@ -1317,6 +1324,23 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
                 bs = s;
               }
             }
+        }
+        for (k = 0; k < FIELD_STEPS; k++) {
+          gint fromx = bx, fromy = by, j;
+          for (j = 0; j < 9; j++) {
+            gint vx = fromx + 2 * (j % 3 - 1), vy = fromy + 2 * (j / 3 - 1);
+            gint sad;
+            if (j == 4 || !field_vector_fits (vx, vy, mbx, mby, W, H, range))
+              continue;
+            sad = field_sad (cur->data, ref->data, W, mbx, mby, p, bs, vx, vy);
+            if (sad < best) {
+              best = sad;
+              bx = vx;
+              by = vy;
+            }
+          }
+          if (bx == fromx && by == fromy)
+            break;
         }
         {
           gint hx = bx, hy = by;
