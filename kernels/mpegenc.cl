@@ -1235,6 +1235,29 @@ field_candidate (int i, int p, int2 fv, int span, int order, int *s)
 }
 
 #if GST_CL_CPU_LAYOUT
+/* The first least of *@best and the SADs of field @p's eight vectors
+ * @step half-pels around *@v, from field @s: *@v and *@best become it;
+ * whether it moved */
+static int
+field_neighbours (__global const uchar * cur, __global const uchar * ref,
+    int W, int H, int mbx, int mby, int p, int s, int range, int step,
+    int2 * v, int *best)
+{
+  const int2 from = *v;
+  for (int k = 0; k < 9; k++) {
+    int2 h = from + step * (int2) (k % 3 - 1, k / 3 - 1);
+    int sad;
+    if (k == 4 || !field_vector_fits (h, mbx, mby, W, H, range))
+      continue;
+    sad = field_sad (cur, ref, W, mbx, mby, p, s, h);
+    if (sad < *best) {
+      *best = sad;
+      *v = h;
+    }
+  }
+  return v->x != from.x || v->y != from.y;
+}
+
 __kernel void
 mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     __global const GstClMotionVector * vectors,
@@ -1267,34 +1290,12 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
         bs = s;
       }
     }
-    for (int step = 0; step < FIELD_STEPS; step++) {
-      const int2 from = bv;
-      for (int k = 0; k < 9; k++) {
-        int2 h = from + 2 * (int2) (k % 3 - 1, k / 3 - 1);
-        int sad;
-        if (k == 4 || !field_vector_fits (h, mbx, mby, W, H, range))
-          continue;
-        sad = field_sad (cur, ref, W, mbx, mby, p, bs, h);
-        if (sad < best) {
-          best = sad;
-          bv = h;
-        }
-      }
-      if (bv.x == from.x && bv.y == from.y)
+    /* one-sample steps, then the half-pel vectors around the best */
+    for (int step = 0; step < FIELD_STEPS; step++)
+      if (!field_neighbours (cur, ref, W, H, mbx, mby, p, bs, range, 2, &bv,
+              &best))
         break;
-    }
-    c = bv;
-    for (int k = 0; k < 9; k++) {
-      int2 h = c + (int2) (k % 3 - 1, k / 3 - 1);
-      int sad;
-      if (k == 4 || !field_vector_fits (h, mbx, mby, W, H, range))
-        continue;
-      sad = field_sad (cur, ref, W, mbx, mby, p, bs, h);
-      if (sad < best) {
-        best = sad;
-        bv = h;
-      }
-    }
+    field_neighbours (cur, ref, W, H, mbx, mby, p, bs, range, 1, &bv, &best);
     best_v[p] = bv;
     best_s[p] = bs;
     total += best;

@@ -1267,6 +1267,27 @@ field_sad (const guint8 * cur, const guint8 * ref, gint W, gint mbx,
   return sad;
 }
 
+/* field_neighbours: see kernels/mpegenc.cl */
+static gboolean
+field_neighbours (const guint8 * cur, const guint8 * ref, gint W, gint H,
+    gint mbx, gint mby, gint p, gint s, gint range, gint step, gint * vx,
+    gint * vy, gint * best)
+{
+  gint fromx = *vx, fromy = *vy, k;
+  for (k = 0; k < 9; k++) {
+    gint x = fromx + step * (k % 3 - 1), y = fromy + step * (k / 3 - 1), sad;
+    if (k == 4 || !field_vector_fits (x, y, mbx, mby, W, H, range))
+      continue;
+    sad = field_sad (cur, ref, W, mbx, mby, p, s, x, y);
+    if (sad < *best) {
+      *best = sad;
+      *vx = x;
+      *vy = y;
+    }
+  }
+  return *vx != fromx || *vy != fromy;
+}
+
 /* @v of a frame vector spanning @span field periods scaled to @dt of
  * them, rounded half away from zero */
 static gint
@@ -1325,37 +1346,13 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
               }
             }
         }
-        for (k = 0; k < FIELD_STEPS; k++) {
-          gint fromx = bx, fromy = by, j;
-          for (j = 0; j < 9; j++) {
-            gint vx = fromx + 2 * (j % 3 - 1), vy = fromy + 2 * (j / 3 - 1);
-            gint sad;
-            if (j == 4 || !field_vector_fits (vx, vy, mbx, mby, W, H, range))
-              continue;
-            sad = field_sad (cur->data, ref->data, W, mbx, mby, p, bs, vx, vy);
-            if (sad < best) {
-              best = sad;
-              bx = vx;
-              by = vy;
-            }
-          }
-          if (bx == fromx && by == fromy)
+        /* one-sample steps, then the half-pel vectors around the best */
+        for (k = 0; k < FIELD_STEPS; k++)
+          if (!field_neighbours (cur->data, ref->data, W, H, mbx, mby, p, bs,
+                  range, 2, &bx, &by, &best))
             break;
-        }
-        {
-          gint hx = bx, hy = by;
-          for (k = 0; k < 9; k++) {
-            gint vx = hx + k % 3 - 1, vy = hy + k / 3 - 1, sad;
-            if (k == 4 || !field_vector_fits (vx, vy, mbx, mby, W, H, range))
-              continue;
-            sad = field_sad (cur->data, ref->data, W, mbx, mby, p, bs, vx, vy);
-            if (sad < best) {
-              best = sad;
-              bx = vx;
-              by = vy;
-            }
-          }
-        }
+        field_neighbours (cur->data, ref->data, W, H, mbx, mby, p, bs, range,
+            1, &bx, &by, &best);
         ch->dx[p] = bx;
         ch->dy[p] = by;
         ch->select[p] = bs;
