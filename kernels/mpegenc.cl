@@ -1152,6 +1152,20 @@ field_vector_fits (int2 v, int mbx, int mby, int W, int H, int range)
       y0 + 8 + (v.y & 1) <= H / 2;
 }
 
+/* luma SAD of line @i of field @p of the macroblock predicted from field
+ * @s of @ref with @v */
+static int
+field_line_sad (__global const uchar * cur, __global const uchar * ref,
+    int W, int mbx, int mby, int p, int s, int2 v, int i)
+{
+  int sad = 0;
+  for (int x = 0; x < 16; x++)
+    sad += abs ((int) cur[(mby * 16 + 2 * i + p) * W + mbx * 16 + x] -
+        predict (ref + s * W, 2 * W, mbx * 16 + x, mby * 8 + i, v.x >> 1,
+            v.y >> 1, v.x & 1, v.y & 1));
+  return sad;
+}
+
 /* luma SAD of field @p of the macroblock predicted from field @s of
  * @ref with @v */
 static int
@@ -1160,10 +1174,7 @@ field_sad (__global const uchar * cur, __global const uchar * ref, int W,
 {
   int sad = 0;
   for (int i = 0; i < 8; i++)
-    for (int x = 0; x < 16; x++)
-      sad += abs ((int) cur[(mby * 16 + 2 * i + p) * W + mbx * 16 + x] -
-          predict (ref + s * W, 2 * W, mbx * 16 + x, mby * 8 + i, v.x >> 1,
-              v.y >> 1, v.x & 1, v.y & 1));
+    sad += field_line_sad (cur, ref, W, mbx, mby, p, s, v, i);
   return sad;
 }
 
@@ -1325,8 +1336,9 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   choices[mb].sad = (uint) total;
 }
 #else
-/* GPU layout: a work-group of 64 per macroblock, one candidate a
- * work-item; the same choices (the first least SAD in search order) */
+/* GPU layout: a work-group of 64 per macroblock, one grid candidate a
+ * work-item, then one line of a neighbour; the same choices (the first
+ * least SAD in search order) */
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
@@ -1341,7 +1353,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   const int2 fv = (int2) (vectors[mb].dx, vectors[mb].dy);
   const int2 pv = mbx ? (int2) (vectors[mb - 1].dx, vectors[mb - 1].dy) :
       (int2) (0, 0);
-  __local int sad[FIELD_CANDIDATES];
+  __local int sad[64];
   __local int2 best_v[2];
   __local int best_s[2], best_sad[2], moved;
 
@@ -1363,42 +1375,38 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
       best_sad[p] = sad[b];
     }
     barrier (CLK_LOCAL_MEM_FENCE);
-    /* one-sample steps towards the least of the eight neighbours */
-    for (int step = 0; step < FIELD_STEPS; step++) {
-      if (t < 9) {
-        int2 h = best_v[p] + 2 * (int2) ((int) t % 3 - 1, (int) t / 3 - 1);
-        sad[t] = t != 4 && field_vector_fits (h, mbx, mby, W, H, range) ?
-            field_sad (cur, ref, W, mbx, mby, p, best_s[p], h) : INT_MAX;
-      }
+    /* one-sample steps towards the least of the eight neighbours while
+     * it is less, then the half-pel vectors around the best: a pass
+     * takes a work-item a line of a neighbour */
+    for (int pass = 0, sub = 0;; pass++) {
+      const int k = t / 8 + (t >= 32), step = sub ? 1 : 2;
+      const int2 h = best_v[p] + step * (int2) (k % 3 - 1, k / 3 - 1);
+      if (field_vector_fits (h, mbx, mby, W, H, range))
+        sad[t] = field_line_sad (cur, ref, W, mbx, mby, p, best_s[p], h,
+            t % 8);
       barrier (CLK_LOCAL_MEM_FENCE);
       if (t == 0) {
         const int2 from = best_v[p];
         moved = 0;
-        for (int k = 0; k < 9; k++)
-          if (sad[k] < best_sad[p]) {
-            best_sad[p] = sad[k];
-            best_v[p] = from + 2 * (int2) (k % 3 - 1, k / 3 - 1);
+        for (int n = 0; n < 8; n++) {
+          const int kn = n + (n >= 4);
+          const int2 hn = from + step * (int2) (kn % 3 - 1, kn / 3 - 1);
+          int sum = 0;
+          if (!field_vector_fits (hn, mbx, mby, W, H, range))
+            continue;
+          for (int i = 0; i < 8; i++)
+            sum += sad[8 * n + i];
+          if (sum < best_sad[p]) {
+            best_sad[p] = sum;
+            best_v[p] = hn;
             moved = 1;
           }
+        }
       }
       barrier (CLK_LOCAL_MEM_FENCE);
-      if (!moved)
+      if (sub)
         break;
-    }
-    /* the half-pel vectors around it */
-    if (t < 9) {
-      int2 h = best_v[p] + (int2) ((int) t % 3 - 1, (int) t / 3 - 1);
-      sad[t] = t != 4 && field_vector_fits (h, mbx, mby, W, H, range) ?
-          field_sad (cur, ref, W, mbx, mby, p, best_s[p], h) : INT_MAX;
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-    if (t == 0) {
-      int2 c = best_v[p];
-      for (int k = 0; k < 9; k++)
-        if (sad[k] < best_sad[p]) {
-          best_sad[p] = sad[k];
-          best_v[p] = c + (int2) (k % 3 - 1, k / 3 - 1);
-        }
+      sub = !moved || pass + 1 == FIELD_STEPS;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
   }
