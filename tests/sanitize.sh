@@ -16,6 +16,9 @@
 # for these two that preload them, and gives them to the tests of such a
 # build.
 #
+# The C references the tests compare with (tests/*-ref.c) are built
+# without the sanitizers: they are the tests' oracles (tests/meson.build).
+#
 # Every report fails its test: AddressSanitizer stops at the first error,
 # UndefinedBehaviorSanitizer too (halt_on_error), LeakSanitizer reports at
 # exit, but for the system libraries' leaks in tests/lsan.supp.
