@@ -958,6 +958,30 @@ to_field_blocks (gint blk[GST_CL_MPEG_BLOCKS][64], guint n_blocks)
   }
 }
 
+/* prefers_field_dct: see kernels/mpegenc.cl */
+static gboolean
+prefers_field_dct (const gint src[GST_CL_MPEG_BLOCKS][64],
+    const gint pred[GST_CL_MPEG_BLOCKS][64])
+{
+  return vertical_differences (src, pred, 2) + FIELD_DCT_MARGIN <
+      vertical_differences (src, pred, 1);
+}
+
+/* the first lines and line steps @by, @ys of the field blocks of a
+ * macroblock in row @mby (4:2:2's chroma has the luma's 16 lines a
+ * macroblock; 4:2:0's stays in frame blocks) */
+static void
+field_block_rows (const MpegRefPicture * cur, guint mby, gint * by, gint * ys)
+{
+  guint n_blocks = mb_blocks (cur);
+  gint b;
+  for (b = 0; b < (gint) n_blocks; b++)
+    if (b < 4 || n_blocks == GST_CL_MPEG_BLOCKS_422) {
+      by[b] = mby * 16 + (b < 4 ? b >> 1 : (b - 4) >> 1);
+      ys[b] = 2;
+    }
+}
+
 static void
 encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const GstClMotionVector * vectors, const MpegRefPicture * field_pred,
@@ -966,7 +990,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     MpegRefPicture * recon)
 {
   gint src[GST_CL_MPEG_BLOCKS][64], pred[GST_CL_MPEG_BLOCKS][64];
-  gint pred_m[GST_CL_MPEG_BLOCKS][64];
+  gint pred_m[GST_CL_MPEG_BLOCKS][64], src_in[GST_CL_MPEG_BLOCKS][64];
   const guint8 *plane[3];
   guint8 *out[3];
   guint stride[3], n_blocks = mb_blocks (cur);
@@ -974,6 +998,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   gint bx[GST_CL_MPEG_BLOCKS], by[GST_CL_MPEG_BLOCKS];
   gint ys[GST_CL_MPEG_BLOCKS], bc[GST_CL_MPEG_BLOCKS];
   gboolean field = FALSE, field_mv = FALSE, field_chosen = FALSE;
+  gboolean field_in = FALSE;
   gint alt_bits = -1;
   gint sum = 0, act = 0, b, i, q, intra, dx = 0, dy = 0;
   gint px = 0, py = 0, mx = 0, my = 0, sad_moving = 0;
@@ -1087,23 +1112,25 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     predict_mb (ref, mbx, mby, dx, dy, pred);
   if (moving)
     predict_mb (field_mv ? field_pred : ref, mbx, mby, mx, my, pred_m);
+  /* the intra candidate's blocks: frame or field as its samples prefer */
+  memcpy (src_in, src, sizeof (src));
+  if (prm->field_dct && intra_cand) {
+    gint none[GST_CL_MPEG_BLOCKS][64];
+    memset (none, 0, sizeof (none));
+    field_in = prefers_field_dct (src, none);
+    if (field_in)
+      to_field_blocks (src_in, n_blocks);
+  }
   if (prm->field_dct) {
     /* by the residual of the moving candidate where there is one, else
      * of the prediction so far (intra: the samples) */
-    const gint (*p)[64] = moving ? pred_m : pred;
-    field = vertical_differences (src, p, 2) + FIELD_DCT_MARGIN <
-        vertical_differences (src, p, 1);
+    field = prefers_field_dct (src, moving ? pred_m : pred);
     if (field) {
       to_field_blocks (src, n_blocks);
       to_field_blocks (pred, n_blocks);
       if (moving)
         to_field_blocks (pred_m, n_blocks);
-      /* (4:2:2's chroma has the luma's 16 lines a macroblock) */
-      for (b = 0; b < (gint) n_blocks; b++)
-        if (b < 4 || n_blocks == GST_CL_MPEG_BLOCKS_422) {
-          by[b] = mby * 16 + (b < 4 ? b >> 1 : (b - 4) >> 1);
-          ys[b] = 2;
-        }
+      field_block_rows (cur, mby, by, ys);
     }
   }
 
@@ -1148,12 +1175,22 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         gint delta_i, cbp_i, none[GST_CL_MPEG_BLOCKS][64], q_i = q_base;
         gint64 energy_i;
         memset (none, 0, sizeof (none));
-        code_levels (src, none, n_blocks, TRUE, &q_i, lambda4, prm, levels_i,
-            &delta_i, &cbp_i, &energy_i);
+        code_levels (src_in, none, n_blocks, TRUE, &q_i, lambda4, prm,
+            levels_i, &delta_i, &cbp_i, &energy_i);
         if (intra_cost (energy_i, delta_i, levels_i, n_blocks, lambda4,
                 dc_shift (prm)) < j) {
           intra = TRUE;
           field_chosen = FALSE;
+          if (field_in != field) {
+            /* its blocks' places */
+            field = field_in;
+            for (b = 0; b < (gint) n_blocks; b++) {
+              block_origin (cur, b, mbx, mby, &bx[b], &by[b]);
+              ys[b] = 1;
+            }
+            if (field)
+              field_block_rows (cur, mby, by, ys);
+          }
           q = q_i;
           dx = dy = 0;
           rec->cost = act;
@@ -1267,19 +1304,29 @@ field_sad (const guint8 * cur, const guint8 * ref, gint W, gint mbx,
   return sad;
 }
 
-/* field_neighbours: see kernels/mpegenc.cl */
+/* field_cost, field_neighbours: see kernels/mpegenc.cl; @px, @py the
+ * field vector the bits are counted from */
+static gint
+field_cost (gint sad, gint vx, gint vy, gint px, gint py, gint lambda16)
+{
+  return 16 * sad + lambda16 * vector_bits (vx, vy, px, py);
+}
+
 static gboolean
-field_neighbours (const guint8 * cur, const guint8 * ref, gint W, gint H,
-    gint mbx, gint mby, gint p, gint s, gint range, gint step, gint * vx,
-    gint * vy, gint * best)
+field_neighbours (const guint8 * cur, const guint8 * ref, gint px, gint py,
+    gint lambda16, gint W, gint H, gint mbx, gint mby, gint p, gint s,
+    gint range, gint step, gint * vx, gint * vy, gint * cost, gint * best)
 {
   gint fromx = *vx, fromy = *vy, k;
   for (k = 0; k < 9; k++) {
     gint x = fromx + step * (k % 3 - 1), y = fromy + step * (k / 3 - 1), sad;
+    gint j;
     if (k == 4 || !field_vector_fits (x, y, mbx, mby, W, H, range))
       continue;
     sad = field_sad (cur, ref, W, mbx, mby, p, s, x, y);
-    if (sad < *best) {
+    j = field_cost (sad, x, y, px, py, lambda16);
+    if (j < *cost) {
+      *cost = j;
       *best = sad;
       *vx = x;
       *vy = y;
@@ -1300,8 +1347,8 @@ scale_to_fields (gint v, gint dt, gint span)
 void
 mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const GstClMotionVector * vectors, gint range,
-    const GstClMpegFieldTiming * timing, MpegRefPicture * pred,
-    GstClMpegFieldChoice * choices)
+    const GstClMpegFieldTiming * timing, gint lambda16,
+    MpegRefPicture * pred, GstClMpegFieldChoice * choices)
 {
   gint span = timing ? (gint) timing->span : 0;
   gint order = timing ? timing->order : 0;
@@ -1315,12 +1362,15 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
     for (mbx = 0; mbx < (gint) cur->mb_width; mbx++) {
       gint n = mby * cur->mb_width + mbx, p, c, i, x, total = 0, bits = 2;
       gint fx = vectors[n].dx, fy = vectors[n].dy;
-      gint px = mbx ? vectors[n - 1].dx : 0, py = mbx ? vectors[n - 1].dy : 0;
+      /* the left neighbour's frame vector as a field vector */
+      gint px = mbx ? vectors[n - 1].dx : 0;
+      gint py = mbx ? vectors[n - 1].dy >> 1 : 0;
       GstClMpegFieldChoice *ch = &choices[n];
 
       for (p = 0; p < 2; p++) {
         gint bx = 0, by = 0, bs = p, s, k, dx, dy;
         gint best = field_sad (cur->data, ref->data, W, mbx, mby, p, p, 0, 0);
+        gint cost = field_cost (best, 0, 0, px, py, lambda16);
         for (s = 0; s < 2; s++) {
           /* the frame vector scaled to the fields' distance in time */
           gint dt = span + order * (p - s);
@@ -1332,13 +1382,15 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
             for (dx = -2 * FIELD_SPACING * FIELD_REACH;
                 dx <= 2 * FIELD_SPACING * FIELD_REACH;
                 dx += 2 * FIELD_SPACING) {
-              gint sad;
+              gint sad, j;
               if (!field_vector_fits (cx + dx, cy + dy, mbx, mby, W, H,
                       range))
                 continue;
               sad = field_sad (cur->data, ref->data, W, mbx, mby, p, s,
                   cx + dx, cy + dy);
-              if (sad < best) {
+              j = field_cost (sad, cx + dx, cy + dy, px, py, lambda16);
+              if (j < cost) {
+                cost = j;
                 best = sad;
                 bx = cx + dx;
                 by = cy + dy;
@@ -1348,16 +1400,16 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
         }
         /* one-sample steps, then the half-pel vectors around the best */
         for (k = 0; k < FIELD_STEPS; k++)
-          if (!field_neighbours (cur->data, ref->data, W, H, mbx, mby, p, bs,
-                  range, 2, &bx, &by, &best))
+          if (!field_neighbours (cur->data, ref->data, px, py, lambda16, W,
+                  H, mbx, mby, p, bs, range, 2, &bx, &by, &cost, &best))
             break;
-        field_neighbours (cur->data, ref->data, W, H, mbx, mby, p, bs, range,
-            1, &bx, &by, &best);
+        field_neighbours (cur->data, ref->data, px, py, lambda16, W, H, mbx,
+            mby, p, bs, range, 1, &bx, &by, &cost, &best);
         ch->dx[p] = bx;
         ch->dy[p] = by;
         ch->select[p] = bs;
         total += best;
-        bits += vector_bits (bx, by, px, py >> 1);
+        bits += vector_bits (bx, by, px, py);
       }
       ch->bits = bits;
       ch->sad = total;

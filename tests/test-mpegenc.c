@@ -655,14 +655,16 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
      * three frames apart */
     GstClMpegFieldTiming timing = { 2 * (1 + seed % 3), seed % 2 ? 1 : -1 };
     const GstClMpegFieldTiming *t = seed % 4 == 3 ? NULL : &timing;
+    /* vectors free, priced as the encoder does, and at twice that */
+    guint flambda = 4 * p.qscale * (seed % 3);
     fields = g_new0 (GstClMpegFieldChoice, n);
-    mpegref_field_search (&cur, &ref, vec, 64, t, &fpred, fields);
+    mpegref_field_search (&cur, &ref, vec, 64, t, flambda, &fpred, fields);
     mfp = gst_cl_mpeg_transform_alloc (tr, ps, &error);
     mfc = gst_cl_mpeg_transform_alloc (tr,
         gst_cl_mpeg_transform_field_choices_size (tr), &error);
     fail_unless (mfp && mfc);
     fail_unless (gst_cl_mpeg_transform_field_search (tr, mc, mr, mv, 64, t,
-            mfp, mfc, &error), "%s", error ? error->message : "?");
+            flambda, mfp, mfc, &error), "%s", error ? error->message : "?");
     fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mfc, CL_TRUE, 0,
             n * sizeof (GstClMpegFieldChoice), dev_fields, 0, NULL, NULL),
         CL_SUCCESS);
@@ -670,10 +672,10 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
             ps, dev_pred, 0, NULL, NULL), CL_SUCCESS);
     for (i = 0; i < n; i++)
       fail_unless_each (memcmp (&fields[i], &dev_fields[i],
-              sizeof (GstClMpegFieldChoice)) == 0, "%s: field search of "
-          "macroblock %u: reference (%d, %d) field %u, (%d, %d) field %u, "
-          "SAD %u; device (%d, %d) field %u, (%d, %d) field %u, SAD %u",
-          desc, i, fields[i].dx[0], fields[i].dy[0], fields[i].select[0],
+              sizeof (GstClMpegFieldChoice)) == 0, "%s: field search (lambda "
+          "%u) of macroblock %u: reference (%d, %d) field %u, (%d, %d) field "
+          "%u, SAD %u; device (%d, %d) field %u, (%d, %d) field %u, SAD %u",
+          desc, flambda, i, fields[i].dx[0], fields[i].dy[0], fields[i].select[0],
           fields[i].dx[1], fields[i].dy[1], fields[i].select[1],
           fields[i].sad, dev_fields[i].dx[0], dev_fields[i].dy[0],
           dev_fields[i].select[0], dev_fields[i].dx[1], dev_fields[i].dy[1],
@@ -1208,7 +1210,7 @@ check_predict_b_fields (gboolean chroma_422)
             lambda16, zero_bias, &pred, ch);
         for (v = 0; v < 2; v++)
           mpegref_field_search (&pics[0], &pics[1 + v], vec[v], 64,
-              timing[v], &fpred[v], fields[v]);
+              timing[v], lambda16, &fpred[v], fields[v]);
         mpegref_choose_b_fields (&pics[0], vec[0], vec[1], fp, fc, lambda16,
             zero_bias, &pred, ch);
       }
@@ -1217,7 +1219,7 @@ check_predict_b_fields (gboolean chroma_422)
           error ? error->message : "?");
       for (v = 0; v < 2; v++)
         fail_unless (gst_cl_mpeg_transform_field_search (tr, m[0], m[1 + v],
-                mv[v], 64, timing[v], mfp[v], mf[v], &error), "%s",
+                mv[v], 64, timing[v], lambda16, mfp[v], mf[v], &error), "%s",
             error ? error->message : "?");
       fail_unless (gst_cl_mpeg_transform_choose_b_fields (tr, m[0], mv[0],
               mv[1], mfp, mf, lambda16, zero_bias, mp, mch, &error), "%s",
@@ -1821,9 +1823,9 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
       if (p.field_motion) {
         const MpegRefPicture *fp[2] = { &fpred, &bfpred };
         const GstClMpegFieldChoice *fc[2] = { fields, bfields };
-        mpegref_field_search (&c.cur, &older, c.vec, 64, &fwd, &fpred,
+        mpegref_field_search (&c.cur, &older, c.vec, 64, &fwd, 4 * q, &fpred,
             fields);
-        mpegref_field_search (&c.cur, &c.ref, bvec, 64, &bwd, &bfpred,
+        mpegref_field_search (&c.cur, &c.ref, bvec, 64, &bwd, 4 * q, &bfpred,
             bfields);
         mpegref_choose_b_fields (&c.cur, c.vec, bvec, fp, fc, 4 * q, 4 * q,
             &pred, choices);
@@ -1842,8 +1844,8 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
       /* interlaced P pictures: field prediction competes */
       p.field_motion = interlaced && type == GST_CL_MPEG_PICTURE_P;
       if (p.field_motion)
-        mpegref_field_search (&c.cur, &c.ref, c.vec, 64, &anchor, &fpred,
-            fields);
+        mpegref_field_search (&c.cur, &c.ref, c.vec, 64, &anchor, 4 * q,
+            &fpred, fields);
       mpegref_encode_fields (&c.cur, &c.ref, c.vec, &fpred, fields, &p,
           c.recs, c.lev, &c.rec);
       pc.f_code = type == GST_CL_MPEG_PICTURE_P ?

@@ -141,13 +141,14 @@ typedef struct {
 /* mpeg_field_search: vectors within [-@range, @range - 1] half-pels; the
  * frame vectors span @span field periods (0: unknown), and a field @p
  * lies @span + @order (p - s) periods from reference field @s
- * (GstClMpegFieldTiming) */
+ * (GstClMpegFieldTiming); candidates ranked by 16 SAD + @lambda16 per
+ * bit of the vector */
 typedef struct {
   guint32 mb_width, mb_height;
   guint32 range;
   guint32 span;
   gint32 order;
-  guint32 reserved;
+  guint32 lambda16;
 } GstClMpegFieldArgs;
 
 /* Prediction directions of a B picture's macroblock (GstClMpegBChoice) */

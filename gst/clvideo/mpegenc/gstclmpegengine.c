@@ -850,10 +850,10 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
             s->bpred, s->choices, error) ||
         (s->field_motion && (!gst_cl_mpeg_transform_field_search (e->tr,
                     s->cur, e->recon[s->ref], s->vectors, range,
-                    &s->fwd_timing, s->fpred, s->fields, error) ||
+                    &s->fwd_timing, lambda16, s->fpred, s->fields, error) ||
                 !gst_cl_mpeg_transform_field_search (e->tr, s->cur,
                     e->recon[s->bwd], s->bvectors, range, &s->bwd_timing,
-                    s->bfpred, s->bfields, error) ||
+                    lambda16, s->bfpred, s->bfields, error) ||
                 !gst_cl_mpeg_transform_choose_b_fields (e->tr, s->cur,
                     s->vectors, s->bvectors, field_pred, fields, lambda16,
                     zero_bias, s->bpred, s->choices, error))) ||
@@ -863,7 +863,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
       return FALSE;
   } else if ((s->field_motion && !gst_cl_mpeg_transform_field_search (e->tr,
               s->cur, e->recon[s->ref], s->vectors, range, &s->fwd_timing,
-              s->fpred, s->fields, error)) ||
+              MV_LAMBDA * s->quant, s->fpred, s->fields, error)) ||
       !gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
           s->vectors, s->fpred, s->fields, &p, s->records, s->levels,
           e->recon[s->out], error))

@@ -355,7 +355,8 @@ gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
 gboolean
 gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
     cl_mem ref, cl_mem vectors, guint range,
-    const GstClMpegFieldTiming * timing, cl_mem pred, cl_mem choices,
+    const GstClMpegFieldTiming * timing, guint lambda16, cl_mem pred,
+    cl_mem choices,
     GError ** error)
 {
   GstClMpegFieldArgs args;
@@ -366,7 +367,7 @@ gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
   args.range = range;
   args.span = timing ? timing->span : 0;
   args.order = timing ? timing->order : 0;
-  args.reserved = 0;
+  args.lambda16 = lambda16;
   if (!gst_cl_video_set_kernel_args (tr->field_search, mems,
           G_N_ELEMENTS (mems), &args, sizeof (args), error))
     return FALSE;

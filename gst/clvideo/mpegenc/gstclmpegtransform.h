@@ -147,14 +147,16 @@ typedef struct {
 
 /* Enqueues the field prediction of the interlaced P picture @cur from
  * @ref around the fitted frame @vectors (GstClMpegFieldChoice): per
- * macroblock and field the vector and reference field of least SAD
- * among candidates near the frame vector, scaled by @timing (NULL: as
- * it is), within [-@range, @range - 1] half-pels, into the picture @pred
- * and @choices (gst_cl_mpeg_transform_field_choices_size() bytes). */
+ * macroblock and field the vector and reference field of least cost
+ * (SAD + @lambda16 / 16 per bit of the vector against the left
+ * neighbour's frame vector) among candidates near the frame vector,
+ * scaled by @timing (NULL: as it is), within [-@range, @range - 1]
+ * half-pels, into the picture @pred and @choices
+ * (gst_cl_mpeg_transform_field_choices_size() bytes). */
 gboolean gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr,
     cl_mem cur, cl_mem ref, cl_mem vectors, guint range,
-    const GstClMpegFieldTiming * timing, cl_mem pred, cl_mem choices,
-    GError ** error);
+    const GstClMpegFieldTiming * timing, guint lambda16, cl_mem pred,
+    cl_mem choices, GError ** error);
 gsize gst_cl_mpeg_transform_field_choices_size (const GstClMpegTransform *
     tr);
 /* Enqueues, after gst_cl_mpeg_transform_predict_b() into @pred and
