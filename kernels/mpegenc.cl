@@ -873,9 +873,8 @@ prefers_field_dct (__local int *m, __local int *red, const int *v, uint r,
     if (y < 14)
       field += abs (m[i] - m[i + 32]);
   }
-  frame = group_sum (red, frame, t);
-  field = group_sum (red, field, t);
-  return field + FIELD_DCT_MARGIN < frame;
+  /* (one sum of the differences: a work-group sum is eight barriers) */
+  return group_sum (red, frame - field, t) > FIELD_DCT_MARGIN;
 }
 
 /* This work-item's luma samples @v (frame lines) as the field blocks':
@@ -902,18 +901,51 @@ to_field_chroma (__local int *m, int *v, uint r, uint c)
     v[b] = m[(b & 1) * 128 + (2 * r + ((b - 4) >> 1)) * 8 + c];
 }
 
-/* The first lines @by and line steps @ys of a macroblock's blocks in
- * row @mby: frame blocks, or field blocks where @field (4:2:0 chroma
+/* The first line of block @b of a macroblock in row @mby, its line step
+ * in *@step: a frame block, or a field block where @field (4:2:0 chroma
  * stays in frame blocks) */
+static int
+block_first_line (int field, uint mby, int b, int *step)
+{
+  const int fb = field && (b < 4 || MPEG_CHROMA_422);
+  *step = fb ? 2 : 1;
+  return b < 4 ? mby * 16 + (b >> 1) * (fb ? 1 : 8) : mby * CHROMA_ROWS +
+      ((b - 4) >> 1) * (fb ? 1 : 8);
+}
+
+/* block_first_line of every block into @by, @ys */
 static void
 block_rows (int field, uint mby, int *by, int *ys)
 {
-  for (int b = 0; b < MB_BLOCKS; b++) {
-    const int fb = field && (b < 4 || MPEG_CHROMA_422);
-    by[b] = b < 4 ? mby * 16 + (b >> 1) * (fb ? 1 : 8) : mby * CHROMA_ROWS +
-        ((b - 4) >> 1) * (fb ? 1 : 8);
-    ys[b] = fb ? 2 : 1;
+  for (int b = 0; b < MB_BLOCKS; b++)
+    by[b] = block_first_line (field, mby, b, &ys[b]);
+}
+
+/* Sample (line @y, column @x) of a macroblock's luma held in frame
+ * blocks @f */
+static int
+luma_at (__local const int (*f)[64], int y, int x)
+{
+  return f[(y >> 3) * 2 + (x >> 3)][(y & 7) * 8 + (x & 7)];
+}
+
+/* Whether the samples held in frame blocks @f are smoother down the
+ * lines of each field than down the frame's (as prefers_field_dct, read
+ * where they lie) */
+static int
+samples_prefer_field_dct (__local const int (*f)[64], __local int *red,
+    uint r, uint c, uint t)
+{
+  int frame = 0, field = 0;
+  for (int b = 0; b < 4; b++) {
+    const int y = (b >> 1) * 8 + r, x = (b & 1) * 8 + c;
+    const int v = f[b][r * 8 + c];
+    if (y < 15)
+      frame += abs (v - luma_at (f, y + 1, x));
+    if (y < 14)
+      field += abs (v - luma_at (f, y + 2, x));
   }
+  return group_sum (red, frame - field, t) > FIELD_DCT_MARGIN;
 }
 
 /* ---- mpeg_predict_b: a B picture's predictions ----
@@ -1389,7 +1421,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   const int2 pv = mbx ? (int2) (vectors[mb - 1].dx, vectors[mb - 1].dy >> 1)
       : (int2) (0, 0);
   const int lambda16 = args.lambda16;
-  __local int sad[64];
+  __local int sad[64], cost[64];
   __local int2 best_v[2];
   __local int best_s[2], best_sad[2], best_cost[2], moved;
 
@@ -1397,35 +1429,28 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     if (t < FIELD_CANDIDATES) {
       int s;
       int2 c = field_candidate (t, p, fv, args.span, args.order, &s);
-      sad[t] = t == 0 || field_vector_fits (c, mbx, mby, W, H, range) ?
-          field_sad (cur, ref, W, mbx, mby, p, s, c) : INT_MAX;
+      if (t == 0 || field_vector_fits (c, mbx, mby, W, H, range)) {
+        sad[t] = field_sad (cur, ref, W, mbx, mby, p, s, c);
+        cost[t] = field_cost (sad[t], c, pv, lambda16, bits);
+      } else {
+        cost[t] = INT_MAX;
+      }
     }
     barrier (CLK_LOCAL_MEM_FENCE);
     if (t == 0) {
-      int2 c = (int2) (0, 0);
-      int s, cost = field_cost (sad[0], c, pv, lambda16, bits);
-      best_v[p] = c;
-      best_s[p] = p;
-      best_sad[p] = sad[0];
-      for (int i = 1; i < FIELD_CANDIDATES; i++) {
-        int j;
-        if (sad[i] == INT_MAX)
-          continue;
-        c = field_candidate (i, p, fv, args.span, args.order, &s);
-        j = field_cost (sad[i], c, pv, lambda16, bits);
-        if (j < cost) {
-          cost = j;
-          best_v[p] = c;
-          best_s[p] = s;
-          best_sad[p] = sad[i];
-        }
-      }
-      best_cost[p] = cost;
+      int b = 0, s;
+      for (int i = 1; i < FIELD_CANDIDATES; i++)
+        if (cost[i] < cost[b])
+          b = i;
+      best_v[p] = field_candidate (b, p, fv, args.span, args.order, &s);
+      best_s[p] = s;
+      best_sad[p] = sad[b];
+      best_cost[p] = cost[b];
     }
     barrier (CLK_LOCAL_MEM_FENCE);
-    /* one-sample steps towards the least of the eight neighbours while
-     * it is less, then the half-pel vectors around the best: a pass
-     * takes a work-item a line of a neighbour */
+    /* one-sample steps towards the cheapest of the eight neighbours
+     * while it is cheaper, then the half-pel vectors around the best: a
+     * pass takes a work-item a line of a neighbour */
     for (int pass = 0, sub = 0;; pass++) {
       const int k = t / 8 + (t >= 32), step = sub ? 1 : 2;
       const int2 h = best_v[p] + step * (int2) (k % 3 - 1, k / 3 - 1);
@@ -1675,12 +1700,15 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   __local int parity[MB_BLOCKS];
   /* each candidate's quantiser (see fitting_quant) */
   __local int cand_q[3];
+  /* the intra candidate's samples in its own blocks */
+  __local uchar intra_src[MB_BLOCKS][64];
+  __local int intra_field;
   int4 row_mag, row_neg, col_mag, col_neg;
 
   /* this work-item's sample of each block, its predictions */
   int own[MB_BLOCKS], prd[MB_BLOCKS], prd_mv[MB_BLOCKS];
-  /* the intra candidate's samples, in its own blocks */
-  int own_in[MB_BLOCKS], field_in = 0;
+  /* whether the intra candidate takes field blocks */
+  int field_in = 0;
   /* the blocks' places: column, first line and line step, plane */
   int bx[MB_BLOCKS], by[MB_BLOCKS], ys[MB_BLOCKS], bc[MB_BLOCKS];
   int coef[MB_BLOCKS];
@@ -1766,17 +1794,19 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       predict_samples (field_mv ? fpred : ref, W, CW, off, bx, by, bc, r, c,
           alt, prd_mv);
   }
-  /* the intra candidate's blocks, frame or field as its samples prefer */
-  for (b = 0; b < MB_BLOCKS; b++)
-    own_in[b] = own[b];
-  if (args.field_dct && intra_cand) {
-    field_in = prefers_field_dct ((__local int *) tmp, red, own, r, c, t);
-    if (field_in) {
-      to_field_blocks ((__local int *) tmp, own_in, r, c);
-      if (MPEG_CHROMA_422)
-        to_field_chroma ((__local int *) tmp, own_in, r, c);
+  /* the intra candidate's blocks, frame or field as its samples prefer
+   * (blk still holds them in frame blocks) */
+  if (args.field_dct && intra_cand)
+    field_in = samples_prefer_field_dct (blk, red, r, c, t);
+  /* (in local memory: kept in a register across the candidates, it
+   * slowed the kernel by a sixth on an H200) */
+  if (t == 0)
+    intra_field = field_in;
+  if (intra_cand)
+    for (b = 0; b < MB_BLOCKS; b++) {
+      int step, y = block_first_line (field_in, mby, b, &step) + r * step;
+      intra_src[b][t] = cur[off[bc[b]] + y * (b < 4 ? W : CW) + bx[b] + c];
     }
-  }
   if (args.field_dct) {
     /* frame or field blocks, by the residual of the moving candidate
      * where there is one, else of the prediction so far (intra: the
@@ -1797,7 +1827,6 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         if (moving)
           to_field_chroma ((__local int *) tmp, prd_mv, r, c);
       }
-      block_rows (1, mby, by, ys);
     }
     barrier (CLK_LOCAL_MEM_FENCE);
   }
@@ -1818,7 +1847,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     if ((k == 1 && !moving) || (k == 2 && !intra_cand))
       continue;
     for (b = 0; b < MB_BLOCKS; b++) {
-      blk[b][t] = k == 2 ? own_in[b] : own[b] - (k == 1 ? prd_mv[b] :
+      blk[b][t] = k == 2 ? intra_src[b][t] : own[b] - (k == 1 ? prd_mv[b] :
           prd[b]);
       lv[k][b][t] = 0;
     }
@@ -1932,14 +1961,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         cost = act;
         for (b = 0; b < MB_BLOCKS; b++)
           prd[b] = 0;
-        if (args.field_dct) {
-          field = field_in;
-          block_rows (field, mby, by, ys);
-        }
       }
     }
   }
 
+  /* intra chosen over a prediction: its own blocks */
+  if (chosen == 2)
+    field = intra_field;
+  block_rows (field, mby, by, ys);
   /* the levels, dequantisation with mismatch control; the last resort of
    * the rate control keeps the DC levels only */
   q = cand_q[chosen];
