@@ -1675,14 +1675,16 @@ half_rounded (gint v)
 /* One motion vector component (11172-2 2.4.4.2, 13818-2 7.6.3.1); FALSE
  * after an error. @field_vertical: the vertical component of a field
  * vector in a frame picture, which is predicted from half the predictor
- * and stored back doubled. */
+ * and stored back doubled. (A frame vector after field vectors may so be
+ * predicted from outside its range, up to twice it: the sum wraps once
+ * into the range, whichever way the difference points.) */
 static gboolean
 read_motion (Slice * sl, guint f_code, const gchar * name, gint * pred,
     gboolean field_vertical, gboolean full_pel, gint * out)
 {
   const VlcCode *c;
   guint r_size = f_code - 1, r = 0;
-  gint f = 1 << r_size, code, little, big, v, base;
+  gint f = 1 << r_size, code, delta, v, base;
 
   sl->elem = sl->b->pos;
   c = vlc_read (sl->b, VLC_MOTION);
@@ -1695,19 +1697,17 @@ read_motion (Slice * sl, guint f_code, const gchar * name, gint * pred,
   /* motion_r is there only when it refines a nonzero code */
   if (f != 1 && code != 0)
     r = bits_get (sl->b, r_size);
-  little = code * f;
-  big = 0;
-  if (little > 0) {
-    little -= f - 1 - (gint) r;
-    big = little - 32 * f;
-  } else if (little < 0) {
-    little += f - 1 - (gint) r;
-    big = little + 32 * f;
-  }
+  delta = code * f;
+  if (delta > 0)
+    delta -= f - 1 - (gint) r;
+  else if (delta < 0)
+    delta += f - 1 - (gint) r;
   base = field_vertical ? half_down (*pred) : *pred;
-  v = base + little;
-  if (v < -16 * f || v > 16 * f - 1)
-    v = base + big;
+  v = base + delta;
+  if (v < -16 * f)
+    v += 32 * f;
+  else if (v > 16 * f - 1)
+    v -= 32 * f;
   if (v < -16 * f || v > 16 * f - 1) {
     mb_error (sl, TRUE, "%s %d reconstructs to %d, outside %d..%d for "
         "f_code %u", name, code, v, -16 * f, 16 * f - 1, f_code);

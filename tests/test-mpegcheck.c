@@ -2678,6 +2678,89 @@ GST_START_TEST (test_tiny2_faults)
 
 GST_END_TEST;
 
+/* A 32x64 interlaced stream, an I picture and a P picture whose
+ * macroblock 2 is predicted field by field (top field vector (0, -9)
+ * half-pels), and 3 by a frame vector of (0, 15) at f_code 1, coded as a
+ * difference of +1 from the doubled field vector, -18: the sum, -17,
+ * wraps into the range (13818-2 7.6.3.1), though the difference is
+ * positive. The other macroblocks are predicted with zero vectors. */
+static guint8 *
+build_frame_after_field_vectors (gsize * size)
+{
+  BitWriter w = { g_byte_array_new (), 0, 0 };
+  Tiny2Coding i_coding = { {{15, 15}, {15, 15}}, 0, TRUE, TRUE, FALSE,
+    FALSE, FALSE, FALSE, FALSE, FALSE
+  };
+  Tiny2Coding p_coding = { {{1, 1}, {15, 15}}, 0, TRUE, FALSE, FALSE, FALSE,
+    FALSE, FALSE, FALSE, FALSE
+  };
+  guint row, mb, b;
+
+  tiny_sequence_header (&w, TINY_VALID, NULL);
+  /* vertical_size 64: the header's byte 6 holds its low eight bits */
+  g_assert_cmpuint (w.bytes->data[6], ==, 32);
+  w.bytes->data[6] = 64;
+  tiny2_sequence_extension (&w, FALSE, FALSE);
+  tiny_gop (&w);
+
+  tiny_picture (&w, 0, 1, 0xFFFF, FALSE, 0);
+  tiny2_coding_extension (&w, &i_coding);
+  for (row = 0; row < 4; row++) {
+    tiny_slice (&w, row + 1, 8, 0);
+    for (mb = 0; mb < 2; mb++) {
+      bw_code (&w, increment_code[1]);
+      bw_code (&w, "1");        /* intra */
+      for (b = 0; b < 6; b++) {
+        bw_code (&w, b < 4 ? dc_luma_size[0] : dc_chroma_size[0]);
+        bw_code (&w, EOB);
+      }
+    }
+  }
+
+  tiny_picture (&w, 1, 2, 0xFFFF, FALSE, 7);
+  tiny2_coding_extension (&w, &p_coding);
+  for (row = 0; row < 4; row++) {
+    tiny_slice (&w, row + 1, 8, 0);
+    for (mb = 0; mb < 2; mb++) {
+      bw_code (&w, increment_code[1]);
+      bw_code (&w, "001");      /* forward, not coded */
+      if (row == 1 && mb == 0) {
+        bw_code (&w, "01");     /* field motion */
+        bw_code (&w, "0 1 0000 0101 0 1");      /* top: (0, -9) */
+        bw_code (&w, "1 1 1");  /* bottom: (0, 0) */
+      } else {
+        bw_code (&w, "10");     /* frame motion */
+        /* (0, 0), or (0, 15): -18 + 1 wrapped */
+        bw_code (&w, row == 1 ? "1 01 0" : "1 1");
+      }
+    }
+  }
+  bw_start_code (&w, 0xB7);
+  *size = w.bytes->len;
+  return g_byte_array_free (w.bytes, FALSE);
+}
+
+/* A frame vector predicted from a field vector doubled past its range:
+ * the stream is valid, and its vector (0, 15) */
+GST_START_TEST (test_mpeg2_frame_after_field_vectors)
+{
+  gsize size;
+  guint8 *data = build_frame_after_field_vectors (&size);
+  MpegCheckResult *r = check (data, size, NULL);
+  const MpegCheckPicture *p_pic;
+
+  assert_passed (r);
+  fail_unless_equals_int (r->pictures->len, 2);
+  assert_all_macroblocks (r, 8);
+  p_pic = &g_array_index (r->pictures, MpegCheckPicture, 1);
+  fail_unless_equals_int (p_pic->n_mb_field_motion, 1);
+  fail_unless_equals_int (p_pic->max_vector, 15);
+  mpegcheck_result_free (r);
+  g_free (data);
+}
+
+GST_END_TEST;
+
 /* The tool on MPEG-2: it reports the extensions' values, and passes a
  * coded_block_pattern 0, which is an error only in MPEG-1
  * (test_tiny_faults) */
@@ -2755,6 +2838,7 @@ mpegcheck_suite (void)
   tcase_add_test (tc, test_mpeg2_dc_precision);
   tcase_add_loop_test (tc, test_tiny2_stream, 0, N_TINY2_VALID);
   tcase_add_loop_test (tc, test_tiny2_faults, 0, G_N_ELEMENTS (tiny2_faults));
+  tcase_add_test (tc, test_mpeg2_frame_after_field_vectors);
   tcase_add_test (tc, test_mpeg2_cli);
   tcase_add_test (tc, test_mpeg2_random_bit_flips);
   return s;
