@@ -255,6 +255,9 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
 #define FIELD_REACH 2
 #define FIELD_SPACING 1
 #define FIELD_STEPS 8
+/* a P picture's field prediction is priced at this many bits more than
+ * its vectors' (see kernels/mpegenc.cl) */
+#define FIELD_MOTION_EXTRA_BITS 10
 
 /* Sample (x, y) of a plane displaced by the half-pel vector (hx, hy)
  * split into full-pel (fx, fy) and half flags: the MPEG-1 averages. */
@@ -1075,8 +1078,8 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       /* the field prediction instead where it is cheaper */
       if (prm->field_motion) {
         const GstClMpegFieldChoice *f = &fields[mby * cur->mb_width + mbx];
-        if (16 * (gint) f->sad + lambda16 * f->bits < 16 * sadv + lambda16 *
-            alt_bits) {
+        if (16 * (gint) f->sad + lambda16 * (f->bits +
+                FIELD_MOTION_EXTRA_BITS) < 16 * sadv + lambda16 * alt_bits) {
           field_mv = TRUE;
           sadv = f->sad;
           alt_bits = f->bits;
