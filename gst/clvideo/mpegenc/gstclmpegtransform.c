@@ -356,8 +356,7 @@ gboolean
 gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
     cl_mem ref, cl_mem vectors, guint range,
     const GstClMpegFieldTiming * timing, guint lambda16, cl_mem pred,
-    cl_mem choices,
-    GError ** error)
+    cl_mem choices, GError ** error)
 {
   GstClMpegFieldArgs args;
   const cl_mem mems[6] = { cur, ref, vectors, tr->rd_bits, pred, choices };
