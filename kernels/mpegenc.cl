@@ -1804,24 +1804,16 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       predict_samples (field_mv ? fpred : ref, W, CW, off, bx, by, bc, r, c,
           alt, prd_mv);
   }
-  /* the intra candidate's blocks, frame or field as its samples prefer
-   * (blk still holds them in frame blocks) */
-  if (args.field_dct && intra_cand)
-    field_in = samples_prefer_field_dct (blk, red, r, c, t);
-  /* (in local memory: kept in a register across the candidates, it
-   * slowed the kernel by a sixth on an H200) */
-  if (t == 0)
-    intra_field = field_in;
-  if (intra_cand)
-    for (b = 0; b < MB_BLOCKS; b++) {
-      int step, y = block_first_line (field_in, mby, b, &step) + r * step;
-      intra_src[b][t] = cur[off[bc[b]] + y * (b < 4 ? W : CW) + bx[b] + c];
-    }
   if (args.field_dct) {
+    /* the intra candidate's blocks, frame or field as its samples prefer
+     * (blk still holds them in frame blocks; asked of every macroblock:
+     * one barrier region fewer, which POCL compiles in a fraction of the
+     * time) */
+    int res[4];
+    field_in = samples_prefer_field_dct (blk, red, r, c, t);
     /* frame or field blocks, by the residual of the moving candidate
      * where there is one, else of the prediction so far (intra: the
      * samples) */
-    int res[4];
     for (b = 0; b < 4; b++)
       res[b] = own[b] - (moving ? prd_mv[b] : prd[b]);
     field = prefers_field_dct ((__local int *) tmp, red, res, r, c, t);
@@ -1840,6 +1832,15 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     }
     barrier (CLK_LOCAL_MEM_FENCE);
   }
+  /* (in local memory: kept in a register across the candidates, it
+   * slowed the kernel by a sixth on an H200) */
+  if (t == 0)
+    intra_field = field_in;
+  if (intra_cand)
+    for (b = 0; b < MB_BLOCKS; b++) {
+      int step, y = block_first_line (field_in, mby, b, &step) + r * step;
+      intra_src[b][t] = cur[off[bc[b]] + y * (b < 4 ? W : CW) + bx[b] + c];
+    }
 
   lambda4 = rd_lambda4 (args.rd_lambda, q);
   rd = args.rd_lambda && !args.dc_only;
