@@ -970,19 +970,24 @@ prefers_field_dct (const gint src[GST_CL_MPEG_BLOCKS][64],
       vertical_differences (src, pred, 1);
 }
 
-/* the first lines and line steps @by, @ys of the field blocks of a
- * macroblock in row @mby (4:2:2's chroma has the luma's 16 lines a
- * macroblock; 4:2:0's stays in frame blocks) */
+/* the blocks' places of macroblock (@mbx, @mby): columns @bx, first
+ * lines @by and line steps @ys, of frame blocks or, where @field, of
+ * field blocks (4:2:2's chroma has the luma's 16 lines a macroblock;
+ * 4:2:0's stays in frame blocks) */
 static void
-field_block_rows (const MpegRefPicture * cur, guint mby, gint * by, gint * ys)
+block_places (const MpegRefPicture * cur, gboolean field, guint mbx,
+    guint mby, gint * bx, gint * by, gint * ys)
 {
   guint n_blocks = mb_blocks (cur);
   gint b;
-  for (b = 0; b < (gint) n_blocks; b++)
-    if (b < 4 || n_blocks == GST_CL_MPEG_BLOCKS_422) {
+  for (b = 0; b < (gint) n_blocks; b++) {
+    block_origin (cur, b, mbx, mby, &bx[b], &by[b]);
+    ys[b] = 1;
+    if (field && (b < 4 || n_blocks == GST_CL_MPEG_BLOCKS_422)) {
       by[b] = mby * 16 + (b < 4 ? b >> 1 : (b - 4) >> 1);
       ys[b] = 2;
     }
+  }
 }
 
 static void
@@ -1010,11 +1015,9 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   guint W = cur->mb_width * 16, H = cur->mb_height * 16;
 
   memset (rec, 0, sizeof (*rec));
-  for (b = 0; b < (gint) n_blocks; b++) {
+  for (b = 0; b < (gint) n_blocks; b++)
     bc[b] = block_comp (b);
-    block_origin (cur, b, mbx, mby, &bx[b], &by[b]);
-    ys[b] = 1;
-  }
+  block_places (cur, FALSE, mbx, mby, bx, by, ys);
   for (i = 0; i < 3; i++) {
     plane[i] = mpegref_plane (cur, i, &stride[i]);
     out[i] = mpegref_plane (recon, i, &stride[i]);
@@ -1133,7 +1136,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       to_field_blocks (pred, n_blocks);
       if (moving)
         to_field_blocks (pred_m, n_blocks);
-      field_block_rows (cur, mby, by, ys);
+      block_places (cur, TRUE, mbx, mby, bx, by, ys);
     }
   }
 
@@ -1185,14 +1188,8 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
           intra = TRUE;
           field_chosen = FALSE;
           if (field_in != field) {
-            /* its blocks' places */
             field = field_in;
-            for (b = 0; b < (gint) n_blocks; b++) {
-              block_origin (cur, b, mbx, mby, &bx[b], &by[b]);
-              ys[b] = 1;
-            }
-            if (field)
-              field_block_rows (cur, mby, by, ys);
+            block_places (cur, field, mbx, mby, bx, by, ys);
           }
           q = q_i;
           dx = dy = 0;
