@@ -418,7 +418,7 @@ launch (const gchar * desc, const gchar * layout)
       g_ptr_array_add (argv, args[i]);
   g_ptr_array_add (argv, NULL);
   if (layout)
-    env = g_environ_setenv (env, "GST_CL_LAYOUT", layout, TRUE);
+    env = test_layout_environ (env, layout);
   fail_unless (g_spawn_sync (NULL, (gchar **) argv->pdata, env,
           G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status, NULL));
   all = g_strconcat (out, err, NULL);

@@ -768,6 +768,7 @@ GST_START_TEST (test_lying_video_meta)
   const gchar *factory = reader_cases[__i__ / 2][0];
   const gchar *layout = __i__ % 2 ? "gpu" : "cpu";
   gchar *saved_layout = g_strdup (g_getenv (GST_CL_LAYOUT_ENV));
+  gchar *saved_flags = g_strdup (g_getenv ("POCL_EXTRA_BUILD_FLAGS"));
   gchar *caps_str = g_strdup_printf ("video/x-raw,format=%s,width=352,"
       "height=288,framerate=25/1", reader_cases[__i__ / 2][1]);
   GstVideoInfo info;
@@ -779,7 +780,7 @@ GST_START_TEST (test_lying_video_meta)
 
   GST_INFO ("%s, %s layout", factory, layout);
   /* read when the element makes its context */
-  g_setenv (GST_CL_LAYOUT_ENV, layout, TRUE);
+  test_set_layout (layout);
   h = harness_with_bus (gst_element_factory_make (factory, NULL), &bus);
   gst_harness_set_src_caps_str (h, caps_str);
   caps = gst_caps_from_string (caps_str);
@@ -803,6 +804,7 @@ GST_START_TEST (test_lying_video_meta)
   test_harness_teardown (h);
   gst_object_unref (bus);
   restore_env (GST_CL_LAYOUT_ENV, saved_layout);
+  restore_env ("POCL_EXTRA_BUILD_FLAGS", saved_flags);
   g_free (caps_str);
 }
 

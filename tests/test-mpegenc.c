@@ -2666,8 +2666,7 @@ GST_START_TEST (test_layouts_agree)
           "interlace field-pattern=1:1 top-field-first=true !" : "",
           b_frames[v], version, location);
       gchar **argv = NULL;
-      gchar **env = g_environ_setenv (g_get_environ (), "GST_CL_LAYOUT",
-          layouts[i], TRUE);
+      gchar **env = test_layout_environ (g_get_environ (), layouts[i]);
       gchar *err = NULL;
       gint status = 0;
 

@@ -47,6 +47,26 @@ test_suite_add_case (Suite * s)
   return tc;
 }
 
+gchar **
+test_layout_environ (gchar ** env, const gchar * layout)
+{
+  env = g_environ_setenv (env, GST_CL_LAYOUT_ENV, layout, TRUE);
+  if (g_strcmp0 (layout, "gpu") == 0)
+    return g_environ_setenv (env, "POCL_EXTRA_BUILD_FLAGS",
+        TEST_GPU_LAYOUT_POCL_FLAGS, TRUE);
+  return g_environ_unsetenv (env, "POCL_EXTRA_BUILD_FLAGS");
+}
+
+void
+test_set_layout (const gchar * layout)
+{
+  g_setenv (GST_CL_LAYOUT_ENV, layout, TRUE);
+  if (g_strcmp0 (layout, "gpu") == 0)
+    g_setenv ("POCL_EXTRA_BUILD_FLAGS", TEST_GPU_LAYOUT_POCL_FLAGS, TRUE);
+  else
+    g_unsetenv ("POCL_EXTRA_BUILD_FLAGS");
+}
+
 gboolean
 test_have_program (const gchar * name)
 {

@@ -29,6 +29,20 @@ void test_release_shared_context (void);
 /* The test case of @s: 900 s a test, the shared context dropped after each. */
 TCase *test_suite_add_case (Suite * s);
 
+/* The kernel layout the plugin takes ("cpu", "gpu"; GST_CL_LAYOUT), in
+ * @env (from g_get_environ(), returned) or in this process. The GPU
+ * layout's programs are built without the compiler's optimisations on
+ * POCL (TEST_GPU_LAYOUT_POCL_FLAGS in POCL_EXTRA_BUILD_FLAGS, which other
+ * platforms ignore): on a CPU the tests check what that layout computes,
+ * not its speed, and POCL took ten minutes of a core to optimise the
+ * encoder's GPU-layout kernels, whose loops its barriers split, against
+ * 15 seconds without. The CPU layout, which users run on POCL, is built
+ * as they build it. tests/meson.build sets the same for its GPU-layout
+ * tests. */
+#define TEST_GPU_LAYOUT_POCL_FLAGS "-cl-opt-disable"
+gchar **test_layout_environ (gchar ** env, const gchar * layout);
+void test_set_layout (const gchar * layout);
+
 /* Whether @name is a program in PATH. */
 gboolean test_have_program (const gchar * name);
 /* Sets "name=value name=value ..." (NULL: none) as gst_util_set_object_arg. */
