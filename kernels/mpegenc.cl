@@ -877,28 +877,38 @@ prefers_field_dct (__local int *m, __local int *red, const int *v, uint r,
   return group_sum (red, frame - field, t) > FIELD_DCT_MARGIN;
 }
 
-/* This work-item's luma samples @v (frame lines) as the field blocks':
- * row @r of Y0 and Y1 is line 2 r of the macroblock, of Y2 and Y3 line
- * 2 r + 1 */
-static void
-to_field_blocks (__local int *m, int *v, uint r, uint c)
+/* Where sample (row @r, column @c) of block @b of a macroblock in field
+ * blocks (@to_field) or in frame blocks lies in the other arrangement: an
+ * index into MB_BLOCKS x 64 samples. Row r of field blocks Y0 and Y1 is
+ * line 2 r of the macroblock, of Y2 and Y3 line 2 r + 1; in 4:2:2 the
+ * chroma blocks follow (13818-2 6.1.3), 4:2:0's stay in frame blocks. */
+static int
+rearranged_source (int b, uint r, uint c, int to_field)
 {
-  store_luma (m, v, r, c);
-  for (int b = 0; b < 4; b++)
-    v[b] = m[((b >> 1) + 2 * r) * 16 + (b & 1) * 8 + c];
+  /* upper or lower block (frame), top or bottom field; left or right,
+   * or chroma component */
+  const int part = b < 4 ? b >> 1 : (b - 4) >> 1, side = b & 1;
+  const int base = b < 4 ? 0 : 4, line = to_field ? 2 * r + part :
+      part * 8 + r;
+  if (!MPEG_CHROMA_422 && b >= 4)
+    return b * 64 + r * 8 + c;
+  /* the line in the arrangement held: frame or field blocks */
+  return (base + (to_field ? 2 * (line >> 3) + side : 2 * (line & 1) +
+          side)) * 64 + (to_field ? line & 7 : line >> 1) * 8 + c;
 }
 
-/* The same for the chroma blocks of a 4:2:2 macroblock: row @r of Cb0
- * and Cr0 is chroma line 2 r, of Cb1 and Cr1 line 2 r + 1 */
+/* This work-item's samples @v of each block, frame blocks, as the field
+ * blocks' (@to_field), or the other way round, through @m (MB_BLOCKS x
+ * 64 ints of local memory) */
 static void
-to_field_chroma (__local int *m, int *v, uint r, uint c)
+rearrange_blocks (__local int *m, int *v, uint r, uint c, int to_field)
 {
   barrier (CLK_LOCAL_MEM_FENCE);
-  for (int b = 4; b < MB_BLOCKS; b++)
-    m[(b & 1) * 128 + (((b - 4) >> 1) * 8 + r) * 8 + c] = v[b];
+  for (int b = 0; b < MB_BLOCKS; b++)
+    m[b * 64 + r * 8 + c] = v[b];
   barrier (CLK_LOCAL_MEM_FENCE);
-  for (int b = 4; b < MB_BLOCKS; b++)
-    v[b] = m[(b & 1) * 128 + (2 * r + ((b - 4) >> 1)) * 8 + c];
+  for (int b = 0; b < MB_BLOCKS; b++)
+    v[b] = m[rearranged_source (b, r, c, to_field)];
 }
 
 /* The first line of block @b of a macroblock in row @mby, its line step
@@ -1682,6 +1692,148 @@ fdct_coeff (const int *v, int k, int split_dc, int4 mag, int4 neg)
   return p.x + p.y + p.z + p.w;
 }
 
+/* inter_cost of a candidate from its blocks' levels: @last and @delta of
+ * each block (code_candidate), the @energy of its coefficients */
+static long
+candidate_cost (long energy, __local const int *last,
+    __local const int *delta, int mv_bits, int lambda4,
+    __global const uchar * rd_bits, int *keep)
+{
+  int d = 0, cbp = 0;
+  for (int b = 0; b < MB_BLOCKS; b++) {
+    d += delta[b];
+    cbp |= last[b] ? (1 << (MB_BLOCKS - 1)) >> b : 0;
+  }
+  return inter_cost (energy, d, cbp, mv_bits, lambda4, rd_bits, keep);
+}
+
+/* Of the zero vector's candidate (0) and, where @moving, the moving one's
+ * (1, its vector @mv_bits), with their energies @energy_zero and
+ * @energy_mv (code_candidate), the one that costs less (the zero vector
+ * on ties); its cost into *@j, whether its levels are worth coding into
+ * *@keep */
+static int
+inter_choice (long energy_zero, long energy_mv,
+    __local int (*last_l)[MB_BLOCKS], __local int (*delta_l)[MB_BLOCKS],
+    int moving, int mv_bits, int lambda4, __global const uchar * rd_bits,
+    int *keep, long *j)
+{
+  int keep_mv;
+  long j_mv;
+  *j = candidate_cost (energy_zero, last_l[0], delta_l[0], -1, lambda4,
+      rd_bits, keep);
+  if (!moving)
+    return 0;
+  j_mv = candidate_cost (energy_mv, last_l[1], delta_l[1], mv_bits, lambda4,
+      rd_bits, &keep_mv);
+  if (j_mv >= *j)
+    return 0;
+  *j = j_mv;
+  *keep = keep_mv;
+  return 1;
+}
+
+/* Candidate @k of a macroblock, its residual (@ci, intra: its samples)
+ * in @blk: forward DCT into @coef, the quantiser its coefficients need
+ * into cand_q[k] (at least @q); with rate-distortion decisions (@rd) its
+ * levels by the trellis into lv[k], each block's last and delta
+ * (rd_quantise) into last_l[k] and delta_l[k]. Returns, with @rd, 4
+ * times the energy of its coefficients (of an intra DC: its quantisation
+ * error). @blk and @tmp are scratch; @cand and @zz its own. (The
+ * encoder's arguments one by one: given the address of the kernel's
+ * argument, NVIDIA's compiler kept it in memory, and mpeg_encode_mb took
+ * a sixth longer on an H200.) */
+static long
+code_candidate (int k, int ci, int q, int rd, int lambda4, ulong m2q,
+    __global const uchar * rd_bits, int dc_only, int mpeg2, int dc_shift,
+    int alternate_scan, int intra_vlc,
+    __local int (*blk)[64], __local int (*tmp)[64], __local int (*zz)[64],
+    __local int (*lv)[MB_BLOCKS][64], __local uint (*cand)[2],
+    __local int *cand_q, __local int (*last_l)[MB_BLOCKS],
+    __local int (*delta_l)[MB_BLOCKS], __local int *red, int4 row_mag,
+    int4 row_neg, int4 col_mag, int4 col_neg, int *coef, uint t, uint r,
+    uint c)
+{
+  long energy = 0;
+  int b;
+
+  for (b = 0; b < MB_BLOCKS; b++)
+    lv[k][b][t] = 0;
+  if (t < 2 * MB_BLOCKS)
+    cand[t >> 1][t & 1] = 0;
+  if (t == 0)
+    cand_q[k] = q;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  /* rows of the residual times 16, halved, then columns */
+  for (b = 0; b < MB_BLOCKS; b++) {
+    int v[8];
+    for (int n = 0; n < 8; n++)
+      v[n] = 16 * blk[b][r * 8 + n];
+    tmp[b][t] = (fdct_coeff (v, c, 0, row_mag, row_neg) + 1) >> 1;
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (b = 0; b < MB_BLOCKS; b++) {
+    int v[8];
+    for (int m = 0; m < 8; m++)
+      v[m] = tmp[b][m * 8 + c];
+    coef[b] = (fdct_coeff (v, r, 1, col_mag, col_neg) + 4) >> 3;
+  }
+  if (!dc_only) {
+    int fit = q;
+    for (b = 0; b < MB_BLOCKS; b++)
+      if (!ci || t != 0)
+        fit = fitting_quant (fit, abs (coef[b]), ci, t);
+    if (fit > q)
+      atomic_max (&cand_q[k], fit);
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  if (rd) {
+    /* each work-item marks which of its coefficients can take a level
+     * (twice them above the first reconstruction): the trellis walks
+     * those only */
+    const int qk = cand_q[k];
+    const int mag1 = level_magnitude (1, ci, t, qk, mpeg2);
+    const uint z = SCAN_INDEX[alternate_scan][t];
+    int e = 0;
+    for (b = 0; b < MB_BLOCKS; b++) {
+      /* intra DC: its quantisation error */
+      int err = ci && t == 0 ? coef[b] - (8 >> dc_shift) *
+          intra_dc_level (coef[b], dc_shift) : coef[b];
+      e += err * err;
+      zz[b][z] = coef[b];
+      if (2 * abs (coef[b]) > mag1)
+        atomic_or (&cand[b][z >> 5], 1u << (z & 31));
+    }
+    energy = 4 * (long) group_sum (red, e, t);
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (t < MB_BLOCKS) {
+      int F[64], L[64], last, delta;
+      ulong coded, c = cand[t][0] | ((ulong) cand[t][1] << 32), m;
+      for (m = c; m; m &= m - 1) {
+        uint i = lowest_bit (m);
+        F[i] = zz[t][i];
+      }
+      last = rd_quantise (F, c, L, &coded, &delta, ci, qk,
+          qk == q ? m2q : rd_step_inverse (qk), lambda4,
+          coeff_bits (rd_bits, ci, intra_vlc), mpeg2,
+          SCAN_NATURAL[alternate_scan]);
+      for (m = coded; m; m &= m - 1) {
+        uint i = lowest_bit (m);
+        lv[k][t][i] = L[i];
+      }
+      if (ci) {
+        int dc = intra_dc_level (zz[t][0], dc_shift);
+        lv[k][t][0] = dc;
+        last = max (last, dc != 0);
+      }
+      last_l[k][t] = last;
+      delta_l[k][t] = delta;
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  return energy;
+}
+
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
@@ -1702,14 +1854,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   __local int tmp[MB_BLOCKS][64];
   __local int red[64];
   __local int zz[MB_BLOCKS][64];
-  __local int lv[3][MB_BLOCKS][64];
-  __local int last_l[3][MB_BLOCKS];
-  __local int delta_l[3][MB_BLOCKS];
+  __local int lv[4][MB_BLOCKS][64];
+  __local int last_l[4][MB_BLOCKS];
+  __local int delta_l[4][MB_BLOCKS];
   __local uint cand[MB_BLOCKS][2];
   /* per block, the XOR of its coefficients' lowest bits (MPEG-2) */
   __local int parity[MB_BLOCKS];
   /* each candidate's quantiser (see fitting_quant) */
-  __local int cand_q[3];
+  __local int cand_q[4];
   /* the intra candidate's samples in its own blocks */
   __local uchar intra_src[MB_BLOCKS][64];
   __local int intra_field;
@@ -1724,9 +1876,14 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   int coef[MB_BLOCKS];
   int sum, act, intra, dx = 0, dy = 0, q, cost, b, k, lambda4, rd;
   ulong m2q;
+  /* chosen: the candidate whose levels are coded (see the candidates'
+   * loop); field_mv: whether the moving one predicts field by field,
+   * then whether the macroblock does */
   int drop = 0, moving = 0, chosen = 0, sad_mv = 0, intra_cand = 0;
   int field = 0, field_mv = 0, alt_bits = -1;
-  long energy[3];
+  /* (in registers: in local memory, the kernel took a sixth longer on an
+   * H200) */
+  long energy[4];
   int2 alt = (int2) (0, 0);
 
   for (b = 0; b < MB_BLOCKS; b++) {
@@ -1818,17 +1975,10 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       res[b] = own[b] - (moving ? prd_mv[b] : prd[b]);
     field = prefers_field_dct ((__local int *) tmp, red, res, r, c, t);
     if (field) {
-      to_field_blocks ((__local int *) tmp, own, r, c);
-      to_field_blocks ((__local int *) tmp, prd, r, c);
+      rearrange_blocks ((__local int *) tmp, own, r, c, 1);
+      rearrange_blocks ((__local int *) tmp, prd, r, c, 1);
       if (moving)
-        to_field_blocks ((__local int *) tmp, prd_mv, r, c);
-      /* (4:2:2: the chroma blocks follow, 13818-2 6.1.3) */
-      if (MPEG_CHROMA_422) {
-        to_field_chroma ((__local int *) tmp, own, r, c);
-        to_field_chroma ((__local int *) tmp, prd, r, c);
-        if (moving)
-          to_field_chroma ((__local int *) tmp, prd_mv, r, c);
-      }
+        rearrange_blocks ((__local int *) tmp, prd_mv, r, c, 1);
     }
     barrier (CLK_LOCAL_MEM_FENCE);
   }
@@ -1850,122 +2000,81 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   fdct_terms (r, 1, &col_mag, &col_neg);
 
   /* each candidate prediction (two where a moving one competes with the
-   * zero vector): residual, forward DCT, trellis quantisation */
-  for (k = 0; k < 3; k++) {
+   * zero vector): residual, forward DCT, trellis quantisation. (Unrolled:
+   * with the fourth candidate the loop took NVIDIA's compiler to code
+   * that made the kernel 18% slower on an H200, on progressive pictures,
+   * which never try it, too; unrolled 6%.) */
+  #pragma unroll
+  for (k = 0; k < 4; k++) {
     /* 0: the prediction chosen so far (intra in I pictures), 1: the
-     * moving one, 2: intra */
-    const int ci = k == 2 || intra;
+     * moving one, 2: intra, 3: the better of 0 and 1 in the other
+     * arrangement, frame or field blocks (its residual rearranged),
+     * where its levels are worth coding (see mpeg_encode_mb_cpu) */
     if ((k == 1 && !moving) || (k == 2 && !intra_cand))
       continue;
-    for (b = 0; b < MB_BLOCKS; b++) {
-      blk[b][t] = k == 2 ? intra_src[b][t] : own[b] - (k == 1 ? prd_mv[b] :
-          prd[b]);
-      lv[k][b][t] = 0;
-    }
-    if (t < 2 * MB_BLOCKS)
-      cand[t >> 1][t & 1] = 0;
-    if (t == 0)
-      cand_q[k] = q;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    /* rows of the residual times 16, halved, then columns */
-    for (b = 0; b < MB_BLOCKS; b++) {
-      int v[8];
-      for (int n = 0; n < 8; n++)
-        v[n] = 16 * blk[b][r * 8 + n];
-      tmp[b][t] = (fdct_coeff (v, c, 0, row_mag, row_neg) + 1) >> 1;
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-    for (b = 0; b < MB_BLOCKS; b++) {
-      int v[8];
-      for (int m = 0; m < 8; m++)
-        v[m] = tmp[b][m * 8 + c];
-      coef[b] = (fdct_coeff (v, r, 1, col_mag, col_neg) + 4) >> 3;
-    }
-    if (!args.dc_only) {
-      int fit = q;
+    if (k == 3) {
+      int better, worth;
+      long j_better;
+      if (!rd || intra || !args.field_dct)
+        break;
+      better = inter_choice (energy[0], energy[1], last_l, delta_l, moving,
+          alt_bits, lambda4, rd_bits, &worth, &j_better);
+      if (!worth)
+        break;
       for (b = 0; b < MB_BLOCKS; b++)
-        if (!ci || t != 0)
-          fit = fitting_quant (fit, abs (coef[b]), ci, t);
-      if (fit > q)
-        atomic_max (&cand_q[k], fit);
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-    if (rd) {
-      /* each work-item marks which of its coefficients can take a level
-       * (twice them above the first reconstruction): the trellis walks
-       * those only */
-      const int qk = cand_q[k];
-      const int mag1 = level_magnitude (1, ci, t, qk, args.mpeg2);
-      const uint z = SCAN_INDEX[args.alternate_scan][t];
-      int e = 0;
-      for (b = 0; b < MB_BLOCKS; b++) {
-        /* intra DC: its quantisation error */
-        int err = ci && t == 0 ? coef[b] - (8 >> args.dc_shift) *
-            intra_dc_level (coef[b], args.dc_shift) : coef[b];
-        e += err * err;
-        zz[b][z] = coef[b];
-        if (2 * abs (coef[b]) > mag1)
-          atomic_or (&cand[b][z >> 5], 1u << (z & 31));
-      }
-      energy[k] = 4 * (long) group_sum (red, e, t);
+        tmp[b][t] = own[b] - (better ? prd_mv[b] : prd[b]);
       barrier (CLK_LOCAL_MEM_FENCE);
-      if (t < MB_BLOCKS) {
-        int F[64], L[64], last, delta;
-        ulong coded, c = cand[t][0] | ((ulong) cand[t][1] << 32), m;
-        for (m = c; m; m &= m - 1) {
-          uint i = lowest_bit (m);
-          F[i] = zz[t][i];
-        }
-        last = rd_quantise (F, c, L, &coded, &delta, ci, qk,
-            qk == q ? m2q : rd_step_inverse (qk), lambda4,
-            coeff_bits (rd_bits, ci, args.intra_vlc), args.mpeg2,
-            SCAN_NATURAL[args.alternate_scan]);
-        for (m = coded; m; m &= m - 1) {
-          uint i = lowest_bit (m);
-          lv[k][t][i] = L[i];
-        }
-        if (ci) {
-          int dc = intra_dc_level (zz[t][0], args.dc_shift);
-          lv[k][t][0] = dc;
-          last = max (last, dc != 0);
-        }
-        last_l[k][t] = last;
-        delta_l[k][t] = delta;
-      }
-      barrier (CLK_LOCAL_MEM_FENCE);
+      for (b = 0; b < MB_BLOCKS; b++)
+        blk[b][t] = ((__local int *) tmp)[rearranged_source (b, r, c,
+                !field)];
+    } else {
+      for (b = 0; b < MB_BLOCKS; b++)
+        blk[b][t] = k == 2 ? intra_src[b][t] : own[b] - (k == 1 ?
+            prd_mv[b] : prd[b]);
     }
+    energy[k] = code_candidate (k, k == 2 || intra, q, rd, lambda4, m2q,
+        rd_bits, args.dc_only, args.mpeg2, args.dc_shift,
+        args.alternate_scan, args.intra_vlc, blk, tmp, zz, lv, cand, cand_q,
+        last_l, delta_l, red, row_mag, row_neg, col_mag, col_neg, coef, t, r,
+        c);
   }
   if (rd && !intra) {
-    int keep[2], delta[3] = { 0, 0, 0 }, cbp[2] = { 0, 0 }, dc[MB_BLOCKS];
-    long j[3];
-    for (k = 0; k < (moving ? 2 : 1); k++) {
-      for (b = 0; b < MB_BLOCKS; b++) {
-        delta[k] += delta_l[k][b];
-        cbp[k] |= last_l[k][b] ? (1 << (MB_BLOCKS - 1)) >> b : 0;
-      }
-      j[k] = inter_cost (energy[k], delta[k], cbp[k], k ? alt_bits : -1,
-          lambda4, rd_bits, &keep[k]);
-    }
-    if (moving && j[1] < j[0]) {
-      chosen = 1;
+    int delta = 0, dc[MB_BLOCKS], keep;
+    long j;
+    chosen = inter_choice (energy[0], energy[1], last_l, delta_l, moving,
+        alt_bits, lambda4, rd_bits, &keep, &j);
+    field_mv = field_mv && chosen;
+    if (chosen) {
       dx = alt.x;
       dy = alt.y;
       cost = sad_mv;
       for (b = 0; b < MB_BLOCKS; b++)
         prd[b] = prd_mv[b];
     }
-    drop = !keep[chosen];
+    drop = !keep;
+    /* the other arrangement, tried where these levels are worth coding,
+     * taken where it costs less */
+    if (args.field_dct && !drop) {
+      int keep_other;
+      const long j_other = candidate_cost (energy[3], last_l[3], delta_l[3],
+          chosen ? alt_bits : -1, lambda4, rd_bits, &keep_other);
+      if (j_other < j) {
+        j = j_other;
+        chosen = 3;
+        field = !field;
+      }
+    }
     /* intra only against a prediction whose levels are worth coding (see
      * mpeg_encode_mb_cpu) */
     if (intra_cand && !drop) {
       for (b = 0; b < MB_BLOCKS; b++) {
-        delta[2] += delta_l[2][b];
+        delta += delta_l[2][b];
         dc[b] = lv[2][b][0];
       }
-      j[2] = intra_cost (energy[2], delta[2], dc, lambda4, rd_bits,
-          args.dc_shift);
-      if (j[2] < j[chosen]) {
+      if (intra_cost (energy[2], delta, dc, lambda4, rd_bits,
+              args.dc_shift) < j) {
         chosen = 2;
+        field_mv = 0;
         intra = 1;
         drop = 0;
         dx = dy = 0;
@@ -1980,6 +2089,9 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   if (chosen == 2)
     field = intra_field;
   block_rows (field, mby, by, ys);
+  /* the prediction chosen, in the other arrangement */
+  if (chosen == 3)
+    rearrange_blocks ((__local int *) tmp, prd, r, c, field);
   /* the levels, dequantisation with mismatch control; the last resort of
    * the rate control keeps the DC levels only */
   q = cand_q[chosen];
@@ -2036,7 +2148,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     for (b = 0; b < MB_BLOCKS; b++)
       last[b] = drop ? 0 : last_l[chosen][b];
     write_record (&records[mb], last, dx, dy, intra, field,
-        field_mv && chosen == 1, q, act, cost);
+        field_mv, q, act, cost);
   }
 }
 #endif
@@ -2912,10 +3024,19 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         to_field_rows (src_in + 16);
     }
   }
+  /* the samples and predictions in frame blocks, for the other
+   * arrangement's try below */
+  uchar16 src_frame[MB_ROWS], pred_frame[MB_ROWS], pred_mv_frame[MB_ROWS];
   if (args.field_dct) {
+    #pragma unroll
+    for (i = 0; i < MB_ROWS; i++) {
+      src_frame[i] = src[i];
+      pred_frame[i] = pred[i];
+      pred_mv_frame[i] = pred_mv[i];
+    }
     /* frame or field blocks, by the residual of the moving candidate
      * where there is one, else of the prediction so far (intra: the
-     * samples) */
+     * samples): the arrangement coded first */
     field = rows_prefer_field_dct (src, moving ? pred_mv : pred);
     if (field) {
       to_field_rows (src);
@@ -2993,6 +3114,46 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       #pragma unroll
       for (i = 0; i < MB_ROWS; i++)
         pred[i] = pred_mv[i];
+    }
+    /* the prediction chosen in the other arrangement, frame or field
+     * blocks, taken where it costs less (the first arrangement's bound:
+     * a guess from the residual's vertical differences) */
+    if (args.field_dct && keep) {
+      const int chose_mv = kept == levels_mv;
+      uchar16 src_other[MB_ROWS], pred_other[MB_ROWS];
+      short16 *levels_other = chose_mv ? levels_of : levels_mv;
+      int q_other = q, delta_other, cbp_other, keep_other;
+      long energy_other;
+      #pragma unroll
+      for (i = 0; i < MB_ROWS; i++) {
+        src_other[i] = src_frame[i];
+        pred_other[i] = chose_mv ? pred_mv_frame[i] : pred_frame[i];
+      }
+      if (!field) {
+        to_field_rows (src_other);
+        to_field_rows (pred_other);
+        if (MPEG_CHROMA_422) {
+          to_field_rows (src_other + 16);
+          to_field_rows (pred_other + 16);
+        }
+      }
+      if (quantise_pairs (src_other, pred_other, 0, &q_other, m, m2q, qw,
+              rcp, mag1, args.rd_lambda, lambda4, args.dc_only, args.mpeg2,
+              args.dc_shift, rd_bits, chose_mv ? header_mv : 0, j,
+              levels_other, &delta_other, &cbp_other, &energy_other,
+              args.alternate_scan, args.intra_vlc)) {
+        long j_other = inter_cost (energy_other, delta_other, cbp_other,
+            chose_mv ? alt_bits : -1, lambda4, rd_bits, &keep_other);
+        if (j_other < j) {
+          j = j_other;
+          field = !field;
+          kept = levels_other;
+          q_kept = q_other;
+          #pragma unroll
+          for (i = 0; i < MB_ROWS; i++)
+            pred[i] = pred_other[i];
+        }
+      }
     }
     if (!keep)
       kept = 0;

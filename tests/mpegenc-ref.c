@@ -999,6 +999,8 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
 {
   gint src[GST_CL_MPEG_BLOCKS][64], pred[GST_CL_MPEG_BLOCKS][64];
   gint pred_m[GST_CL_MPEG_BLOCKS][64], src_in[GST_CL_MPEG_BLOCKS][64];
+  gint src_frame[GST_CL_MPEG_BLOCKS][64], pred_frame[GST_CL_MPEG_BLOCKS][64];
+  gint pred_m_frame[GST_CL_MPEG_BLOCKS][64];
   const guint8 *plane[3];
   guint8 *out[3];
   guint stride[3], n_blocks = mb_blocks (cur);
@@ -1127,9 +1129,15 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     if (field_in)
       to_field_blocks (src_in, n_blocks);
   }
+  /* the frame blocks, for the other arrangement's try below */
+  memcpy (src_frame, src, sizeof (src));
+  memcpy (pred_frame, pred, sizeof (pred));
+  if (moving)
+    memcpy (pred_m_frame, pred_m, sizeof (pred_m));
   if (prm->field_dct) {
     /* by the residual of the moving candidate where there is one, else
-     * of the prediction so far (intra: the samples) */
+     * of the prediction so far (intra: the samples): the arrangement
+     * coded first */
     field = prefers_field_dct (src, moving ? pred_m : pred);
     if (field) {
       to_field_blocks (src, n_blocks);
@@ -1150,6 +1158,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
     if (rd && !intra) {
       gboolean keep;
       gint64 j = inter_cost (energy, delta, cbp, n_blocks, -1, lambda4, &keep);
+      gboolean chose_m = FALSE;
       if (moving) {
         /* the moving candidate against the zero vector, both coded */
         gint delta_m, cbp_m;
@@ -1163,6 +1172,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
             lambda4, &keep_m);
         if (j_m < j) {
           j = j_m;
+          chose_m = TRUE;
           dx = mx;
           dy = my;
           field_chosen = field_mv;
@@ -1171,6 +1181,33 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
           rec->cost = sad_moving;
           memcpy (pred, pred_m, sizeof (pred));
           memcpy (levels, levels_m, n_blocks * 64 * sizeof (gint16));
+        }
+      }
+      /* the prediction chosen in the other arrangement, taken where it
+       * costs less */
+      if (prm->field_dct && keep) {
+        gint src_o[GST_CL_MPEG_BLOCKS][64], pred_o[GST_CL_MPEG_BLOCKS][64];
+        gint16 levels_o[GST_CL_MPEG_MB_LEVELS];
+        gint delta_o, cbp_o, q_o = q_base;
+        gint64 energy_o;
+        gboolean keep_o;
+        memcpy (src_o, src_frame, sizeof (src_o));
+        memcpy (pred_o, chose_m ? pred_m_frame : pred_frame, sizeof (pred_o));
+        if (!field) {
+          to_field_blocks (src_o, n_blocks);
+          to_field_blocks (pred_o, n_blocks);
+        }
+        code_levels (src_o, pred_o, n_blocks, FALSE, &q_o, lambda4, prm,
+            levels_o, &delta_o, &cbp_o, &energy_o);
+        gint64 j_o = inter_cost (energy_o, delta_o, cbp_o, n_blocks,
+            chose_m ? alt_bits : -1, lambda4, &keep_o);
+        if (j_o < j) {
+          j = j_o;
+          field = !field;
+          block_places (cur, field, mbx, mby, bx, by, ys);
+          q = q_o;
+          memcpy (pred, pred_o, sizeof (pred));
+          memcpy (levels, levels_o, n_blocks * 64 * sizeof (gint16));
         }
       }
       if (!keep)
