@@ -5811,9 +5811,8 @@ mpegenc_suite (void)
   TCase *tc = tcase_create ("general");
 
   tcase_add_checked_fixture (tc, setup, teardown);
-  /* (the GPU layout's first test waits for POCL to build its program:
-   * the 4:2:2 one took 15 minutes on a 2-core Xeon with AVX-512 while
-   * the 4:2:0 one was built beside it) */
+  /* (the GPU layout's cases run POCL's unoptimised programs, several
+   * times slower: see test_layout_environ) */
   tcase_set_timeout (tc, g_strcmp0 (g_getenv ("GST_CL_LAYOUT"), "gpu") == 0 ?
       1500 : 600);
   suite_add_tcase (s, tc);

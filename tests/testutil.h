@@ -37,8 +37,8 @@ TCase *test_suite_add_case (Suite * s);
  * not its speed, and POCL took ten minutes of a core to optimise the
  * encoder's GPU-layout kernels, whose loops its barriers split, against
  * 15 seconds without. The CPU layout, which users run on POCL, is built
- * as they build it. tests/meson.build sets the same for its GPU-layout
- * tests. */
+ * as they build it. tests/meson.build sets the same for the encoder's
+ * GPU-layout tests. */
 #define TEST_GPU_LAYOUT_POCL_FLAGS "-cl-opt-disable"
 gchar **test_layout_environ (gchar ** env, const gchar * layout);
 void test_set_layout (const gchar * layout);
