@@ -768,7 +768,7 @@ GST_START_TEST (test_lying_video_meta)
   const gchar *factory = reader_cases[__i__ / 2][0];
   const gchar *layout = __i__ % 2 ? "gpu" : "cpu";
   gchar *saved_layout = g_strdup (g_getenv (GST_CL_LAYOUT_ENV));
-  gchar *saved_flags = g_strdup (g_getenv ("POCL_EXTRA_BUILD_FLAGS"));
+  gchar *saved_flags = g_strdup (g_getenv (GST_CL_BUILD_OPTIONS_ENV));
   gchar *caps_str = g_strdup_printf ("video/x-raw,format=%s,width=352,"
       "height=288,framerate=25/1", reader_cases[__i__ / 2][1]);
   GstVideoInfo info;
@@ -804,7 +804,7 @@ GST_START_TEST (test_lying_video_meta)
   test_harness_teardown (h);
   gst_object_unref (bus);
   restore_env (GST_CL_LAYOUT_ENV, saved_layout);
-  restore_env ("POCL_EXTRA_BUILD_FLAGS", saved_flags);
+  restore_env (GST_CL_BUILD_OPTIONS_ENV, saved_flags);
   g_free (caps_str);
 }
 

@@ -52,9 +52,9 @@ test_layout_environ (gchar ** env, const gchar * layout)
 {
   env = g_environ_setenv (env, GST_CL_LAYOUT_ENV, layout, TRUE);
   if (g_strcmp0 (layout, "gpu") == 0)
-    return g_environ_setenv (env, "POCL_EXTRA_BUILD_FLAGS",
+    return g_environ_setenv (env, GST_CL_BUILD_OPTIONS_ENV,
         TEST_GPU_LAYOUT_POCL_FLAGS, TRUE);
-  return g_environ_unsetenv (env, "POCL_EXTRA_BUILD_FLAGS");
+  return g_environ_unsetenv (env, GST_CL_BUILD_OPTIONS_ENV);
 }
 
 void
@@ -62,9 +62,9 @@ test_set_layout (const gchar * layout)
 {
   g_setenv (GST_CL_LAYOUT_ENV, layout, TRUE);
   if (g_strcmp0 (layout, "gpu") == 0)
-    g_setenv ("POCL_EXTRA_BUILD_FLAGS", TEST_GPU_LAYOUT_POCL_FLAGS, TRUE);
+    g_setenv (GST_CL_BUILD_OPTIONS_ENV, TEST_GPU_LAYOUT_POCL_FLAGS, TRUE);
   else
-    g_unsetenv ("POCL_EXTRA_BUILD_FLAGS");
+    g_unsetenv (GST_CL_BUILD_OPTIONS_ENV);
 }
 
 gboolean

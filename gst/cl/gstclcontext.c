@@ -830,8 +830,10 @@ get_program (GstClContext * self, const gchar * name, const gchar * options,
     g_free (key);
     return NULL;
   }
-  full_options = g_strdup_printf ("-cl-std=CL1.2 -DGST_CL_CPU_LAYOUT=%d %s",
-      self->cpu_layout ? 1 : 0, options ? options : "");
+  full_options = g_strdup_printf ("-cl-std=CL1.2 -DGST_CL_CPU_LAYOUT=%d %s %s",
+      self->cpu_layout ? 1 : 0, options ? options : "",
+      g_getenv (GST_CL_BUILD_OPTIONS_ENV) ? g_getenv (GST_CL_BUILD_OPTIONS_ENV)
+      : "");
   cache_path = gst_cl_binary_cache_path (self->device, source, full_options);
   program = cache_path ? gst_cl_binary_cache_load (self->context,
       self->device, cache_path, full_options) : NULL;

@@ -48,6 +48,17 @@ G_BEGIN_DECLS
 #define GST_CL_LAYOUT_ENV "GST_CL_LAYOUT"
 
 /**
+ * GST_CL_BUILD_OPTIONS_ENV:
+ *
+ * The environment variable whose OpenCL C build options (such as
+ * "-cl-opt-disable") are added to every program a context builds (read
+ * at each build; for tests and debugging).
+ *
+ * Since: 0.1
+ */
+#define GST_CL_BUILD_OPTIONS_ENV "GST_CL_BUILD_OPTIONS"
+
+/**
  * GST_TYPE_CL_CONTEXT:
  *
  * The #GType of #GstClContext.
