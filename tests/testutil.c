@@ -53,7 +53,7 @@ test_layout_environ (gchar ** env, const gchar * layout)
   env = g_environ_setenv (env, GST_CL_LAYOUT_ENV, layout, TRUE);
   if (g_strcmp0 (layout, "gpu") == 0)
     return g_environ_setenv (env, GST_CL_BUILD_OPTIONS_ENV,
-        TEST_GPU_LAYOUT_POCL_FLAGS, TRUE);
+        TEST_GPU_LAYOUT_BUILD_OPTIONS, TRUE);
   return g_environ_unsetenv (env, GST_CL_BUILD_OPTIONS_ENV);
 }
 
@@ -62,7 +62,8 @@ test_set_layout (const gchar * layout)
 {
   g_setenv (GST_CL_LAYOUT_ENV, layout, TRUE);
   if (g_strcmp0 (layout, "gpu") == 0)
-    g_setenv (GST_CL_BUILD_OPTIONS_ENV, TEST_GPU_LAYOUT_POCL_FLAGS, TRUE);
+    g_setenv (GST_CL_BUILD_OPTIONS_ENV, TEST_GPU_LAYOUT_BUILD_OPTIONS,
+        TRUE);
   else
     g_unsetenv (GST_CL_BUILD_OPTIONS_ENV);
 }

@@ -32,14 +32,14 @@ TCase *test_suite_add_case (Suite * s);
 /* The kernel layout the plugin takes ("cpu", "gpu"; GST_CL_LAYOUT), in
  * @env (from g_get_environ(), returned) or in this process. The GPU
  * layout's programs are built without the compiler's optimisations
- * (TEST_GPU_LAYOUT_POCL_FLAGS in GST_CL_BUILD_OPTIONS): on a CPU the tests
- * check what that layout computes, not its speed, and POCL took ten
+ * (TEST_GPU_LAYOUT_BUILD_OPTIONS in GST_CL_BUILD_OPTIONS): on a CPU the
+ * tests check what that layout computes, not its speed, and POCL took ten
  * minutes of a core to optimise the encoder's GPU-layout kernels, whose
  * loops its barriers split, against 15 seconds without. The CPU layout,
  * which users run on POCL, is built as they build it. tests/meson.build
  * sets the same for the encoder's GPU-layout tests. (Not through POCL's
  * POCL_EXTRA_BUILD_FLAGS: POCL leaks a block at each build with it.) */
-#define TEST_GPU_LAYOUT_POCL_FLAGS "-cl-opt-disable"
+#define TEST_GPU_LAYOUT_BUILD_OPTIONS "-cl-opt-disable"
 gchar **test_layout_environ (gchar ** env, const gchar * layout);
 void test_set_layout (const gchar * layout);
 

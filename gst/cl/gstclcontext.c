@@ -817,7 +817,7 @@ get_program (GstClContext * self, const gchar * name, const gchar * options,
   gchar *key = g_strconcat (name, "\n", options ? options : "", NULL);
   cl_program program = g_hash_table_lookup (self->priv->programs, key);
   gchar *source, *full_options, *cache_path;
-  const gchar *src_ptr;
+  const gchar *src_ptr, *extra_options;
   cl_int ret;
 
   if (program) {
@@ -830,10 +830,10 @@ get_program (GstClContext * self, const gchar * name, const gchar * options,
     g_free (key);
     return NULL;
   }
+  extra_options = g_getenv (GST_CL_BUILD_OPTIONS_ENV);
   full_options = g_strdup_printf ("-cl-std=CL1.2 -DGST_CL_CPU_LAYOUT=%d %s %s",
       self->cpu_layout ? 1 : 0, options ? options : "",
-      g_getenv (GST_CL_BUILD_OPTIONS_ENV) ? g_getenv (GST_CL_BUILD_OPTIONS_ENV)
-      : "");
+      extra_options ? extra_options : "");
   cache_path = gst_cl_binary_cache_path (self->device, source, full_options);
   program = cache_path ? gst_cl_binary_cache_load (self->context,
       self->device, cache_path, full_options) : NULL;
