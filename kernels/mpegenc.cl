@@ -1082,53 +1082,7 @@ b_sample (__global const uchar * fwd, __global const uchar * bwd, uint W,
       (a + b + 1) >> 1 : a + b);
 }
 
-#if GST_CL_CPU_LAYOUT
-/* CPU layout: one work-item per macroblock */
-__kernel void
-mpeg_predict_b_cpu (__global const uchar * cur, __global const uchar * fwd,
-    __global const uchar * bwd, __global const GstClMotionVector * fvec,
-    __global const GstClMotionVector * bvec, __global const uchar * bits,
-    __global uchar * pred, __global GstClMpegBChoice * choices,
-    const GstClMpegPredictArgs args)
-{
-  const uint mb = get_global_id (0);
-  const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
-  const uint W = args.mb_width * 16, H = args.mb_height * 16;
-  const long lambda16 = args.lambda16;
-  int2 vf, vb, pf, pb, fc[B_CANDIDATES], bc[B_CANDIDATES];
-  int sf[B_CANDIDATES] = { 0 }, sb[B_CANDIDATES] = { 0 }, si = 0;
-  long jf, jb;
-  uint dirs;
-
-  if (mb >= args.mb_width * args.mb_height)
-    return;
-  b_candidates (fvec, bvec, mb, mbx, mby, W, H, fc, bc, &pf, &pb);
-  for (int y = mby * 16; y < mby * 16 + 16; y++)
-    for (int x = mbx * 16; x < mbx * 16 + 16; x++) {
-      int o = cur[y * W + x];
-      for (int k = 0; k < B_CANDIDATES; k++) {
-        sf[k] += abs (o - predict_at (fwd, W, x, y, fc[k]));
-        sb[k] += abs (o - predict_at (bwd, W, x, y, bc[k]));
-      }
-    }
-  vf = b_candidate (fc, sf, pf, lambda16, args.zero_bias, bits, &jf);
-  vb = b_candidate (bc, sb, pb, lambda16, args.zero_bias, bits, &jb);
-  for (int y = mby * 16; y < mby * 16 + 16; y++)
-    for (int x = mbx * 16; x < mbx * 16 + 16; x++)
-      si += abs (cur[y * W + x] - ((predict_at (fwd, W, x, y, vf) +
-                  predict_at (bwd, W, x, y, vb) + 1) >> 1));
-  dirs = b_directions (jf, jb, si, vf, vb, pf, pb, lambda16, bits);
-  write_choice (&choices[mb], dirs, vf, vb);
-  for (int c = 0; c < 3; c++) {
-    const uint n = c ? 8 : 16, rows = c ? CHROMA_ROWS : 16;
-    const uint stride = c ? W / 2 : W, off = plane_offset (W, H, c);
-    for (int y = mby * rows; y < mby * rows + rows; y++)
-      for (int x = mbx * n; x < mbx * n + n; x++)
-        pred[off + y * stride + x] = b_sample (fwd, bwd, W, H, c, x, y, dirs,
-            vf, vb);
-  }
-}
-#else
+#if !GST_CL_CPU_LAYOUT
 /* GPU layout: a work-group of 64 per macroblock, each work-item four
  * luma samples of a row and one sample of each chroma block */
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
@@ -2812,6 +2766,112 @@ predict_chroma (__global const uchar * ref, int co, int cro, int CW, int2 v,
   #pragma unroll
   for (int i = 0; i < CHROMA_ROWS; i++)
     pred[16 + i] = (uchar16) (cb[i].lo, cr[i].lo);
+}
+
+/* CPU layout of mpeg_predict_b: one work-item per macroblock, its rows
+ * in vectors */
+
+/* The 16 luma rows at @o of the B picture's luma predicted from @ref
+ * with @v */
+static void
+predict_b_luma (__global const uchar * ref, int o, int W, int2 v,
+    uchar16 * rows)
+{
+  predict_rows (ref + o + (v.y >> 1) * W + (v.x >> 1), W, v.x & 1, v.y & 1,
+      16, 1, rows);
+}
+
+/* The luma SADs @sad of the macroblock's rows @src against its
+ * predictions from @ref at @o with the candidates @c, each vector's
+ * prediction made once */
+static void
+b_candidate_sads (const uchar16 * src, __global const uchar * ref, int o,
+    int W, const int2 * c, int *sad)
+{
+  uchar16 rows[16];
+  for (int k = 0; k < B_CANDIDATES; k++) {
+    int same = -1;
+    for (int j = 0; j < k; j++)
+      if (same < 0 && c[j].x == c[k].x && c[j].y == c[k].y)
+        same = j;
+    if (same >= 0) {
+      sad[k] = sad[same];
+      continue;
+    }
+    predict_b_luma (ref, o, W, c[k], rows);
+    sad[k] = sad_rows (src, rows);
+  }
+}
+
+/* The chroma rows (Cb, then Cr) of the prediction of @dirs with the luma
+ * vectors @vf and @vb into the picture @pred */
+static void
+predict_b_chroma (__global const uchar * fwd, __global const uchar * bwd,
+    uint W, uint H, uint mbx, uint mby, uint dirs, int2 vf, int2 vb,
+    __global uchar * pred)
+{
+  const int CW = W / 2;
+  const int2 cf = chroma_vector (vf), cb = chroma_vector (vb);
+  for (int c = 1; c < 3; c++) {
+    const int o = plane_offset (W, H, c) + mby * CHROMA_ROWS * CW + mbx * 8;
+    uchar16 f[CHROMA_ROWS], b[CHROMA_ROWS];
+    if (dirs & GST_CL_MPEG_B_FORWARD)
+      predict_rows (fwd + o + (cf.y >> 1) * CW + (cf.x >> 1), CW, cf.x & 1,
+          cf.y & 1, CHROMA_ROWS, 0, f);
+    if (dirs & GST_CL_MPEG_B_BACKWARD)
+      predict_rows (bwd + o + (cb.y >> 1) * CW + (cb.x >> 1), CW, cb.x & 1,
+          cb.y & 1, CHROMA_ROWS, 0, b);
+    #pragma unroll
+    for (int i = 0; i < CHROMA_ROWS; i++) {
+      uchar16 r = dirs == GST_CL_MPEG_B_FORWARD ? f[i] :
+          dirs == GST_CL_MPEG_B_BACKWARD ? b[i] : half_avg2 (f[i], b[i]);
+      *(__global uchar8 *) (pred + o + i * CW) = r.lo;
+    }
+  }
+}
+
+__kernel void
+mpeg_predict_b_cpu (__global const uchar * cur, __global const uchar * fwd,
+    __global const uchar * bwd, __global const GstClMotionVector * fvec,
+    __global const GstClMotionVector * bvec, __global const uchar * bits,
+    __global uchar * pred, __global GstClMpegBChoice * choices,
+    const GstClMpegPredictArgs args)
+{
+  const uint mb = get_global_id (0);
+  const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
+  const uint W = args.mb_width * 16, H = args.mb_height * 16;
+  const int o = mby * 16 * W + mbx * 16;
+  const long lambda16 = args.lambda16;
+  int2 vf, vb, pf, pb, fc[B_CANDIDATES], bc[B_CANDIDATES];
+  int sf[B_CANDIDATES], sb[B_CANDIDATES];
+  uchar16 src[16], f[16], b[16], out[16];
+  long jf, jb;
+  uint dirs;
+
+  if (mb >= args.mb_width * args.mb_height)
+    return;
+  #pragma unroll
+  for (int i = 0; i < 16; i++)
+    src[i] = *(__global const uchar16 *) (cur + o + i * W);
+  b_candidates (fvec, bvec, mb, mbx, mby, W, H, fc, bc, &pf, &pb);
+  b_candidate_sads (src, fwd, o, W, fc, sf);
+  b_candidate_sads (src, bwd, o, W, bc, sb);
+  vf = b_candidate (fc, sf, pf, lambda16, args.zero_bias, bits, &jf);
+  vb = b_candidate (bc, sb, pb, lambda16, args.zero_bias, bits, &jb);
+  predict_b_luma (fwd, o, W, vf, f);
+  predict_b_luma (bwd, o, W, vb, b);
+  #pragma unroll
+  for (int i = 0; i < 16; i++)
+    out[i] = half_avg2 (f[i], b[i]);
+  dirs = b_directions (jf, jb, sad_rows (src, out), vf, vb, pf, pb,
+      lambda16, bits);
+  write_choice (&choices[mb], dirs, vf, vb);
+  #pragma unroll
+  for (int i = 0; i < 16; i++)
+    *(__global uchar16 *) (pred + o + i * W) =
+        dirs == GST_CL_MPEG_B_FORWARD ? f[i] :
+        dirs == GST_CL_MPEG_B_BACKWARD ? b[i] : out[i];
+  predict_b_chroma (fwd, bwd, W, H, mbx, mby, dirs, vf, vb, pred);
 }
 
 
