@@ -1564,6 +1564,39 @@ motion_search_level (global const uchar * cur, global const uchar * ref,
 #endif
 }
 
+
+#if LEVEL == 0 && PASS == 1
+/* A search at full resolution only, seeded by the vectors @seed of
+ * another (half-pel units, the same grid of 16 x 16 blocks; an upstream
+ * search between neighbouring frames) times @scale (the frames between
+ * the pictures searched, negative towards a later one): into @history,
+ * whose vectors the first pass takes as its temporal predictors, and into
+ * @coarse, its level-1 vectors (half the samples), whose vector and
+ * neighbours it takes as its others. Each within the search's limit. */
+kernel void
+motion_seed (global const GstClMotionVector * seed,
+    global GstClMotionVector * history, global GstClMotionVector * coarse,
+    int scale, uint n)
+{
+  const int limit = 2 * GST_CL_MOTION_SEARCH_LIMIT;
+  uint i = get_global_id (0);
+  GstClMotionVector s, h, c;
+
+  if (i >= n)
+    return;
+  s = seed[i];
+  h.dx = (short) clamp (s.dx * scale, -limit, limit);
+  h.dy = (short) clamp (s.dy * scale, -limit, limit);
+  h.sad = 0;
+  /* half-pel units to level-1 samples, to the nearest */
+  c.dx = (short) ((h.dx + 2) >> 2);
+  c.dy = (short) ((h.dy + 2) >> 2);
+  c.sad = 0;
+  history[i] = h;
+  coarse[i] = c;
+}
+#endif
+
 #endif /* LEVEL */
 
 /* ---- GPU layout ---- */

@@ -547,36 +547,27 @@ search_step (const RefPlane * cur, const RefPlane * ref, gint level,
   return f;
 }
 
-void
-ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
-    gint bs, gint range, gint subpel, gint effort, guint price,
-    const GstClMotionVector * history, GstClMotionVector * out)
+/* The passes at full resolution from the level-1 vectors @f1 */
+static void
+full_resolution (const RefPlane * cur, const RefPlane * ref, gint bs,
+    gint range, gint subpel, gint effort, guint price, const History * hist,
+    const Field * f1, GstClMotionVector * out)
 {
   static const gint squares[] = { 1, 3, 6 }, neighbours[] = { 0, 4, 4 };
-  History hist = { history, bs, (cur->width + bs - 1) / bs };
   gint sq = squares[effort], nn = neighbours[effort];
-  RefPlane c2 = decimate (cur, cur->width, cur->height, 2);
-  RefPlane r2 = decimate (ref, cur->width, cur->height, 2);
-  gint gx, gy, i;
-  Field f2, f1, p1, p2;
+  gint i;
+  Field p1, p2;
 
-  global_motion (&c2, &r2, &gx, &gy);
-  g_free ((gpointer) c2.data);
-  g_free ((gpointer) r2.data);
-  f2 = search_step (cur, ref, 2, 1, 16, range, NULL, &hist, gx, gy, sq, nn,
-      price, FALSE);
-  f1 = search_step (cur, ref, 1, 1, 16, range, &f2, &hist, 0, 0, sq, nn,
-      price, FALSE);
-  p1 = search_step (cur, ref, 0, 1, bs, range, &f1, &hist, 0, 0, sq, nn,
+  p1 = search_step (cur, ref, 0, 1, bs, range, f1, hist, 0, 0, sq, nn,
       price, FALSE);
   /* effort 2: a second propagation first */
   if (effort == 2) {
-    Field p = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0, sq,
+    Field p = search_step (cur, ref, 0, 2, bs, range, &p1, hist, 0, 0, sq,
         nn, price, FALSE);
     field_free (&p1);
     p1 = p;
   }
-  p2 = search_step (cur, ref, 0, 2, bs, range, &p1, &hist, 0, 0, sq, nn,
+  p2 = search_step (cur, ref, 0, 2, bs, range, &p1, hist, 0, 0, sq, nn,
       price, subpel == REF_SUBPEL_SATD);
 
   for (i = 0; i < p2.gx * p2.gy; i++) {
@@ -589,8 +580,65 @@ ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
           MIN (bs, cur->height - y0), p2.dx[i], p2.dy[i], subpel,
           &out[i]);
   }
-  field_free (&f2);
-  field_free (&f1);
   field_free (&p1);
   field_free (&p2);
+}
+
+void
+ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
+    gint bs, gint range, gint subpel, gint effort, guint price,
+    const GstClMotionVector * history, GstClMotionVector * out)
+{
+  static const gint squares[] = { 1, 3, 6 }, neighbours[] = { 0, 4, 4 };
+  History hist = { history, bs, (cur->width + bs - 1) / bs };
+  gint sq = squares[effort], nn = neighbours[effort];
+  RefPlane c2 = decimate (cur, cur->width, cur->height, 2);
+  RefPlane r2 = decimate (ref, cur->width, cur->height, 2);
+  gint gx, gy;
+  Field f2, f1;
+
+  global_motion (&c2, &r2, &gx, &gy);
+  g_free ((gpointer) c2.data);
+  g_free ((gpointer) r2.data);
+  f2 = search_step (cur, ref, 2, 1, 16, range, NULL, &hist, gx, gy, sq, nn,
+      price, FALSE);
+  f1 = search_step (cur, ref, 1, 1, 16, range, &f2, &hist, 0, 0, sq, nn,
+      price, FALSE);
+  full_resolution (cur, ref, bs, range, subpel, effort, price, &hist, &f1,
+      out);
+  field_free (&f2);
+  field_free (&f1);
+}
+
+/* floor (@v / 4) */
+static gint
+floor_quarter (gint v)
+{
+  return v >= 0 ? v / 4 : -((-v + 3) / 4);
+}
+
+void
+ref_motion_search_seeded (const RefPlane * cur, const RefPlane * ref,
+    gint range, gint subpel, gint effort, guint price,
+    const GstClMotionVector * seed, gint scale, GstClMotionVector * out)
+{
+  const gint limit = 2 * GST_CL_MOTION_SEARCH_LIMIT;
+  Field f1 = field_new (cur->width, cur->height, 16);
+  GstClMotionVector *scaled = g_new (GstClMotionVector, f1.gx * f1.gy);
+  History hist = { scaled, 16, f1.gx };
+  gint i;
+
+  for (i = 0; i < f1.gx * f1.gy; i++) {
+    scaled[i].dx = CLAMP (seed[i].dx * scale, -limit, limit);
+    scaled[i].dy = CLAMP (seed[i].dy * scale, -limit, limit);
+    scaled[i].sad = 0;
+    /* level-1 samples, to the nearest (half rounded up) */
+    f1.dx[i] = floor_quarter (scaled[i].dx + 2);
+    f1.dy[i] = floor_quarter (scaled[i].dy + 2);
+    f1.sad[i] = 0;
+  }
+  full_resolution (cur, ref, 16, range, subpel, effort, price, &hist, &f1,
+      out);
+  field_free (&f1);
+  g_free (scaled);
 }

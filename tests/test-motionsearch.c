@@ -487,6 +487,139 @@ GST_START_TEST (test_search_hierarchical)
 
 GST_END_TEST;
 
+/* The search from seed vectors (gst_cl_motion_search_run_seeded) against
+ * its C reference: sizes of hier_sizes, every content, panned, each
+ * effort, with and without half-pel refinement (by SAD and by SATD) and
+ * a price; seeds the pan's vectors divided by the scale, then with noise,
+ * then far past the search's limit once scaled (clamped), at scales 1, 2,
+ * 3 and -2. Where the seed is the pan, every block whose prediction lies
+ * inside the picture finds it exactly, far outside the window. */
+GST_START_TEST (test_search_seeded)
+{
+  static const gint scales[] = { 1, 2, 3, -2 };
+  static const GstClMotionEffort efforts[] = { GST_CL_MOTION_EFFORT_LOW,
+    GST_CL_MOTION_EFFORT_MEDIUM, GST_CL_MOTION_EFFORT_HIGH
+  };
+  GstClContext *ctx = test_get_shared_context ();
+  gint w = hier_sizes[__i__].w, h = hier_sizes[__i__].h;
+  gboolean large = w > 1000;
+  guint32 rng = test_seed ("seeded", w * 7 + h);
+  GstVideoInfo info;
+  guint c, bx, by, n, i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  bx = (w + 15) / 16;
+  by = (h + 15) / 16;
+  n = bx * by;
+  for (c = 0; c < 3 * G_N_ELEMENTS (scales) * N_CONTENTS; c++) {
+    Content content = c % N_CONTENTS;
+    gint scale = scales[c / N_CONTENTS % G_N_ELEMENTS (scales)];
+    guint kind = c / N_CONTENTS / G_N_ELEMENTS (scales);
+    GstClMotionEffort effort = efforts[c % G_N_ELEMENTS (efforts)];
+    gint subpel = c % 4 == 3 ? REF_SUBPEL_NONE : c % 2 ? REF_SUBPEL_SAD :
+        REF_SUBPEL_SATD;
+    guint price = c % 5 == 1 ? 40 : 0;
+    /* a pan of whole samples the scale divides, past a window of 16 */
+    gint px = 6 * scale * (c % 2 ? 3 : -2), py = 6 * scale * (c % 3 - 1);
+    GstClMotionSearchParams params = { 16, 16, subpel != REF_SUBPEL_NONE,
+      0, 0.0, GST_CL_MOTION_METHOD_HIERARCHICAL
+    };
+    GstClMotionVector *seed = g_new (GstClMotionVector, n);
+    GstClMotionVector *got = g_new (GstClMotionVector, n), *exp;
+    GstBuffer *fref, *fcur;
+    Planes pref, pcur;
+    GstClPlane cl_cur, cl_ref;
+    GstClMotionSearch *ms;
+    GError *error = NULL;
+    cl_mem seed_mem, vectors;
+    cl_int ret;
+    gchar *desc;
+
+    /* on the largest picture a third of the cases */
+    if (large && c % 3 != 0)
+      continue;
+    desc = g_strdup_printf ("%dx%d %s, pan (%d,%d), %s seed times %d, "
+        "effort %d, half-pel %d, price %u", w, h, content_names[content], px,
+        py, kind == 0 ? "the pan's" : kind == 1 ? "a noisy" : "an extreme",
+        scale, effort, subpel, price);
+    for (i = 0; i < n; i++) {
+      gint nx = (gint) (test_rng_next (&rng) % 7) - 3;
+      gint ny = (gint) (test_rng_next (&rng) % 7) - 3;
+      seed[i].dx = 2 * px / scale + (kind ? nx : 0);
+      seed[i].dy = 2 * py / scale + (kind ? ny : 0);
+      if (kind == 2) {
+        seed[i].dx = i % 2 ? G_MAXINT16 / 4 : -G_MAXINT16 / 4 + nx;
+        seed[i].dy = i % 3 ? 700 + ny : -700;
+      }
+      seed[i].sad = test_rng_next (&rng);
+    }
+    fref = make_frame (&info, content, 0, 0, &rng);
+    fcur = make_frame (&info, content, px, py, &rng);
+    planes_get (&pref, &info, fref);
+    planes_get (&pcur, &info, fcur);
+    upload_luma (&pcur, 3, 5, &cl_cur);
+    upload_luma (&pref, 64, 19, &cl_ref);
+    seed_mem = clCreateBuffer (ctx->context, CL_MEM_READ_ONLY |
+        CL_MEM_COPY_HOST_PTR, n * sizeof (GstClMotionVector), seed, &ret);
+    fail_unless (ret == CL_SUCCESS);
+    vectors = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE,
+        n * sizeof (GstClMotionVector), NULL, &ret);
+    fail_unless (ret == CL_SUCCESS);
+
+    ms = gst_cl_motion_search_new (ctx, &params, &error);
+    fail_unless (ms != NULL, "%s: %s", desc, error ? error->message : "?");
+    gst_cl_motion_search_set_effort (ms, effort);
+    gst_cl_motion_search_set_subpel_satd (ms, subpel == REF_SUBPEL_SATD);
+    gst_cl_motion_search_set_vector_price (ms, price);
+    fail_unless (gst_cl_motion_search_run_seeded (ms, &cl_cur, &cl_ref,
+            seed_mem, scale, vectors, &error), "%s: %s", desc,
+        error ? error->message : "?");
+    ret = clEnqueueReadBuffer (ctx->queue, vectors, CL_TRUE, 0,
+        n * sizeof (GstClMotionVector), got, 0, NULL, NULL);
+    fail_unless (ret == CL_SUCCESS, "clEnqueueReadBuffer: %s",
+        gst_cl_error_name (ret));
+    {
+      RefPlane rc = ref_plane (&pcur, 0), rr = ref_plane (&pref, 0);
+      exp = g_new (GstClMotionVector, n);
+      ref_motion_search_seeded (&rc, &rr, 16, subpel, effort, price, seed,
+          scale, exp);
+    }
+    compare_vectors (got, exp, bx, n, desc);
+    if (kind == 0 && content != CONTENT_RANDOM) {
+      guint checked = 0, b;
+      for (b = 0; b < n; b++) {
+        gint x0 = b % bx * 16, y0 = b / bx * 16;
+        if (x0 + px < 0 || y0 + py < 0 || x0 + px + MIN (16, w - x0) > w ||
+            y0 + py + MIN (16, h - y0) > h)
+          continue;
+        checked++;
+        /* (black and white cells may match exactly elsewhere too) */
+        fail_unless (got[b].sad == 0 && (content == CONTENT_BINARY ||
+                (got[b].dx == 2 * px && got[b].dy == 2 * py)),
+            "%s: block %u (%d,%d) SAD %u", desc, b, got[b].dx, got[b].dy,
+            got[b].sad);
+      }
+      fail_unless (w < 600 || checked > n / 2, "%s: %u blocks checked",
+          desc, checked);
+    }
+    gst_cl_motion_search_free (ms);
+    clReleaseMemObject (seed_mem);
+    clReleaseMemObject (vectors);
+    clReleaseMemObject (cl_cur.mem);
+    clReleaseMemObject (cl_ref.mem);
+    planes_clear (&pref);
+    planes_clear (&pcur);
+    gst_buffer_unref (fref);
+    gst_buffer_unref (fcur);
+    g_free (seed);
+    g_free (got);
+    g_free (exp);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
 /* The hierarchical search over the widest and the narrowest windows. */
 GST_START_TEST (test_search_hierarchical_wide)
 {
@@ -1404,6 +1537,8 @@ motionsearch_suite (void)
   tcase_add_loop_test (tc, test_search_hierarchical, 0,
       G_N_ELEMENTS (hier_sizes));
   tcase_add_loop_test (tc, test_search_hierarchical_wide, 0, 6);
+  tcase_add_loop_test (tc, test_search_seeded, 0,
+      G_N_ELEMENTS (hier_sizes));
   tcase_add_loop_test (tc, test_search_hierarchical_effort, 0,
       G_N_ELEMENTS (hier_sizes));
   tcase_add_loop_test (tc, test_search_hierarchical_priced, 0,

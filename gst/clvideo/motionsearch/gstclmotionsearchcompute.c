@@ -808,27 +808,15 @@ gst_cl_motion_search_forget (GstClMotionSearch * ms)
   ms->history_valid = FALSE;
 }
 
-/* Decimates both pictures, finds their global motion, then level 2,
- * level 1, and the two (three) passes at full resolution, each step's
- * vectors in the buffer the next reads. */
+/* The passes at full resolution, from the level-1 vectors in
+ * ms->steps[1]: the first, the propagation (two at
+ * GST_CL_MOTION_EFFORT_HIGH), the half-pel refinement; into @vectors and
+ * the history. */
 static gboolean
-run_hierarchical (GstClMotionSearch * ms, const GstClPlane * cur,
+run_full_resolution (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, cl_mem vectors, GError ** error)
 {
-  GstClPlane c1, r1, c2, r2;
-
-  if (!ensure_pyramid (ms, cur->width, cur->height, error) ||
-      !decimate (ms, cur, FALSE, error) || !decimate (ms, ref, TRUE, error))
-    return FALSE;
-  level_plane (ms, 1, FALSE, &c1);
-  level_plane (ms, 1, TRUE, &r1);
-  level_plane (ms, 2, FALSE, &c2);
-  level_plane (ms, 2, TRUE, &r2);
-  if (!global_motion (ms, &c2, &r2, error) ||
-      !search_level (ms, 2, 1, &c2, &r2, ms->steps[1], ms->steps[0], error)
-      || !search_level (ms, 1, 1, &c1, &r1, ms->steps[0], ms->steps[1],
-          error) || !search_level (ms, 0, 1, cur, ref, ms->steps[1],
-          ms->steps[0], error))
+  if (!search_level (ms, 0, 1, cur, ref, ms->steps[1], ms->steps[0], error))
     return FALSE;
   /* a second propagation reaches two blocks */
   if (ms->effort == GST_CL_MOTION_EFFORT_HIGH) {
@@ -851,6 +839,28 @@ run_hierarchical (GstClMotionSearch * ms, const GstClPlane * cur,
   return save_history (ms, vectors, error);
 }
 
+/* Decimates both pictures, finds their global motion, then level 2,
+ * level 1, and the passes at full resolution, each step's vectors in the
+ * buffer the next reads. */
+static gboolean
+run_hierarchical (GstClMotionSearch * ms, const GstClPlane * cur,
+    const GstClPlane * ref, cl_mem vectors, GError ** error)
+{
+  GstClPlane c1, r1, c2, r2;
+
+  if (!ensure_pyramid (ms, cur->width, cur->height, error) ||
+      !decimate (ms, cur, FALSE, error) || !decimate (ms, ref, TRUE, error))
+    return FALSE;
+  level_plane (ms, 1, FALSE, &c1);
+  level_plane (ms, 1, TRUE, &r1);
+  level_plane (ms, 2, FALSE, &c2);
+  level_plane (ms, 2, TRUE, &r2);
+  return global_motion (ms, &c2, &r2, error) &&
+      search_level (ms, 2, 1, &c2, &r2, ms->steps[1], ms->steps[0], error)
+      && search_level (ms, 1, 1, &c1, &r1, ms->steps[0], ms->steps[1], error)
+      && run_full_resolution (ms, cur, ref, vectors, error);
+}
+
 gboolean
 gst_cl_motion_search_run (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, cl_mem vectors, GError ** error)
@@ -869,4 +879,45 @@ gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
   if (ms->params.chroma_weight <= 0.0 || !cur_chroma || !ref_chroma)
     return run (ms, cur, ref, NULL, NULL, vectors, error);
   return run (ms, cur, ref, cur_chroma, ref_chroma, vectors, error);
+}
+
+gboolean
+gst_cl_motion_search_run_seeded (GstClMotionSearch * ms,
+    const GstClPlane * cur, const GstClPlane * ref, cl_mem seed, gint scale,
+    cl_mem vectors, GError ** error)
+{
+  cl_kernel kernel;
+  guint bx, by, arg = 0;
+  cl_uint n;
+  size_t global;
+
+  g_return_val_if_fail (ms && cur && ref && seed && vectors, FALSE);
+  g_return_val_if_fail (ms->params.method ==
+      GST_CL_MOTION_METHOD_HIERARCHICAL && ms->params.block_size == 16,
+      FALSE);
+  g_return_val_if_fail (cur->pixel_stride == 1 && ref->pixel_stride == 1,
+      FALSE);
+  g_return_val_if_fail (ref->width >= cur->width &&
+      ref->height >= cur->height, FALSE);
+  if (!plane_ok (cur, "current", error) || !plane_ok (ref, "reference",
+          error) || !ensure_pyramid (ms, cur->width, cur->height, error))
+    return FALSE;
+  kernel = level_kernel (ms, "motion_seed", 0, 1, error);
+  if (!kernel)
+    return FALSE;
+  gst_cl_motion_search_grid (ms, cur->width, cur->height, &bx, &by);
+  n = bx * by;
+  if (!gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &seed, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &ms->history,
+          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem),
+          &ms->steps[1], error) || !gst_cl_kernel_set_arg (kernel, &arg,
+          sizeof (cl_int), &scale, error) || !gst_cl_kernel_set_arg (kernel,
+          &arg, sizeof (cl_uint), &n, error))
+    return FALSE;
+  global = (n + 63) / 64 * 64;
+  if (!gst_cl_context_enqueue_kernel (ms->ctx, kernel,
+          GST_CL_MOTION_SEARCH_LABEL, 1, &global, NULL, error))
+    return FALSE;
+  ms->history_valid = TRUE;
+  return run_full_resolution (ms, cur, ref, vectors, error);
 }

@@ -110,6 +110,24 @@ gboolean gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
     const GstClPlane * cur_chroma, const GstClPlane * ref_chroma,
     cl_mem vectors, GError ** error);
 
+/**
+ * gst_cl_motion_search_run_seeded:
+ * @seed: vectors of another search on the same grid (an upstream
+ *   clmotionsearch's, between neighbouring frames), half-pel units
+ * @scale: what they are multiplied by: the frames between @cur and @ref
+ *   (negative where @ref comes later)
+ *
+ * As gst_cl_motion_search_run(), at full resolution only: instead of the
+ * levels above it, each block starts from the scaled seed vectors (its
+ * own, its neighbours') and zero, then takes the passes at full
+ * resolution of the effort set. Far cheaper than a whole search where
+ * the seed follows the motion. The hierarchical method with blocks of
+ * 16 only. The search's next run follows its vectors.
+ */
+gboolean gst_cl_motion_search_run_seeded (GstClMotionSearch * ms,
+    const GstClPlane * cur, const GstClPlane * ref, cl_mem seed,
+    gint scale, cl_mem vectors, GError ** error);
+
 /* The hierarchical method's effort from the next search on (the other
  * method ignores it). */
 void gst_cl_motion_search_set_effort (GstClMotionSearch * ms,

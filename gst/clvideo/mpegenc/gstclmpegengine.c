@@ -643,26 +643,6 @@ device_frame (GstClMpegEngine * e, GstBuffer * in, GstClFrame * clf,
       staged, clf, error);
 }
 
-/* Vectors of an upstream clmotionsearch, when they fit our grid. */
-static gboolean
-upstream_vectors (GstClMpegEngine * e, GstBuffer * in, Slot * s,
-    GError ** error)
-{
-  GstClMotionMeta *meta = gst_buffer_get_cl_motion_meta (in);
-  cl_int ret;
-
-  if (!meta || meta->context != e->ctx || meta->block_size != 16 ||
-      meta->blocks_x != e->mb_width || meta->blocks_y != e->mb_height)
-    return FALSE;
-  ret = clEnqueueCopyBuffer (e->ctx->queue, meta->vectors, s->vectors, 0,
-      0, (gsize) e->mb_width * e->mb_height * sizeof (GstClMotionVector),
-      0, NULL, NULL);
-  if (!gst_cl_check (ret, "clEnqueueCopyBuffer", error))
-    return FALSE;
-  GST_LOG_OBJECT (e->parent, "vectors from upstream");
-  return TRUE;
-}
-
 /* The largest f_code the stream may use: MPEG-1's (4 with constrained
  * parameters), or the level's vertical bound (below its horizontal one;
  * both components share one f_code) */
@@ -672,6 +652,54 @@ max_f_code (GstClMpegEngine * e)
   if (e->level)
     return MIN (e->level->max_f_code_v, 7);
   return e->seq.constrained ? 4 : 7;
+}
+
+/* The vectors an upstream clmotionsearch left on @in (between it and the
+ * frame before it), when they fit our grid; NULL otherwise */
+static cl_mem
+upstream_vectors (GstClMpegEngine * e, GstBuffer * in)
+{
+  GstClMotionMeta *meta = gst_buffer_get_cl_motion_meta (in);
+
+  if (!meta || meta->context != e->ctx || meta->block_size != 16 ||
+      meta->blocks_x != e->mb_width || meta->blocks_y != e->mb_height)
+    return NULL;
+  return meta->vectors;
+}
+
+/* The frames between the picture of @s and its reference @ref in display
+ * order, negative where the reference comes later (a B picture's
+ * backward one) */
+static gint
+frames_to (GstClMpegEngine * e, const Slot * s, guint ref)
+{
+  gint64 d = (gint64) s->display - (gint64) e->recon_display[ref];
+
+  return (gint) CLAMP (d, -G_MAXINT16, G_MAXINT16);
+}
+
+/* The vectors of the picture of @s towards reconstruction @ref, into
+ * @vectors, by @ms: its own search, or one from @seed (an upstream
+ * search's vectors a frame apart, scaled to the frames between) */
+static gboolean
+search_towards (GstClMpegEngine * e, GstClMotionSearch * ms, Slot * s,
+    guint ref, cl_mem seed, cl_mem vectors, GError ** error)
+{
+  GstClPlane cur, ref_plane;
+
+  gst_cl_mpeg_transform_plane (e->tr, s->cur, 0, &cur);
+  gst_cl_mpeg_transform_plane (e->tr, e->recon[ref], 0, &ref_plane);
+  if (seed && gst_cl_motion_search_get_params (ms)->method ==
+      GST_CL_MOTION_METHOD_HIERARCHICAL) {
+    GST_LOG_OBJECT (e->parent, "search from upstream vectors times %d",
+        frames_to (e, s, ref));
+    if (!gst_cl_motion_search_run_seeded (ms, &cur, &ref_plane, seed,
+            frames_to (e, s, ref), vectors, error))
+      return FALSE;
+  } else if (!gst_cl_motion_search_run (ms, &cur, &ref_plane, vectors, error))
+    return FALSE;
+  return gst_cl_mpeg_transform_fit_vectors (e->tr, vectors, max_f_code (e),
+      error);
 }
 
 /* The engine's motion searches that exist (P, then B forward and
@@ -729,21 +757,18 @@ set_search_cost (GstClMpegEngine * e, const Slot * s)
   }
 }
 
-/* The forward and backward vectors of the B picture of @s. */
+/* The forward and backward vectors of the B picture of @s (@seed: see
+ * search_towards) */
 static gboolean
-search_b (GstClMpegEngine * e, Slot * s, GError ** error)
+search_b (GstClMpegEngine * e, Slot * s, cl_mem seed, GError ** error)
 {
   const guint refs[2] = { s->ref, s->bwd };
   const cl_mem vectors[2] = { s->vectors, s->bvectors };
-  GstClPlane cur, ref;
   guint i;
 
-  gst_cl_mpeg_transform_plane (e->tr, s->cur, 0, &cur);
   for (i = 0; i < 2; i++) {
-    gst_cl_mpeg_transform_plane (e->tr, e->recon[refs[i]], 0, &ref);
-    if (!(e->ms_b[i] ? gst_cl_motion_search_run (e->ms_b[i], &cur, &ref,
-                vectors[i], error) && gst_cl_mpeg_transform_fit_vectors (e->tr,
-                vectors[i], max_f_code (e), error) :
+    if (!(e->ms_b[i] ? search_towards (e, e->ms_b[i], s, refs[i], seed,
+                vectors[i], error) :
             gst_cl_mpeg_transform_zero_vectors (e->tr, vectors[i], error)))
       return FALSE;
   }
@@ -755,7 +780,7 @@ static gboolean
 submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
 {
   GstBuffer *in = s->frame->input_buffer, *staged = NULL;
-  cl_mem borrowed;
+  cl_mem borrowed, seed;
   GstClFrame clf;
   gboolean ok;
 
@@ -773,21 +798,23 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
   if (!ok || INTRA (s))
     return ok;
   set_search_cost (e, s);
+  seed = upstream_vectors (e, in);
   if (s->type == GST_CL_MPEG_PICTURE_B)
-    return search_b (e, s, error);
-  /* (upstream's vectors are a frame apart, a P picture's are not with B
-   * pictures) */
-  if (e->b_frames == 0 && upstream_vectors (e, in, s, error))
+    return search_b (e, s, seed, error);
+  /* upstream's vectors serve a P picture a frame after its reference as
+   * they are; a farther one (B pictures between) searches from them */
+  if (seed && s->distance == 1) {
+    cl_int ret = clEnqueueCopyBuffer (e->ctx->queue, seed, s->vectors, 0, 0,
+        (gsize) e->mb_width * e->mb_height * sizeof (GstClMotionVector), 0,
+        NULL, NULL);
+    if (!gst_cl_check (ret, "clEnqueueCopyBuffer", error))
+      return FALSE;
+    GST_LOG_OBJECT (e->parent, "vectors from upstream");
     return gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors,
         max_f_code (e), error);
-  if (e->ms) {
-    GstClPlane cur, ref;
-    gst_cl_mpeg_transform_plane (e->tr, s->cur, 0, &cur);
-    gst_cl_mpeg_transform_plane (e->tr, e->recon[s->ref], 0, &ref);
-    return gst_cl_motion_search_run (e->ms, &cur, &ref, s->vectors, error)
-        && gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors,
-        max_f_code (e), error);
   }
+  if (e->ms)
+    return search_towards (e, e->ms, s, s->ref, seed, s->vectors, error);
   return gst_cl_mpeg_transform_zero_vectors (e->tr, s->vectors, error);
 }
 
