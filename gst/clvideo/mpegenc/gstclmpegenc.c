@@ -1755,10 +1755,12 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           DEFAULT_SUBPEL, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_MOTION_METHOD,
       g_param_spec_enum ("motion-method", "Motion search method",
-          "How the motion search looks, when no upstream vectors come: "
-          "hierarchical (coarse to fine, following motion past the window, "
-          "many times faster on CPUs), full (every displacement of the "
-          "window), or auto (hierarchical)", GST_TYPE_CL_MOTION_METHOD,
+          "How the motion search looks: hierarchical (coarse to fine, "
+          "following motion past the window, many times faster on CPUs; "
+          "at full resolution only from an upstream clmotionsearch's "
+          "vectors), full (every displacement of the window; upstream "
+          "vectors taken as they are a frame apart), or auto "
+          "(hierarchical)", GST_TYPE_CL_MOTION_METHOD,
           DEFAULT_MOTION_METHOD, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_RDO,
       g_param_spec_boolean ("rdo", "Rate-distortion optimisation",

@@ -678,9 +678,19 @@ frames_to (GstClMpegEngine * e, const Slot * s, guint ref)
   return (gint) CLAMP (d, -G_MAXINT16, G_MAXINT16);
 }
 
+/* Whether @ms can start from an upstream search's vectors */
+static gboolean
+searches_from_seed (GstClMotionSearch * ms)
+{
+  return gst_cl_motion_search_get_params (ms)->method ==
+      GST_CL_MOTION_METHOD_HIERARCHICAL;
+}
+
 /* The vectors of the picture of @s towards reconstruction @ref, into
- * @vectors, by @ms: its own search, or one from @seed (an upstream
- * search's vectors a frame apart, scaled to the frames between) */
+ * @vectors, by @ms: from @seed (an upstream search's vectors a frame
+ * apart, scaled to the frames between) where it can (at full resolution
+ * only, against the reconstruction, the vectors priced as the encoder
+ * prices them), else its own whole search */
 static gboolean
 search_towards (GstClMpegEngine * e, GstClMotionSearch * ms, Slot * s,
     guint ref, cl_mem seed, cl_mem vectors, GError ** error)
@@ -689,8 +699,7 @@ search_towards (GstClMpegEngine * e, GstClMotionSearch * ms, Slot * s,
 
   gst_cl_mpeg_transform_plane (e->tr, s->cur, 0, &cur);
   gst_cl_mpeg_transform_plane (e->tr, e->recon[ref], 0, &ref_plane);
-  if (seed && gst_cl_motion_search_get_params (ms)->method ==
-      GST_CL_MOTION_METHOD_HIERARCHICAL) {
+  if (seed && searches_from_seed (ms)) {
     GST_LOG_OBJECT (e->parent, "search from upstream vectors times %d",
         frames_to (e, s, ref));
     if (!gst_cl_motion_search_run_seeded (ms, &cur, &ref_plane, seed,
@@ -801,9 +810,9 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
   seed = upstream_vectors (e, in);
   if (s->type == GST_CL_MPEG_PICTURE_B)
     return search_b (e, s, seed, error);
-  /* upstream's vectors serve a P picture a frame after its reference as
-   * they are; a farther one (B pictures between) searches from them */
-  if (seed && s->distance == 1) {
+  /* upstream's vectors serve as they are only where the search cannot
+   * start from them (none, or the full method), a frame apart */
+  if (seed && s->distance == 1 && !(e->ms && searches_from_seed (e->ms))) {
     cl_int ret = clEnqueueCopyBuffer (e->ctx->queue, seed, s->vectors, 0, 0,
         (gsize) e->mb_width * e->mb_height * sizeof (GstClMotionVector), 0,
         NULL, NULL);
