@@ -620,7 +620,8 @@ floor_quarter (gint v)
 void
 ref_motion_search_seeded (const RefPlane * cur, const RefPlane * ref,
     gint range, gint subpel, gint effort, guint price,
-    const GstClMotionVector * seed, gint scale, GstClMotionVector * out)
+    const GstClMotionVector * seed, gint scale, gboolean whole,
+    GstClMotionVector * out)
 {
   const gint limit = 2 * GST_CL_MOTION_SEARCH_LIMIT;
   Field f1 = field_new (cur->width, cur->height, 16);
@@ -637,8 +638,12 @@ ref_motion_search_seeded (const RefPlane * cur, const RefPlane * ref,
     f1.dy[i] = floor_quarter (scaled[i].dy + 2);
     f1.sad[i] = 0;
   }
-  full_resolution (cur, ref, 16, range, subpel, effort, price, &hist, &f1,
-      out);
+  if (whole)
+    ref_motion_search_hierarchical (cur, ref, 16, range, subpel, effort,
+        price, scaled, out);
+  else
+    full_resolution (cur, ref, 16, range, subpel, effort, price, &hist, &f1,
+        out);
   field_free (&f1);
   g_free (scaled);
 }

@@ -75,14 +75,16 @@ void ref_motion_search_hierarchical (const RefPlane * cur,
     const RefPlane * ref, gint bs, gint range, gint subpel, gint effort,
     guint price, const GstClMotionVector * history, GstClMotionVector * out);
 
-/* The search at full resolution alone, blocks of 16, as
+/* The search from seed vectors, blocks of 16, as
  * gst_cl_motion_search_run_seeded(): the vectors @seed (half-pel units)
  * times @scale, each component within 2 GST_CL_MOTION_SEARCH_LIMIT, are
- * the previous search's (@history above), and rounded to the nearest
- * level-1 sample (half up) the level-1 vectors; then the passes at full
- * resolution of ref_motion_search_hierarchical(). */
+ * the previous search's (@history above); with @whole, then
+ * ref_motion_search_hierarchical(); without, those rounded to the
+ * nearest level-1 sample (half up) are the level-1 vectors, and the
+ * passes at full resolution of ref_motion_search_hierarchical() follow. */
 void ref_motion_search_seeded (const RefPlane * cur, const RefPlane * ref,
     gint range, gint subpel, gint effort, guint price,
-    const GstClMotionVector * seed, gint scale, GstClMotionVector * out);
+    const GstClMotionVector * seed, gint scale, gboolean whole,
+    GstClMotionVector * out);
 
 G_END_DECLS

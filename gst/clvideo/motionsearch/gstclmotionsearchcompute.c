@@ -884,7 +884,7 @@ gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
 gboolean
 gst_cl_motion_search_run_seeded (GstClMotionSearch * ms,
     const GstClPlane * cur, const GstClPlane * ref, cl_mem seed, gint scale,
-    cl_mem vectors, GError ** error)
+    gboolean whole, cl_mem vectors, GError ** error)
 {
   cl_kernel kernel;
   guint bx, by, arg = 0;
@@ -919,5 +919,6 @@ gst_cl_motion_search_run_seeded (GstClMotionSearch * ms,
           GST_CL_MOTION_SEARCH_LABEL, 1, &global, NULL, error))
     return FALSE;
   ms->history_valid = TRUE;
-  return run_full_resolution (ms, cur, ref, vectors, error);
+  return whole ? run_hierarchical (ms, cur, ref, vectors, error) :
+      run_full_resolution (ms, cur, ref, vectors, error);
 }

@@ -116,17 +116,22 @@ gboolean gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
  *   clmotionsearch's, between neighbouring frames), half-pel units
  * @scale: what they are multiplied by: the frames between @cur and @ref
  *   (negative where @ref comes later)
+ * @whole: the whole search, or full resolution only
  *
- * As gst_cl_motion_search_run(), at full resolution only: instead of the
- * levels above it, each block starts from the scaled seed vectors (its
- * own, its neighbours') and zero, then takes the passes at full
- * resolution of the effort set. Far cheaper than a whole search where
- * the seed follows the motion. The hierarchical method with blocks of
- * 16 only. The search's next run follows its vectors.
+ * As gst_cl_motion_search_run(), the hierarchical method with blocks of
+ * 16 only, the scaled seed vectors (each component within twice
+ * GST_CL_MOTION_SEARCH_LIMIT) taking the place of the last search's
+ * vectors, which the search follows. With @whole, the whole search
+ * around them. Without, at full resolution only: instead of the levels
+ * above it, each block starts from the scaled seed (its own, its
+ * neighbours', rounded to even samples as level 1 gives them, and its
+ * own as it is) and zero, then takes the passes at full resolution of
+ * the effort set; where the seed follows the motion (neighbouring
+ * frames) as good as the whole search, and cheaper.
  */
 gboolean gst_cl_motion_search_run_seeded (GstClMotionSearch * ms,
     const GstClPlane * cur, const GstClPlane * ref, cl_mem seed,
-    gint scale, cl_mem vectors, GError ** error);
+    gint scale, gboolean whole, cl_mem vectors, GError ** error);
 
 /* The hierarchical method's effort from the next search on (the other
  * method ignores it). */
