@@ -1566,17 +1566,20 @@ motion_search_level (global const uchar * cur, global const uchar * ref,
 
 
 #if LEVEL == 0 && PASS == 1
-/* A search at full resolution only, seeded by the vectors @seed of
- * another (half-pel units, the same grid of 16 x 16 blocks; an upstream
- * search between neighbouring frames) times @scale (the frames between
- * the pictures searched, negative towards a later one): into @history,
- * whose vectors the first pass takes as its temporal predictors, and into
- * @coarse, its level-1 vectors (half the samples), whose vector and
- * neighbours it takes as its others. Each within the search's limit. */
+/* A search seeded by the vectors @seed of another (half-pel units, the
+ * same grid of 16 x 16 blocks; an upstream search between neighbouring
+ * frames, or a picture's further apart) times @num / @den (@den > 0;
+ * the frames between the pictures searched over those between the
+ * seed's, negative towards a later one), rounded to the nearest (halves
+ * away from zero): into @history, whose vectors the search follows (the
+ * first pass at full resolution takes them as its temporal predictors),
+ * and into @coarse, level-1 vectors (half the samples, halves rounded
+ * up), whose vector and neighbours a search at full resolution only
+ * takes as its others. Each within the search's limit. */
 kernel void
 motion_seed (global const GstClMotionVector * seed,
     global GstClMotionVector * history, global GstClMotionVector * coarse,
-    int scale, uint n)
+    int num, int den, uint n)
 {
   const int limit = 2 * GST_CL_MOTION_SEARCH_LIMIT;
   uint i = get_global_id (0);
@@ -1585,8 +1588,11 @@ motion_seed (global const GstClMotionVector * seed,
   if (i >= n)
     return;
   s = seed[i];
-  h.dx = (short) clamp (s.dx * scale, -limit, limit);
-  h.dy = (short) clamp (s.dy * scale, -limit, limit);
+  int x = s.dx * num, y = s.dy * num;
+  x = (x + (x < 0 ? -(den / 2) : den / 2)) / den;
+  y = (y + (y < 0 ? -(den / 2) : den / 2)) / den;
+  h.dx = (short) clamp (x, -limit, limit);
+  h.dy = (short) clamp (y, -limit, limit);
   h.sad = 0;
   /* half-pel units to level-1 samples, to the nearest */
   c.dx = (short) ((h.dx + 2) >> 2);

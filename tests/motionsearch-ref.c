@@ -610,6 +610,14 @@ ref_motion_search_hierarchical (const RefPlane * cur, const RefPlane * ref,
   field_free (&f1);
 }
 
+/* @v @num / @den to the nearest integer, halves away from zero */
+static gint
+scale_rounded (gint v, gint num, gint den)
+{
+  gint x = v * num;
+  return (x + (x < 0 ? -(den / 2) : den / 2)) / den;
+}
+
 /* floor (@v / 4) */
 static gint
 floor_quarter (gint v)
@@ -620,7 +628,7 @@ floor_quarter (gint v)
 void
 ref_motion_search_seeded (const RefPlane * cur, const RefPlane * ref,
     gint range, gint subpel, gint effort, guint price,
-    const GstClMotionVector * seed, gint scale, gboolean whole,
+    const GstClMotionVector * seed, gint num, gint den, gboolean whole,
     GstClMotionVector * out)
 {
   const gint limit = 2 * GST_CL_MOTION_SEARCH_LIMIT;
@@ -630,8 +638,10 @@ ref_motion_search_seeded (const RefPlane * cur, const RefPlane * ref,
   gint i;
 
   for (i = 0; i < f1.gx * f1.gy; i++) {
-    scaled[i].dx = CLAMP (seed[i].dx * scale, -limit, limit);
-    scaled[i].dy = CLAMP (seed[i].dy * scale, -limit, limit);
+    scaled[i].dx = CLAMP (scale_rounded (seed[i].dx, num, den), -limit,
+        limit);
+    scaled[i].dy = CLAMP (scale_rounded (seed[i].dy, num, den), -limit,
+        limit);
     scaled[i].sad = 0;
     /* level-1 samples, to the nearest (half rounded up) */
     f1.dx[i] = floor_quarter (scaled[i].dx + 2);

@@ -77,14 +77,15 @@ void ref_motion_search_hierarchical (const RefPlane * cur,
 
 /* The search from seed vectors, blocks of 16, as
  * gst_cl_motion_search_run_seeded(): the vectors @seed (half-pel units)
- * times @scale, each component within 2 GST_CL_MOTION_SEARCH_LIMIT, are
+ * times @num / @den (to the nearest, halves away from zero), each
+ * component within 2 GST_CL_MOTION_SEARCH_LIMIT, are
  * the previous search's (@history above); with @whole, then
  * ref_motion_search_hierarchical(); without, those rounded to the
  * nearest level-1 sample (half up) are the level-1 vectors, and the
  * passes at full resolution of ref_motion_search_hierarchical() follow. */
 void ref_motion_search_seeded (const RefPlane * cur, const RefPlane * ref,
     gint range, gint subpel, gint effort, guint price,
-    const GstClMotionVector * seed, gint scale, gboolean whole,
+    const GstClMotionVector * seed, gint num, gint den, gboolean whole,
     GstClMotionVector * out);
 
 G_END_DECLS

@@ -492,12 +492,15 @@ GST_END_TEST;
  * effort, with and without half-pel refinement (by SAD and by SATD) and
  * a price, whole or at full resolution only; seeds the pan's vectors
  * divided by the scale, then with noise, then far past the search's limit
- * once scaled (clamped), at scales 1, 2, 3 and -2. Where the seed is the
+ * once scaled (clamped), at scales 1, 2, 3, -2, 2/3 and -1/3 (rounded to
+ * the nearest half-pel, halves away from zero). Where the seed is the
  * pan, at full resolution only, every block whose prediction lies inside
  * the picture finds it exactly, far outside the window. */
 GST_START_TEST (test_search_seeded)
 {
-  static const gint scales[] = { 1, 2, 3, -2 };
+  static const gint scales[][2] = { {1, 1}, {2, 1}, {3, 1}, {-2, 1},
+  {2, 3}, {-1, 3}
+  };
   static const GstClMotionEffort efforts[] = { GST_CL_MOTION_EFFORT_LOW,
     GST_CL_MOTION_EFFORT_MEDIUM, GST_CL_MOTION_EFFORT_HIGH
   };
@@ -514,15 +517,18 @@ GST_START_TEST (test_search_seeded)
   n = bx * by;
   for (c = 0; c < 3 * G_N_ELEMENTS (scales) * N_CONTENTS; c++) {
     Content content = c % N_CONTENTS;
-    gint scale = scales[c / N_CONTENTS % G_N_ELEMENTS (scales)];
+    gint num = scales[c / N_CONTENTS % G_N_ELEMENTS (scales)][0];
+    gint den = scales[c / N_CONTENTS % G_N_ELEMENTS (scales)][1];
     guint kind = c / N_CONTENTS / G_N_ELEMENTS (scales);
     GstClMotionEffort effort = efforts[c % G_N_ELEMENTS (efforts)];
     gint subpel = c % 4 == 3 ? REF_SUBPEL_NONE : c % 2 ? REF_SUBPEL_SAD :
         REF_SUBPEL_SATD;
     guint price = c % 5 == 1 ? 40 : 0;
     gboolean whole = c % 7 < 3;
-    /* a pan of whole samples the scale divides, past a window of 16 */
-    gint px = 6 * scale * (c % 2 ? 3 : -2), py = 6 * scale * (c % 3 - 1);
+    /* a pan of whole samples that the seed times the scale gives
+     * exactly, past a window of 16 */
+    gint kx = c % 2 ? 3 : -2, ky = (gint) (c % 3) - 1;
+    gint px = 6 * num * kx, py = 6 * num * ky;
     GstClMotionSearchParams params = { 16, 16, subpel != REF_SUBPEL_NONE,
       0, 0.0, GST_CL_MOTION_METHOD_HIERARCHICAL
     };
@@ -540,15 +546,16 @@ GST_START_TEST (test_search_seeded)
     /* on the largest picture a third of the cases */
     if (large && c % 3 != 0)
       continue;
-    desc = g_strdup_printf ("%dx%d %s, pan (%d,%d), %s seed times %d, "
+    desc = g_strdup_printf ("%dx%d %s, pan (%d,%d), %s seed times %d/%d, "
         "effort %d, half-pel %d, price %u%s", w, h, content_names[content],
         px, py, kind == 0 ? "the pan's" : kind == 1 ? "a noisy" :
-        "an extreme", scale, effort, subpel, price, whole ? ", whole" : "");
+        "an extreme", num, den, effort, subpel, price,
+        whole ? ", whole" : "");
     for (i = 0; i < n; i++) {
       gint nx = (gint) (test_rng_next (&rng) % 7) - 3;
       gint ny = (gint) (test_rng_next (&rng) % 7) - 3;
-      seed[i].dx = 2 * px / scale + (kind ? nx : 0);
-      seed[i].dy = 2 * py / scale + (kind ? ny : 0);
+      seed[i].dx = 12 * den * kx + (kind ? nx : 0);
+      seed[i].dy = 12 * den * ky + (kind ? ny : 0);
       if (kind == 2) {
         seed[i].dx = i % 2 ? G_MAXINT16 / 4 : -G_MAXINT16 / 4 + nx;
         seed[i].dy = i % 3 ? 700 + ny : -700;
@@ -574,7 +581,7 @@ GST_START_TEST (test_search_seeded)
     gst_cl_motion_search_set_subpel_satd (ms, subpel == REF_SUBPEL_SATD);
     gst_cl_motion_search_set_vector_price (ms, price);
     fail_unless (gst_cl_motion_search_run_seeded (ms, &cl_cur, &cl_ref,
-            seed_mem, scale, whole, vectors, &error), "%s: %s", desc,
+            seed_mem, num, den, whole, vectors, &error), "%s: %s", desc,
         error ? error->message : "?");
     ret = clEnqueueReadBuffer (ctx->queue, vectors, CL_TRUE, 0,
         n * sizeof (GstClMotionVector), got, 0, NULL, NULL);
@@ -584,7 +591,7 @@ GST_START_TEST (test_search_seeded)
       RefPlane rc = ref_plane (&pcur, 0), rr = ref_plane (&pref, 0);
       exp = g_new (GstClMotionVector, n);
       ref_motion_search_seeded (&rc, &rr, 16, subpel, effort, price, seed,
-          scale, whole, exp);
+          num, den, whole, exp);
     }
     compare_vectors (got, exp, bx, n, desc);
     if (kind == 0 && content != CONTENT_RANDOM && !whole) {

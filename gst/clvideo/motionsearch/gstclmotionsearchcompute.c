@@ -883,8 +883,8 @@ gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
 
 gboolean
 gst_cl_motion_search_run_seeded (GstClMotionSearch * ms,
-    const GstClPlane * cur, const GstClPlane * ref, cl_mem seed, gint scale,
-    gboolean whole, cl_mem vectors, GError ** error)
+    const GstClPlane * cur, const GstClPlane * ref, cl_mem seed, gint num,
+    gint den, gboolean whole, cl_mem vectors, GError ** error)
 {
   cl_kernel kernel;
   guint bx, by, arg = 0;
@@ -892,6 +892,7 @@ gst_cl_motion_search_run_seeded (GstClMotionSearch * ms,
   size_t global;
 
   g_return_val_if_fail (ms && cur && ref && seed && vectors, FALSE);
+  g_return_val_if_fail (den > 0, FALSE);
   g_return_val_if_fail (ms->params.method ==
       GST_CL_MOTION_METHOD_HIERARCHICAL && ms->params.block_size == 16,
       FALSE);
@@ -911,8 +912,9 @@ gst_cl_motion_search_run_seeded (GstClMotionSearch * ms,
       !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &ms->history,
           error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem),
           &ms->steps[1], error) || !gst_cl_kernel_set_arg (kernel, &arg,
-          sizeof (cl_int), &scale, error) || !gst_cl_kernel_set_arg (kernel,
-          &arg, sizeof (cl_uint), &n, error))
+          sizeof (cl_int), &num, error) || !gst_cl_kernel_set_arg (kernel,
+          &arg, sizeof (cl_int), &den, error) ||
+      !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_uint), &n, error))
     return FALSE;
   global = (n + 63) / 64 * 64;
   if (!gst_cl_context_enqueue_kernel (ms->ctx, kernel,

@@ -113,13 +113,17 @@ gboolean gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
 /**
  * gst_cl_motion_search_run_seeded:
  * @seed: vectors of another search on the same grid (an upstream
- *   clmotionsearch's, between neighbouring frames), half-pel units
- * @scale: what they are multiplied by: the frames between @cur and @ref
- *   (negative where @ref comes later)
+ *   clmotionsearch's, between neighbouring frames, or a picture's
+ *   further apart), half-pel units
+ * @num: with @den, what they are multiplied by: the frames between @cur
+ *   and @ref (negative where @ref comes later) over those between the
+ *   seed's pictures
+ * @den: above 0
  * @whole: the whole search, or full resolution only
  *
  * As gst_cl_motion_search_run(), the hierarchical method with blocks of
- * 16 only, the scaled seed vectors (each component within twice
+ * 16 only, the scaled seed vectors (to the nearest half-pel, halves
+ * away from zero; each component within twice
  * GST_CL_MOTION_SEARCH_LIMIT) taking the place of the last search's
  * vectors, which the search follows. With @whole, the whole search
  * around them. Without, at full resolution only: instead of the levels
@@ -131,7 +135,7 @@ gboolean gst_cl_motion_search_run_with_chroma (GstClMotionSearch * ms,
  */
 gboolean gst_cl_motion_search_run_seeded (GstClMotionSearch * ms,
     const GstClPlane * cur, const GstClPlane * ref, cl_mem seed,
-    gint scale, gboolean whole, cl_mem vectors, GError ** error);
+    gint num, gint den, gboolean whole, cl_mem vectors, GError ** error);
 
 /* The hierarchical method's effort from the next search on (the other
  * method ignores it). */

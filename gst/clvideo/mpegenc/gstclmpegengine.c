@@ -165,6 +165,11 @@ struct _GstClMpegEngine
   /* the place in display order of the frame of each reconstruction */
   guint64 recon_display[4];
   cl_mem zero_vectors;          /* B: a picture of zero vectors */
+  /* B: the last P picture's vectors, towards the anchor before it
+   * anchor_span frames away, while it is the last anchor (else
+   * anchor_span 0) */
+  cl_mem anchor_vectors;
+  guint anchor_span;
   Slot slots[2];
   guint next_slot;
   Slot *pending;
@@ -363,6 +368,8 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
   for (i = 0; i < G_N_ELEMENTS (e->recon); i++)
     release_mem (&e->recon[i]);
   release_mem (&e->zero_vectors);
+  release_mem (&e->anchor_vectors);
+  e->anchor_span = 0;
   g_clear_pointer (&e->ms, gst_cl_motion_search_free);
   g_clear_pointer (&e->ms_b[0], gst_cl_motion_search_free);
   g_clear_pointer (&e->ms_b[1], gst_cl_motion_search_free);
@@ -424,6 +431,8 @@ setup_device (GstClMpegEngine * e, GError ** error)
       return FALSE;
     if (i == 0 && e->b_frames > 0 &&
         (!(e->zero_vectors = gst_cl_mpeg_transform_alloc (e->tr, vec,
+                    error)) ||
+            !(e->anchor_vectors = gst_cl_mpeg_transform_alloc (e->tr, vec,
                     error)) ||
             !gst_cl_mpeg_transform_zero_vectors (e->tr, e->zero_vectors,
                 error)))
@@ -687,16 +696,19 @@ searches_from_seed (GstClMotionSearch * ms)
 }
 
 /* The vectors of the picture of @s towards reconstruction @ref, into
- * @vectors, by @ms: its own search, or where it can one from @seed (an
- * upstream search's vectors a frame apart, scaled to the frames
- * between), against the reconstruction, the vectors priced as the
- * encoder prices them. A frame apart the seed follows the motion closely
- * and the search stays at full resolution; further apart the whole
- * search runs around it (at full resolution only, a P picture three
- * frames on took 5 to 15% more bytes on real content). */
+ * @vectors, by @ms: its own search, or where it can one from @seed
+ * (vectors between pictures @seed_span frames apart: an upstream
+ * search's a frame apart, or the last P picture's), scaled to the frames
+ * between, against the reconstruction, the vectors priced as the encoder
+ * prices them. Upstream vectors a frame from the reference follow the
+ * motion closely and the search stays at full resolution; otherwise the
+ * whole search runs around the scaled vectors (at full resolution only,
+ * a P picture three frames on took 5 to 15% more bytes on real content
+ * from upstream vectors). */
 static gboolean
 search_towards (GstClMpegEngine * e, GstClMotionSearch * ms, Slot * s,
-    guint ref, cl_mem seed, cl_mem vectors, GError ** error)
+    guint ref, cl_mem seed, guint seed_span, cl_mem vectors,
+    GError ** error)
 {
   GstClPlane cur, ref_plane;
   gint frames = frames_to (e, s, ref);
@@ -704,10 +716,11 @@ search_towards (GstClMpegEngine * e, GstClMotionSearch * ms, Slot * s,
   gst_cl_mpeg_transform_plane (e->tr, s->cur, 0, &cur);
   gst_cl_mpeg_transform_plane (e->tr, e->recon[ref], 0, &ref_plane);
   if (seed && searches_from_seed (ms)) {
-    GST_LOG_OBJECT (e->parent, "search from upstream vectors times %d",
-        frames);
+    GST_LOG_OBJECT (e->parent, "search from vectors times %d / %u", frames,
+        seed_span);
     if (!gst_cl_motion_search_run_seeded (ms, &cur, &ref_plane, seed,
-            frames, ABS (frames) != 1, vectors, error))
+            frames, seed_span, seed_span != 1 || ABS (frames) != 1,
+            vectors, error))
       return FALSE;
   } else if (!gst_cl_motion_search_run (ms, &cur, &ref_plane, vectors, error))
     return FALSE;
@@ -770,22 +783,44 @@ set_search_cost (GstClMpegEngine * e, const Slot * s)
   }
 }
 
-/* The forward and backward vectors of the B picture of @s (@seed: see
- * search_towards) */
+/* The forward and backward vectors of the B picture of @s: from
+ * @upstream's vectors where they come (see search_towards), else from
+ * the last P picture's (the anchor after it) where the motion it found
+ * is known */
 static gboolean
-search_b (GstClMpegEngine * e, Slot * s, cl_mem seed, GError ** error)
+search_b (GstClMpegEngine * e, Slot * s, cl_mem upstream, GError ** error)
 {
   const guint refs[2] = { s->ref, s->bwd };
   const cl_mem vectors[2] = { s->vectors, s->bvectors };
-  guint i;
+  cl_mem seed = upstream;
+  guint span = 1, i;
 
+  if (!seed && e->anchor_span) {
+    seed = e->anchor_vectors;
+    span = e->anchor_span;
+  }
   for (i = 0; i < 2; i++) {
     if (!(e->ms_b[i] ? search_towards (e, e->ms_b[i], s, refs[i], seed,
-                vectors[i], error) :
+                span, vectors[i], error) :
             gst_cl_mpeg_transform_zero_vectors (e->tr, vectors[i], error)))
       return FALSE;
   }
   return TRUE;
+}
+
+/* Keeps the vectors of the P picture of @s for the B pictures before it */
+static gboolean
+keep_anchor_vectors (GstClMpegEngine * e, Slot * s, GError ** error)
+{
+  cl_int ret;
+
+  if (!e->anchor_vectors)
+    return TRUE;
+  ret = clEnqueueCopyBuffer (e->ctx->queue, s->vectors, e->anchor_vectors,
+      0, 0, (gsize) e->mb_width * e->mb_height * sizeof (GstClMotionVector),
+      0, NULL, NULL);
+  e->anchor_span = ret == CL_SUCCESS ? s->distance : 0;
+  return gst_cl_check (ret, "clEnqueueCopyBuffer", error);
 }
 
 /* Uploads and pads the frame of @s, and finds its vectors (P, B). */
@@ -808,6 +843,8 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
     clReleaseMemObject (borrowed);
   if (ok && s->gop_start)
     forget_motion (e);
+  if (INTRA (s))
+    e->anchor_span = 0;
   if (!ok || INTRA (s))
     return ok;
   set_search_cost (e, s);
@@ -823,12 +860,14 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
     if (!gst_cl_check (ret, "clEnqueueCopyBuffer", error))
       return FALSE;
     GST_LOG_OBJECT (e->parent, "vectors from upstream");
-    return gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors,
+    ok = gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors,
         max_f_code (e), error);
+  } else if (e->ms) {
+    ok = search_towards (e, e->ms, s, s->ref, seed, 1, s->vectors, error);
+  } else {
+    ok = gst_cl_mpeg_transform_zero_vectors (e->tr, s->vectors, error);
   }
-  if (e->ms)
-    return search_towards (e, e->ms, s, s->ref, seed, s->vectors, error);
-  return gst_cl_mpeg_transform_zero_vectors (e->tr, s->vectors, error);
+  return ok && keep_anchor_vectors (e, s, error);
 }
 
 /* Enqueues the mapping of the field choices in @fields into *@mapped */
