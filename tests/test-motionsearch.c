@@ -532,8 +532,7 @@ GST_START_TEST (test_search_seeded)
     GstClMotionSearchParams params = { 16, 16, subpel != REF_SUBPEL_NONE,
       0, 0.0, GST_CL_MOTION_METHOD_HIERARCHICAL
     };
-    GstClMotionVector *seed = g_new (GstClMotionVector, n);
-    GstClMotionVector *got = g_new (GstClMotionVector, n), *exp;
+    GstClMotionVector *seed, *got, *exp;
     GstBuffer *fref, *fcur;
     Planes pref, pcur;
     GstClPlane cl_cur, cl_ref;
@@ -546,6 +545,8 @@ GST_START_TEST (test_search_seeded)
     /* on the largest picture a third of the cases */
     if (large && c % 3 != 0)
       continue;
+    seed = g_new (GstClMotionVector, n);
+    got = g_new (GstClMotionVector, n);
     desc = g_strdup_printf ("%dx%d %s, pan (%d,%d), %s seed times %d/%d, "
         "effort %d, half-pel %d, price %u%s", w, h, content_names[content],
         px, py, kind == 0 ? "the pan's" : kind == 1 ? "a noisy" :
