@@ -281,6 +281,39 @@ upload_luma (const Planes * p, gsize offset, guint pad, GstClPlane * plane)
   g_free (data);
 }
 
+/* The pictures of a search: the reference of @content, the current
+ * one panned by (px, py); as frames, packed planes and device luma
+ * planes (at odd offsets, rows padded) */
+typedef struct
+{
+  GstBuffer *fref, *fcur;
+  Planes pref, pcur;
+  GstClPlane cl_cur, cl_ref;
+} SearchPictures;
+
+static void
+search_pictures_make (SearchPictures * sp, const GstVideoInfo * info,
+    Content content, gint px, gint py, guint32 * rng)
+{
+  sp->fref = make_frame (info, content, 0, 0, rng);
+  sp->fcur = make_frame (info, content, px, py, rng);
+  planes_get (&sp->pref, info, sp->fref);
+  planes_get (&sp->pcur, info, sp->fcur);
+  upload_luma (&sp->pcur, 3, 5, &sp->cl_cur);
+  upload_luma (&sp->pref, 64, 19, &sp->cl_ref);
+}
+
+static void
+search_pictures_clear (SearchPictures * sp)
+{
+  clReleaseMemObject (sp->cl_cur.mem);
+  clReleaseMemObject (sp->cl_ref.mem);
+  planes_clear (&sp->pref);
+  planes_clear (&sp->pcur);
+  gst_buffer_unref (sp->fref);
+  gst_buffer_unref (sp->fcur);
+}
+
 typedef struct
 {
   gint w, h, bs, range;
@@ -304,9 +337,7 @@ check_search (const SearchCase * sc)
   };
   gboolean hier = sc->method == GST_CL_MOTION_METHOD_HIERARCHICAL;
   GstVideoInfo info;
-  GstBuffer *fref, *fcur;
-  Planes pref, pcur;
-  GstClPlane cl_cur, cl_ref;
+  SearchPictures sp;
   GstClMotionSearch *ms;
   GstClMotionVector *got;
   GstClMotionVector *exp;
@@ -329,10 +360,7 @@ check_search (const SearchCase * sc)
       sc->effort == GST_CL_MOTION_EFFORT_LOW ? ", low effort" :
       ", high effort", sc->price);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, sc->w, sc->h);
-  fref = make_frame (&info, sc->content, 0, 0, &rng);
-  fcur = make_frame (&info, sc->content, sc->px, sc->py, &rng);
-  planes_get (&pref, &info, fref);
-  planes_get (&pcur, &info, fcur);
+  search_pictures_make (&sp, &info, sc->content, sc->px, sc->py, &rng);
 
   ms = gst_cl_motion_search_new (ctx, &params, &error);
   fail_unless (ms != NULL, "%s: %s", desc, error ? error->message : "?");
@@ -342,8 +370,6 @@ check_search (const SearchCase * sc)
   gst_cl_motion_search_grid (ms, sc->w, sc->h, &bx, &by);
   fail_unless_equals_int (bx, (sc->w + sc->bs - 1) / sc->bs);
   fail_unless_equals_int (by, (sc->h + sc->bs - 1) / sc->bs);
-  upload_luma (&pcur, 3, 5, &cl_cur);
-  upload_luma (&pref, 64, 19, &cl_ref);
   vectors = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE,
       (gsize) bx * by * sizeof (GstClMotionVector), NULL, &ret);
   fail_unless (ret == CL_SUCCESS);
@@ -355,17 +381,18 @@ check_search (const SearchCase * sc)
     GstClMotionVector *prev = exp;
     gchar *run_desc = g_strdup_printf ("%s, run %u", desc, i + 1);
 
-    fail_unless (gst_cl_motion_search_run (ms, &cl_cur, &cl_ref, vectors,
-            &error), "%s: %s", desc, error ? error->message : "?");
+    fail_unless (gst_cl_motion_search_run (ms, &sp.cl_cur, &sp.cl_ref,
+            vectors, &error), "%s: %s", desc, error ? error->message : "?");
     ret = clEnqueueReadBuffer (ctx->queue, vectors, CL_TRUE, 0,
         (gsize) bx * by * sizeof (GstClMotionVector), got, 0, NULL, NULL);
     fail_unless (ret == CL_SUCCESS, "clEnqueueReadBuffer: %s",
         gst_cl_error_name (ret));
-    exp = reference_vectors (&pcur, &pref, sc->bs, sc->range, subpel, 0,
+    exp = reference_vectors (&sp.pcur, &sp.pref, sc->bs, sc->range, subpel, 0,
         sc->method, sc->effort, sc->price, prev);
     compare_vectors (got, exp, bx, bx * by, run_desc);
     if (sc->price && i == 1) {
-      GstClMotionVector *unpriced = reference_vectors (&pcur, &pref, sc->bs,
+      GstClMotionVector *unpriced = reference_vectors (&sp.pcur, &sp.pref,
+          sc->bs,
           sc->range, subpel, 0, sc->method, sc->effort, 0, prev);
       guint b;
 
@@ -386,12 +413,7 @@ check_search (const SearchCase * sc)
 
   gst_cl_motion_search_free (ms);
   clReleaseMemObject (vectors);
-  clReleaseMemObject (cl_cur.mem);
-  clReleaseMemObject (cl_ref.mem);
-  planes_clear (&pref);
-  planes_clear (&pcur);
-  gst_buffer_unref (fref);
-  gst_buffer_unref (fcur);
+  search_pictures_clear (&sp);
   g_free (got);
   g_free (exp);
   g_free (desc);
@@ -533,9 +555,7 @@ GST_START_TEST (test_search_seeded)
       0, 0.0, GST_CL_MOTION_METHOD_HIERARCHICAL
     };
     GstClMotionVector *seed, *got, *exp;
-    GstBuffer *fref, *fcur;
-    Planes pref, pcur;
-    GstClPlane cl_cur, cl_ref;
+    SearchPictures sp;
     GstClMotionSearch *ms;
     GError *error = NULL;
     cl_mem seed_mem, vectors;
@@ -563,12 +583,7 @@ GST_START_TEST (test_search_seeded)
       }
       seed[i].sad = test_rng_next (&rng);
     }
-    fref = make_frame (&info, content, 0, 0, &rng);
-    fcur = make_frame (&info, content, px, py, &rng);
-    planes_get (&pref, &info, fref);
-    planes_get (&pcur, &info, fcur);
-    upload_luma (&pcur, 3, 5, &cl_cur);
-    upload_luma (&pref, 64, 19, &cl_ref);
+    search_pictures_make (&sp, &info, content, px, py, &rng);
     seed_mem = clCreateBuffer (ctx->context, CL_MEM_READ_ONLY |
         CL_MEM_COPY_HOST_PTR, n * sizeof (GstClMotionVector), seed, &ret);
     fail_unless (ret == CL_SUCCESS);
@@ -581,15 +596,15 @@ GST_START_TEST (test_search_seeded)
     gst_cl_motion_search_set_effort (ms, effort);
     gst_cl_motion_search_set_subpel_satd (ms, subpel == REF_SUBPEL_SATD);
     gst_cl_motion_search_set_vector_price (ms, price);
-    fail_unless (gst_cl_motion_search_run_seeded (ms, &cl_cur, &cl_ref,
-            seed_mem, num, den, whole, vectors, &error), "%s: %s", desc,
-        error ? error->message : "?");
+    fail_unless (gst_cl_motion_search_run_seeded (ms, &sp.cl_cur,
+            &sp.cl_ref, seed_mem, num, den, whole, vectors, &error),
+        "%s: %s", desc, error ? error->message : "?");
     ret = clEnqueueReadBuffer (ctx->queue, vectors, CL_TRUE, 0,
         n * sizeof (GstClMotionVector), got, 0, NULL, NULL);
     fail_unless (ret == CL_SUCCESS, "clEnqueueReadBuffer: %s",
         gst_cl_error_name (ret));
     {
-      RefPlane rc = ref_plane (&pcur, 0), rr = ref_plane (&pref, 0);
+      RefPlane rc = ref_plane (&sp.pcur, 0), rr = ref_plane (&sp.pref, 0);
       exp = g_new (GstClMotionVector, n);
       ref_motion_search_seeded (&rc, &rr, 16, subpel, effort, price, seed,
           num, den, whole, exp);
@@ -615,12 +630,7 @@ GST_START_TEST (test_search_seeded)
     gst_cl_motion_search_free (ms);
     clReleaseMemObject (seed_mem);
     clReleaseMemObject (vectors);
-    clReleaseMemObject (cl_cur.mem);
-    clReleaseMemObject (cl_ref.mem);
-    planes_clear (&pref);
-    planes_clear (&pcur);
-    gst_buffer_unref (fref);
-    gst_buffer_unref (fcur);
+    search_pictures_clear (&sp);
     g_free (seed);
     g_free (got);
     g_free (exp);
