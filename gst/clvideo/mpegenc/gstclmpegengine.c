@@ -687,7 +687,8 @@ frames_to (GstClMpegEngine * e, const Slot * s, guint ref)
   return (gint) CLAMP (d, -G_MAXINT16, G_MAXINT16);
 }
 
-/* Whether @ms can start from an upstream search's vectors */
+/* Whether @ms can start from other vectors than its own last ones
+ * (gst_cl_motion_search_run_seeded) */
 static gboolean
 searches_from_seed (GstClMotionSearch * ms)
 {
