@@ -537,16 +537,18 @@ GST_START_TEST (test_search_seeded)
   bx = (w + 15) / 16;
   by = (h + 15) / 16;
   n = bx * by;
-  for (c = 0; c < 3 * G_N_ELEMENTS (scales) * N_CONTENTS; c++) {
-    Content content = c % N_CONTENTS;
-    gint num = scales[c / N_CONTENTS % G_N_ELEMENTS (scales)][0];
-    gint den = scales[c / N_CONTENTS % G_N_ELEMENTS (scales)][1];
-    guint kind = c / N_CONTENTS / G_N_ELEMENTS (scales);
-    GstClMotionEffort effort = efforts[c % G_N_ELEMENTS (efforts)];
+  /* each seed at each scale once, the contents and efforts in turn (each
+   * pair of them comes) */
+  for (c = 0; c < 3 * G_N_ELEMENTS (scales); c++) {
+    guint s = c % G_N_ELEMENTS (scales);
+    Content content = (c + c / G_N_ELEMENTS (scales)) % N_CONTENTS;
+    gint num = scales[s][0], den = scales[s][1];
+    guint kind = c / G_N_ELEMENTS (scales);
+    GstClMotionEffort effort = efforts[c / 3 % G_N_ELEMENTS (efforts)];
     gint subpel = c % 4 == 3 ? REF_SUBPEL_NONE : c % 2 ? REF_SUBPEL_SAD :
         REF_SUBPEL_SATD;
     guint price = c % 5 == 1 ? 40 : 0;
-    gboolean whole = c % 7 < 3;
+    gboolean whole = c % 7 >= 4;
     /* a pan of whole samples that the seed times the scale gives
      * exactly, past a window of 16 */
     gint kx = c % 2 ? 3 : -2, ky = (gint) (c % 3) - 1;
