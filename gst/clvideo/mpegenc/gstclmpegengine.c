@@ -813,15 +813,14 @@ search_b (GstClMpegEngine * e, Slot * s, cl_mem upstream, GError ** error)
 static gboolean
 keep_anchor_vectors (GstClMpegEngine * e, Slot * s, GError ** error)
 {
-  cl_int ret;
+  gboolean ok;
 
   if (!e->anchor_vectors)
     return TRUE;
-  ret = clEnqueueCopyBuffer (e->ctx->queue, s->vectors, e->anchor_vectors,
-      0, 0, (gsize) e->mb_width * e->mb_height * sizeof (GstClMotionVector),
-      0, NULL, NULL);
-  e->anchor_span = ret == CL_SUCCESS ? s->distance : 0;
-  return gst_cl_check (ret, "clEnqueueCopyBuffer", error);
+  ok = gst_cl_mpeg_transform_copy_vectors (e->tr, s->vectors,
+      e->anchor_vectors, error);
+  e->anchor_span = ok ? s->distance : 0;
+  return ok;
 }
 
 /* Uploads and pads the frame of @s, and finds its vectors (P, B). */
@@ -855,13 +854,9 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
   /* upstream's vectors serve as they are only where the search cannot
    * start from them (none, or the full method), a frame apart */
   if (seed && s->distance == 1 && !(e->ms && searches_from_seed (e->ms))) {
-    cl_int ret = clEnqueueCopyBuffer (e->ctx->queue, seed, s->vectors, 0, 0,
-        (gsize) e->mb_width * e->mb_height * sizeof (GstClMotionVector), 0,
-        NULL, NULL);
-    if (!gst_cl_check (ret, "clEnqueueCopyBuffer", error))
-      return FALSE;
     GST_LOG_OBJECT (e->parent, "vectors from upstream");
-    ok = gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors,
+    ok = gst_cl_mpeg_transform_copy_vectors (e->tr, seed, s->vectors, error)
+        && gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors,
         max_f_code (e), error);
   } else if (e->ms) {
     ok = search_towards (e, e->ms, s, s->ref, seed, 1, s->vectors, error);

@@ -278,6 +278,18 @@ gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr, cl_mem vectors,
   return gst_cl_check (ret, "clEnqueueFillBuffer", error);
 }
 
+gboolean
+gst_cl_mpeg_transform_copy_vectors (GstClMpegTransform * tr, cl_mem from,
+    cl_mem to, GError ** error)
+{
+  cl_int ret;
+
+  ret = clEnqueueCopyBuffer (tr->ctx->queue, from, to, 0, 0,
+      (gsize) tr->mb_width * tr->mb_height * sizeof (GstClMotionVector), 0,
+      NULL, NULL);
+  return gst_cl_check (ret, "clEnqueueCopyBuffer", error);
+}
+
 /* Enqueues @kernel over the picture's macroblocks: on CPUs (and where
  * @per_item in every layout) one work-item per macroblock, in small
  * groups (each work-item keeps a macroblock in private memory); on GPUs a

@@ -112,6 +112,10 @@ gboolean gst_cl_mpeg_transform_load (GstClMpegTransform * tr,
 gboolean gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr,
     cl_mem vectors, GError ** error);
 
+/* Copies a picture's vectors (as above) from @from into @to. */
+gboolean gst_cl_mpeg_transform_copy_vectors (GstClMpegTransform * tr,
+    cl_mem from, cl_mem to, GError ** error);
+
 /* Chooses the forward_f_code of a P picture from its @vectors (the
  * cheapest in vector bits up to @max_f_code, 1..7, a vector past the
  * range counting as an outlier's loss) and clamps them to its range and
