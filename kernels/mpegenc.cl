@@ -603,6 +603,41 @@ mpeg_fit_vectors (__global GstClMotionVector * vectors,
   vectors[mb].dy = v.y;
 }
 
+/* ---- mpeg_follow_vectors: motion carried across frames ----
+ *
+ * @out = @a + @sign @b, vectors in half-pel units, @b read at the
+ * macroblock that holds the centre of @a's macroblock moved by @a (@sign
+ * 1: @a towards the frame before, @b from there on: the motion over
+ * both) or by @a - @b (@sign -1: @a and @b towards one frame, @b from a
+ * later one: the vectors from @a's frame to @b's, @b taken where the
+ * content of @a's macroblock lies in @b's frame). A work-item per
+ * macroblock; each vector within the search's reach. */
+__kernel void
+mpeg_follow_vectors (__global const GstClMotionVector * a,
+    __global const GstClMotionVector * b, __global GstClMotionVector * out,
+    const uint mb_width, const uint mb_height, const int sign)
+{
+  const uint mb = get_global_id (0);
+  const int reach = 2 * GST_CL_MOTION_SEARCH_LIMIT;
+
+  if (mb >= mb_width * mb_height)
+    return;
+  GstClMotionVector va = a[mb], vb = b[mb], r;
+  int2 to = (int2) (va.dx, va.dy);
+  if (sign < 0)
+    to -= (int2) (vb.dx, vb.dy);
+  /* the centre (16 m + 8 samples, in half-pel units 32 m + 16) moved */
+  int x = clamp ((32 * (int) (mb % mb_width) + 16 + to.x) >> 5, 0,
+      (int) mb_width - 1);
+  int y = clamp ((32 * (int) (mb / mb_width) + 16 + to.y) >> 5, 0,
+      (int) mb_height - 1);
+  vb = b[y * (int) mb_width + x];
+  r.dx = (short) clamp (va.dx + sign * vb.dx, -reach, reach);
+  r.dy = (short) clamp (va.dy + sign * vb.dy, -reach, reach);
+  r.sad = 0;
+  out[mb] = r;
+}
+
 /* The lambda of the macroblock decisions (header, vector, mode bits):
  * 3/4 of the quantisation's @lambda4, the better trade-off measured. */
 static long

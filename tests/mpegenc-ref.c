@@ -1470,3 +1470,35 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
       }
     }
 }
+
+/* the macroblock column or row holding sample @centre + @half_pels / 2,
+ * within @n */
+static gint
+macroblock_at (gint centre, gint half_pels, guint n)
+{
+  gint sample = centre + (gint) floor (half_pels / 2.0);
+
+  return CLAMP ((gint) floor (sample / 16.0), 0, (gint) n - 1);
+}
+
+void
+mpegref_follow_vectors (const GstClMotionVector * a,
+    const GstClMotionVector * b, GstClMotionVector * out, guint mb_width,
+    guint mb_height, gint sign)
+{
+  const gint reach = 2 * GST_CL_MOTION_SEARCH_LIMIT;
+  guint mbx, mby;
+
+  for (mby = 0; mby < mb_height; mby++)
+    for (mbx = 0; mbx < mb_width; mbx++) {
+      guint i = mby * mb_width + mbx;
+      gint tx = a[i].dx - (sign < 0 ? b[i].dx : 0);
+      gint ty = a[i].dy - (sign < 0 ? b[i].dy : 0);
+      guint j = macroblock_at (16 * mby + 8, ty, mb_height) * mb_width +
+          macroblock_at (16 * mbx + 8, tx, mb_width);
+
+      out[i].dx = CLAMP (a[i].dx + sign * b[j].dx, -reach, reach);
+      out[i].dy = CLAMP (a[i].dy + sign * b[j].dy, -reach, reach);
+      out[i].sad = 0;
+    }
+}

@@ -44,6 +44,12 @@ void mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
 guint mpegref_fit_vectors (GstClMotionVector * vectors, guint mb_width,
     guint mb_height, guint max_f_code);
 
+/* The vectors of @a followed by those of @b into @out, as
+ * gst_cl_mpeg_transform_follow_vectors() makes them. */
+void mpegref_follow_vectors (const GstClMotionVector * a,
+    const GstClMotionVector * b, GstClMotionVector * out, guint mb_width,
+    guint mb_height, gint sign);
+
 /* Predicts every macroblock of the B picture @cur from @fwd and @bwd
  * with the fitted vectors @fvectors and @bvectors into @pred and
  * @choices, as gst_cl_mpeg_transform_predict_b() does. */

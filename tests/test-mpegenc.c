@@ -426,10 +426,10 @@ ffmpeg_decode (const gchar * path, const gchar * opts, guint * n_frames,
 /* mpegcheck's verdict on @s: the structure clmpegenc promises, one slice
  * per macroblock row unless @any_slices, the first GOP's time code
  * @first_time_code (the first frame's place in the stream), the others
- * following the pictures */
+ * following the pictures, every GOP closed unless @open_gops */
 static MpegCheckResult *
-check_stream_from (GByteArray * s, gint pictures, guint w, guint h,
-    gboolean any_slices, gint64 first_time_code)
+check_stream_gops (GByteArray * s, gint pictures, guint w, guint h,
+    gboolean any_slices, gint64 first_time_code, gboolean open_gops)
 {
   MpegCheckOptions o;
   MpegCheckResult *r;
@@ -441,7 +441,7 @@ check_stream_from (GByteArray * s, gint pictures, guint w, guint h,
   o.expect_height = h;
   o.require_seq_header_per_gop = TRUE;
   o.require_slice_per_row = !any_slices;
-  o.require_closed_gop = TRUE;
+  o.require_closed_gop = !open_gops;
   o.vbv_delay_tolerance = 2;
   o.first_time_code = first_time_code;
   r = mpegcheck_run (s->data, s->len, &o);
@@ -449,6 +449,15 @@ check_stream_from (GByteArray * s, gint pictures, guint w, guint h,
   fail_unless (mpegcheck_passed (r), "stream check failed:\n%s", errs);
   g_free (errs);
   return r;
+}
+
+/* ... of closed GOPs */
+static MpegCheckResult *
+check_stream_from (GByteArray * s, gint pictures, guint w, guint h,
+    gboolean any_slices, gint64 first_time_code)
+{
+  return check_stream_gops (s, pictures, w, h, any_slices, first_time_code,
+      FALSE);
 }
 
 /* ... of a stream that starts at stream time 0 */
@@ -459,15 +468,26 @@ check_stream_slices (GByteArray * s, gint pictures, guint w, guint h,
   return check_stream_from (s, pictures, w, h, any_slices, 0);
 }
 
+/* MPEG-2: a sequence extension right after the sequence header */
+static gboolean
+stream_is_mpeg2 (GByteArray * s)
+{
+  return s->len > 16 && memcmp (s->data + 12, "\x00\x00\x01\xb5", 4) == 0;
+}
+
 /* ... of a stream with the encoder's slices: MPEG-2's one per row,
  * MPEG-1's as the picture's size makes worth it (auto_slices) */
 static MpegCheckResult *
 check_stream (GByteArray * s, gint pictures, guint w, guint h)
 {
-  /* MPEG-2: a sequence extension right after the sequence header */
-  gboolean mpeg2 = s->len > 16 && memcmp (s->data + 12, "\x00\x00\x01\xb5",
-      4) == 0;
-  return check_stream_slices (s, pictures, w, h, !mpeg2);
+  return check_stream_slices (s, pictures, w, h, !stream_is_mpeg2 (s));
+}
+
+/* ... with open GOPs */
+static MpegCheckResult *
+check_open_stream (GByteArray * s, gint pictures, guint w, guint h)
+{
+  return check_stream_gops (s, pictures, w, h, !stream_is_mpeg2 (s), 0, TRUE);
 }
 
 /* ---- the device stages against the C reference ---- */
@@ -814,6 +834,23 @@ fill_vector_field (GstClMotionVector * vec, guint n, VectorField field,
   }
 }
 
+/* Reads @n vectors of @mem into @out */
+static void
+read_vectors (GstClContext * ctx, cl_mem mem, GstClMotionVector * out,
+    guint n)
+{
+  fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mem, CL_TRUE, 0,
+          n * sizeof (GstClMotionVector), out, 0, NULL, NULL), CL_SUCCESS);
+}
+
+static void
+write_vectors (GstClContext * ctx, cl_mem mem, const GstClMotionVector * in,
+    guint n)
+{
+  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mem, CL_TRUE, 0,
+          n * sizeof (GstClMotionVector), in, 0, NULL, NULL), CL_SUCCESS);
+}
+
 /* mpeg_fit_vectors chooses the f_code and clamps the vectors as the C
  * reference does, to the bit; the choice is the one the vectors call for:
  * the smallest range for jitter with stray far vectors (which it clamps),
@@ -846,14 +883,10 @@ GST_START_TEST (test_fit_vectors)
       VectorField kind = field % N_FIELDS;
 
       fill_vector_field (vec, n, kind, &rng);
-      fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mv, CL_TRUE,
-              0, n * sizeof (GstClMotionVector), vec, 0, NULL, NULL),
-          CL_SUCCESS);
+      write_vectors (ctx, mv, vec, n);
       fail_unless (gst_cl_mpeg_transform_fit_vectors (tr, mv, max_f_code,
               &error), "%s", error ? error->message : "?");
-      fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mv, CL_TRUE,
-              0, n * sizeof (GstClMotionVector), dev, 0, NULL, NULL),
-          CL_SUCCESS);
+      read_vectors (ctx, mv, dev, n);
       f_code = mpegref_fit_vectors (vec, (sizes[s][0] + 15) / 16,
           (sizes[s][1] + 15) / 16, max_f_code);
       GST_INFO ("%ux%u field %u, f_code up to %u: %u", sizes[s][0],
@@ -878,6 +911,105 @@ GST_START_TEST (test_fit_vectors)
     }
     clReleaseMemObject (mv);
     g_free (vec);
+    g_free (dev);
+    gst_cl_mpeg_transform_free (tr);
+  }
+}
+
+GST_END_TEST;
+
+/* mpeg_follow_vectors against the C reference on every kind of field
+ * (both ways, to the bit, sums past the search's reach clamped), and
+ * what it is for: a steady pan adds up (1 then 2 frames: 3 frames; from
+ * 1 to 3 frames: -2), and each vector is followed from where the
+ * macroblock's content moved to (a vector of one macroblock to the
+ * right reads its right neighbour's, the last column its own). */
+GST_START_TEST (test_follow_vectors)
+{
+  static const guint sizes[][2] = { {1920, 1080}, {176, 144}, {48, 32},
+  {16, 16}, {33, 17}
+  };
+  GstClContext *ctx = test_get_shared_context ();
+  guint s, field, i;
+  guint32 rng = 11;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    GError *error = NULL;
+    GstClMpegTransform *tr = gst_cl_mpeg_transform_new (ctx, sizes[s][0],
+        sizes[s][1], FALSE, &error);
+    guint mbw = (sizes[s][0] + 15) / 16, mbh = (sizes[s][1] + 15) / 16;
+    guint n = mbw * mbh;
+    GstClMotionVector *a = g_new (GstClMotionVector, n);
+    GstClMotionVector *b = g_new (GstClMotionVector, n);
+    GstClMotionVector *ref = g_new (GstClMotionVector, n);
+    GstClMotionVector *dev = g_new (GstClMotionVector, n);
+    cl_mem mem[3];
+    gint sign;
+
+    fail_unless (tr != NULL, "%s", error ? error->message : "?");
+    for (i = 0; i < 3; i++) {
+      mem[i] = gst_cl_mpeg_transform_alloc (tr,
+          n * sizeof (GstClMotionVector), &error);
+      fail_unless (mem[i] != NULL);
+    }
+    for (field = 0; field < N_FIELDS * N_FIELDS; field++)
+      for (sign = -1; sign <= 1; sign += 2) {
+        fill_vector_field (a, n, field % N_FIELDS, &rng);
+        fill_vector_field (b, n, field / N_FIELDS, &rng);
+        write_vectors (ctx, mem[0], a, n);
+        write_vectors (ctx, mem[1], b, n);
+        fail_unless (gst_cl_mpeg_transform_follow_vectors (tr, mem[0],
+                mem[1], sign, mem[2], &error), "%s",
+            error ? error->message : "?");
+        read_vectors (ctx, mem[2], dev, n);
+        mpegref_follow_vectors (a, b, ref, mbw, mbh, sign);
+        for (i = 0; i < n; i++)
+          fail_unless_each (dev[i].dx == ref[i].dx && dev[i].dy == ref[i].dy
+              && dev[i].sad == 0, "%ux%u fields %u, %u, sign %d, macroblock "
+              "%u: device (%d, %d) reference (%d, %d)", sizes[s][0],
+              sizes[s][1], field % N_FIELDS, field / N_FIELDS, sign, i,
+              dev[i].dx, dev[i].dy, ref[i].dx, ref[i].dy);
+      }
+    /* a steady pan of (5, -3) samples a frame: @b over 2 frames (sign
+     * 1), over 3 (sign -1) */
+    for (sign = -1; sign <= 1; sign += 2) {
+      for (i = 0; i < n; i++) {
+        a[i].dx = 10;
+        a[i].dy = -6;
+        b[i].dx = sign > 0 ? 20 : 30;
+        b[i].dy = sign > 0 ? -12 : -18;
+      }
+      write_vectors (ctx, mem[0], a, n);
+      write_vectors (ctx, mem[1], b, n);
+      fail_unless (gst_cl_mpeg_transform_follow_vectors (tr, mem[0], mem[1],
+              sign, mem[2], &error));
+      read_vectors (ctx, mem[2], dev, n);
+      for (i = 0; i < n; i++)
+        fail_unless_each (dev[i].dx == (sign > 0 ? 30 : -20) &&
+            dev[i].dy == (sign > 0 ? -18 : 12), "pan, sign %d: (%d, %d)",
+            sign, dev[i].dx, dev[i].dy);
+    }
+    /* content that moved one macroblock right: its neighbour's vector */
+    for (i = 0; i < n; i++) {
+      a[i].dx = 32;
+      a[i].dy = 0;
+      b[i].dx = (gint) (i % mbw);
+      b[i].dy = (gint) (i / mbw);
+    }
+    write_vectors (ctx, mem[0], a, n);
+    write_vectors (ctx, mem[1], b, n);
+    fail_unless (gst_cl_mpeg_transform_follow_vectors (tr, mem[0], mem[1], 1,
+            mem[2], &error));
+    read_vectors (ctx, mem[2], dev, n);
+    for (i = 0; i < n; i++)
+      fail_unless_each (dev[i].dx == 32 + (gint) MIN (i % mbw + 1, mbw - 1)
+          && dev[i].dy == (gint) (i / mbw), "macroblock %u: (%d, %d)", i,
+          dev[i].dx, dev[i].dy);
+    for (i = 0; i < 3; i++)
+      clReleaseMemObject (mem[i]);
+    g_free (a);
+    g_free (b);
+    g_free (ref);
     g_free (dev);
     gst_cl_mpeg_transform_free (tr);
   }
@@ -2434,12 +2566,13 @@ clip_psnr_y (const Encoded * e, const gchar * name, guint w, guint h, guint n)
 
 /* clmotionsearch ! clmpegenc, the chain of the README and the demo, codes
  * as well as clmpegenc alone: the encoder searches from the upstream
- * vectors (scaled to each picture's distance from its references)
+ * vectors (carried across the frames to each picture's references)
  * against its reconstruction, refining to half-pel itself, so a
  * full-pel upstream search serves as well. On a fast pan with B
  * pictures (22 samples between a P picture and its reference) the
- * chain codes as well too; a backward vector of the wrong direction
- * costs it 6% more bytes, unscaled vectors more than twice the bytes. */
+ * chain codes as well too; backward vectors of the wrong direction cost
+ * it 13% more bytes, each frame's vectors not carried over the frames
+ * before 75%. */
 GST_START_TEST (test_chain_not_worse)
 {
   static const gchar *chains[] = { "quantizer=6",
@@ -2648,19 +2781,21 @@ GST_END_TEST;
 /* The two kernel layouts take the same decisions: with the hierarchical
  * search, which both run alike, a clip coded in each (two processes, the
  * layout chosen by GST_CL_LAYOUT) gives the same stream, MPEG-1 and
- * MPEG-2, with and without B pictures. */
+ * MPEG-2, with and without B pictures, and after clmotionsearch with
+ * three B pictures in open GOPs (upstream's vectors carried to each
+ * anchor, the I picture's too). */
 GST_START_TEST (test_layouts_agree)
 {
   static const gchar *layouts[] = { "cpu", "gpu" };
   /* MPEG-1 and MPEG-2, with and without B pictures; MPEG-2 of interlaced
    * frames woven from a clip at twice the rate */
   static const gchar *b_frames[] = { "b-frames=0", "b-frames=0",
-    "b-frames=3", "b-frames=2", "b-frames=2"
+    "b-frames=3 closed-gop=false", "b-frames=2", "b-frames=2"
   };
   guint i, v;
 
   for (v = 0; v < G_N_ELEMENTS (b_frames); v++) {
-    gboolean interlaced = v == 4;
+    gboolean interlaced = v == 4, chained = v == 2;
     guint version = interlaced ? 2 : 1 + v % 2;
     gchar *data[2];
     gsize len[2];
@@ -2675,8 +2810,8 @@ GST_START_TEST (test_layouts_agree)
           "height=240,framerate=%s ! %s clmpegenc motion-method=hierarchical "
           "%s ! video/mpeg,mpegversion=%u ! filesink %s",
           interlaced ? 48 : 24, interlaced ? "50/1" : "25/1", interlaced ?
-          "interlace field-pattern=1:1 top-field-first=true !" : "",
-          b_frames[v], version, location);
+          "interlace field-pattern=1:1 top-field-first=true !" : chained ?
+          "clmotionsearch !" : "", b_frames[v], version, location);
       gchar **argv = NULL;
       gchar **env = test_layout_environ (g_get_environ (), layouts[i]);
       gchar *err = NULL;
@@ -2700,14 +2835,15 @@ GST_START_TEST (test_layouts_agree)
     fail_unless (len[0] == len[1] && memcmp (data[0], data[1], len[0]) == 0,
         "MPEG-%u, %s%s: the CPU and the GPU layouts coded the clip "
         "differently (%" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT " bytes)",
-        version, b_frames[v], interlaced ? ", interlaced" : "", len[0],
-        len[1]);
-    if (interlaced) {
-      /* (the woven frames were coded as such) */
+        version, b_frames[v], interlaced ? ", interlaced" : chained ?
+        ", after clmotionsearch" : "", len[0], len[1]);
+    if (interlaced || chained) {
       GByteArray *a = g_byte_array_new_take ((guint8 *) data[0], len[0]);
-      MpegCheckResult *r = check_stream (a, 24, 320, 240);
-      fail_unless (!g_array_index (r->sequences, MpegCheckSequence,
-              0).progressive_sequence);
+      MpegCheckResult *r = chained ? check_open_stream (a, 24, 320, 240) :
+          check_stream (a, 24, 320, 240);
+      /* (the woven frames were coded as such) */
+      fail_unless (chained || !g_array_index (r->sequences,
+              MpegCheckSequence, 0).progressive_sequence);
       mpegcheck_result_free (r);
       data[0] = (gchar *) g_byte_array_free (a, FALSE);
     }
@@ -5835,6 +5971,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_device_stages_422);
   tcase_add_test (tc, test_device_stages_non_linear);
   tcase_add_test (tc, test_predict_b);
+  tcase_add_test (tc, test_follow_vectors);
   tcase_add_test (tc, test_predict_b_fields);
   tcase_add_test (tc, test_predict_b_422);
   tcase_add_test (tc, test_predict_b_fields_422);

@@ -15,7 +15,8 @@ struct _GstClMpegTransform
   GstClContext *ctx;
   guint width, height;
   guint mb_width, mb_height;
-  cl_kernel load, encode, fit_costs, fit_vectors, predict_b, field_search;
+  cl_kernel load, encode, fit_costs, fit_vectors, follow_vectors, predict_b,
+      field_search;
   cl_kernel choose_b_fields;
   cl_kernel pack_counts, pack_runs, pack_levels;  /* GPU layout */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
@@ -74,6 +75,9 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
     tr->fit_vectors = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
         "mpeg_fit_vectors", error);
   if (tr->fit_vectors)
+    tr->follow_vectors = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
+        "mpeg_follow_vectors", error);
+  if (tr->follow_vectors)
     tr->predict_b = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
         tr->cpu_layout ? "mpeg_predict_b_cpu" : "mpeg_predict_b", error);
   if (tr->predict_b)
@@ -120,7 +124,7 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
   if (!tr)
     return;
   gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_costs,
-      &tr->fit_vectors, &tr->predict_b, &tr->field_search,
+      &tr->fit_vectors, &tr->follow_vectors, &tr->predict_b, &tr->field_search,
       &tr->choose_b_fields, &tr->pack_counts, &tr->pack_runs,
       &tr->pack_levels, NULL);
   if (tr->rd_bits)
@@ -342,6 +346,27 @@ gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
           G_N_ELEMENTS (fit_mems), &args, sizeof (args), error))
     return FALSE;
   return enqueue_macroblocks (tr, tr->fit_vectors, TRUE, error);
+}
+
+gboolean
+gst_cl_mpeg_transform_follow_vectors (GstClMpegTransform * tr, cl_mem a,
+    cl_mem b, gint sign, cl_mem out, GError ** error)
+{
+  const cl_mem mems[3] = { a, b, out };
+  const cl_uint mb_width = tr->mb_width, mb_height = tr->mb_height;
+  const cl_int s = sign < 0 ? -1 : 1;
+  guint arg = G_N_ELEMENTS (mems);
+
+  if (!gst_cl_video_set_kernel_args (tr->follow_vectors, mems,
+          G_N_ELEMENTS (mems), NULL, 0, error) ||
+      !gst_cl_kernel_set_arg (tr->follow_vectors, &arg, sizeof (cl_uint),
+          &mb_width, error) ||
+      !gst_cl_kernel_set_arg (tr->follow_vectors, &arg, sizeof (cl_uint),
+          &mb_height, error) ||
+      !gst_cl_kernel_set_arg (tr->follow_vectors, &arg, sizeof (cl_int), &s,
+          error))
+    return FALSE;
+  return enqueue_macroblocks (tr, tr->follow_vectors, TRUE, error);
 }
 
 gboolean

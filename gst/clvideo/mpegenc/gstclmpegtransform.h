@@ -116,6 +116,14 @@ gboolean gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr,
 gboolean gst_cl_mpeg_transform_copy_vectors (GstClMpegTransform * tr,
     cl_mem from, cl_mem to, GError ** error);
 
+/* Into @out, the vectors of @a followed by those of @b: @sign 1, @a
+ * towards the frame before and @b from that frame on (the motion over
+ * both spans); @sign -1, @a and @b towards one frame, @b from a later
+ * frame (the vectors from @a's frame to @b's). Each of @b taken where
+ * the macroblock's content lies in @b's frame. */
+gboolean gst_cl_mpeg_transform_follow_vectors (GstClMpegTransform * tr,
+    cl_mem a, cl_mem b, gint sign, cl_mem out, GError ** error);
+
 /* Chooses the forward_f_code of a P picture from its @vectors (the
  * cheapest in vector bits up to @max_f_code, 1..7, a vector past the
  * range counting as an outlier's loss) and clamps them to its range and
