@@ -1757,8 +1757,8 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
       g_param_spec_enum ("motion-method", "Motion search method",
           "How the motion search looks: hierarchical (coarse to fine, "
           "following motion past the window, many times faster on CPUs; "
-          "at full resolution only from an upstream clmotionsearch's "
-          "vectors), full (every displacement of the window; upstream "
+          "starting from an upstream clmotionsearch's vectors, at full "
+          "resolution where they lead close to the reference), full (every displacement of the window; upstream "
           "vectors taken as they are a frame apart), or auto "
           "(hierarchical)", GST_TYPE_CL_MOTION_METHOD,
           DEFAULT_MOTION_METHOD, rw | GST_PARAM_MUTABLE_READY));
