@@ -1758,9 +1758,10 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "How the motion search looks: hierarchical (coarse to fine, "
           "following motion past the window, many times faster on CPUs; "
           "starting from an upstream clmotionsearch's vectors, at full "
-          "resolution where they lead close to the reference), full (every displacement of the window; upstream "
-          "vectors taken as they are a frame apart), or auto "
-          "(hierarchical)", GST_TYPE_CL_MOTION_METHOD,
+          "resolution where they lead close to the reference), full "
+          "(every displacement of the window; upstream vectors taken as "
+          "they are a frame apart), or auto (hierarchical)",
+          GST_TYPE_CL_MOTION_METHOD,
           DEFAULT_MOTION_METHOD, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_RDO,
       g_param_spec_boolean ("rdo", "Rate-distortion optimisation",

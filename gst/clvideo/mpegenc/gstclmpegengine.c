@@ -176,12 +176,11 @@ struct _GstClMpegEngine
   guint anchor_span;
   /* B: upstream's vectors carried from frame to frame back to the last
    * anchor (carry_trail), in fields from free_trails: the last anchor's
-   * (owned), the last frame's (borrowed: that anchor's or a waiting
-   * frame's), NULL where unknown; trail_restart: the last frame is an
-   * anchor. b_between: a B picture's backward vectors made from them. */
+   * (owned), and the last frame's (borrowed: a waiting frame's, or
+   * zero_vectors where the last frame is that anchor; NULL where
+   * unknown). b_between: a B picture's backward vectors made from them. */
   GQueue free_trails;
   cl_mem anchor_trail, last_trail, b_between;
-  gboolean trail_restart;
   Slot slots[2];
   guint next_slot;
   Slot *pending;
@@ -358,7 +357,6 @@ drop_waiting (GstClMpegEngine * e)
   }
   /* (the next frame's motion follows none from before) */
   e->last_trail = NULL;
-  e->trail_restart = TRUE;
   while (!g_queue_is_empty (&e->pts))
     g_free (g_queue_pop_head (&e->pts));
   e->last_pts = GST_CLOCK_TIME_NONE;
@@ -446,7 +444,7 @@ setup_device (GstClMpegEngine * e, GError ** error)
   pic = gst_cl_mpeg_transform_picture_size (e->tr);
   rec = gst_cl_mpeg_transform_records_size (e->tr);
   lev = gst_cl_mpeg_transform_levels_size (e->tr);
-  vec = (gsize) e->mb_width * e->mb_height * sizeof (GstClMotionVector);
+  vec = gst_cl_mpeg_transform_vectors_size (e->tr);
   for (i = 0; i < G_N_ELEMENTS (e->recon); i++)
     if (!(e->recon[i] = gst_cl_mpeg_transform_alloc (e->tr, pic,
                 error)))
@@ -736,46 +734,42 @@ searches_from_seed (GstClMotionSearch * ms)
 /* B pictures search from upstream's vectors (each towards the frame
  * before) carried across the frames back to the last anchor: the frame
  * of @in's into *@trail (a trail field, or NULL): its upstream vectors
- * where the frame before is that anchor, else those followed by the
- * frame before's trail. NULL where a frame on the way had none, or
- * without B pictures. Scaled vectors a frame apart miss where the motion
- * changes between anchors; these follow it. */
+ * followed by the frame before's trail (zero where that is the anchor).
+ * NULL where a frame on the way had none, or without B pictures. Scaled
+ * vectors a frame apart miss where the motion changes between anchors;
+ * these follow it. */
 static gboolean
 carry_trail (GstClMpegEngine * e, GstBuffer * in, cl_mem * trail,
     GError ** error)
 {
   cl_mem up = e->b_between && e->ms_b[0] && searches_from_seed (e->ms_b[0]) ?
       upstream_vectors (e, in) : NULL;
-  cl_mem before = e->trail_restart ? NULL : e->last_trail;
 
   *trail = NULL;
-  if (up && (e->trail_restart || before)) {
+  if (up && e->last_trail) {
     *trail = g_queue_pop_head (&e->free_trails);
     if (!*trail && !(*trail = gst_cl_mpeg_transform_alloc (e->tr,
-                (gsize) e->mb_width * e->mb_height *
-                sizeof (GstClMotionVector), error)))
+                gst_cl_mpeg_transform_vectors_size (e->tr), error)))
       return FALSE;
-    if (!(before ? gst_cl_mpeg_transform_follow_vectors (e->tr, up, before,
-                1, *trail, error) : gst_cl_mpeg_transform_copy_vectors (e->tr,
-                up, *trail, error))) {
+    if (!gst_cl_mpeg_transform_follow_vectors (e->tr, up, e->last_trail, 1,
+            *trail, error)) {
       trail_free (e, trail);
       return FALSE;
     }
   }
   e->last_trail = *trail;
-  e->trail_restart = FALSE;
   return TRUE;
 }
 
 /* The anchor just coded from @trail (owned) is the last: the B pictures
  * before it take their backward vectors from its trail, and the frames
- * after it start theirs */
+ * after it start theirs (the anchor's vectors to itself: zero) */
 static void
 anchor_trail_is (GstClMpegEngine * e, cl_mem trail)
 {
   trail_free (e, &e->anchor_trail);
-  e->anchor_trail = e->last_trail = trail;
-  e->trail_restart = TRUE;
+  e->anchor_trail = trail;
+  e->last_trail = e->zero_vectors;
 }
 
 /* The vectors of the picture of @s towards reconstruction @ref, into
@@ -2018,7 +2012,6 @@ gst_cl_mpeg_engine_new (GstObject * parent,
   g_mutex_init (&e->settings_lock);
   g_queue_init (&e->waiting);
   g_queue_init (&e->free_trails);
-  e->trail_restart = TRUE;
   g_queue_init (&e->pts);
   e->last_pts = GST_CLOCK_TIME_NONE;
   e->length = G_MAXUINT64;

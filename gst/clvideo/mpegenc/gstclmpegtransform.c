@@ -124,9 +124,9 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
   if (!tr)
     return;
   gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_costs,
-      &tr->fit_vectors, &tr->follow_vectors, &tr->predict_b, &tr->field_search,
-      &tr->choose_b_fields, &tr->pack_counts, &tr->pack_runs,
-      &tr->pack_levels, NULL);
+      &tr->fit_vectors, &tr->follow_vectors, &tr->predict_b,
+      &tr->field_search, &tr->choose_b_fields, &tr->pack_counts,
+      &tr->pack_runs, &tr->pack_levels, NULL);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
   if (tr->fit_totals)
@@ -170,6 +170,12 @@ gsize
 gst_cl_mpeg_transform_records_size (const GstClMpegTransform * tr)
 {
   return (gsize) tr->mb_width * tr->mb_height * sizeof (GstClMpegMbRecord);
+}
+
+gsize
+gst_cl_mpeg_transform_vectors_size (const GstClMpegTransform * tr)
+{
+  return (gsize) tr->mb_width * tr->mb_height * sizeof (GstClMotionVector);
 }
 
 gsize
@@ -277,8 +283,7 @@ gst_cl_mpeg_transform_zero_vectors (GstClMpegTransform * tr, cl_mem vectors,
   cl_int ret;
 
   ret = clEnqueueFillBuffer (tr->ctx->queue, vectors, &zero, sizeof (zero), 0,
-      (gsize) tr->mb_width * tr->mb_height * sizeof (GstClMotionVector), 0,
-      NULL, NULL);
+      gst_cl_mpeg_transform_vectors_size (tr), 0, NULL, NULL);
   return gst_cl_check (ret, "clEnqueueFillBuffer", error);
 }
 
@@ -289,8 +294,7 @@ gst_cl_mpeg_transform_copy_vectors (GstClMpegTransform * tr, cl_mem from,
   cl_int ret;
 
   ret = clEnqueueCopyBuffer (tr->ctx->queue, from, to, 0, 0,
-      (gsize) tr->mb_width * tr->mb_height * sizeof (GstClMotionVector), 0,
-      NULL, NULL);
+      gst_cl_mpeg_transform_vectors_size (tr), 0, NULL, NULL);
   return gst_cl_check (ret, "clEnqueueCopyBuffer", error);
 }
 

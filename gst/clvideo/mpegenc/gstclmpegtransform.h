@@ -90,9 +90,11 @@ void gst_cl_mpeg_transform_free (GstClMpegTransform * tr);
 guint gst_cl_mpeg_transform_mb_width (const GstClMpegTransform * tr);
 guint gst_cl_mpeg_transform_mb_height (const GstClMpegTransform * tr);
 gsize gst_cl_mpeg_transform_picture_size (const GstClMpegTransform * tr);
-/* Bytes of the records and of the levels of a picture. */
+/* Bytes of the records, of the levels and of the vectors (a
+ * GstClMotionVector per macroblock) of a picture. */
 gsize gst_cl_mpeg_transform_records_size (const GstClMpegTransform * tr);
 gsize gst_cl_mpeg_transform_levels_size (const GstClMpegTransform * tr);
+gsize gst_cl_mpeg_transform_vectors_size (const GstClMpegTransform * tr);
 
 /* A new device buffer of @size bytes (host-mappable cheaply on CPUs). */
 cl_mem gst_cl_mpeg_transform_alloc (GstClMpegTransform * tr, gsize size,
