@@ -1682,7 +1682,7 @@ fdct_coeff (const int *v, int k, int split_dc, int4 mag, int4 neg)
 }
 
 /* inter_cost of a candidate from its blocks' levels: @last and @delta of
- * each block (code_candidate), the @energy of its coefficients */
+ * each block (trellis_candidates), the @energy of its coefficients */
 static long
 candidate_cost (long energy, __local const int *last,
     __local const int *delta, int mv_bits, int lambda4,
@@ -1698,7 +1698,7 @@ candidate_cost (long energy, __local const int *last,
 
 /* Of the zero vector's candidate (0) and, where @moving, the moving one's
  * (1, its vector @mv_bits), with their energies @energy_zero and
- * @energy_mv (code_candidate), the one that costs less (the zero vector
+ * @energy_mv (transform_candidate), the one that costs less (the zero vector
  * on ties); its cost into *@j, whether its levels are worth coding into
  * *@keep */
 static int
@@ -1722,34 +1722,37 @@ inter_choice (long energy_zero, long energy_mv,
   return 1;
 }
 
+/* The slot of candidate @k in the arrays of the candidates' coefficients
+ * (the fourth is transformed after the first's levels are found) */
+#define CAND_SLOT(k) ((k) == 3 ? 0 : (k))
+
 /* Candidate @k of a macroblock, its residual (@ci, intra: its samples)
  * in @blk: forward DCT into @coef, the quantiser its coefficients need
  * into cand_q[k] (at least @q); with rate-distortion decisions (@rd) its
- * levels by the trellis into lv[k], each block's last and delta
- * (rd_quantise) into last_l[k] and delta_l[k]. Returns, with @rd, 4
- * times the energy of its coefficients (of an intra DC: its quantisation
- * error). @blk and @tmp are scratch; @cand and @zz its own. (The
- * encoder's arguments one by one: given the address of the kernel's
- * argument, NVIDIA's compiler kept it in memory, and mpeg_encode_mb took
- * a sixth longer on an H200.) */
+ * coefficients in scan order into zz[CAND_SLOT (k)] and those that can
+ * take a level into cand[CAND_SLOT (k)], for trellis_candidates. Returns,
+ * with @rd, 4 times the energy of its coefficients (of an intra DC: its
+ * quantisation error). @blk and @tmp are scratch. (The encoder's
+ * arguments one by one: given the address of the kernel's argument,
+ * NVIDIA's compiler kept it in memory, and mpeg_encode_mb took a sixth
+ * longer on an H200.) */
 static long
-code_candidate (int k, int ci, int q, int rd, int lambda4, ulong m2q,
-    __global const uchar * rd_bits, int dc_only, int mpeg2, int dc_shift,
-    int alternate_scan, int intra_vlc,
-    __local int (*blk)[64], __local int (*tmp)[64], __local int (*zz)[64],
-    __local int (*lv)[MB_BLOCKS][64], __local uint (*cand)[2],
-    __local int *cand_q, __local int (*last_l)[MB_BLOCKS],
-    __local int (*delta_l)[MB_BLOCKS], __local int *red, int4 row_mag,
-    int4 row_neg, int4 col_mag, int4 col_neg, int *coef, uint t, uint r,
-    uint c)
+transform_candidate (int k, int ci, int q, int rd, int mpeg2, int dc_only,
+    int dc_shift, int alternate_scan,
+    __local int (*blk)[64], __local int (*tmp)[64],
+    __local short (*zz)[MB_BLOCKS][64], __local int (*lv)[MB_BLOCKS][64],
+    __local uint (*cand)[MB_BLOCKS][2], __local int *cand_q,
+    __local int *red, int4 row_mag, int4 row_neg, int4 col_mag,
+    int4 col_neg, int *coef, uint t, uint r, uint c)
 {
+  const int slot = CAND_SLOT (k);
   long energy = 0;
   int b;
 
   for (b = 0; b < MB_BLOCKS; b++)
     lv[k][b][t] = 0;
   if (t < 2 * MB_BLOCKS)
-    cand[t >> 1][t & 1] = 0;
+    cand[slot][t >> 1][t & 1] = 0;
   if (t == 0)
     cand_q[k] = q;
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -1789,38 +1792,64 @@ code_candidate (int k, int ci, int q, int rd, int lambda4, ulong m2q,
       int err = ci && t == 0 ? coef[b] - (8 >> dc_shift) *
           intra_dc_level (coef[b], dc_shift) : coef[b];
       e += err * err;
-      zz[b][z] = coef[b];
+      zz[slot][b][z] = (short) coef[b];
       if (2 * abs (coef[b]) > mag1)
-        atomic_or (&cand[b][z >> 5], 1u << (z & 31));
+        atomic_or (&cand[slot][b][z >> 5], 1u << (z & 31));
     }
     energy = 4 * (long) group_sum (red, e, t);
-    barrier (CLK_LOCAL_MEM_FENCE);
-    if (t < MB_BLOCKS) {
-      int F[64], L[64], last, delta;
-      ulong coded, c = cand[t][0] | ((ulong) cand[t][1] << 32), m;
-      for (m = c; m; m &= m - 1) {
-        uint i = lowest_bit (m);
-        F[i] = zz[t][i];
-      }
-      last = rd_quantise (F, c, L, &coded, &delta, ci, qk,
-          qk == q ? m2q : rd_step_inverse (qk), lambda4,
-          coeff_bits (rd_bits, ci, intra_vlc), mpeg2,
-          SCAN_NATURAL[alternate_scan]);
-      for (m = coded; m; m &= m - 1) {
-        uint i = lowest_bit (m);
-        lv[k][t][i] = L[i];
-      }
-      if (ci) {
-        int dc = intra_dc_level (zz[t][0], dc_shift);
-        lv[k][t][0] = dc;
-        last = max (last, dc != 0);
-      }
-      last_l[k][t] = last;
-      delta_l[k][t] = delta;
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
   }
   return energy;
+}
+
+/* The levels of the blocks of the candidates in @ks (bit k: candidate k,
+ * transformed by transform_candidate; bit 2 is intra, and with @intra
+ * every one is) by the trellis (rd_quantise), each block's in a
+ * work-item of its own, all at once: into lv[k], each block's last and
+ * delta into last_l[k] and delta_l[k] */
+static void
+trellis_candidates (uint ks, int intra, int q, int lambda4, ulong m2q,
+    __global const uchar * rd_bits, int mpeg2, int dc_shift,
+    int alternate_scan, int intra_vlc, __local short (*zz)[MB_BLOCKS][64],
+    __local int (*lv)[MB_BLOCKS][64], __local uint (*cand)[MB_BLOCKS][2],
+    __local int *cand_q, __local int (*last_l)[MB_BLOCKS],
+    __local int (*delta_l)[MB_BLOCKS], uint t)
+{
+  /* work-item t takes block t % MB_BLOCKS of the (t / MB_BLOCKS)th
+   * candidate of @ks */
+  uint k = 0, nth = t / MB_BLOCKS, b = t % MB_BLOCKS;
+
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (; k < 4; k++)
+    if ((ks >> k) & 1) {
+      if (!nth)
+        break;
+      nth--;
+    }
+  if (k < 4) {
+    const int slot = CAND_SLOT (k), ci = intra || k == 2, qk = cand_q[k];
+    int F[64], L[64], last, delta;
+    ulong coded, c = cand[slot][b][0] | ((ulong) cand[slot][b][1] << 32), m;
+    for (m = c; m; m &= m - 1) {
+      uint i = lowest_bit (m);
+      F[i] = zz[slot][b][i];
+    }
+    last = rd_quantise (F, c, L, &coded, &delta, ci, qk,
+        qk == q ? m2q : rd_step_inverse (qk), lambda4,
+        coeff_bits (rd_bits, ci, intra_vlc), mpeg2,
+        SCAN_NATURAL[alternate_scan]);
+    for (m = coded; m; m &= m - 1) {
+      uint i = lowest_bit (m);
+      lv[k][b][i] = L[i];
+    }
+    if (ci) {
+      int dc = intra_dc_level (zz[slot][b][0], dc_shift);
+      lv[k][b][0] = dc;
+      last = max (last, dc != 0);
+    }
+    last_l[k][b] = last;
+    delta_l[k][b] = delta;
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
 }
 
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
@@ -1842,11 +1871,13 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   __local int blk[MB_BLOCKS][64];
   __local int tmp[MB_BLOCKS][64];
   __local int red[64];
-  __local int zz[MB_BLOCKS][64];
+  /* the coefficients in scan order of up to three candidates, and which
+   * of them can take a level, for the trellis (see CAND_SLOT) */
+  __local short zz[3][MB_BLOCKS][64];
   __local int lv[4][MB_BLOCKS][64];
   __local int last_l[4][MB_BLOCKS];
   __local int delta_l[4][MB_BLOCKS];
-  __local uint cand[MB_BLOCKS][2];
+  __local uint cand[3][MB_BLOCKS][2];
   /* per block, the XOR of its coefficients' lowest bits (MPEG-2) */
   __local int parity[MB_BLOCKS];
   /* each candidate's quantiser (see fitting_quant) */
@@ -1989,43 +2020,54 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   fdct_terms (r, 1, &col_mag, &col_neg);
 
   /* each candidate prediction (two where a moving one competes with the
-   * zero vector): residual, forward DCT, trellis quantisation. (Unrolled:
-   * with the fourth candidate the loop took NVIDIA's compiler to code
-   * that made the kernel 18% slower on an H200, on progressive pictures,
-   * which never try it, too; unrolled 6%.) */
+   * zero vector): residual, forward DCT; then the trellis quantisation of
+   * the blocks of all of them at once (a work-item each: one at a time,
+   * the trellis took two thirds of the kernel's time on an H200). (The
+   * candidates unrolled: in a loop with the fourth one, NVIDIA's compiler
+   * made the kernel 18% slower on an H200, on progressive pictures,
+   * which never try it, too.) */
   #pragma unroll
-  for (k = 0; k < 4; k++) {
+  for (k = 0; k < 3; k++) {
     /* 0: the prediction chosen so far (intra in I pictures), 1: the
-     * moving one, 2: intra, 3: the better of 0 and 1 in the other
-     * arrangement, frame or field blocks (its residual rearranged),
-     * where its levels are worth coding (see mpeg_encode_mb_cpu) */
+     * moving one, 2: intra */
     if ((k == 1 && !moving) || (k == 2 && !intra_cand))
       continue;
-    if (k == 3) {
-      int better, worth;
-      long j_better;
-      if (!rd || intra || !args.field_dct)
-        break;
-      better = inter_choice (energy[0], energy[1], last_l, delta_l, moving,
-          alt_bits, lambda4, rd_bits, &worth, &j_better);
-      if (!worth)
-        break;
+    for (b = 0; b < MB_BLOCKS; b++)
+      blk[b][t] = k == 2 ? intra_src[b][t] : own[b] - (k == 1 ?
+          prd_mv[b] : prd[b]);
+    energy[k] = transform_candidate (k, k == 2 || intra, q, rd, args.mpeg2,
+        args.dc_only, args.dc_shift, args.alternate_scan, blk, tmp, zz, lv,
+        cand, cand_q, red, row_mag, row_neg, col_mag, col_neg, coef, t, r,
+        c);
+  }
+  if (rd)
+    trellis_candidates (1 | moving << 1 | intra_cand << 2, intra, q,
+        lambda4, m2q, rd_bits, args.mpeg2, args.dc_shift,
+        args.alternate_scan, args.intra_vlc, zz, lv, cand, cand_q, last_l,
+        delta_l, t);
+  /* 3: the better of 0 and 1 in the other arrangement, frame or field
+   * blocks (its residual rearranged), where its levels are worth coding
+   * (see mpeg_encode_mb_cpu) */
+  if (rd && !intra && args.field_dct) {
+    int worth;
+    long j_better;
+    const int better = inter_choice (energy[0], energy[1], last_l, delta_l,
+        moving, alt_bits, lambda4, rd_bits, &worth, &j_better);
+    if (worth) {
       for (b = 0; b < MB_BLOCKS; b++)
         tmp[b][t] = own[b] - (better ? prd_mv[b] : prd[b]);
       barrier (CLK_LOCAL_MEM_FENCE);
       for (b = 0; b < MB_BLOCKS; b++)
         blk[b][t] = ((__local int *) tmp)[rearranged_source (b, r, c,
                 !field)];
-    } else {
-      for (b = 0; b < MB_BLOCKS; b++)
-        blk[b][t] = k == 2 ? intra_src[b][t] : own[b] - (k == 1 ?
-            prd_mv[b] : prd[b]);
+      energy[3] = transform_candidate (3, 0, q, rd, args.mpeg2,
+          args.dc_only, args.dc_shift, args.alternate_scan, blk, tmp, zz,
+          lv, cand, cand_q, red, row_mag, row_neg, col_mag, col_neg, coef,
+          t, r, c);
+      trellis_candidates (8, 0, q, lambda4, m2q, rd_bits, args.mpeg2,
+          args.dc_shift, args.alternate_scan, args.intra_vlc, zz, lv, cand,
+          cand_q, last_l, delta_l, t);
     }
-    energy[k] = code_candidate (k, k == 2 || intra, q, rd, lambda4, m2q,
-        rd_bits, args.dc_only, args.mpeg2, args.dc_shift,
-        args.alternate_scan, args.intra_vlc, blk, tmp, zz, lv, cand, cand_q,
-        last_l, delta_l, red, row_mag, row_neg, col_mag, col_neg, coef, t, r,
-        c);
   }
   if (rd && !intra) {
     int delta = 0, dc[MB_BLOCKS], keep;
