@@ -10,6 +10,7 @@
  *           [--stages colorlowpass,image,motion]
  *           [--motion-sizes 2048x2048,1920x1080] [--lambda N]
  *           [--encode-sizes 1920x1080] [--quantizer Q] [--streams 1,4,8,16]
+ *           [--clip FILE.y4m]
  *
  * "image" is the enhancement chain: clhistogram, clcontrast and clsmooth on
  * random, constant and natural-looking GRAY8 frames, each against OpenCV
@@ -26,7 +27,10 @@
  *
  * "encode" is the encoding chain from RGB in system memory to MPEG-1
  * video, clcolorlowpass ! clmotionsearch ! clmpegenc, in one streaming
- * thread and with queues between the elements.
+ * thread and with queues between the elements. Its frames are a synthetic
+ * textured pan, or with --clip the first frames of real footage (the
+ * encoder's device work follows the content: its trellis takes longer on
+ * detail than on the pan).
  *
  * "density" runs that many clmpegenc pipelines of I420 at each encode
  * size in this process at once (not a default stage): all their frames
@@ -980,26 +984,148 @@ enc_stat (const gchar * field)
   return v;
 }
 
-/* The clip converted to I420 in system memory, for the encoder alone. */
+/* Frame @in (@from, @w x @h) converted to @to in system memory: the
+ * synthetic clip to I420 for the encoder alone, a real one to RGB for the
+ * chain */
 static GstBuffer *
-convert_to_i420 (GstBuffer * rgb, gint w, gint h)
+convert_frame (GstBuffer * in, GstVideoFormat from, GstVideoFormat to,
+    gint w, gint h)
 {
   GstVideoInfo in_info, out_info;
   GstVideoFrame in_frame, out_frame;
   GstVideoConverter *conv;
   GstBuffer *out;
 
-  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_RGB, w, h);
-  gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_I420, w, h);
+  gst_video_info_set_format (&in_info, from, w, h);
+  gst_video_info_set_format (&out_info, to, w, h);
   out = gst_buffer_new_allocate (NULL, out_info.size, NULL);
   conv = gst_video_converter_new (&in_info, &out_info, NULL);
-  gst_video_frame_map (&in_frame, &in_info, rgb, GST_MAP_READ);
+  gst_video_frame_map (&in_frame, &in_info, in, GST_MAP_READ);
   gst_video_frame_map (&out_frame, &out_info, out, GST_MAP_WRITE);
   gst_video_converter_frame (conv, &in_frame, &out_frame);
   gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
   gst_video_converter_free (conv);
   return out;
+}
+
+/* --clip: a y4m file of I420 frames whose first ENCODE_CLIP_FRAMES
+ * replace the synthetic clip of the encode and density stages (real
+ * footage: the device work of the encoder follows the content) */
+static gchar *clip_path;
+
+/* The frame size that the header of the y4m file @f (named @path) gives,
+ * into @w and @h; FALSE (and a message) where it is not a y4m file of
+ * 4:2:0 frames */
+static gboolean
+y4m_header (FILE * f, const gchar * path, gint * w, gint * h)
+{
+  gchar line[256];
+  gchar **tokens;
+  gboolean ok;
+  guint i;
+
+  *w = *h = 0;
+  if (!fgets (line, sizeof (line), f) || !g_str_has_prefix (line,
+          "YUV4MPEG2 ")) {
+    g_printerr ("%s: not a y4m file\n", path);
+    return FALSE;
+  }
+  g_strchomp (line);
+  tokens = g_strsplit (line, " ", -1);
+  ok = TRUE;
+  for (i = 1; tokens[i]; i++) {
+    if (tokens[i][0] == 'W')
+      *w = atoi (tokens[i] + 1);
+    else if (tokens[i][0] == 'H')
+      *h = atoi (tokens[i] + 1);
+    else if (tokens[i][0] == 'C' && !g_str_has_prefix (tokens[i], "C420"))
+      ok = FALSE;
+  }
+  g_strfreev (tokens);
+  if (!ok || *w < 16 || *h < 16) {
+    g_printerr ("%s: not 4:2:0 frames of at least 16x16 (%dx%d)\n", path,
+        *w, *h);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The first frames of --clip, at most ENCODE_CLIP_FRAMES, as I420 buffers
+ * of @w x @h into @frames; how many (exits where the file cannot serve) */
+static guint
+load_clip (gint w, gint h, GstBuffer ** frames)
+{
+  FILE *f = fopen (clip_path, "rb");
+  GstVideoInfo info;
+  gint fw, fh;
+  guint n = 0;
+
+  if (!f || !y4m_header (f, clip_path, &fw, &fh) || fw != w || fh != h) {
+    g_printerr ("%s: cannot read its %dx%d frames\n", clip_path, w, h);
+    exit (1);
+  }
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, h);
+  while (n < ENCODE_CLIP_FRAMES) {
+    gchar line[256];
+    GstVideoFrame frame;
+    gboolean whole = TRUE;
+    guint p;
+
+    if (!fgets (line, sizeof (line), f) || !g_str_has_prefix (line, "FRAME"))
+      break;
+    frames[n] = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_video_frame_map (&frame, &info, frames[n], GST_MAP_WRITE);
+    /* each plane's rows into the frame's strides */
+    for (p = 0; p < 3 && whole; p++) {
+      gint rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p), y;
+      gsize row = GST_VIDEO_FRAME_COMP_WIDTH (&frame, p);
+      guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+      for (y = 0; y < rows && whole; y++)
+        whole = fread (data + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame,
+                p), 1, row, f) == row;
+    }
+    gst_video_frame_unmap (&frame);
+    if (!whole) {
+      gst_buffer_unref (frames[n]);
+      break;
+    }
+    n++;
+  }
+  fclose (f);
+  if (n < 2) {
+    g_printerr ("%s: fewer than two whole frames\n", clip_path);
+    exit (1);
+  }
+  return n;
+}
+
+/* The clip of the encode and density stages at @w x @h into @i420 and,
+ * where @rgb is not NULL, into @rgb as packed RGB: --clip's frames, else
+ * the synthetic pan; how many frames */
+static guint
+make_clip (gint w, gint h, GstBuffer ** i420, GstBuffer ** rgb)
+{
+  guint i, n = ENCODE_CLIP_FRAMES;
+
+  if (clip_path)
+    n = load_clip (w, h, i420);
+  for (i = 0; i < n; i++) {
+    if (clip_path) {
+      if (rgb)
+        rgb[i] = convert_frame (i420[i], GST_VIDEO_FORMAT_I420,
+            GST_VIDEO_FORMAT_RGB, w, h);
+    } else {
+      GstBuffer *frame = make_rgb_frame (w, h, i);
+      i420[i] = convert_frame (frame, GST_VIDEO_FORMAT_RGB,
+          GST_VIDEO_FORMAT_I420, w, h);
+      if (rgb)
+        rgb[i] = frame;
+      else
+        gst_buffer_unref (frame);
+    }
+  }
+  return n;
 }
 
 /* A copy of @buf in page-locked host memory of the bench's context: a
@@ -1033,7 +1159,7 @@ pinned_copy (GstBuffer * buf)
  * Returns the frames per second of all together. */
 static gdouble
 run_streams (guint n, gint w, gint h, guint frames, GstBuffer ** clip,
-    gboolean shared, guint quant)
+    guint n_clip, gboolean shared, guint quant)
 {
   GstElement **pipes = g_new0 (GstElement *, n);
   gint64 t0, t1;
@@ -1058,7 +1184,7 @@ run_streams (guint n, gint w, gint h, guint frames, GstBuffer ** clip,
       gst_bus_set_sync_handler (bus, bus_sync, NULL, NULL);
       gst_object_unref (bus);
     }
-    feed_appsrc (pipes[i], frames, clip, ENCODE_CLIP_FRAMES);
+    feed_appsrc (pipes[i], frames, clip, n_clip);
     gst_element_set_state (pipes[i], GST_STATE_PAUSED);
   }
   for (i = 0; i < n; i++)
@@ -1104,19 +1230,15 @@ bench_density (gint w, gint h, guint frames, const gchar * streams,
 {
   GstBuffer *clip[ENCODE_CLIP_FRAMES], *pinned[ENCODE_CLIP_FRAMES];
   gchar **counts = g_strsplit (streams, ",", -1);
-  guint i, c;
+  guint i, c, n_clip;
 
   if (!have_elements ("clmpegenc", NULL)) {
     printf ("(clmpegenc not built: skipped)\n");
     return;
   }
-  for (i = 0; i < ENCODE_CLIP_FRAMES; i++) {
-    GstBuffer *rgb = make_rgb_frame (w, h, i);
-
-    clip[i] = convert_to_i420 (rgb, w, h);
-    gst_buffer_unref (rgb);
+  n_clip = make_clip (w, h, clip, NULL);
+  for (i = 0; i < n_clip; i++)
     pinned[i] = pinned_copy (clip[i]);
-  }
   for (c = 0; counts[c]; c++) {
     guint n = (guint) g_ascii_strtoull (counts[c], NULL, 10);
     gboolean shared;
@@ -1125,14 +1247,14 @@ bench_density (gint w, gint h, guint frames, const gchar * streams,
       continue;
     for (shared = FALSE; shared <= TRUE; shared++) {
       gdouble fps = run_streams (n, w, h, frames, shared ? pinned : clip,
-          shared, quant);
+          n_clip, shared, quant);
       printf ("| %5dx%-5d | %3u | %-34s | %8.1f | %7.1f | %6.1f |\n", w, h,
           n, shared ? "one context, page-locked frames" :
           "a context each, system memory", fps, fps / n, fps / 30);
       fflush (stdout);
     }
   }
-  for (i = 0; i < ENCODE_CLIP_FRAMES; i++) {
+  for (i = 0; i < n_clip; i++) {
     gst_buffer_unref (clip[i]);
     gst_buffer_unref (pinned[i]);
   }
@@ -1181,17 +1303,15 @@ bench_encode (gint w, gint h, guint frames, guint quant)
   };
   GstBuffer *clip[ENCODE_CLIP_FRAMES], *clip_i420[ENCODE_CLIP_FRAMES];
   GstBuffer *clip_pinned[ENCODE_CLIP_FRAMES];
-  guint i;
+  guint i, n_clip;
 
   if (!have_elements ("clcolorlowpass", "clmotionsearch", "clmpegenc", NULL)) {
     printf ("(encoding elements not built: skipped)\n");
     return;
   }
-  for (i = 0; i < ENCODE_CLIP_FRAMES; i++) {
-    clip[i] = make_rgb_frame (w, h, i);
-    clip_i420[i] = convert_to_i420 (clip[i], w, h);
+  n_clip = make_clip (w, h, clip_i420, clip);
+  for (i = 0; i < n_clip; i++)
     clip_pinned[i] = pinned_copy (clip[i]);
-  }
   for (i = 0; i < G_N_ELEMENTS (variants); i++) {
     const gchar *l = variants[i].link;
     gchar *desc = g_strdup_printf ("appsrc name=src format=time ! "
@@ -1203,7 +1323,7 @@ bench_encode (gint w, gint h, guint frames, guint quant)
 
     gst_cl_context_reset_stats (bench_ctx);
     fps = run_pipeline_frames (desc, frames, variants[i].pinned ?
-        clip_pinned : clip, ENCODE_CLIP_FRAMES);
+        clip_pinned : clip, n_clip);
     g_free (desc);
     out_frames = MAX (enc_stat ("frames"), 1);
     bytes = enc_stat ("bytes");
@@ -1227,14 +1347,14 @@ bench_encode (gint w, gint h, guint frames, guint quant)
         parts[i].i420 ? "I420" : "RGB", w, h, tail);
     gdouble fps = run_pipeline_frames (desc, frames,
         parts[i].i420 ? clip_i420 : parts[i].pinned ? clip_pinned : clip,
-        ENCODE_CLIP_FRAMES);
+        n_clip);
     printf ("| %5dx%-5d | part: %-32s | %8.1f fps | %7.3f ms/frame |\n", w,
         h, parts[i].name, fps, 1e3 / fps);
     fflush (stdout);
     g_free (desc);
     g_free (tail);
   }
-  for (i = 0; i < ENCODE_CLIP_FRAMES; i++) {
+  for (i = 0; i < n_clip; i++) {
     gst_buffer_unref (clip[i]);
     gst_buffer_unref (clip_i420[i]);
     gst_buffer_unref (clip_pinned[i]);
@@ -1301,6 +1421,9 @@ main (int argc, char **argv)
         "\"NAME=VALUE ...\""},
     {"lambda", 0, 0, G_OPTION_ARG_INT, &bench_lambda,
         "Lambda of the rate-constrained motion search (0: skip it)", "N"},
+    {"clip", 0, 0, G_OPTION_ARG_FILENAME, &clip_path,
+        "y4m file (4:2:0) whose first frames the encode and density stages "
+          "code instead of a synthetic pan, at its size", "FILE"},
     {NULL}
   };
   GOptionContext *octx = g_option_context_new ("- gst-clvideo benchmark");
@@ -1316,6 +1439,21 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (octx);
+  if (clip_path) {
+    FILE *f = fopen (clip_path, "rb");
+    gint w, h;
+    if (!f) {
+      g_printerr ("cannot open %s\n", clip_path);
+      return 2;
+    }
+    if (!y4m_header (f, clip_path, &w, &h)) {
+      fclose (f);
+      return 2;
+    }
+    fclose (f);
+    g_free (encode_sizes);
+    encode_sizes = g_strdup_printf ("%dx%d", w, h);
+  }
   if (!sizes_valid (sizes) || !sizes_valid (motion_sizes) ||
       !sizes_valid (encode_sizes))
     return 2;
@@ -1374,6 +1512,9 @@ main (int argc, char **argv)
     }
     g_strfreev (size_list);
   }
+  if (clip_path && (strstr (stages, "encode") || strstr (stages, "density")))
+    printf ("\nEncode clip: %s (its first frames, back and forth)\n",
+        clip_path);
   if (strstr (stages, "encode")) {
     printf ("\n| size | threads | q | fps | kbit/frame | colorlowpass ms "
         "| search ms | mpeg kernels ms | host VLC ms | host wait ms | "
@@ -1408,5 +1549,6 @@ main (int argc, char **argv)
   g_free (device);
   g_free (sizes);
   g_free (stages);
+  g_free (clip_path);
   return 0;
 }
