@@ -62,4 +62,5 @@ for bad in text 444 short cut; do
   grep -q "$work/$bad.y4m: " "$work/bad.txt" ||
     fail "no message naming $bad.y4m: $(cat "$work/bad.txt")"
 done
-echo "clbench-clip-test: noise $clip_kbit kbit a frame against the pan's $pan_kbit; 4 bad files refused"
+echo "clbench-clip-test: noise $clip_kbit kbit a frame against the pan's" \
+  "$pan_kbit; 4 bad files refused"
