@@ -1011,8 +1011,11 @@ convert_frame (GstBuffer * in, GstVideoFormat from, GstVideoFormat to,
 
 /* --clip: a y4m file of I420 frames whose first ENCODE_CLIP_FRAMES
  * replace the synthetic clip of the encode and density stages (real
- * footage: the device work of the encoder follows the content) */
+ * footage: the device work of the encoder follows the content); its
+ * frames, read once by load_clip */
 static gchar *clip_path;
+static GstBuffer *clip_frames[ENCODE_CLIP_FRAMES];
+static guint clip_count;
 
 /* The frame size that the header of the y4m file @f (named @path) gives,
  * into @w and @h; FALSE (and a message) where it is not a y4m file of
@@ -1051,31 +1054,35 @@ y4m_header (FILE * f, const gchar * path, gint * w, gint * h)
   return TRUE;
 }
 
-/* The first frames of --clip, at most ENCODE_CLIP_FRAMES, as I420 buffers
- * of @w x @h into @frames; how many (exits where the file cannot serve) */
-static guint
-load_clip (gint w, gint h, GstBuffer ** frames)
+/* Reads --clip: its frame size into @w and @h, its first frames, at most
+ * ENCODE_CLIP_FRAMES, as I420 buffers into clip_frames; FALSE (and a
+ * message) where the file cannot serve */
+static gboolean
+load_clip (gint * w, gint * h)
 {
   FILE *f = fopen (clip_path, "rb");
   GstVideoInfo info;
-  gint fw, fh;
-  guint n = 0;
 
-  if (!f || !y4m_header (f, clip_path, &fw, &fh) || fw != w || fh != h) {
-    g_printerr ("%s: cannot read its %dx%d frames\n", clip_path, w, h);
-    exit (1);
+  if (!f) {
+    g_printerr ("%s: cannot open it\n", clip_path);
+    return FALSE;
   }
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, h);
-  while (n < ENCODE_CLIP_FRAMES) {
+  if (!y4m_header (f, clip_path, w, h)) {
+    fclose (f);
+    return FALSE;
+  }
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, *w, *h);
+  while (clip_count < ENCODE_CLIP_FRAMES) {
     gchar line[256];
     GstVideoFrame frame;
+    GstBuffer *buf;
     gboolean whole = TRUE;
     guint p;
 
     if (!fgets (line, sizeof (line), f) || !g_str_has_prefix (line, "FRAME"))
       break;
-    frames[n] = gst_buffer_new_allocate (NULL, info.size, NULL);
-    gst_video_frame_map (&frame, &info, frames[n], GST_MAP_WRITE);
+    buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE);
     /* each plane's rows into the frame's strides */
     for (p = 0; p < 3 && whole; p++) {
       gint rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p), y;
@@ -1087,17 +1094,17 @@ load_clip (gint w, gint h, GstBuffer ** frames)
     }
     gst_video_frame_unmap (&frame);
     if (!whole) {
-      gst_buffer_unref (frames[n]);
+      gst_buffer_unref (buf);
       break;
     }
-    n++;
+    clip_frames[clip_count++] = buf;
   }
   fclose (f);
-  if (n < 2) {
+  if (clip_count < 2) {
     g_printerr ("%s: fewer than two whole frames\n", clip_path);
-    exit (1);
+    return FALSE;
   }
-  return n;
+  return TRUE;
 }
 
 /* The clip of the encode and density stages at @w x @h into @i420 and,
@@ -1106,12 +1113,11 @@ load_clip (gint w, gint h, GstBuffer ** frames)
 static guint
 make_clip (gint w, gint h, GstBuffer ** i420, GstBuffer ** rgb)
 {
-  guint i, n = ENCODE_CLIP_FRAMES;
+  guint i, n = clip_count ? clip_count : ENCODE_CLIP_FRAMES;
 
-  if (clip_path)
-    n = load_clip (w, h, i420);
   for (i = 0; i < n; i++) {
-    if (clip_path) {
+    if (clip_count) {
+      i420[i] = gst_buffer_ref (clip_frames[i]);
       if (rgb)
         rgb[i] = convert_frame (i420[i], GST_VIDEO_FORMAT_I420,
             GST_VIDEO_FORMAT_RGB, w, h);
@@ -1440,17 +1446,9 @@ main (int argc, char **argv)
   }
   g_option_context_free (octx);
   if (clip_path) {
-    FILE *f = fopen (clip_path, "rb");
     gint w, h;
-    if (!f) {
-      g_printerr ("cannot open %s\n", clip_path);
+    if (!load_clip (&w, &h))
       return 2;
-    }
-    if (!y4m_header (f, clip_path, &w, &h)) {
-      fclose (f);
-      return 2;
-    }
-    fclose (f);
     g_free (encode_sizes);
     encode_sizes = g_strdup_printf ("%dx%d", w, h);
   }
@@ -1550,5 +1548,7 @@ main (int argc, char **argv)
   g_free (sizes);
   g_free (stages);
   g_free (clip_path);
+  for (i = 0; i < clip_count; i++)
+    gst_buffer_unref (clip_frames[i]);
   return 0;
 }
