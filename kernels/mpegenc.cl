@@ -1740,8 +1740,8 @@ static long
 transform_candidate (int k, int ci, int q, int rd, int mpeg2, int dc_only,
     int dc_shift, int alternate_scan,
     __local int (*blk)[64], __local int (*tmp)[64],
-    __local short (*zz)[MB_BLOCKS][64], __local int (*lv)[MB_BLOCKS][64],
-    __local uint (*cand)[MB_BLOCKS][2], __local int *cand_q,
+    __local short (*zz)[MB_BLOCKS][64], __local uint (*cand)[MB_BLOCKS][2],
+    __local int *cand_q,
     __local int *red, int4 row_mag, int4 row_neg, int4 col_mag,
     int4 col_neg, int *coef, uint t, uint r, uint c)
 {
@@ -1749,8 +1749,6 @@ transform_candidate (int k, int ci, int q, int rd, int mpeg2, int dc_only,
   long energy = 0;
   int b;
 
-  for (b = 0; b < MB_BLOCKS; b++)
-    lv[k][b][t] = 0;
   if (t < 2 * MB_BLOCKS)
     cand[slot][t >> 1][t & 1] = 0;
   if (t == 0)
@@ -1818,6 +1816,12 @@ trellis_candidates (uint ks, int intra, int q, int lambda4, ulong m2q,
    * candidate of @ks */
   uint k = 0, nth = t / MB_BLOCKS, b = t % MB_BLOCKS;
 
+  for (k = 0; k < 4; k++)
+    if ((ks >> k) & 1)
+      for (b = 0; b < MB_BLOCKS; b++)
+        lv[k][b][t] = 0;
+  k = 0;
+  b = t % MB_BLOCKS;
   barrier (CLK_LOCAL_MEM_FENCE);
   for (; k < 4; k++)
     if ((ks >> k) & 1) {
@@ -1852,14 +1856,13 @@ trellis_candidates (uint ks, int intra, int q, int lambda4, ulong m2q,
   barrier (CLK_LOCAL_MEM_FENCE);
 }
 
-__kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
-void
-mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
-    __global uchar * recon, __global const GstClMotionVector * vectors,
-    __global GstClMpegMbRecord * records, __global short *levels,
-    __global const uchar * rd_bits, __global const uchar * fpred,
-    __global const GstClMpegFieldChoice * fields,
-    const GstClMpegEncodeArgs args)
+/* The samples of macroblock get_group_id (0) into @blk and @own (in
+ * frame blocks), the blocks' places into @bx, @by, @ys, @bc (column,
+ * first line and line step, plane), no prediction in @prd */
+static void
+load_macroblock (__global const uchar * cur, const GstClMpegEncodeArgs args,
+    __local int (*blk)[64], int *own, int *prd, int *bx, int *by, int *ys,
+    int *bc)
 {
   const uint mb = get_group_id (0);
   const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
@@ -1868,57 +1871,41 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
   const uint off[3] = { 0, W * H, W * H + CW * CHROMA_HEIGHT (H) };
 
-  __local int blk[MB_BLOCKS][64];
-  __local int tmp[MB_BLOCKS][64];
-  __local int red[64];
-  /* the coefficients in scan order of up to three candidates, and which
-   * of them can take a level, for the trellis (see CAND_SLOT) */
-  __local short zz[3][MB_BLOCKS][64];
-  __local int lv[4][MB_BLOCKS][64];
-  __local int last_l[4][MB_BLOCKS];
-  __local int delta_l[4][MB_BLOCKS];
-  __local uint cand[3][MB_BLOCKS][2];
-  /* per block, the XOR of its coefficients' lowest bits (MPEG-2) */
-  __local int parity[MB_BLOCKS];
-  /* each candidate's quantiser (see fitting_quant) */
-  __local int cand_q[4];
-  /* the intra candidate's samples in its own blocks */
-  __local uchar intra_src[MB_BLOCKS][64];
-  __local int intra_field;
-  int4 row_mag, row_neg, col_mag, col_neg;
-
-  /* this work-item's sample of each block, its predictions */
-  int own[MB_BLOCKS], prd[MB_BLOCKS], prd_mv[MB_BLOCKS];
-  /* whether the intra candidate takes field blocks */
-  int field_in = 0;
-  /* the blocks' places: column, first line and line step, plane */
-  int bx[MB_BLOCKS], by[MB_BLOCKS], ys[MB_BLOCKS], bc[MB_BLOCKS];
-  int coef[MB_BLOCKS];
-  int sum, act, intra, dx = 0, dy = 0, q, cost, b, k, lambda4, rd;
-  ulong m2q;
-  /* chosen: the candidate whose levels are coded (see the candidates'
-   * loop); field_mv: whether the moving one predicts field by field,
-   * then whether the macroblock does */
-  int drop = 0, moving = 0, chosen = 0, sad_mv = 0, intra_cand = 0;
-  int field = 0, field_mv = 0, alt_bits = -1;
-  /* (in registers: in local memory, the kernel took a sixth longer on an
-   * H200) */
-  long energy[4];
-  int2 alt = (int2) (0, 0);
-
-  for (b = 0; b < MB_BLOCKS; b++) {
+  for (int b = 0; b < MB_BLOCKS; b++) {
     bc[b] = b < 4 ? 0 : 1 + (b & 1);
     bx[b] = b < 4 ? mbx * 16 + (b & 1) * 8 : mbx * 8;
   }
   block_rows (0, mby, by, ys);
-  for (b = 0; b < MB_BLOCKS; b++) {
+  for (int b = 0; b < MB_BLOCKS; b++) {
     uint s = b < 4 ? W : CW;
     blk[b][t] = cur[off[bc[b]] + (by[b] + r) * s + bx[b] + c];
     own[b] = blk[b][t];
     prd[b] = 0;
   }
-  if (t < MB_BLOCKS)
-    last_l[0][t] = 0;
+}
+
+/* The decisions of the macroblock loaded (load_macroblock) before its
+ * candidates are transformed, but frame or field blocks (plan_fields):
+ * its activity and quantiser, then in P pictures the prediction so far
+ * and the moving candidate, from the SADs of the vectors. @red is
+ * scratch. */
+static GstClMpegMbPlan
+plan_macroblock (__global const uchar * ref,
+    __global const GstClMotionVector * vectors,
+    __global const uchar * rd_bits,
+    __global const GstClMpegFieldChoice * fields,
+    const GstClMpegEncodeArgs args, __local int (*blk)[64],
+    __local int *red, const int *own, const int *bx, const int *by)
+{
+  const uint mb = get_group_id (0);
+  const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
+  const uint t = get_local_id (0);
+  const uint r = t >> 3, c = t & 7;
+  const uint W = args.mb_width * 16, H = args.mb_height * 16;
+  int sum, act, intra, dx = 0, dy = 0, q, cost;
+  int moving = 0, sad_mv = 0, intra_cand = 0, field_mv = 0, alt_bits = -1;
+  int2 alt = (int2) (0, 0);
+  GstClMpegMbPlan plan;
 
   /* activity: sum of |sample - mean| over the luma, in 1/256 steps */
   sum = group_sum (red, blk[0][t] + blk[1][t] + blk[2][t] + blk[3][t], t);
@@ -1939,7 +1926,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     int2 v = mb_vector (vectors, mb, mbx, mby, W, H);
     int2 pred = mb_predictor (vectors, mb, mbx, mby, W, H);
     int2 pv = clamp_vector (pred, mbx, mby, W, H);
-    for (b = 0; b < 4; b++) {
+    for (int b = 0; b < 4; b++) {
       int x = bx[b] + c, y = by[b] + r;
       s0 += abs (own[b] - (int) ref[y * W + x]);
       sv += abs (own[b] - predict (ref, W, x, y, v.x >> 1, v.y >> 1,
@@ -1975,29 +1962,91 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     }
     dx = v.x;
     dy = v.y;
-    if (!intra)
-      predict_samples (ref, W, CW, off, bx, by, bc, r, c, v, prd);
-    if (moving)
-      predict_samples (field_mv ? fpred : ref, W, CW, off, bx, by, bc, r, c,
-          alt, prd_mv);
   }
+  plan.act = act;
+  plan.q = q;
+  plan.intra = intra;
+  plan.dx = dx;
+  plan.dy = dy;
+  plan.cost = cost;
+  plan.moving = moving;
+  plan.sad_mv = sad_mv;
+  plan.intra_cand = intra_cand;
+  plan.field = plan.field_in = 0;
+  plan.field_mv = field_mv;
+  plan.alt_bits = alt_bits;
+  plan.alt_x = alt.x;
+  plan.alt_y = alt.y;
+  return plan;
+}
+
+/* The predictions of plan @p into @prd (the prediction so far) and
+ * @prd_mv (the moving candidate's), in frame blocks */
+static void
+predict_plan (__global const uchar * ref, __global const uchar * fpred,
+    const GstClMpegEncodeArgs args, const GstClMpegMbPlan * p,
+    const int *bx, const int *by, const int *bc, int *prd, int *prd_mv)
+{
+  const uint t = get_local_id (0);
+  const uint r = t >> 3, c = t & 7;
+  const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
+  const uint off[3] = { 0, W * H, W * H + CW * CHROMA_HEIGHT (H) };
+
+  if (!args.p_picture)
+    return;
+  if (!p->intra)
+    predict_samples (ref, W, CW, off, bx, by, bc, r, c, (int2) (p->dx,
+            p->dy), prd);
+  if (p->moving)
+    predict_samples (p->field_mv ? fpred : ref, W, CW, off, bx, by, bc, r,
+        c, (int2) (p->alt_x, p->alt_y), prd_mv);
+}
+
+/* Interlaced pictures (field_dct): whether the intra candidate's samples
+ * (@blk, frame blocks) prefer field blocks, and whether the predictions
+ * do, by the residual of the moving candidate where there is one, else
+ * of the prediction so far (intra: the samples), into @p. @tmp and @red
+ * are scratch. */
+static void
+plan_fields (const GstClMpegEncodeArgs args, __local int (*blk)[64],
+    __local int (*tmp)[64], __local int *red, const int *own,
+    const int *prd, const int *prd_mv, GstClMpegMbPlan * p)
+{
+  const uint t = get_local_id (0);
+  const uint r = t >> 3, c = t & 7;
+  int res[4];
+
+  if (!args.field_dct)
+    return;
+  /* (asked of every macroblock: one barrier region fewer, which POCL
+   * compiles in a fraction of the time) */
+  p->field_in = samples_prefer_field_dct (blk, red, r, c, t);
+  for (int b = 0; b < 4; b++)
+    res[b] = own[b] - (p->moving ? prd_mv[b] : prd[b]);
+  p->field = prefers_field_dct ((__local int *) tmp, red, res, r, c, t);
+}
+
+/* The blocks of plan @p: @own, @prd and @prd_mv rearranged into field
+ * blocks where it says; the intra candidate's samples in its own blocks
+ * into @intra_src, whether they are field blocks into *@intra_field.
+ * @tmp is scratch. */
+static void
+arrange_blocks (__global const uchar * cur, const GstClMpegEncodeArgs args,
+    const GstClMpegMbPlan * p, __local int (*tmp)[64],
+    __local uchar (*intra_src)[64], __local int *intra_field, int *own,
+    int *prd, int *prd_mv, const int *bx, const int *bc)
+{
+  const uint mby = get_group_id (0) / args.mb_width;
+  const uint t = get_local_id (0);
+  const uint r = t >> 3, c = t & 7;
+  const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
+  const uint off[3] = { 0, W * H, W * H + CW * CHROMA_HEIGHT (H) };
+
   if (args.field_dct) {
-    /* the intra candidate's blocks, frame or field as its samples prefer
-     * (blk still holds them in frame blocks; asked of every macroblock:
-     * one barrier region fewer, which POCL compiles in a fraction of the
-     * time) */
-    int res[4];
-    field_in = samples_prefer_field_dct (blk, red, r, c, t);
-    /* frame or field blocks, by the residual of the moving candidate
-     * where there is one, else of the prediction so far (intra: the
-     * samples) */
-    for (b = 0; b < 4; b++)
-      res[b] = own[b] - (moving ? prd_mv[b] : prd[b]);
-    field = prefers_field_dct ((__local int *) tmp, red, res, r, c, t);
-    if (field) {
+    if (p->field) {
       rearrange_blocks ((__local int *) tmp, own, r, c, 1);
       rearrange_blocks ((__local int *) tmp, prd, r, c, 1);
-      if (moving)
+      if (p->moving)
         rearrange_blocks ((__local int *) tmp, prd_mv, r, c, 1);
     }
     barrier (CLK_LOCAL_MEM_FENCE);
@@ -2005,46 +2054,289 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   /* (in local memory: kept in a register across the candidates, it
    * slowed the kernel by a sixth on an H200) */
   if (t == 0)
-    intra_field = field_in;
-  if (intra_cand)
-    for (b = 0; b < MB_BLOCKS; b++) {
-      int step, y = block_first_line (field_in, mby, b, &step) + r * step;
+    *intra_field = p->field_in;
+  if (p->intra_cand)
+    for (int b = 0; b < MB_BLOCKS; b++) {
+      int step, y = block_first_line (p->field_in, mby, b, &step) + r * step;
       intra_src[b][t] = cur[off[bc[b]] + y * (b < 4 ? W : CW) + bx[b] + c];
     }
+}
 
+/* the candidates mpeg_transform_mb transforms for the GstClMpegMbPlan
+ * @p, bit k candidate k */
+#define CANDIDATES(p) (1u | (uint) (p).moving << 1 | (uint) (p).intra_cand << 2)
+
+/* The plan @p and its candidates in @ks, transformed
+ * (transform_candidate), into @job: with rate-distortion decisions (@rd) for mpeg_trellis_blocks, else
+ * the first one's coefficients @coef and quantiser only */
+static void
+store_job (__global GstClMpegTrellisJob * job, const GstClMpegMbPlan * p,
+    uint ks, int rd, __local short (*zz)[MB_BLOCKS][64],
+    __local uint (*cand)[MB_BLOCKS][2], __local const int *cand_q,
+    const long *energy, const int *coef, uint t)
+{
+  const int intra = p->intra, q = p->q;
+
+  barrier (CLK_LOCAL_MEM_FENCE);
+  if (t == 0)
+    job->plan = *p;
+  if (!rd) {
+    for (int b = 0; b < MB_BLOCKS; b++)
+      job->coef[0][b][t] = (short) coef[b];
+    if (t == 0)
+      job->cand_quant[0] = cand_q[0];
+    return;
+  }
+  for (int k = 0; k < GST_CL_MPEG_TRELLIS_CANDIDATES; k++) {
+    if (!((ks >> k) & 1))
+      continue;
+    for (int b = 0; b < MB_BLOCKS; b++)
+      job->coef[k][b][t] = zz[k][b][t];
+    if (t < 2 * MB_BLOCKS)
+      job->mask[k][t >> 1][t & 1] = cand[k][t >> 1][t & 1];
+    if (t == 0) {
+      job->cand_quant[k] = cand_q[k];
+      job->energy[k] = (int) (energy[k] >> 2);
+    }
+  }
+  if (t == 0) {
+    job->candidates = ks;
+    job->intra = intra;
+    job->quant = q;
+  }
+}
+
+/* What store_job and mpeg_trellis_blocks left in @job for the candidates
+ * in @ks: with @rd their levels into lv, each block's last and delta into
+ * last_l and delta_l, their quantisers into cand_q, their energies into
+ * @energy; else the first one's coefficients into @coef and its
+ * quantiser */
+static void
+load_job (__global const GstClMpegTrellisJob * job, uint ks, int rd,
+    __local int (*lv)[MB_BLOCKS][64], __local int (*last_l)[MB_BLOCKS],
+    __local int (*delta_l)[MB_BLOCKS], __local int *cand_q, long *energy,
+    int *coef, uint t)
+{
+  if (!rd) {
+    for (int b = 0; b < MB_BLOCKS; b++)
+      coef[b] = job->coef[0][b][t];
+    if (t == 0)
+      cand_q[0] = job->cand_quant[0];
+  }
+  for (int k = 0; rd && k < GST_CL_MPEG_TRELLIS_CANDIDATES; k++) {
+    if (!((ks >> k) & 1))
+      continue;
+    for (int b = 0; b < MB_BLOCKS; b++)
+      lv[k][b][t] = (job->coded[k][b][t >> 5] >> (t & 31)) & 1 ?
+          job->coef[k][b][t] : 0;
+    if (t < MB_BLOCKS) {
+      last_l[k][t] = job->last[k][t];
+      delta_l[k][t] = job->delta[k][t];
+    }
+    if (t == 0)
+      cand_q[k] = job->cand_quant[k];
+    energy[k] = 4 * (long) job->energy[k];
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+}
+
+/* The trellis of every candidate block of a picture's jobs (see
+ * GstClMpegTrellisJob), a work-item a block: candidate by
+ * candidate, then macroblock by macroblock, so that the lanes of a warp
+ * walk blocks of one kind. The same levels as trellis_candidates. */
+__kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
+void
+mpeg_trellis_blocks (__global GstClMpegTrellisJob * jobs,
+    __global const uchar * rd_bits, const GstClMpegEncodeArgs args)
+{
+  const uint n = args.mb_width * args.mb_height, g = get_global_id (0);
+  const uint k = g / (n * MB_BLOCKS), mb = g / MB_BLOCKS % n;
+  const uint b = g % MB_BLOCKS;
+  __global GstClMpegTrellisJob *job = &jobs[mb];
+  __global short *coef;
+  int F[64], L[64], last, delta, ci, q, qk, dc = 0;
+  ulong coded, c, m;
+
+  if (k >= GST_CL_MPEG_TRELLIS_CANDIDATES || !((job->candidates >> k) & 1))
+    return;
+  coef = job->coef[k][b];
+  ci = job->intra || k == 2;
+  q = job->quant;
+  qk = job->cand_quant[k];
+  c = job->mask[k][b][0] | ((ulong) job->mask[k][b][1] << 32);
+  for (m = c; m; m &= m - 1) {
+    uint i = lowest_bit (m);
+    F[i] = coef[i];
+  }
+  if (ci)
+    dc = intra_dc_level (coef[0], args.dc_shift);
+  last = rd_quantise (F, c, L, &coded, &delta, ci, qk, rd_step_inverse (qk),
+      rd_lambda4 (args.rd_lambda, q), coeff_bits (rd_bits, ci,
+          args.intra_vlc), args.mpeg2, SCAN_NATURAL[args.alternate_scan]);
+  for (m = coded; m; m &= m - 1) {
+    uint i = lowest_bit (m);
+    coef[i] = (short) L[i];
+  }
+  if (ci) {
+    coef[0] = (short) dc;
+    coded |= 1;
+    last = max (last, dc != 0);
+  }
+  job->coded[k][b][0] = (uint) coded;
+  job->coded[k][b][1] = (uint) (coded >> 32);
+  job->last[k][b] = last;
+  job->delta[k][b] = delta;
+}
+
+/* GPU layout, first launch: each macroblock's candidates, transformed,
+ * into its job (see GstClMpegTrellisJob) */
+__kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
+void
+mpeg_transform_mb (__global const uchar * cur, __global const uchar * ref,
+    __global const GstClMotionVector * vectors,
+    __global const uchar * rd_bits, __global const uchar * fpred,
+    __global const GstClMpegFieldChoice * fields,
+    __global GstClMpegTrellisJob * jobs, const GstClMpegEncodeArgs args)
+{
+  const uint t = get_local_id (0);
+  const uint r = t >> 3, c = t & 7;
+  const int rd = args.rd_lambda && !args.dc_only;
+  __local int blk[MB_BLOCKS][64];
+  __local int tmp[MB_BLOCKS][64];
+  __local int red[64];
+  /* the coefficients in scan order of the candidates, and which of them
+   * can take a level, for the trellis */
+  __local short zz[GST_CL_MPEG_TRELLIS_CANDIDATES][MB_BLOCKS][64];
+  __local uint cand[GST_CL_MPEG_TRELLIS_CANDIDATES][MB_BLOCKS][2];
+  __local int cand_q[GST_CL_MPEG_TRELLIS_CANDIDATES];
+  __local uchar intra_src[MB_BLOCKS][64];
+  __local int intra_field;
+  int own[MB_BLOCKS], prd[MB_BLOCKS], prd_mv[MB_BLOCKS];
+  int bx[MB_BLOCKS], by[MB_BLOCKS], ys[MB_BLOCKS], bc[MB_BLOCKS];
+  int coef[MB_BLOCKS];
+  int4 row_mag, row_neg, col_mag, col_neg;
+  long energy[GST_CL_MPEG_TRELLIS_CANDIDATES];
+  GstClMpegMbPlan p;
+
+  load_macroblock (cur, args, blk, own, prd, bx, by, ys, bc);
+  p = plan_macroblock (ref, vectors, rd_bits, fields, args, blk, red, own,
+      bx, by);
+  predict_plan (ref, fpred, args, &p, bx, by, bc, prd, prd_mv);
+  plan_fields (args, blk, tmp, red, own, prd, prd_mv, &p);
+  arrange_blocks (cur, args, &p, tmp, intra_src, &intra_field, own, prd,
+      prd_mv, bx, bc);
+  /* this work-item's cosines: coefficient c of its row, r of its column */
+  fdct_terms (c, 0, &row_mag, &row_neg);
+  fdct_terms (r, 1, &col_mag, &col_neg);
+  /* each candidate prediction (two where a moving one competes with the
+   * zero vector): residual, forward DCT. (The candidates unrolled: in a
+   * loop with the fourth one, NVIDIA's compiler made the kernel 18% slower
+   * on an H200, on progressive pictures, which never try it, too.) */
+  #pragma unroll
+  for (int k = 0; k < GST_CL_MPEG_TRELLIS_CANDIDATES; k++) {
+    /* 0: the prediction chosen so far (intra in I pictures), 1: the
+     * moving one, 2: intra */
+    if ((k == 1 && !p.moving) || (k == 2 && !p.intra_cand))
+      continue;
+    for (int b = 0; b < MB_BLOCKS; b++)
+      blk[b][t] = k == 2 ? intra_src[b][t] : own[b] - (k == 1 ?
+          prd_mv[b] : prd[b]);
+    energy[k] = transform_candidate (k, k == 2 || p.intra, p.q, rd,
+        args.mpeg2, args.dc_only, args.dc_shift, args.alternate_scan, blk,
+        tmp, zz, cand, cand_q, red, row_mag, row_neg, col_mag, col_neg,
+        coef, t, r, c);
+  }
+  store_job (&jobs[get_group_id (0)], &p, CANDIDATES (p), rd, zz, cand,
+      cand_q, energy, coef, t);
+}
+
+/* GPU layout, last launch: the rate-distortion decisions from the
+ * candidates' levels in the jobs, the fourth candidate (interlaced), the
+ * levels kept and the reconstruction. (@vectors and @fields, which
+ * mpeg_transform_mb read, are there for the arguments of the CPU
+ * layout's kernel.) */
+__kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
+void
+mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
+    __global uchar * recon, __global const GstClMotionVector * vectors,
+    __global GstClMpegMbRecord * records, __global short *levels,
+    __global const uchar * rd_bits, __global const uchar * fpred,
+    __global const GstClMpegFieldChoice * fields,
+    __global const GstClMpegTrellisJob * jobs,
+    const GstClMpegEncodeArgs args)
+{
+  const uint mb = get_group_id (0);
+  const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
+  const uint t = get_local_id (0);
+  const uint r = t >> 3, c = t & 7;
+  const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
+  const uint off[3] = { 0, W * H, W * H + CW * CHROMA_HEIGHT (H) };
+
+  __local int blk[MB_BLOCKS][64];
+  __local int tmp[MB_BLOCKS][64];
+  __local int red[64];
+  /* the fourth candidate's coefficients in scan order, and which of them
+   * can take a level, for the trellis (see CAND_SLOT) */
+  __local short zz[1][MB_BLOCKS][64];
+  __local int lv[4][MB_BLOCKS][64];
+  __local int last_l[4][MB_BLOCKS];
+  __local int delta_l[4][MB_BLOCKS];
+  __local uint cand[1][MB_BLOCKS][2];
+  /* per block, the XOR of its coefficients' lowest bits (MPEG-2) */
+  __local int parity[MB_BLOCKS];
+  /* each candidate's quantiser (see fitting_quant) */
+  __local int cand_q[4];
+  /* the intra candidate's samples in its own blocks */
+  __local uchar intra_src[MB_BLOCKS][64];
+  __local int intra_field;
+  int4 row_mag, row_neg, col_mag, col_neg;
+
+  /* this work-item's sample of each block, its predictions */
+  int own[MB_BLOCKS], prd[MB_BLOCKS], prd_mv[MB_BLOCKS];
+  /* the blocks' places: column, first line and line step, plane */
+  int bx[MB_BLOCKS], by[MB_BLOCKS], ys[MB_BLOCKS], bc[MB_BLOCKS];
+  int coef[MB_BLOCKS];
+  int act, intra, dx, dy, q, cost, b, lambda4, rd;
+  ulong m2q;
+  /* chosen: the candidate whose levels are coded (see the candidates'
+   * loop); field_mv: whether the moving one predicts field by field,
+   * then whether the macroblock does */
+  int drop = 0, moving, chosen = 0, sad_mv, intra_cand;
+  int field, field_mv, alt_bits;
+  /* (in registers: in local memory, the kernel took a sixth longer on an
+   * H200) */
+  long energy[4];
+  int2 alt;
+  GstClMpegMbPlan p = jobs[mb].plan;
+
+  /* (from where mpeg_transform_mb left it) */
+  load_macroblock (cur, args, blk, own, prd, bx, by, ys, bc);
+  predict_plan (ref, fpred, args, &p, bx, by, bc, prd, prd_mv);
+  arrange_blocks (cur, args, &p, tmp, intra_src, &intra_field, own, prd,
+      prd_mv, bx, bc);
+  act = p.act;
+  q = p.q;
+  intra = p.intra;
+  dx = p.dx;
+  dy = p.dy;
+  cost = p.cost;
+  moving = p.moving;
+  sad_mv = p.sad_mv;
+  intra_cand = p.intra_cand;
+  field = p.field;
+  field_mv = p.field_mv;
+  alt_bits = p.alt_bits;
+  alt = (int2) (p.alt_x, p.alt_y);
+  if (t < MB_BLOCKS)
+    last_l[0][t] = 0;
   lambda4 = rd_lambda4 (args.rd_lambda, q);
   rd = args.rd_lambda && !args.dc_only;
   m2q = rd_step_inverse (q);
   /* this work-item's cosines: coefficient c of its row, r of its column */
   fdct_terms (c, 0, &row_mag, &row_neg);
   fdct_terms (r, 1, &col_mag, &col_neg);
-
-  /* each candidate prediction (two where a moving one competes with the
-   * zero vector): residual, forward DCT; then the trellis quantisation of
-   * the blocks of all of them at once (a work-item each: one at a time,
-   * the trellis took two thirds of the kernel's time on an H200). (The
-   * candidates unrolled: in a loop with the fourth one, NVIDIA's compiler
-   * made the kernel 18% slower on an H200, on progressive pictures,
-   * which never try it, too.) */
-  #pragma unroll
-  for (k = 0; k < 3; k++) {
-    /* 0: the prediction chosen so far (intra in I pictures), 1: the
-     * moving one, 2: intra */
-    if ((k == 1 && !moving) || (k == 2 && !intra_cand))
-      continue;
-    for (b = 0; b < MB_BLOCKS; b++)
-      blk[b][t] = k == 2 ? intra_src[b][t] : own[b] - (k == 1 ?
-          prd_mv[b] : prd[b]);
-    energy[k] = transform_candidate (k, k == 2 || intra, q, rd, args.mpeg2,
-        args.dc_only, args.dc_shift, args.alternate_scan, blk, tmp, zz, lv,
-        cand, cand_q, red, row_mag, row_neg, col_mag, col_neg, coef, t, r,
-        c);
-  }
-  if (rd)
-    trellis_candidates (1 | moving << 1 | intra_cand << 2, intra, q,
-        lambda4, m2q, rd_bits, args.mpeg2, args.dc_shift,
-        args.alternate_scan, args.intra_vlc, zz, lv, cand, cand_q, last_l,
-        delta_l, t);
+  load_job (&jobs[mb], CANDIDATES (p), rd, lv, last_l, delta_l, cand_q,
+      energy, coef, t);
   /* 3: the better of 0 and 1 in the other arrangement, frame or field
    * blocks (its residual rearranged), where its levels are worth coding
    * (see mpeg_encode_mb_cpu) */
@@ -2062,8 +2354,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
                 !field)];
       energy[3] = transform_candidate (3, 0, q, rd, args.mpeg2,
           args.dc_only, args.dc_shift, args.alternate_scan, blk, tmp, zz,
-          lv, cand, cand_q, red, row_mag, row_neg, col_mag, col_neg, coef,
-          t, r, c);
+          cand, cand_q, red, row_mag, row_neg, col_mag, col_neg, coef, t, r,
+          c);
       trellis_candidates (8, 0, q, lambda4, m2q, rd_bits, args.mpeg2,
           args.dc_shift, args.alternate_scan, args.intra_vlc, zz, lv, cand,
           cand_q, last_l, delta_l, t);

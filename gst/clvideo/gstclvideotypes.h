@@ -118,6 +118,79 @@ typedef struct {
 } GstClMpegEncodeArgs;
 
 /**
+ * GstClMpegMbPlan:
+ * @act: the macroblock's activity
+ * @q: its quantiser
+ * @intra: 1 where it is intra before the rate-distortion decisions (I
+ *   pictures, or decide () without them)
+ * @dx, @dy: the vector of the prediction so far
+ * @cost: its SAD, or the activity
+ * @moving: 1 where a moving candidate competes with the zero vector
+ * @sad_mv: its SAD
+ * @intra_cand: 1 where the intra candidate competes
+ * @field: 1 where the predictions are coded in field blocks
+ * @field_mv: 1 where the moving candidate predicts field by field
+ * @field_in: 1 where the intra candidate takes field blocks
+ * @alt_bits: the moving candidate's vector bits (-1: none)
+ * @alt_x, @alt_y: its vector
+ *
+ * What the GPU layout's mpeg_transform_mb decides of a macroblock before
+ * it transforms the candidates, and mpeg_encode_mb goes on from.
+ */
+typedef struct {
+  gint32 act, q, intra, dx, dy, cost, moving, sad_mv, intra_cand, field,
+      field_mv, field_in, alt_bits, alt_x, alt_y;
+} GstClMpegMbPlan;
+
+/* the candidates a job holds: the prediction chosen so far, the moving
+ * one, intra */
+#define GST_CL_MPEG_TRELLIS_CANDIDATES 3
+
+/**
+ * GstClMpegTrellisJob:
+ * @plan: the macroblock's decisions so far
+ * @candidates: bit k set where candidate k was transformed
+ * @intra: 1 where candidate 0 is intra (I pictures)
+ * @quant: the macroblock's quantiser (its lambda)
+ * @cand_quant: each candidate's quantiser (at least @quant)
+ * @energy: each candidate's energy of coefficients, a quarter of it
+ * @mask: per candidate and block, the scan positions that may take a
+ *   level, bit z of word z / 32
+ * @coded: per candidate and block, the scan positions of its levels
+ *   (an intra block's DC level always), bit z of word z / 32
+ *   (mpeg_trellis_blocks)
+ * @last: ... the scan index of its last level plus one
+ * @delta: ... the cost of its levels against none
+ * @coef: per candidate and block, the coefficients in scan order; at
+ *   the positions in @coded the levels once mpeg_trellis_blocks has run
+ *   (writing all 64 took it a third longer on an H200). Without rate-distortion
+ *   decisions only the first candidate's, in natural order, and its
+ *   @cand_quant: nothing else is set.
+ *
+ * The GPU layout codes a picture's macroblocks in two launches of a
+ * work-group each, with the trellis quantisation of rate-distortion
+ * decisions between them: mpeg_transform_mb leaves the candidates of a
+ * macroblock in its job, mpeg_trellis_blocks quantises every block of
+ * every job, a work-item a block, so that the serial walks fill the
+ * device's lanes (inside a macroblock's work-group they took a few of
+ * 64), and mpeg_encode_mb decides and reconstructs. In a device buffer
+ * only.
+ */
+typedef struct {
+  GstClMpegMbPlan plan;
+  guint32 candidates;
+  guint32 intra;
+  gint32 quant;
+  gint32 cand_quant[GST_CL_MPEG_TRELLIS_CANDIDATES];
+  gint32 energy[GST_CL_MPEG_TRELLIS_CANDIDATES];
+  guint32 mask[GST_CL_MPEG_TRELLIS_CANDIDATES][GST_CL_MPEG_BLOCKS][2];
+  guint32 coded[GST_CL_MPEG_TRELLIS_CANDIDATES][GST_CL_MPEG_BLOCKS][2];
+  gint32 last[GST_CL_MPEG_TRELLIS_CANDIDATES][GST_CL_MPEG_BLOCKS];
+  gint32 delta[GST_CL_MPEG_TRELLIS_CANDIDATES][GST_CL_MPEG_BLOCKS];
+  gint16 coef[GST_CL_MPEG_TRELLIS_CANDIDATES][GST_CL_MPEG_BLOCKS][64];
+} GstClMpegTrellisJob;
+
+/**
  * GstClMpegFieldChoice:
  * @dx: per field of the macroblock (its even lines, its odd lines), the
  *   horizontal vector in half-pels
@@ -292,6 +365,8 @@ GST_CL_VIDEO_SIZE_IS (GstClKernelPlane, 8);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
 GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 68);
+GST_CL_VIDEO_SIZE_IS (GstClMpegMbPlan, 60);
+GST_CL_VIDEO_SIZE_IS (GstClMpegTrellisJob, 3744);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);

@@ -19,6 +19,9 @@ struct _GstClMpegTransform
       field_search;
   cl_kernel choose_b_fields;
   cl_kernel pack_counts, pack_runs, pack_levels;  /* GPU layout */
+  cl_kernel transform_mb, trellis;      /* GPU layout */
+  cl_mem jobs;                  /* GPU layout: a GstClMpegTrellisJob per
+                                 * macroblock */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
   cl_mem fit_totals;            /* mpeg_fit_costs' sums, an f_code each */
   gboolean cpu_layout;          /* one work-item per macroblock */
@@ -95,8 +98,17 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
     if (tr->pack_runs)
       tr->pack_levels = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
           "mpeg_pack_levels", error);
+    if (tr->pack_levels)
+      tr->transform_mb = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
+          "mpeg_transform_mb", error);
+    if (tr->transform_mb)
+      tr->trellis = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
+          "mpeg_trellis_blocks", error);
+    if (tr->trellis)
+      tr->jobs = gst_cl_mpeg_transform_alloc (tr, (gsize) tr->mb_width *
+          tr->mb_height * sizeof (GstClMpegTrellisJob), error);
   }
-  if (tr->choose_b_fields && (tr->cpu_layout || tr->pack_levels)) {
+  if (tr->choose_b_fields && (tr->cpu_layout || tr->jobs)) {
     guint8 bits[GST_CL_MPEG_RD_BITS_SIZE];
     cl_int ret;
 
@@ -126,7 +138,10 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
   gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_costs,
       &tr->fit_vectors, &tr->follow_vectors, &tr->predict_b,
       &tr->field_search, &tr->choose_b_fields, &tr->pack_counts,
-      &tr->pack_runs, &tr->pack_levels, NULL);
+      &tr->pack_runs, &tr->pack_levels, &tr->transform_mb, &tr->trellis,
+      NULL);
+  if (tr->jobs)
+    clReleaseMemObject (tr->jobs);
   if (tr->rd_bits)
     clReleaseMemObject (tr->rd_bits);
   if (tr->fit_totals)
@@ -435,6 +450,40 @@ gst_cl_mpeg_transform_choose_b_fields (GstClMpegTransform * tr, cl_mem cur,
   return enqueue_macroblocks (tr, tr->choose_b_fields, TRUE, error);
 }
 
+/* The GPU layout's launches (see GstClMpegTrellisJob): the candidates'
+ * transforms, with rate-distortion decisions (@rd) the trellis of all
+ * their blocks, then the decisions and the reconstruction; @mems: the
+ * encoder's buffers, mpeg_encode_mb's arguments */
+static gboolean
+encode_in_launches (GstClMpegTransform * tr, const cl_mem * mems,
+    guint n_mems, const GstClMpegEncodeArgs * args, gboolean rd,
+    GError ** error)
+{
+  /* cur, ref, vectors, rd_bits, fpred, fields, jobs */
+  const cl_mem transform_mems[7] = { mems[0], mems[1], mems[3], mems[6],
+    mems[7], mems[8], tr->jobs
+  };
+  const cl_mem trellis_mems[2] = { tr->jobs, tr->rd_bits };
+  size_t local = 64, global = (size_t) GST_CL_MPEG_TRELLIS_CANDIDATES *
+      tr->mb_width * tr->mb_height * (tr->chroma_422 ?
+      GST_CL_MPEG_BLOCKS_422 : GST_CL_MPEG_BLOCKS_420);
+
+  if (!gst_cl_video_set_kernel_args (tr->transform_mb, transform_mems,
+          G_N_ELEMENTS (transform_mems), args, sizeof (*args), error) ||
+      !enqueue_macroblocks (tr, tr->transform_mb, FALSE, error))
+    return FALSE;
+  global = (global + local - 1) / local * local;
+  if (rd && (!gst_cl_video_set_kernel_args (tr->trellis, trellis_mems,
+              G_N_ELEMENTS (trellis_mems), args, sizeof (*args), error) ||
+          !gst_cl_context_enqueue_kernel (tr->ctx, tr->trellis,
+              GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error)))
+    return FALSE;
+  if (!gst_cl_video_set_kernel_args (tr->encode, mems, n_mems, args,
+          sizeof (*args), error))
+    return FALSE;
+  return enqueue_macroblocks (tr, tr->encode, FALSE, error);
+}
+
 gboolean
 gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
     cl_mem vectors, cl_mem field_pred, cl_mem fields,
@@ -446,10 +495,11 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
    * only) */
   gboolean field_motion = p->mpeg2 && p->field_motion && field_pred &&
       fields;
-  /* (without field prediction its arguments are not read: any buffer) */
-  const cl_mem mems[9] = { cur, ref, recon, vectors, records, levels,
+  /* (without field prediction its arguments are not read: any buffer;
+   * the jobs are the GPU layout's only) */
+  const cl_mem mems[10] = { cur, ref, recon, vectors, records, levels,
     tr->rd_bits, field_motion ? field_pred : cur,
-    field_motion ? fields : tr->rd_bits
+    field_motion ? fields : tr->rd_bits, tr->jobs
   };
 
   args.mb_width = tr->mb_width;
@@ -470,8 +520,11 @@ gst_cl_mpeg_transform_encode (GstClMpegTransform * tr, cl_mem cur, cl_mem ref,
   args.intra_vlc = p->mpeg2 && p->intra_vlc ? 1 : 0;
   args.rd_lambda = p->rd_lambda;
   args.mv_lambda = p->mv_lambda;
-  if (!gst_cl_video_set_kernel_args (tr->encode, mems, G_N_ELEMENTS (mems),
-          &args, sizeof (args), error))
+  if (!tr->cpu_layout)
+    return encode_in_launches (tr, mems, G_N_ELEMENTS (mems), &args,
+        args.rd_lambda && !args.dc_only, error);
+  if (!gst_cl_video_set_kernel_args (tr->encode, mems, G_N_ELEMENTS (mems) -
+          1, &args, sizeof (args), error))
     return FALSE;
   return enqueue_macroblocks (tr, tr->encode, FALSE, error);
 }
