@@ -11,7 +11,9 @@
  * reconstructed reference, intra/inter decision, forward DCT,
  * quantisation, zigzag, coded block pattern, then the decoder's
  * reconstruction (dequantisation with mismatch control, inverse DCT,
- * clamp) into the next reference.
+ * clamp) into the next reference. mpeg_transform_mb does its first
+ * steps, to the candidates' transforms, and mpeg_trellis_blocks their
+ * trellis quantisation, before it (see GstClMpegTrellisJob).
  * Everything is exact (integer arithmetic; the CPU layout divides in
  * floats where the truncated quotient is provably exact), so that every
  * device and the C reference in tests/mpegenc-ref.c agree to the bit.
