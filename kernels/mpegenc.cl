@@ -1858,6 +1858,18 @@ trellis_candidates (uint ks, int intra, int q, int lambda4, ulong m2q,
   barrier (CLK_LOCAL_MEM_FENCE);
 }
 
+/* The GPU layout's place of work-item get_local_id (0) (row @r, column
+ * @c of each block) of macroblock get_group_id (0) (column @mbx, row
+ * @mby) in a picture of W x H luma samples, and where its planes start
+ * (@off), as constants of the function it opens */
+#define MB_PLACE(args) \
+  const uint mb = get_group_id (0); \
+  const uint mbx = mb % (args).mb_width, mby = mb / (args).mb_width; \
+  const uint t = get_local_id (0), r = t >> 3, c = t & 7; \
+  const uint W = (args).mb_width * 16, H = (args).mb_height * 16; \
+  const uint CW = W / 2; \
+  const uint off[3] = { 0, W * H, W * H + CW * CHROMA_HEIGHT (H) }
+
 /* The samples of macroblock get_group_id (0) into @blk and @own (in
  * frame blocks), the blocks' places into @bx, @by, @ys, @bc (column,
  * first line and line step, plane), no prediction in @prd */
@@ -1866,12 +1878,7 @@ load_macroblock (__global const uchar * cur, const GstClMpegEncodeArgs args,
     __local int (*blk)[64], int *own, int *prd, int *bx, int *by, int *ys,
     int *bc)
 {
-  const uint mb = get_group_id (0);
-  const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
-  const uint t = get_local_id (0);
-  const uint r = t >> 3, c = t & 7;
-  const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
-  const uint off[3] = { 0, W * H, W * H + CW * CHROMA_HEIGHT (H) };
+  MB_PLACE (args);
 
   for (int b = 0; b < MB_BLOCKS; b++) {
     bc[b] = b < 4 ? 0 : 1 + (b & 1);
@@ -1899,11 +1906,7 @@ plan_macroblock (__global const uchar * ref,
     const GstClMpegEncodeArgs args, __local int (*blk)[64],
     __local int *red, const int *own, const int *bx, const int *by)
 {
-  const uint mb = get_group_id (0);
-  const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
-  const uint t = get_local_id (0);
-  const uint r = t >> 3, c = t & 7;
-  const uint W = args.mb_width * 16, H = args.mb_height * 16;
+  MB_PLACE (args);
   int sum, act, intra, dx = 0, dy = 0, q, cost;
   int moving = 0, sad_mv = 0, intra_cand = 0, field_mv = 0, alt_bits = -1;
   int2 alt = (int2) (0, 0);
@@ -1989,10 +1992,7 @@ predict_plan (__global const uchar * ref, __global const uchar * fpred,
     const GstClMpegEncodeArgs args, const GstClMpegMbPlan * p,
     const int *bx, const int *by, const int *bc, int *prd, int *prd_mv)
 {
-  const uint t = get_local_id (0);
-  const uint r = t >> 3, c = t & 7;
-  const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
-  const uint off[3] = { 0, W * H, W * H + CW * CHROMA_HEIGHT (H) };
+  MB_PLACE (args);
 
   if (!args.p_picture)
     return;
@@ -2038,11 +2038,7 @@ arrange_blocks (__global const uchar * cur, const GstClMpegEncodeArgs args,
     __local uchar (*intra_src)[64], __local int *intra_field, int *own,
     int *prd, int *prd_mv, const int *bx, const int *bc)
 {
-  const uint mby = get_group_id (0) / args.mb_width;
-  const uint t = get_local_id (0);
-  const uint r = t >> 3, c = t & 7;
-  const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
-  const uint off[3] = { 0, W * H, W * H + CW * CHROMA_HEIGHT (H) };
+  MB_PLACE (args);
 
   if (args.field_dct) {
     if (p->field) {
@@ -2077,8 +2073,6 @@ store_job (__global GstClMpegTrellisJob * job, const GstClMpegMbPlan * p,
     __local uint (*cand)[MB_BLOCKS][2], __local const int *cand_q,
     const long *energy, const int *coef, uint t)
 {
-  const int intra = p->intra, q = p->q;
-
   barrier (CLK_LOCAL_MEM_FENCE);
   if (t == 0)
     job->plan = *p;
@@ -2101,11 +2095,8 @@ store_job (__global GstClMpegTrellisJob * job, const GstClMpegMbPlan * p,
       job->energy[k] = (int) (energy[k] >> 2);
     }
   }
-  if (t == 0) {
+  if (t == 0)
     job->candidates = ks;
-    job->intra = intra;
-    job->quant = q;
-  }
 }
 
 /* What store_job and mpeg_trellis_blocks left in @job for the candidates
@@ -2162,8 +2153,8 @@ mpeg_trellis_blocks (__global GstClMpegTrellisJob * jobs,
   if (k >= GST_CL_MPEG_TRELLIS_CANDIDATES || !((job->candidates >> k) & 1))
     return;
   coef = job->coef[k][b];
-  ci = job->intra || k == 2;
-  q = job->quant;
+  ci = job->plan.intra || k == 2;
+  q = job->plan.q;
   qk = job->cand_quant[k];
   c = job->mask[k][b][0] | ((ulong) job->mask[k][b][1] << 32);
   for (m = c; m; m &= m - 1) {
@@ -2267,12 +2258,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     __global const GstClMpegTrellisJob * jobs,
     const GstClMpegEncodeArgs args)
 {
-  const uint mb = get_group_id (0);
-  const uint mbx = mb % args.mb_width, mby = mb / args.mb_width;
-  const uint t = get_local_id (0);
-  const uint r = t >> 3, c = t & 7;
-  const uint W = args.mb_width * 16, H = args.mb_height * 16, CW = W / 2;
-  const uint off[3] = { 0, W * H, W * H + CW * CHROMA_HEIGHT (H) };
+  MB_PLACE (args);
 
   __local int blk[MB_BLOCKS][64];
   __local int tmp[MB_BLOCKS][64];

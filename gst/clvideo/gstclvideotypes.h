@@ -148,10 +148,9 @@ typedef struct {
 
 /**
  * GstClMpegTrellisJob:
- * @plan: the macroblock's decisions so far
+ * @plan: the macroblock's decisions so far (candidate 0 is intra where
+ *   its @intra is)
  * @candidates: bit k set where candidate k was transformed
- * @intra: 1 where candidate 0 is intra (I pictures)
- * @quant: the macroblock's quantiser (its lambda)
  * @cand_quant: each candidate's quantiser (at least @quant)
  * @energy: each candidate's energy of coefficients, a quarter of it
  * @mask: per candidate and block, the scan positions that may take a
@@ -163,12 +162,12 @@ typedef struct {
  * @delta: ... the cost of its levels against none
  * @coef: per candidate and block, the coefficients in scan order; at
  *   the positions in @coded the levels once mpeg_trellis_blocks has run
- *   (writing all 64 took it a third longer on an H200). Without rate-distortion
- *   decisions only the first candidate's, in natural order, and its
- *   @cand_quant: nothing else is set.
+ *   (writing all 64 took it a third longer on an H200). Without
+ *   rate-distortion decisions only the first candidate's, in natural
+ *   order, and its @cand_quant: nothing else is set but @plan.
  *
- * The GPU layout codes a picture's macroblocks in two launches of a
- * work-group each, with the trellis quantisation of rate-distortion
+ * The GPU layout codes a picture in two launches of a work-group a
+ * macroblock, with the trellis quantisation of rate-distortion
  * decisions between them: mpeg_transform_mb leaves the candidates of a
  * macroblock in its job, mpeg_trellis_blocks quantises every block of
  * every job, a work-item a block, so that the serial walks fill the
@@ -179,8 +178,6 @@ typedef struct {
 typedef struct {
   GstClMpegMbPlan plan;
   guint32 candidates;
-  guint32 intra;
-  gint32 quant;
   gint32 cand_quant[GST_CL_MPEG_TRELLIS_CANDIDATES];
   gint32 energy[GST_CL_MPEG_TRELLIS_CANDIDATES];
   guint32 mask[GST_CL_MPEG_TRELLIS_CANDIDATES][GST_CL_MPEG_BLOCKS][2];
@@ -366,7 +363,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
 GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 68);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbPlan, 60);
-GST_CL_VIDEO_SIZE_IS (GstClMpegTrellisJob, 3744);
+GST_CL_VIDEO_SIZE_IS (GstClMpegTrellisJob, 3736);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
