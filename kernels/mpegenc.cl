@@ -2286,9 +2286,9 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   int coef[MB_BLOCKS];
   int act, intra, dx, dy, q, cost, b, lambda4, rd;
   ulong m2q;
-  /* chosen: the candidate whose levels are coded (see the candidates'
-   * loop); field_mv: whether the moving one predicts field by field,
-   * then whether the macroblock does */
+  /* chosen: the candidate whose levels are coded (those of
+   * mpeg_transform_mb, 3 the fourth one); field_mv: whether the moving
+   * one predicts field by field, then whether the macroblock does */
   int drop = 0, moving, chosen = 0, sad_mv, intra_cand;
   int field, field_mv, alt_bits;
   /* (in registers: in local memory, the kernel took a sixth longer on an
