@@ -1684,7 +1684,8 @@ fdct_coeff (const int *v, int k, int split_dc, int4 mag, int4 neg)
 }
 
 /* inter_cost of a candidate from its blocks' levels: @last and @delta of
- * each block (trellis_candidates), the @energy of its coefficients */
+ * each block (mpeg_trellis_blocks, trellis_fourth), the @energy of its
+ * coefficients */
 static long
 candidate_cost (long energy, __local const int *last,
     __local const int *delta, int mv_bits, int lambda4,
@@ -1732,12 +1733,12 @@ inter_choice (long energy_zero, long energy_mv,
  * in @blk: forward DCT into @coef, the quantiser its coefficients need
  * into cand_q[k] (at least @q); with rate-distortion decisions (@rd) its
  * coefficients in scan order into zz[CAND_SLOT (k)] and those that can
- * take a level into cand[CAND_SLOT (k)], for trellis_candidates. Returns,
- * with @rd, 4 times the energy of its coefficients (of an intra DC: its
- * quantisation error). @blk and @tmp are scratch. (The encoder's
- * arguments one by one: given the address of the kernel's argument,
- * NVIDIA's compiler kept it in memory, and mpeg_encode_mb took a sixth
- * longer on an H200.) */
+ * take a level into cand[CAND_SLOT (k)], for the trellis (store_job,
+ * trellis_fourth). Returns, with @rd, 4 times the energy of its
+ * coefficients (of an intra DC: its quantisation error). @blk and @tmp
+ * are scratch. (The encoder's arguments one by one: given the address of
+ * the kernel's argument, NVIDIA's compiler kept it in memory, and
+ * mpeg_encode_mb took a sixth longer on an H200.) */
 static long
 transform_candidate (int k, int ci, int q, int rd, int mpeg2, int dc_only,
     int dc_shift, int alternate_scan,
@@ -1801,59 +1802,43 @@ transform_candidate (int k, int ci, int q, int rd, int mpeg2, int dc_only,
   return energy;
 }
 
-/* The levels of the blocks of the candidates in @ks (bit k: candidate k,
- * transformed by transform_candidate; bit 2 is intra, and with @intra
- * every one is) by the trellis (rd_quantise), each block's in a
- * work-item of its own, all at once: into lv[k], each block's last and
- * delta into last_l[k] and delta_l[k] */
+/* The levels of the fourth candidate's blocks (non-intra, transformed by
+ * transform_candidate into slot CAND_SLOT (3)) by the trellis
+ * (rd_quantise), each block's in a work-item of its own: into lv[3],
+ * each block's last and delta into last_l[3] and delta_l[3]. (The other
+ * candidates' blocks go through mpeg_trellis_blocks.) */
 static void
-trellis_candidates (uint ks, int intra, int q, int lambda4, ulong m2q,
-    __global const uchar * rd_bits, int mpeg2, int dc_shift,
-    int alternate_scan, int intra_vlc, __local short (*zz)[MB_BLOCKS][64],
+trellis_fourth (int q, int lambda4, ulong m2q,
+    __global const uchar * rd_bits, int mpeg2, int alternate_scan,
+    int intra_vlc, __local short (*zz)[MB_BLOCKS][64],
     __local int (*lv)[MB_BLOCKS][64], __local uint (*cand)[MB_BLOCKS][2],
     __local int *cand_q, __local int (*last_l)[MB_BLOCKS],
     __local int (*delta_l)[MB_BLOCKS], uint t)
 {
-  /* work-item t takes block t % MB_BLOCKS of the (t / MB_BLOCKS)th
-   * candidate of @ks */
-  uint k = 0, nth = t / MB_BLOCKS, b = t % MB_BLOCKS;
+  const int slot = CAND_SLOT (3);
 
-  for (k = 0; k < 4; k++)
-    if ((ks >> k) & 1)
-      for (b = 0; b < MB_BLOCKS; b++)
-        lv[k][b][t] = 0;
-  k = 0;
-  b = t % MB_BLOCKS;
+  for (int b = 0; b < MB_BLOCKS; b++)
+    lv[3][b][t] = 0;
   barrier (CLK_LOCAL_MEM_FENCE);
-  for (; k < 4; k++)
-    if ((ks >> k) & 1) {
-      if (!nth)
-        break;
-      nth--;
-    }
-  if (k < 4) {
-    const int slot = CAND_SLOT (k), ci = intra || k == 2, qk = cand_q[k];
+  if (t < MB_BLOCKS) {
+    const uint b = t;
+    const int qk = cand_q[3];
     int F[64], L[64], last, delta;
     ulong coded, c = cand[slot][b][0] | ((ulong) cand[slot][b][1] << 32), m;
     for (m = c; m; m &= m - 1) {
       uint i = lowest_bit (m);
       F[i] = zz[slot][b][i];
     }
-    last = rd_quantise (F, c, L, &coded, &delta, ci, qk,
+    last = rd_quantise (F, c, L, &coded, &delta, 0, qk,
         qk == q ? m2q : rd_step_inverse (qk), lambda4,
-        coeff_bits (rd_bits, ci, intra_vlc), mpeg2,
+        coeff_bits (rd_bits, 0, intra_vlc), mpeg2,
         SCAN_NATURAL[alternate_scan]);
     for (m = coded; m; m &= m - 1) {
       uint i = lowest_bit (m);
-      lv[k][b][i] = L[i];
+      lv[3][b][i] = L[i];
     }
-    if (ci) {
-      int dc = intra_dc_level (zz[slot][b][0], dc_shift);
-      lv[k][b][0] = dc;
-      last = max (last, dc != 0);
-    }
-    last_l[k][b] = last;
-    delta_l[k][b] = delta;
+    last_l[3][b] = last;
+    delta_l[3][b] = delta;
   }
   barrier (CLK_LOCAL_MEM_FENCE);
 }
@@ -2062,11 +2047,13 @@ arrange_blocks (__global const uchar * cur, const GstClMpegEncodeArgs args,
 
 /* the candidates mpeg_transform_mb transforms for the GstClMpegMbPlan
  * @p, bit k candidate k */
-#define CANDIDATES(p) (1u | (uint) (p).moving << 1 | (uint) (p).intra_cand << 2)
+#define CANDIDATES(p) \
+  (1u | (uint) (p).moving << 1 | (uint) (p).intra_cand << 2)
 
 /* The plan @p and its candidates in @ks, transformed
- * (transform_candidate), into @job: with rate-distortion decisions (@rd) for mpeg_trellis_blocks, else
- * the first one's coefficients @coef and quantiser only */
+ * (transform_candidate), into @job: with rate-distortion decisions (@rd)
+ * for mpeg_trellis_blocks, else the first one's coefficients @coef and
+ * quantiser only */
 static void
 store_job (__global GstClMpegTrellisJob * job, const GstClMpegMbPlan * p,
     uint ks, int rd, __local short (*zz)[MB_BLOCKS][64],
@@ -2136,7 +2123,7 @@ load_job (__global const GstClMpegTrellisJob * job, uint ks, int rd,
 /* The trellis of every candidate block of a picture's jobs (see
  * GstClMpegTrellisJob), a work-item a block: candidate by
  * candidate, then macroblock by macroblock, so that the lanes of a warp
- * walk blocks of one kind. The same levels as trellis_candidates. */
+ * walk blocks of one kind. The same walk as trellis_fourth's. */
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_trellis_blocks (__global GstClMpegTrellisJob * jobs,
@@ -2344,9 +2331,9 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
           args.dc_only, args.dc_shift, args.alternate_scan, blk, tmp, zz,
           cand, cand_q, red, row_mag, row_neg, col_mag, col_neg, coef, t, r,
           c);
-      trellis_candidates (8, 0, q, lambda4, m2q, rd_bits, args.mpeg2,
-          args.dc_shift, args.alternate_scan, args.intra_vlc, zz, lv, cand,
-          cand_q, last_l, delta_l, t);
+      trellis_fourth (q, lambda4, m2q, rd_bits, args.mpeg2,
+          args.alternate_scan, args.intra_vlc, zz, lv, cand, cand_q, last_l,
+          delta_l, t);
     }
   }
   if (rd && !intra) {
