@@ -524,17 +524,20 @@ satd_half_rows (global const uchar * c, int cs, global const uchar * r,
 /* The best of @keys (half_rank keys of the nine half-pel positions around
  * (fx, fy), by SAD; ULONG_MAX where outside) by SATD, among the
  * SATD_CANDIDATES best by SAD: the SATD costs several SADs, and the
- * positions far behind by SAD hardly ever win by it */
+ * positions far behind by SAD hardly ever win by it. @full_satd is the
+ * SATD at (fx, fy) where the caller has it (else UINT_MAX). */
 static GstClMotionVector
 satd_best (global const uchar * cur, int cs, global const uchar * ref,
-    int rs, int x0, int y0, int fx, int fy, const ulong * keys)
+    int rs, int x0, int y0, int fx, int fy, const ulong * keys,
+    uint full_satd)
 {
   ulong top[SATD_CANDIDATES], best = ULONG_MAX;
   satd_candidates (keys, top);
   for (int i = 0; i < SATD_CANDIDATES && top[i] != ULONG_MAX; i++) {
     int h = (int) (top[i] & 0xffff);
     int2 v = half_vector (fx, fy, h);
-    uint t = satd_half_rows (cur + y0 * cs + x0, cs,
+    uint t = h == 4 && full_satd != UINT_MAX ? full_satd :
+        satd_half_rows (cur + y0 * cs + x0, cs,
         ref + (y0 + (v.y >> 1)) * rs + x0 + (v.x >> 1), rs, v.x & 1, v.y & 1);
     best = min (best, half_rank (t, v.x, v.y, h));
   }
@@ -545,11 +548,12 @@ satd_best (global const uchar * cur, int cs, global const uchar * ref,
 #endif
 
 /* Half-pel refinement around the full-pel vector (fx, fy) of the block at
- * (x0, y0); returns the vector in half-pel units and its SAD. */
+ * (x0, y0), whose SAD is @full_sad and SATD @full_satd (UINT_MAX: not
+ * known); returns the vector in half-pel units and its SAD. */
 static GstClMotionVector
 refine_half (global const uchar * cur, int cs, global const uchar * ref,
     int rs, int width, int height, int x0, int y0, int bw, int bh, int fx,
-    int fy, uint full_sad)
+    int fy, uint full_sad, uint full_satd)
 {
   ulong keys[9], best = ULONG_MAX;
   int ring = 0;
@@ -574,7 +578,7 @@ refine_half (global const uchar * cur, int cs, global const uchar * ref,
           fx, fy, full_sad, h);
 #if SATD && LBS == 16
   if (bw == 16 && bh == 16)
-    return satd_best (cur, cs, ref, rs, x0, y0, fx, fy, keys);
+    return satd_best (cur, cs, ref, rs, x0, y0, fx, fy, keys, full_satd);
 #endif
   for (int h = 0; h < 9; h++)
     best = min (best, keys[h]);
@@ -640,7 +644,7 @@ search_block (global const uchar * cur, int cs, global const uchar * ref,
 #endif
 #if SUBPEL
   return refine_half (cur, cs, ref, rs, width, height, x0, y0, bw, bh, fx,
-      fy, sad);
+      fy, sad, UINT_MAX);
 #else
   GstClMotionVector mv;
   mv.dx = (short) (2 * fx);
@@ -1199,6 +1203,8 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 #endif
 
   ulong best = ULONG_MAX;
+  /* the winner's SATD where the last pass ranks by it */
+  uint full_satd = UINT_MAX;
 #if LEVEL == 2
   /* the window around zero, and the same around the area's vector of the
    * previous search where that moved: motion is followed however fast */
@@ -1289,7 +1295,11 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
             lid % SPLIT, partial, lid), keys, lid, HNT);
 #else
     BEST_BY (best, 0, 1 + NEIGHBOURS, PROPAGATED (t), satd_key);
-    best = level_key (&b, rows, key_vector (best));
+    /* (the refinement ranks the winner by this SATD again) */
+    const int2 w = key_vector (best);
+    full_satd = (uint) (best >> 32) - SATD_PRICE_FACTOR * vector_price (&b,
+        w);
+    best = level_key (&b, rows, w);
 #endif
   } else
 #endif
@@ -1307,7 +1317,7 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 #if LEVEL == 0 && PASS == 2 && SUBPEL && !HNT
   /* (GPUs refine in motion_refine_groups) */
   mv = refine_half (cur, cs, ref, rs, width, height, x0, y0, bw, bh, f.x,
-      f.y, sad);
+      f.y, sad, full_satd);
 #else
   /* half-pel units only at the end */
 #if LEVEL == 0 && PASS == 2
