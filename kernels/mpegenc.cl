@@ -500,7 +500,12 @@ vector_bits (__global const uchar * bits, int2 d)
  * it, so that a few stray vectors do not make the whole picture pay for a
  * wide range while a fast pan gets the range it needs. */
 
+#if GST_CL_CPU_LAYOUT
+/* (CPUs: a work-item a group, see gst_cl_mpeg_transform_fit_vectors) */
+#define FIT_ITEMS 1
+#else
 #define FIT_ITEMS GST_CL_MPEG_FIT_ITEMS
+#endif
 #define F_CODES GST_CL_MPEG_F_CODES
 /* What a vector past the range is taken to cost: its block falls back to
  * the clamped vector, its neighbour's, the zero vector or intra; stray

@@ -14,8 +14,12 @@
  * of one (1080p driving, with and without B pictures) */
 #define ITEM_GROUP_GPU 64
 #define ITEM_GROUP_CPU 1
-/* the macroblocks each work-item of mpeg_fit_costs weighs */
-#define FIT_PER_ITEM 4
+/* the macroblocks each work-item of mpeg_fit_costs weighs: on GPUs in
+ * work-groups of GST_CL_MPEG_FIT_ITEMS, on CPUs a work-item a group (as
+ * ITEM_GROUP_CPU: POCL took twice as long over groups of 256, which sum
+ * their costs in local memory) */
+#define FIT_PER_ITEM_GPU 4
+#define FIT_PER_ITEM_CPU 64
 
 struct _GstClMpegTransform
 {
@@ -350,14 +354,15 @@ gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
   const cl_mem fit_mems[2] = { vectors, tr->fit_totals };
   GstClMpegFitArgs args;
   size_t n = (size_t) tr->mb_width * tr->mb_height;
-  size_t run = GST_CL_MPEG_FIT_ITEMS * FIT_PER_ITEM;
-  size_t local = GST_CL_MPEG_FIT_ITEMS;
-  size_t global = (n + run - 1) / run * GST_CL_MPEG_FIT_ITEMS;
+  size_t local = tr->cpu_layout ? 1 : GST_CL_MPEG_FIT_ITEMS;
+  guint per_item = tr->cpu_layout ? FIT_PER_ITEM_CPU : FIT_PER_ITEM_GPU;
+  size_t run = local * per_item;
+  size_t global = (n + run - 1) / run * local;
   cl_int ret;
 
   args.mb_width = tr->mb_width;
   args.mb_height = tr->mb_height;
-  args.per_item = FIT_PER_ITEM;
+  args.per_item = per_item;
   args.max_f_code = CLAMP (max_f_code, 1, GST_CL_MPEG_F_CODES);
   /* the sums of runs of macroblocks in parallel, then the clamp */
   ret = clEnqueueFillBuffer (tr->ctx->queue, tr->fit_totals, &zero,
