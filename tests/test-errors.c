@@ -1,7 +1,8 @@
 /* gst-clvideo: error handling tests
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * No OpenCL platform, a kernel that fails to build, buffers too small for
+ * No OpenCL platform, a kernel that fails to build, a kernel launch that
+ * fails mid-stream (clmpegenc with B pictures waiting), buffers too small for
  * their caps (with or without a video meta), frames laid out by a video
  * meta, video metas that do not fit their buffer or frame, frame rates
  * MPEG-1 cannot carry, odd frame sizes, renegotiation of the size
@@ -425,6 +426,66 @@ GST_START_TEST (test_kernel_includes)
     g_free (files[i]);
   }
   g_rmdir (dir);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* ---- a device failure mid-stream ---- */
+
+/* clmpegenc with B pictures waiting for their anchor when a kernel that
+ * only P pictures run fails to launch (its required work-group size
+ * changed in a copy of the source): an error message that names the
+ * call, then the frames waiting are coded at EOS and fail alike, never
+ * an assertion or a crash */
+GST_START_TEST (test_mpeg_launch_failure_mid_stream)
+{
+  const gchar *desc = "videotestsrc num-buffers=12 pattern=ball "
+      "! video/x-raw,format=I420,width=64,height=48,framerate=25/1 "
+      "! clmpegenc b-frames=2 b-adapt=false ! fakesink";
+  const gchar *needle = "reqd_work_group_size (FIT_ITEMS, 1, 1)";
+  gchar *dir = g_dir_make_tmp ("clvideo-kernels-XXXXXX", NULL);
+  gchar *source, *at, *file;
+  GstElement *pipeline;
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  source = gst_cl_kernel_source_lookup ("mpegenc", &error);
+  fail_unless (source != NULL, "%s", error ? error->message : "");
+  at = strstr (source, needle);
+  fail_unless (at != NULL, "mpeg_fit_costs' group size is not spelt "
+      "\"%s\" any more", needle);
+  /* "FIT_ITEMS" -> "FIT_ITEMS+1" */
+  at += strlen ("reqd_work_group_size (FIT_ITEMS");
+  file = g_strdup_printf ("%.*s+1%s", (gint) (at - source), source, at);
+  g_free (source);
+  source = file;
+  file = write_kernel (dir, "mpegenc", source);
+
+  g_setenv (GST_CL_KERNEL_DIR_ENV, dir, TRUE);
+  pipeline = gst_parse_launch (desc, NULL);
+  msg = run_to_end (pipeline);
+  g_unsetenv (GST_CL_KERNEL_DIR_ENV);
+  fail_unless (msg != NULL, "timeout");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &error, &debug);
+  GST_INFO ("error: %s\ndebug: %s", error->message, debug);
+  fail_unless (strstr (error->message, "clEnqueueNDRangeKernel") != NULL,
+      "%s", error->message);
+  fail_unless (strstr (error->message, "CL_INVALID_WORK_GROUP_SIZE") != NULL,
+      "%s", error->message);
+  g_clear_error (&error);
+  g_free (debug);
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipeline);
+
+  g_unlink (file);
+  g_rmdir (dir);
+  g_free (file);
+  g_free (source);
   g_free (dir);
 }
 
@@ -1173,6 +1234,7 @@ errors_suite (void)
   tcase_add_test (tc, test_no_platform_in_process);
   tcase_add_test (tc, test_kernel_build_failure);
   tcase_add_test (tc, test_kernel_includes);
+  tcase_add_test (tc, test_mpeg_launch_failure_mid_stream);
   tcase_add_loop_test (tc, test_too_small_buffer, 0,
       G_N_ELEMENTS (small_cases));
   tcase_add_loop_test (tc, test_video_meta_layout, 0,

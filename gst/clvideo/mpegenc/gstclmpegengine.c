@@ -1767,7 +1767,6 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
   GstFlowReturn ret;
   guint64 reencodes;
 
-  e->next_slot ^= 1;
   g_assert (s != e->pending && s->frame == NULL);
   s->frame = frame;             /* the reference the base class gave us */
   s->dc_only = s->all_skipped = FALSE;
@@ -1838,6 +1837,9 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
       goto failed;
   }
   e->pending = s;
+  /* (only now: a frame that failed leaves its slot, emptied, to the next
+   * one, which would otherwise take the slot still pending) */
+  e->next_slot ^= 1;
   return GST_FLOW_OK;
 
 failed:
