@@ -64,6 +64,33 @@ expect_eos (const gchar * desc)
   gst_object_unref (pipeline);
 }
 
+/* Runs @desc with the kernel sources of directory @kernel_dir, which must
+ * end with an error; returns it, its debug string in *@debug. The
+ * pipeline goes back to NULL cleanly. */
+static GError *
+expect_error_with_kernels (const gchar * desc, const gchar * kernel_dir,
+    gchar ** debug)
+{
+  GstElement *pipeline;
+  GstMessage *msg;
+  GError *error = NULL;
+
+  g_setenv (GST_CL_KERNEL_DIR_ENV, kernel_dir, TRUE);
+  /* a new pipeline makes a new context, whose program cache is empty */
+  pipeline = gst_parse_launch (desc, NULL);
+  msg = run_to_end (pipeline);
+  g_unsetenv (GST_CL_KERNEL_DIR_ENV);
+  fail_unless (msg != NULL, "timeout");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &error, debug);
+  GST_INFO ("error: %s\ndebug: %s", error->message, *debug);
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipeline);
+  return error;
+}
+
 /* Sets the environment variable @name back to @saved (NULL: unset it)
  * and frees @saved. */
 static void
@@ -305,24 +332,13 @@ GST_START_TEST (test_kernel_build_failure)
       "! video/x-raw,format=I420 ! fakesink";
   gchar *dir = g_dir_make_tmp ("clvideo-kernels-XXXXXX", NULL);
   gchar *file = g_build_filename (dir, "colorlowpass.cl", NULL);
-  GstElement *pipeline;
-  GstMessage *msg;
-  GError *error = NULL;
+  GError *error;
   gchar *debug = NULL;
 
   fail_unless (g_file_set_contents (file, "__kernel void colorlowpass "
           "(__global uchar * src)\n{\n  " BROKEN_TOKEN " (src\n}\n", -1,
           NULL));
-  g_setenv (GST_CL_KERNEL_DIR_ENV, dir, TRUE);
-
-  /* a new pipeline makes a new context, whose program cache is empty */
-  pipeline = gst_parse_launch (desc, NULL);
-  msg = run_to_end (pipeline);
-  g_unsetenv (GST_CL_KERNEL_DIR_ENV);
-  fail_unless (msg != NULL, "timeout");
-  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
-  gst_message_parse_error (msg, &error, &debug);
-  GST_INFO ("error: %s\ndebug: %s", error->message, debug);
+  error = expect_error_with_kernels (desc, dir, &debug);
   fail_unless (g_error_matches (error, GST_LIBRARY_ERROR,
           GST_LIBRARY_ERROR_INIT), "%s", error->message);
   fail_unless (strstr (error->message, "build") != NULL, "%s",
@@ -337,10 +353,6 @@ GST_START_TEST (test_kernel_build_failure)
   fail_unless (strstr (debug, BROKEN_TOKEN) != NULL, "%s", debug);
   g_clear_error (&error);
   g_free (debug);
-  gst_message_unref (msg);
-  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
-      GST_STATE_CHANGE_SUCCESS);
-  gst_object_unref (pipeline);
 
   /* the same pipeline with the embedded source works: the failure came
    * from the file */
@@ -446,8 +458,6 @@ GST_START_TEST (test_mpeg_launch_failure_mid_stream)
   const gchar *needle = "reqd_work_group_size (FIT_ITEMS, 1, 1)";
   gchar *dir = g_dir_make_tmp ("clvideo-kernels-XXXXXX", NULL);
   gchar *source, *at, *file;
-  GstElement *pipeline;
-  GstMessage *msg;
   GError *error = NULL;
   gchar *debug = NULL;
 
@@ -463,24 +473,13 @@ GST_START_TEST (test_mpeg_launch_failure_mid_stream)
   source = file;
   file = write_kernel (dir, "mpegenc", source);
 
-  g_setenv (GST_CL_KERNEL_DIR_ENV, dir, TRUE);
-  pipeline = gst_parse_launch (desc, NULL);
-  msg = run_to_end (pipeline);
-  g_unsetenv (GST_CL_KERNEL_DIR_ENV);
-  fail_unless (msg != NULL, "timeout");
-  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
-  gst_message_parse_error (msg, &error, &debug);
-  GST_INFO ("error: %s\ndebug: %s", error->message, debug);
+  error = expect_error_with_kernels (desc, dir, &debug);
   fail_unless (strstr (error->message, "clEnqueueNDRangeKernel") != NULL,
       "%s", error->message);
   fail_unless (strstr (error->message, "CL_INVALID_WORK_GROUP_SIZE") != NULL,
       "%s", error->message);
   g_clear_error (&error);
   g_free (debug);
-  gst_message_unref (msg);
-  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
-      GST_STATE_CHANGE_SUCCESS);
-  gst_object_unref (pipeline);
 
   g_unlink (file);
   g_rmdir (dir);
