@@ -16,7 +16,10 @@
 #   PRESET_BENCH_FRAMES   frames of each clip, from its start [48]
 #   PRESET_BENCH_PRESETS  [ultrafast veryfast fast medium slow]
 #   PRESET_BENCH_QUANT    quantiser of every encoder [8]
-#   PRESET_BENCH_GOP      GOP length, I and P pictures only [12]
+#   PRESET_BENCH_GOP      GOP length [12]
+#   MPEG_B_FRAMES         B pictures between anchors, in every encoder
+#                         (FFmpeg -bf) [0: I and P pictures only]
+#   MPEG_VERSION          2: MPEG-2, FFmpeg's mpeg2video [1]
 #   PRESET_BENCH_ROUNDS   rounds [5]
 #   PRESET_BENCH_CPUS     CPU sets: "all" (every CPU; FFmpeg with as many
 #                         threads) and N (CPUs 0 to N-1, taskset, for every
@@ -114,11 +117,19 @@ for name in $clips; do
   rm -f "$src" "$long"
 done
 
-echo "### Speed presets: $frames frames a clip (played once and four times), quantiser $q, GOP $gop (I and P)"
+b_frames="${MPEG_B_FRAMES:-0}"
+codec=mpeg1video
+[ "${MPEG_VERSION:-1}" = 2 ] && codec=mpeg2video
+if [ "$b_frames" = 0 ]; then
+  pictures="I and P"
+else
+  pictures="$b_frames B pictures between anchors"
+fi
+echo "### Speed presets: $frames frames a clip (played once and four times), quantiser $q, GOP $gop ($pictures)"
 echo
 echo "clmpegenc as of commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')," \
   "OpenCL device: $(clinfo -l 2>/dev/null | sed -n 's/.*Device #0: *//p' | head -n 1);" \
-  "$(ffmpeg -version | head -n 1 | cut -d' ' -f1-3)'s mpeg1video; $(nproc) CPU threads, $(date -u +%Y-%m-%d)," \
+  "$(ffmpeg -version | head -n 1 | cut -d' ' -f1-3)'s $codec; $(nproc) CPU threads, $(date -u +%Y-%m-%d)," \
   "$rounds rounds."
 echo
 python3 - "$runs" "$sizes" <<'EOF'
