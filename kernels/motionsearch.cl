@@ -1203,8 +1203,10 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
 #endif
 
   ulong best = ULONG_MAX;
+#if LEVEL == 0 && PASS == 2 && !HNT
   /* the winner's SATD where the last pass ranks by it */
   uint full_satd = UINT_MAX;
+#endif
 #if LEVEL == 2
   /* the window around zero, and the same around the area's vector of the
    * previous search where that moved: motion is followed however fast */

@@ -501,8 +501,8 @@ vector_bits (__global const uchar * bits, int2 d)
  * wide range while a fast pan gets the range it needs. */
 
 #if GST_CL_CPU_LAYOUT
-/* (CPUs: a work-item a group, see gst_cl_mpeg_transform_fit_vectors) */
-#define FIT_ITEMS 1
+/* (see gst_cl_mpeg_transform_fit_vectors) */
+#define FIT_ITEMS GST_CL_MPEG_FIT_ITEMS_CPU
 #else
 #define FIT_ITEMS GST_CL_MPEG_FIT_ITEMS
 #endif

@@ -457,7 +457,7 @@ GST_START_TEST (test_mpeg_launch_failure_mid_stream)
       "! clmpegenc b-frames=2 b-adapt=false ! fakesink";
   const gchar *needle = "reqd_work_group_size (FIT_ITEMS, 1, 1)";
   gchar *dir = g_dir_make_tmp ("clvideo-kernels-XXXXXX", NULL);
-  gchar *source, *at, *file;
+  gchar *source, *at, *broken, *file;
   GError *error = NULL;
   gchar *debug = NULL;
 
@@ -468,10 +468,8 @@ GST_START_TEST (test_mpeg_launch_failure_mid_stream)
       "\"%s\" any more", needle);
   /* "FIT_ITEMS" -> "FIT_ITEMS+1" */
   at += strlen ("reqd_work_group_size (FIT_ITEMS");
-  file = g_strdup_printf ("%.*s+1%s", (gint) (at - source), source, at);
-  g_free (source);
-  source = file;
-  file = write_kernel (dir, "mpegenc", source);
+  broken = g_strdup_printf ("%.*s+1%s", (gint) (at - source), source, at);
+  file = write_kernel (dir, "mpegenc", broken);
 
   error = expect_error_with_kernels (desc, dir, &debug);
   fail_unless (strstr (error->message, "clEnqueueNDRangeKernel") != NULL,
@@ -484,6 +482,7 @@ GST_START_TEST (test_mpeg_launch_failure_mid_stream)
   g_unlink (file);
   g_rmdir (dir);
   g_free (file);
+  g_free (broken);
   g_free (source);
   g_free (dir);
 }

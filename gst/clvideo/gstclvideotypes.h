@@ -263,10 +263,11 @@ typedef struct {
   ((n) + ((n) + GST_CL_MPEG_PACK_ITEMS - 1) / GST_CL_MPEG_PACK_ITEMS)
 
 /* mpeg_fit_costs and mpeg_fit_vectors, a P picture's f_code: the
- * work-group size of mpeg_fit_costs and the f_codes it weighs; each of
- * its work-items weighs @per_item macroblocks, and mpeg_fit_vectors keeps
- * the cheapest f_code up to @max_f_code */
+ * work-group size of mpeg_fit_costs (GPU and CPU layouts) and the f_codes
+ * it weighs; each of its work-items weighs @per_item macroblocks, and
+ * mpeg_fit_vectors keeps the cheapest f_code up to @max_f_code */
 #define GST_CL_MPEG_FIT_ITEMS 256
+#define GST_CL_MPEG_FIT_ITEMS_CPU 1
 #define GST_CL_MPEG_F_CODES 7
 typedef struct {
   guint32 mb_width, mb_height;

@@ -15,9 +15,9 @@
 #define ITEM_GROUP_GPU 64
 #define ITEM_GROUP_CPU 1
 /* the macroblocks each work-item of mpeg_fit_costs weighs: on GPUs in
- * work-groups of GST_CL_MPEG_FIT_ITEMS, on CPUs a work-item a group (as
- * ITEM_GROUP_CPU: POCL took twice as long over groups of 256, which sum
- * their costs in local memory) */
+ * work-groups of GST_CL_MPEG_FIT_ITEMS, on CPUs of
+ * GST_CL_MPEG_FIT_ITEMS_CPU, one (as ITEM_GROUP_CPU: POCL took twice as
+ * long over groups of 256, which sum their costs in local memory) */
 #define FIT_PER_ITEM_GPU 4
 #define FIT_PER_ITEM_CPU 64
 
@@ -354,7 +354,8 @@ gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
   const cl_mem fit_mems[2] = { vectors, tr->fit_totals };
   GstClMpegFitArgs args;
   size_t n = (size_t) tr->mb_width * tr->mb_height;
-  size_t local = tr->cpu_layout ? 1 : GST_CL_MPEG_FIT_ITEMS;
+  size_t local = tr->cpu_layout ? GST_CL_MPEG_FIT_ITEMS_CPU :
+      GST_CL_MPEG_FIT_ITEMS;
   guint per_item = tr->cpu_layout ? FIT_PER_ITEM_CPU : FIT_PER_ITEM_GPU;
   size_t run = local * per_item;
   size_t global = (n + run - 1) / run * local;
