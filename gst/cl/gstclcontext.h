@@ -59,6 +59,19 @@ G_BEGIN_DECLS
 #define GST_CL_BUILD_OPTIONS_ENV "GST_CL_BUILD_OPTIONS"
 
 /**
+ * GST_CL_PROFILING_ENV:
+ *
+ * The environment variable that asks the contexts made from then on for
+ * a queue that times each kernel launch ("1"; unset or "0": not), for
+ * the device times of gst_cl_context_get_kernel_stats(). Timing costs
+ * some drivers much of their throughput, so it is off by default; it is
+ * on too where the `clprofile` debug category logs (level 6).
+ *
+ * Since: 0.1
+ */
+#define GST_CL_PROFILING_ENV "GST_CL_PROFILING"
+
+/**
  * GST_TYPE_CL_CONTEXT:
  *
  * The #GType of #GstClContext.

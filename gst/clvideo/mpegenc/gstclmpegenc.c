@@ -1905,7 +1905,8 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "Frames, bytes, VBV re-encodes, pictures repeated, pictures of DC "
           "levels only, P pictures coded again as I at cuts, and stuffing, "
           "the VBV buffer size used (units of 16384 bits), "
-          "device time per stage and host time waiting and entropy coding "
+          "device time per stage (0 unless the context times launches: "
+          "GST_CL_PROFILING=1) and host time waiting and entropy coding "
           "(ns)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
