@@ -734,18 +734,22 @@ run_counted (const gchar * desc, AppData * app, GstClTransferCounts * counts,
 }
 
 /* __i__ 0: a context whose queue does not time launches (the default),
- * which still counts them; 1: one asked to time them */
+ * which still counts them; 1: one asked to time them; 2: one made while
+ * the clprofile category logs them */
 GST_START_TEST (test_transfer_counts)
 {
   GError *error = NULL;
   AppData app = { NULL, 0, 0 };
   GstClTransferCounts counts;
   guint64 launches, total_ns, min_ns;
-  const gboolean timed = __i__ == 1;
+  const gboolean timed = __i__ > 0;
   guint i;
 
-  g_setenv (GST_CL_PROFILING_ENV, timed ? "1" : "0", TRUE);
+  g_setenv (GST_CL_PROFILING_ENV, __i__ == 1 ? "1" : "0", TRUE);
+  if (__i__ == 2)
+    gst_debug_set_threshold_for_name ("clprofile", GST_LEVEL_LOG);
   app.ctx = gst_cl_context_new (NULL, &error);
+  gst_debug_unset_threshold_for_name ("clprofile");
   g_unsetenv (GST_CL_PROFILING_ENV);
   fail_unless (app.ctx != NULL, "%s", error ? error->message : "?");
 
@@ -936,7 +940,7 @@ context_suite (void)
   tcase_add_test (tc, test_device_no_match);
   tcase_add_loop_test (tc, test_device_valid, 0,
       G_N_ELEMENTS (device_pipelines));
-  tcase_add_loop_test (tc, test_transfer_counts, 0, 2);
+  tcase_add_loop_test (tc, test_transfer_counts, 0, 3);
   tcase_add_test (tc, test_concurrent_start);
   tcase_add_test (tc, test_concurrent_start_one_pipeline);
   return s;
