@@ -563,7 +563,8 @@ create_queue (GstClContext * self, GError ** error)
  * @error: return location for a #GError
  *
  * Makes a context on the device @device_spec picks, with an in-order
- * command queue. Counted by gst_cl_context_get_n_created().
+ * command queue (timing its launches where #GST_CL_PROFILING_ENV asks).
+ * Counted by gst_cl_context_get_n_created().
  *
  * Returns: (transfer full) (nullable): the new context, or %NULL with
  *   @error set (#GST_CL_ERROR_NO_PLATFORM: no platform, or no device
@@ -652,8 +653,9 @@ gst_cl_context_new (const gchar * device_spec, GError ** error)
  * gst_cl_context_new_wrapped: (skip)
  * @context: the application's OpenCL context (retained)
  * @device: a device of @context (retained)
- * @queue: (nullable): an in-order command queue on @device (retained), or
- *   %NULL for a new one
+ * @queue: (nullable): an in-order command queue on @device (retained),
+ *   whose launches are timed where it has profiling, or %NULL for a new
+ *   one (as gst_cl_context_new() makes)
  * @error: return location for a #GError
  *
  * Wraps an application's own OpenCL objects, so that the cl elements work
