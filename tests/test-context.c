@@ -774,6 +774,105 @@ GST_START_TEST (test_transfer_counts)
 
 GST_END_TEST;
 
+/* ---- sibling queues ---- */
+
+#define SIBLING_BYTES (8 << 20)
+
+/* A sibling shares the OpenCL context, device, layout and counts, has a
+ * queue of its own, and gst_cl_context_wait_for() orders the two: a
+ * large write enqueued on one is complete before a read enqueued on the
+ * other after the wait. */
+GST_START_TEST (test_sibling_queue)
+{
+  GError *error = NULL;
+  GstClContext *ctx, *sib;
+  GstClTransferCounts counts;
+  guint8 *pattern = g_malloc (SIBLING_BYTES), *back = g_malloc0 (SIBLING_BYTES);
+  gint created;
+  cl_mem buf;
+  cl_int ret;
+  gsize i;
+
+  ctx = gst_cl_context_new (NULL, &error);
+  fail_unless (ctx != NULL, "%s", error ? error->message : "?");
+  created = gst_cl_context_get_n_created ();
+  sib = gst_cl_context_new_sibling (ctx, &error);
+  fail_unless (sib != NULL, "%s", error ? error->message : "?");
+  fail_unless_equals_int (gst_cl_context_get_n_created (), created);
+  fail_unless (sib->context == ctx->context && sib->device == ctx->device);
+  fail_unless (sib->queue != ctx->queue);
+  fail_unless_equals_int (sib->cpu_layout, ctx->cpu_layout);
+
+  for (i = 0; i < SIBLING_BYTES; i++)
+    pattern[i] = (guint8) (i * 7 + (i >> 13));
+  buf = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE, SIBLING_BYTES,
+      NULL, &ret);
+  fail_unless_equals_int (ret, CL_SUCCESS);
+  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, buf, CL_FALSE,
+          0, SIBLING_BYTES, pattern, 0, NULL, NULL), CL_SUCCESS);
+  fail_unless (gst_cl_context_wait_for (sib, ctx, &error), "%s",
+      error ? error->message : "?");
+  fail_unless_equals_int (clEnqueueReadBuffer (sib->queue, buf, CL_TRUE, 0,
+          SIBLING_BYTES, back, 0, NULL, NULL), CL_SUCCESS);
+  fail_unless (memcmp (pattern, back, SIBLING_BYTES) == 0);
+  /* and the other way, back to zero */
+  memset (pattern, 0, SIBLING_BYTES);
+  fail_unless_equals_int (clEnqueueWriteBuffer (sib->queue, buf, CL_FALSE,
+          0, SIBLING_BYTES, pattern, 0, NULL, NULL), CL_SUCCESS);
+  fail_unless (gst_cl_context_wait_for (ctx, sib, &error));
+  fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, buf, CL_TRUE, 0,
+          SIBLING_BYTES, back, 0, NULL, NULL), CL_SUCCESS);
+  fail_unless (memcmp (pattern, back, SIBLING_BYTES) == 0);
+  fail_unless (gst_cl_context_wait_for (ctx, ctx, &error));
+
+  /* the counts are the root's */
+  gst_cl_context_reset_stats (ctx);
+  gst_cl_context_count (sib, GST_CL_TRANSFER_UPLOAD);
+  gst_cl_context_get_transfer_counts (ctx, &counts);
+  fail_unless_equals_uint64 (counts.uploads, 1);
+
+  clReleaseMemObject (buf);
+  gst_object_unref (sib);
+  ASSERT_OBJECT_REFCOUNT (ctx, "root", 1);
+  gst_object_unref (ctx);
+  g_free (pattern);
+  g_free (back);
+}
+
+GST_END_TEST;
+
+/* clmpegenc works on a sibling of the application's context: its
+ * launches count there, and it codes every frame */
+GST_START_TEST (test_encoder_sibling_counts)
+{
+  GError *error = NULL;
+  AppData app = { NULL, 0, 0 };
+  GstElement *pipeline;
+  guint64 launches = 0;
+  gint n_buffers;
+
+  app.ctx = gst_cl_context_new (NULL, &error);
+  fail_unless (app.ctx != NULL, "%s", error ? error->message : "?");
+  pipeline = make_pipeline ("videotestsrc num-buffers=4 ! "
+      "video/x-raw,format=I420,width=64,height=48 ! clmpegenc ! "
+      "fakesink name=sink");
+  set_app_handler (pipeline, &app);
+  watch_sink (pipeline, &n_buffers);
+  start_pipeline (pipeline);
+  wait_eos (pipeline);
+  fail_unless_equals_int (g_atomic_int_get (&n_buffers), 4);
+  stop_pipeline (pipeline);
+  fail_unless (app.n_need > 0);
+  fail_unless_equals_int (app.n_have, 0);
+  fail_unless (gst_cl_context_get_kernel_stats (app.ctx, "mpeg-encode",
+          &launches, NULL, NULL));
+  fail_unless (launches >= 4, "%" G_GUINT64_FORMAT " launches", launches);
+  ASSERT_OBJECT_REFCOUNT (app.ctx, "application context", 1);
+  gst_object_unref (app.ctx);
+}
+
+GST_END_TEST;
+
 /* ---- elements that start at once ---- */
 
 #define RACE_PIPELINES 2
@@ -941,6 +1040,8 @@ context_suite (void)
   tcase_add_loop_test (tc, test_device_valid, 0,
       G_N_ELEMENTS (device_pipelines));
   tcase_add_loop_test (tc, test_transfer_counts, 0, 3);
+  tcase_add_test (tc, test_sibling_queue);
+  tcase_add_test (tc, test_encoder_sibling_counts);
   tcase_add_test (tc, test_concurrent_start);
   tcase_add_test (tc, test_concurrent_start_one_pipeline);
   return s;

@@ -52,7 +52,17 @@ struct _GstClContextPrivate
   gboolean owns_context;
   gsize counts[3];               /* GstClTransferKind -> count */
   guint programs_from_cache;    /* built from the binary cache */
+  /* a sibling's (gst_cl_context_new_sibling): the context whose
+   * programs, statistics and counts it shares */
+  GstClContext *root;
 };
+
+/* The context that keeps @ctx's programs, statistics and counts */
+static inline GstClContext *
+owner_of (GstClContext * ctx)
+{
+  return ctx->priv->root ? ctx->priv->root : ctx;
+}
 
 enum
 {
@@ -119,6 +129,8 @@ gst_cl_context_finalize (GObject * object)
   g_free (self->device_name);
   g_free (self->platform_name);
   g_mutex_clear (&self->priv->lock);
+  if (self->priv->root)
+    gst_object_unref (self->priv->root);
   G_OBJECT_CLASS (gst_cl_context_parent_class)->finalize (object);
 }
 
@@ -727,6 +739,80 @@ gst_cl_context_get_n_created (void)
 }
 
 /**
+ * gst_cl_context_new_sibling:
+ * @ctx: a #GstClContext
+ * @error: return location for a #GError
+ *
+ * A context on @ctx's OpenCL context and device with an in-order command
+ * queue of its own (timed as #GST_CL_PROFILING_ENV says), so that an
+ * element's work runs beside the other elements' instead of behind it:
+ * on NVIDIA's driver the launches of one queue do not overlap with each
+ * other's, those of two queues do. It shares @ctx's programs, kernel
+ * statistics and transfer counts, and memory made on either serves both;
+ * the order between the two queues is the caller's
+ * (gst_cl_context_wait_for()). Not counted by
+ * gst_cl_context_get_n_created().
+ *
+ * Returns: (transfer full) (nullable): the sibling, or %NULL with @error
+ *   set
+ *
+ * Since: 0.1
+ */
+GstClContext *
+gst_cl_context_new_sibling (GstClContext * ctx, GError ** error)
+{
+  GstClContext *self;
+
+  g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), NULL);
+  self = gst_cl_context_new_wrapped (ctx->context, ctx->device, NULL, error);
+  if (!self)
+    return NULL;
+  self->priv->root = gst_object_ref (owner_of (ctx));
+  /* the kernels' layout is the one @ctx chose */
+  self->cpu_layout = ctx->cpu_layout;
+  return self;
+}
+
+/**
+ * gst_cl_context_wait_for:
+ * @ctx: a #GstClContext
+ * @other: a context on the same OpenCL context (a sibling, or the one
+ *   it was made from)
+ * @error: return location for a #GError
+ *
+ * Makes the work enqueued on @ctx from now on wait until all that is
+ * enqueued on @other so far has completed (a marker on @other's queue,
+ * flushed, and a barrier on @ctx's). Nothing where both share a queue.
+ *
+ * Returns: %TRUE on success, else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cl_context_wait_for (GstClContext * ctx, GstClContext * other,
+    GError ** error)
+{
+  cl_event marker;
+  cl_int ret;
+
+  g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), FALSE);
+  g_return_val_if_fail (GST_IS_CL_CONTEXT (other), FALSE);
+  if (ctx->queue == other->queue)
+    return TRUE;
+  ret = clEnqueueMarkerWithWaitList (other->queue, 0, NULL, &marker);
+  if (!gst_cl_check (ret, "clEnqueueMarkerWithWaitList", error))
+    return FALSE;
+  /* a queue that is never flushed would leave the barrier waiting */
+  ret = clFlush (other->queue);
+  if (gst_cl_check (ret, "clFlush", error)) {
+    ret = clEnqueueBarrierWithWaitList (ctx->queue, 1, &marker, NULL);
+    gst_cl_check (ret, "clEnqueueBarrierWithWaitList", error);
+  }
+  clReleaseEvent (marker);
+  return ret == CL_SUCCESS;
+}
+
+/**
  * gst_cl_context_get_device_name:
  * @ctx: a #GstClContext
  *
@@ -924,36 +1010,49 @@ cl_kernel
 gst_cl_context_create_kernel (GstClContext * ctx, const gchar * program_name,
     const gchar * options, const gchar * kernel_name, GError ** error)
 {
+  GstClContext *owner = owner_of (ctx);
   cl_program program;
   cl_kernel kernel = NULL;
   cl_int ret;
 
-  g_mutex_lock (&ctx->priv->lock);
-  program = get_program (ctx, program_name, options, error);
+  g_mutex_lock (&owner->priv->lock);
+  program = get_program (owner, program_name, options, error);
   if (program) {
     kernel = clCreateKernel (program, kernel_name, &ret);
     if (!gst_cl_check (ret, "clCreateKernel", error))
       kernel = NULL;
   }
-  g_mutex_unlock (&ctx->priv->lock);
+  g_mutex_unlock (&owner->priv->lock);
   return kernel;
 }
 
 /* ---- launches and profiling ---- */
 
-/* The statistics of @label (interned), made where there are none yet.
- * Called with the lock held. */
-static KernelStats *
-stats_of (GstClContext * self, const gchar * label)
+/* Counts a launch under @label (interned) in the statistics of @self's
+ * owner, with its device time @ns where @timed. Called with @self's lock
+ * held; a sibling's takes its owner's then (always in that order). */
+static void
+record_launch (GstClContext * self, const gchar * label, gboolean timed,
+    guint64 ns)
 {
-  KernelStats *st = g_hash_table_lookup (self->priv->stats, label);
+  GstClContext *owner = owner_of (self);
+  KernelStats *st;
 
+  if (owner != self)
+    g_mutex_lock (&owner->priv->lock);
+  st = g_hash_table_lookup (owner->priv->stats, label);
   if (!st) {
     st = g_new0 (KernelStats, 1);
     st->min_ns = G_MAXUINT64;
-    g_hash_table_insert (self->priv->stats, (gpointer) label, st);
+    g_hash_table_insert (owner->priv->stats, (gpointer) label, st);
   }
-  return st;
+  st->launches++;
+  if (timed) {
+    st->total_ns += ns;
+    st->min_ns = MIN (st->min_ns, ns);
+  }
+  if (owner != self)
+    g_mutex_unlock (&owner->priv->lock);
 }
 
 /* Moves finished launches into the statistics; with @wait, all of them.
@@ -966,7 +1065,6 @@ harvest_launches (GstClContext * self, gboolean wait)
   while ((pl = g_queue_peek_head (&self->priv->pending))) {
     cl_int status = CL_QUEUED;
     cl_ulong start = 0, end = 0;
-    KernelStats *st;
 
     if (wait)
       clWaitForEvents (1, &pl->event);
@@ -980,10 +1078,7 @@ harvest_launches (GstClContext * self, gboolean wait)
             sizeof (start), &start, NULL) == CL_SUCCESS &&
         clGetEventProfilingInfo (pl->event, CL_PROFILING_COMMAND_END,
             sizeof (end), &end, NULL) == CL_SUCCESS && end >= start) {
-      st = stats_of (self, pl->label);
-      st->launches++;
-      st->total_ns += end - start;
-      st->min_ns = MIN (st->min_ns, end - start);
+      record_launch (self, pl->label, TRUE, end - start);
       GST_CAT_LOG_OBJECT (gst_cl_profile_debug, self, "%s %s: %.3f ms",
           pl->label, GST_STR_NULL (pl->function), (end - start) / 1e6);
     }
@@ -1044,7 +1139,7 @@ gst_cl_context_enqueue_kernel (GstClContext * ctx, cl_kernel kernel,
   } else {
     /* untimed: counted as enqueued (the statistics wait for the queue) */
     g_mutex_lock (&ctx->priv->lock);
-    stats_of (ctx, g_intern_string (label))->launches++;
+    record_launch (ctx, g_intern_string (label), FALSE, 0);
     g_mutex_unlock (&ctx->priv->lock);
   }
   return TRUE;
@@ -1087,13 +1182,16 @@ gboolean
 gst_cl_context_get_kernel_stats (GstClContext * ctx, const gchar * label,
     guint64 * launches, guint64 * total_ns, guint64 * min_ns)
 {
+  GstClContext *owner = owner_of (ctx);
   KernelStats *st;
   gboolean found;
 
   clFinish (ctx->queue);
   g_mutex_lock (&ctx->priv->lock);
   harvest_launches (ctx, TRUE);
-  st = g_hash_table_lookup (ctx->priv->stats, g_intern_string (label));
+  g_mutex_unlock (&ctx->priv->lock);
+  g_mutex_lock (&owner->priv->lock);
+  st = g_hash_table_lookup (owner->priv->stats, g_intern_string (label));
   found = st != NULL;
   if (launches)
     *launches = st ? st->launches : 0;
@@ -1101,7 +1199,7 @@ gst_cl_context_get_kernel_stats (GstClContext * ctx, const gchar * label,
     *total_ns = st ? st->total_ns : 0;
   if (min_ns)
     *min_ns = st && st->min_ns != G_MAXUINT64 ? st->min_ns : 0;
-  g_mutex_unlock (&ctx->priv->lock);
+  g_mutex_unlock (&owner->priv->lock);
   return found;
 }
 
@@ -1117,12 +1215,16 @@ gst_cl_context_get_kernel_stats (GstClContext * ctx, const gchar * label,
 void
 gst_cl_context_reset_stats (GstClContext * ctx)
 {
+  GstClContext *owner = owner_of (ctx);
+
   clFinish (ctx->queue);
   g_mutex_lock (&ctx->priv->lock);
   harvest_launches (ctx, TRUE);
-  g_hash_table_remove_all (ctx->priv->stats);
-  memset (ctx->priv->counts, 0, sizeof (ctx->priv->counts));
   g_mutex_unlock (&ctx->priv->lock);
+  g_mutex_lock (&owner->priv->lock);
+  g_hash_table_remove_all (owner->priv->stats);
+  memset (owner->priv->counts, 0, sizeof (owner->priv->counts));
+  g_mutex_unlock (&owner->priv->lock);
 }
 
 /**
@@ -1137,7 +1239,7 @@ gst_cl_context_reset_stats (GstClContext * ctx)
 void
 gst_cl_context_count (GstClContext * ctx, GstClTransferKind kind)
 {
-  g_atomic_pointer_add (&ctx->priv->counts[kind], 1);
+  g_atomic_pointer_add (&owner_of (ctx)->priv->counts[kind], 1);
 }
 
 /**
@@ -1153,12 +1255,14 @@ void
 gst_cl_context_get_transfer_counts (GstClContext * ctx,
     GstClTransferCounts * counts)
 {
+  GstClContext *owner = owner_of (ctx);
+
   counts->host_maps = g_atomic_pointer_get (&
-      ctx->priv->counts[GST_CL_TRANSFER_HOST_MAP]);
+      owner->priv->counts[GST_CL_TRANSFER_HOST_MAP]);
   counts->uploads = g_atomic_pointer_get (&
-      ctx->priv->counts[GST_CL_TRANSFER_UPLOAD]);
+      owner->priv->counts[GST_CL_TRANSFER_UPLOAD]);
   counts->downloads = g_atomic_pointer_get (&
-      ctx->priv->counts[GST_CL_TRANSFER_DOWNLOAD]);
+      owner->priv->counts[GST_CL_TRANSFER_DOWNLOAD]);
 }
 
 /**
@@ -1175,10 +1279,12 @@ gst_cl_context_get_transfer_counts (GstClContext * ctx,
 guint
 gst_cl_context_get_programs_from_cache (GstClContext * ctx)
 {
+  GstClContext *owner = owner_of (ctx);
   guint n;
-  g_mutex_lock (&ctx->priv->lock);
-  n = ctx->priv->programs_from_cache;
-  g_mutex_unlock (&ctx->priv->lock);
+
+  g_mutex_lock (&owner->priv->lock);
+  n = owner->priv->programs_from_cache;
+  g_mutex_unlock (&owner->priv->lock);
   return n;
 }
 

@@ -175,6 +175,13 @@ GstClContext *gst_cl_context_new_wrapped (cl_context context,
     cl_device_id device, cl_command_queue queue, GError ** error);
 
 GST_CL_API
+GstClContext *gst_cl_context_new_sibling (GstClContext * ctx,
+    GError ** error);
+GST_CL_API
+gboolean gst_cl_context_wait_for (GstClContext * ctx, GstClContext * other,
+    GError ** error);
+
+GST_CL_API
 const gchar *gst_cl_context_get_device_name (GstClContext * ctx);
 GST_CL_API
 const gchar *gst_cl_context_get_platform_name (GstClContext * ctx);

@@ -153,7 +153,11 @@ struct _GstClMpegEngine
   GMutex settings_lock;
   GstClMpegEngineSettings settings;
 
-  GstClContext *ctx;
+  /* the elements' shared context, and a sibling of it on a command queue
+   * of the engine's own, on which all its device work runs: beside the
+   * other encoders' and elements' (NVIDIA's driver serialises the
+   * launches of one queue) */
+  GstClContext *shared, *ctx;
   GstClMpegTransform *tr;
   GstClMotionSearch *ms;
   /* B pictures' searches, forward and backward: each follows its own
@@ -413,6 +417,7 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
   g_clear_pointer (&e->skip_recs, g_free);
   g_clear_pointer (&e->skip_choices, g_free);
   gst_clear_object (&e->ctx);
+  gst_clear_object (&e->shared);
 }
 
 /* A field search's prediction and choices, into @pred and @fields */
@@ -669,7 +674,7 @@ device_frame (GstClMpegEngine * e, GstBuffer * in, GstClFrame * clf,
 {
   *staged = NULL;
   *borrowed = NULL;
-  if (gst_buffer_is_cl (in, e->ctx)) {
+  if (gst_buffer_is_cl (in, e->ctx) || gst_buffer_is_cl (in, e->shared)) {
     gst_cl_frame_init (clf, &e->info, in);
     return TRUE;
   }
@@ -699,7 +704,8 @@ upstream_vectors (GstClMpegEngine * e, GstBuffer * in)
 {
   GstClMotionMeta *meta = gst_buffer_get_cl_motion_meta (in);
 
-  if (!meta || meta->context != e->ctx || meta->block_size != 16 ||
+  if (!meta || (meta->context != e->ctx && meta->context != e->shared) ||
+      meta->block_size != 16 ||
       meta->blocks_x != e->mb_width || meta->blocks_y != e->mb_height)
     return NULL;
   return meta->vectors;
@@ -1979,7 +1985,10 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
     type = GST_CL_MPEG_PICTURE_B;
   else
     type = GST_CL_MPEG_PICTURE_P;
-  if (!carry_trail (e, frame->input_buffer, &trail, error)) {
+  /* the upstream elements' work on the frame and its vectors goes
+   * before anything the engine's queue does with them, from here on */
+  if (!gst_cl_context_wait_for (e->ctx, e->shared, error) ||
+      !carry_trail (e, frame->input_buffer, &trail, error)) {
     gst_video_codec_frame_unref (frame);
     return GST_FLOW_ERROR;
   }
@@ -2064,7 +2073,10 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
     const GstClMpeg2Level * level, GError ** error)
 {
   gst_cl_mpeg_engine_release (e);
-  e->ctx = gst_object_ref (ctx);
+  e->shared = gst_object_ref (ctx);
+  e->ctx = gst_cl_context_new_sibling (ctx, error);
+  if (!e->ctx)
+    return FALSE;
   e->info = *info;
   g_mutex_lock (&e->settings_lock);
   e->b_frames = e->settings.b_frames;
