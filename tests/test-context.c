@@ -841,29 +841,40 @@ GST_START_TEST (test_sibling_queue)
 
 GST_END_TEST;
 
+/* Runs @desc (@n_frames to the sink named "sink") to EOS on a new
+ * application context, into @app; checks that the elements asked for
+ * it and made none of their own. Any cl element, a GstClFilter or not. */
+static void
+run_on_app_context (const gchar * desc, AppData * app, gint n_frames)
+{
+  GError *error = NULL;
+  GstElement *pipeline;
+  gint n_buffers;
+
+  app->n_need = app->n_have = 0;
+  app->ctx = gst_cl_context_new (NULL, &error);
+  fail_unless (app->ctx != NULL, "%s", error ? error->message : "?");
+  pipeline = make_pipeline (desc);
+  set_app_handler (pipeline, app);
+  watch_sink (pipeline, &n_buffers);
+  start_pipeline (pipeline);
+  wait_eos (pipeline);
+  fail_unless_equals_int (g_atomic_int_get (&n_buffers), n_frames);
+  stop_pipeline (pipeline);
+  fail_unless (app->n_need > 0);
+  fail_unless_equals_int (app->n_have, 0);
+}
+
 /* clmpegenc works on a sibling of the application's context: its
  * launches count there, and it codes every frame */
 GST_START_TEST (test_encoder_sibling_counts)
 {
-  GError *error = NULL;
-  AppData app = { NULL, 0, 0 };
-  GstElement *pipeline;
+  AppData app;
   guint64 launches = 0;
-  gint n_buffers;
 
-  app.ctx = gst_cl_context_new (NULL, &error);
-  fail_unless (app.ctx != NULL, "%s", error ? error->message : "?");
-  pipeline = make_pipeline ("videotestsrc num-buffers=4 ! "
+  run_on_app_context ("videotestsrc num-buffers=4 ! "
       "video/x-raw,format=I420,width=64,height=48 ! clmpegenc ! "
-      "fakesink name=sink");
-  set_app_handler (pipeline, &app);
-  watch_sink (pipeline, &n_buffers);
-  start_pipeline (pipeline);
-  wait_eos (pipeline);
-  fail_unless_equals_int (g_atomic_int_get (&n_buffers), 4);
-  stop_pipeline (pipeline);
-  fail_unless (app.n_need > 0);
-  fail_unless_equals_int (app.n_have, 0);
+      "fakesink name=sink", &app, 4);
   fail_unless (gst_cl_context_get_kernel_stats (app.ctx, "mpeg-encode",
           &launches, NULL, NULL));
   fail_unless (launches >= 4, "%" G_GUINT64_FORMAT " launches", launches);
