@@ -674,7 +674,7 @@ device_frame (GstClMpegEngine * e, GstBuffer * in, GstClFrame * clf,
 {
   *staged = NULL;
   *borrowed = NULL;
-  if (gst_buffer_is_cl (in, e->ctx) || gst_buffer_is_cl (in, e->shared)) {
+  if (gst_buffer_is_cl (in, e->shared)) {
     gst_cl_frame_init (clf, &e->info, in);
     return TRUE;
   }
@@ -704,8 +704,7 @@ upstream_vectors (GstClMpegEngine * e, GstBuffer * in)
 {
   GstClMotionMeta *meta = gst_buffer_get_cl_motion_meta (in);
 
-  if (!meta || (meta->context != e->ctx && meta->context != e->shared) ||
-      meta->block_size != 16 ||
+  if (!meta || meta->context != e->shared || meta->block_size != 16 ||
       meta->blocks_x != e->mb_width || meta->blocks_y != e->mb_height)
     return NULL;
   return meta->vectors;
@@ -1985,9 +1984,12 @@ gst_cl_mpeg_engine_encode (GstClMpegEngine * e, GstVideoCodecFrame * frame,
     type = GST_CL_MPEG_PICTURE_B;
   else
     type = GST_CL_MPEG_PICTURE_P;
-  /* the upstream elements' work on the frame and its vectors goes
-   * before anything the engine's queue does with them, from here on */
-  if (!gst_cl_context_wait_for (e->ctx, e->shared, error) ||
+  /* the upstream elements' work on the frame's samples or vectors in
+   * device memory goes before anything the engine's queue does with
+   * them, from here on */
+  if (((gst_buffer_is_cl (frame->input_buffer, e->shared) ||
+              upstream_vectors (e, frame->input_buffer)) &&
+          !gst_cl_context_wait_for (e->ctx, e->shared, error)) ||
       !carry_trail (e, frame->input_buffer, &trail, error)) {
     gst_video_codec_frame_unref (frame);
     return GST_FLOW_ERROR;
