@@ -1381,6 +1381,92 @@ scale_to_fields (gint v, gint dt, gint span)
   return v < 0 ? -a : a;
 }
 
+/* dual prime (13818-2 7.6.3.6), as kernels/mpegenc.cl searches it: the
+ * vector to the other parity's reference field for field @p, from the
+ * same-parity vector component @v over two field periods, the @m periods
+ * between the fields and the differential @d */
+static gint
+dual_prime_component (gint v, gint m, gint d, gint e)
+{
+  return ((v * m + (v > 0 ? 1 : 0)) >> 1) + d + e;
+}
+
+/* the other parity's vectors of each field for (@vx, @vy) and (@dx,
+ * @dy) into @ox, @oy, and whether all predict from inside the fields */
+static gboolean
+dual_prime_fits (gint vx, gint vy, gint dx, gint dy, gint span, gint order,
+    gint mbx, gint mby, gint W, gint H, gint range, gint * ox, gint * oy)
+{
+  gint p;
+  for (p = 0; p < 2; p++) {
+    gint m = span + order * (p ? 1 : -1);
+    ox[p] = dual_prime_component (vx, m, dx, 0);
+    oy[p] = dual_prime_component (vy, m, dy, p ? 1 : -1);
+    if (!field_vector_fits (ox[p], oy[p], mbx, mby, W, H, 1 << 20))
+      return FALSE;
+  }
+  return field_vector_fits (vx, vy, mbx, mby, W, H, range);
+}
+
+/* the dual prime prediction of sample (@x, line @y of field @p) of a
+ * plane whose fields start @line apart, lines @stride apart */
+static gint
+dual_prime_sample (const guint8 * ref, gint line, gint stride, gint x,
+    gint y, gint p, gint vx, gint vy, gint ox, gint oy)
+{
+  return (predict (ref + p * line, stride, x, y, vx >> 1, vy >> 1, vx & 1,
+          vy & 1) + predict (ref + (1 - p) * line, stride, x, y, ox >> 1,
+          oy >> 1, ox & 1, oy & 1) + 1) >> 1;
+}
+
+/* the cost of dual prime (@vx, @vy), (@dx, @dy) against (@px, @py), its
+ * luma SAD in *@sad; G_MAXINT where it does not fit */
+static gint
+dual_prime_cost (const guint8 * cur, const guint8 * ref, gint vx, gint vy,
+    gint dx, gint dy, gint px, gint py, gint lambda16, gint span, gint order,
+    gint mbx, gint mby, gint W, gint H, gint range, gint * sad)
+{
+  gint ox[2], oy[2], p, i, x;
+  if (!dual_prime_fits (vx, vy, dx, dy, span, order, mbx, mby, W, H, range,
+          ox, oy))
+    return G_MAXINT;
+  *sad = 0;
+  for (p = 0; p < 2; p++)
+    for (i = 0; i < 8; i++)
+      for (x = 0; x < 16; x++)
+        *sad += ABS ((gint) cur[(mby * 16 + 2 * i + p) * W + mbx * 16 + x] -
+            dual_prime_sample (ref, W, 2 * W, mbx * 16 + x, mby * 8 + i, p,
+                vx, vy, ox[p], oy[p]));
+  return field_cost (*sad, vx, vy, px, py, lambda16) + lambda16 *
+      ((dx ? 2 : 1) + (dy ? 2 : 1));
+}
+
+/* the eight tries around the dual prime vector (@vector) or its
+ * differential: the first that costs less than *@cost takes its place */
+static void
+dual_prime_steps (const guint8 * cur, const guint8 * ref, gboolean vector,
+    gint * vx, gint * vy, gint * dx, gint * dy, gint * cost, gint * best,
+    gint px, gint py, gint lambda16, gint span, gint order, gint mbx,
+    gint mby, gint W, gint H, gint range)
+{
+  gint x0 = vector ? *vx : *dx, y0 = vector ? *vy : *dy, k, sad, j;
+
+  for (k = 0; k < 9; k++) {
+    gint x = x0 + k % 3 - 1, y = y0 + k / 3 - 1;
+    if (k == 4)
+      continue;
+    j = dual_prime_cost (cur, ref, vector ? x : *vx, vector ? y : *vy,
+        vector ? *dx : x, vector ? *dy : y, px, py, lambda16, span, order,
+        mbx, mby, W, H, range, &sad);
+    if (j < *cost) {
+      *cost = j;
+      *best = sad;
+      *(vector ? vx : dx) = x;
+      *(vector ? vy : dy) = y;
+    }
+  }
+}
+
 void
 mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const GstClMotionVector * vectors, gint range,
@@ -1450,13 +1536,69 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
       }
       ch->bits = bits;
       ch->sad = total;
+      ch->dual_prime = 0;
+      ch->dmv[0] = ch->dmv[1] = 0;
+      ch->reserved = 0;
+      if (timing && timing->dual_prime && span == 2) {
+        /* each seed (the frame vector as a field vector, each field's
+         * vector from the field of its parity, zero) without a
+         * differential, the other differentials of the best (the first
+         * seed where none fits), then one step of its vector */
+        gint seeds[4][2] = { {fx, fy >> 1}, {0, 0}, {0, 0}, {0, 0} };
+        gint dcost = G_MAXINT, dsad = 0, vx = fx, vy = fy >> 1, ddx = 0;
+        gint ddy = 0, k, sad, j;
+        for (p = 0; p < 2; p++)
+          if (ch->select[p] == p) {
+            seeds[1 + p][0] = ch->dx[p];
+            seeds[1 + p][1] = ch->dy[p];
+          }
+        for (k = 0; k < 4; k++) {
+          j = dual_prime_cost (cur->data, ref->data, seeds[k][0],
+              seeds[k][1], 0, 0, px, py, lambda16, span, order, mbx, mby, W,
+              H, range, &sad);
+          if (j < dcost) {
+            dcost = j;
+            dsad = sad;
+            vx = seeds[k][0];
+            vy = seeds[k][1];
+          }
+        }
+        dual_prime_steps (cur->data, ref->data, FALSE, &vx, &vy, &ddx, &ddy,
+            &dcost, &dsad, px, py, lambda16, span, order, mbx, mby, W, H,
+            range);
+        if (dcost < G_MAXINT)
+          dual_prime_steps (cur->data, ref->data, TRUE, &vx, &vy, &ddx, &ddy,
+              &dcost, &dsad, px, py, lambda16, span, order, mbx, mby, W, H,
+              range);
+        if (dcost < 16 * total + lambda16 * bits) {
+          ch->dual_prime = 1;
+          ch->dmv[0] = ddx;
+          ch->dmv[1] = ddy;
+          ch->dx[0] = ch->dx[1] = vx;
+          ch->dy[0] = ch->dy[1] = vy;
+          ch->select[0] = 0;
+          ch->select[1] = 1;
+          ch->sad = dsad;
+          ch->bits = vector_bits (vx, vy, px, py) + (ddx ? 2 : 1) +
+              (ddy ? 2 : 1);
+        }
+      }
       for (p = 0; p < 2; p++) {
-        gint vx = ch->dx[p], vy = ch->dy[p], cx, cy;
+        gint vx = ch->dx[p], vy = ch->dy[p], cx, cy, ox[2], oy[2];
+        gint cox = 0, coy = 0;
         gint s = ch->select[p];
+        gboolean dual = ch->dual_prime;
+        if (dual)
+          dual_prime_fits (vx, vy, ch->dmv[0], ch->dmv[1], span, order, mbx,
+              mby, W, H, range, ox, oy);
         chroma_vector (cur, vx, vy, &cx, &cy);
+        if (dual)
+          chroma_vector (cur, ox[p], oy[p], &cox, &coy);
         for (i = 0; i < 8; i++)
           for (x = 0; x < 16; x++)
-            pred->data[(mby * 16 + 2 * i + p) * W + mbx * 16 + x] =
+            pred->data[(mby * 16 + 2 * i + p) * W + mbx * 16 + x] = dual ?
+                dual_prime_sample (ref->data, W, 2 * W, mbx * 16 + x,
+                mby * 8 + i, p, vx, vy, ox[p], oy[p]) :
                 predict (ref->data + s * W, 2 * W, mbx * 16 + x, mby * 8 + i,
                 vx >> 1, vy >> 1, vx & 1, vy & 1);
         for (c = 0; c < 2; c++) {
@@ -1464,6 +1606,8 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
           for (i = 0; i < CR / 2; i++)
             for (x = 0; x < 8; x++)
               pred->data[off + (mby * CR + 2 * i + p) * CW + mbx * 8 + x] =
+                  dual ? dual_prime_sample (ref->data + off, CW, 2 * CW,
+                  mbx * 8 + x, mby * CR / 2 + i, p, cx, cy, cox, coy) :
                   predict (ref->data + off + s * CW, 2 * CW, mbx * 8 + x,
                   mby * CR / 2 + i, cx >> 1, cy >> 1, cx & 1, cy & 1);
         }

@@ -672,8 +672,10 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
     GstClMpegFieldChoice *dev_fields = g_new0 (GstClMpegFieldChoice, n);
     guint8 *dev_pred = g_malloc (ps);
     /* the candidates unscaled, or scaled to fields of either order one to
-     * three frames apart */
-    GstClMpegFieldTiming timing = { 2 * (1 + seed % 3), seed % 2 ? 1 : -1 };
+     * three frames apart; dual prime competes a frame apart */
+    GstClMpegFieldTiming timing = { 2 * (1 + seed % 3), seed % 2 ? 1 : -1,
+      TRUE
+    };
     const GstClMpegFieldTiming *t = seed % 4 == 3 ? NULL : &timing;
     /* vectors free, priced as the encoder does, and at twice that */
     guint flambda = 4 * p.qscale * (seed % 3);
@@ -1282,7 +1284,7 @@ check_predict_b_fields (gboolean chroma_422)
           test_get_shared_context (), w, h, TRUE, chroma_422, &error);
       /* the anchors two frames before and one after, top field first;
        * or the candidates unscaled */
-      const GstClMpegFieldTiming fwd = { 4, 1 }, bwd = { 2, -1 };
+      const GstClMpegFieldTiming fwd = { 4, 1, FALSE }, bwd = { 2, -1, FALSE };
       const GstClMpegFieldTiming *timing[2] = { k % 3 ? &fwd : NULL,
         k % 3 ? &bwd : NULL
       };
@@ -1875,12 +1877,14 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
   gchar *path;
   guint max_diff = 0, counts[4] = { 0, }, directions[4] = { 0, };
   guint field_mbs = 0, field_motion_mbs = 0, b_field_mbs = 0;
+  guint dual_prime_mbs = 0;
   guint64 diff_sum = 0;
   MpegRefPicture fpred, bfpred;
   GstClMpegFieldChoice *fields, *bfields;
   /* top field first: the fields of the frames before and after */
-  const GstClMpegFieldTiming fwd = { 2, 1 }, bwd = { 2, -1 };
-  const GstClMpegFieldTiming anchor = { 2 * (b_frames + 1), 1 };
+  const GstClMpegFieldTiming fwd = { 2, 1, FALSE }, bwd = { 2, -1, FALSE };
+  /* (dual prime competes in P pictures right after their reference) */
+  const GstClMpegFieldTiming anchor = { 2 * (b_frames + 1), 1, TRUE };
   GstClMpegPictureCoding pc = { 1, 1, mpeg2, dc_shift, 1, interlaced,
     interlaced, FALSE, interlaced, FALSE, chroma_422, FALSE
   };
@@ -1999,6 +2003,9 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
       field_mbs += (c.recs[i].flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0;
       field_motion_mbs += (c.recs[i].flags & GST_CL_MPEG_MB_FIELD_MOTION) ?
           1 : 0;
+      dual_prime_mbs += type == GST_CL_MPEG_PICTURE_P &&
+          (c.recs[i].flags & GST_CL_MPEG_MB_FIELD_MOTION) &&
+          fields[i].dual_prime ? 1 : 0;
     }
     if (type != GST_CL_MPEG_PICTURE_B) {
       /* the new anchor: the one before it serves the B pictures */
@@ -2014,6 +2021,11 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
   fail_unless (interlaced ? field_mbs > 0 && field_mbs < n * c.mbn :
       field_mbs == 0);
   fail_unless (interlaced ? field_motion_mbs > 0 : field_motion_mbs == 0);
+  /* ... dual prime among them in P pictures right after their
+   * reference */
+  GST_INFO ("%u macroblocks predicted by dual prime", dual_prime_mbs);
+  fail_unless (interlaced && !b_frames ? dual_prime_mbs > 0 :
+      dual_prime_mbs == 0);
   /* ... in B pictures too */
   GST_INFO ("%u B macroblocks predicted field by field", b_field_mbs);
   fail_unless (interlaced && b_frames ? b_field_mbs > 0 : b_field_mbs == 0);

@@ -196,6 +196,10 @@ typedef struct {
  *   bottom: motion_vertical_field_select)
  * @bits: an estimate of the bits of both vectors and selects
  * @sad: the luma SAD of the field prediction
+ * @dual_prime: 1 where the prediction is dual prime (13818-2 7.6.3.6):
+ *   one vector from the fields of the same parity (@dx[0], @dy[0], the
+ *   same in @dx[1], @dy[1]; @select 0, 1) and @dmv
+ * @dmv: dual prime's differential vector (dmvector), each -1, 0 or 1
  *
  * The field prediction mpeg_field_search found for a macroblock of an
  * interlaced P picture, in raster order; the macroblock's record says
@@ -206,19 +210,23 @@ typedef struct {
   guint8 select[2];
   guint16 bits;
   guint32 sad;
+  guint8 dual_prime;
+  gint8 dmv[2];
+  guint8 reserved;              /* 0 */
 } GstClMpegFieldChoice;
 
 /* mpeg_field_search: vectors within [-@range, @range - 1] half-pels; the
  * frame vectors span @span field periods (0: unknown), and a field @p
  * lies @span + @order (p - s) periods from reference field @s
  * (GstClMpegFieldTiming); candidates ranked by 16 SAD + @lambda16 per
- * bit of the vector */
+ * bit of the vector; dual prime competes where @dual_prime is 1 */
 typedef struct {
   guint32 mb_width, mb_height;
   guint32 range;
   guint32 span;
   gint32 order;
   guint32 lambda16;
+  guint32 dual_prime;
 } GstClMpegFieldArgs;
 
 /* Prediction directions of a B picture's macroblock (GstClMpegBChoice) */
@@ -365,8 +373,8 @@ GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
 GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 68);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbPlan, 60);
 GST_CL_VIDEO_SIZE_IS (GstClMpegTrellisJob, 3736);
-GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 16);
-GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 24);
+GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 20);
+GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 28);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
 GST_CL_VIDEO_SIZE_IS (GstClMpegPredictArgs, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFitArgs, 16);

@@ -1760,6 +1760,7 @@ field_timing (guint64 display, guint64 ref_display, gboolean top_field_first,
   /* (no reference yet, or one too far for steady motion: unscaled) */
   timing->span = frames >= 1 && frames <= 16 ? 2 * frames : 0;
   timing->order = later == top_field_first ? -1 : 1;
+  timing->dual_prime = FALSE;
 }
 
 static GstFlowReturn
@@ -1805,6 +1806,8 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
       &s->fwd_timing);
   field_timing (display, e->recon_display[s->bwd], s->top_field_first,
       &s->bwd_timing);
+  /* dual prime: P pictures right after their reference */
+  s->fwd_timing.dual_prime = type == GST_CL_MPEG_PICTURE_P;
 
   /* the previous frame's levels go back to the host ahead of this
    * frame's device work, not behind it */

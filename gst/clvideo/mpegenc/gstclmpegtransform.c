@@ -435,6 +435,7 @@ gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
   args.range = range;
   args.span = timing ? timing->span : 0;
   args.order = timing ? timing->order : 0;
+  args.dual_prime = timing && timing->dual_prime && timing->span == 2;
   args.lambda16 = lambda16;
   if (!gst_cl_video_set_kernel_args (tr->field_search, mems,
           G_N_ELEMENTS (mems), &args, sizeof (args), error))

@@ -153,10 +153,13 @@ gsize gst_cl_mpeg_transform_choices_size (const GstClMpegTransform * tr);
  * unknown), and field p of the frame lies span + @order (p - s) periods
  * from field s of the reference (@order 1 where the reference comes
  * earlier and the top field first, or later and the bottom one first;
- * -1 otherwise). */
+ * -1 otherwise). @dual_prime: dual prime prediction may compete where
+ * @span is 2 (a P picture right after its reference: 13818-2 7.6.3.6
+ * allows it only with no B picture between them). */
 typedef struct {
   guint span;
   gint order;
+  gboolean dual_prime;
 } GstClMpegFieldTiming;
 
 /* Enqueues the field prediction of the interlaced P picture @cur from

@@ -641,6 +641,17 @@ b_skippable (const GstClMpegBChoice * c, guint prev_dirs, gint pmv[2][2])
  * 6-17) */
 #define FRAME_MOTION_FIELD 0x1
 #define FRAME_MOTION_FRAME 0x2
+#define FRAME_MOTION_DUAL_PRIME 0x3
+
+/* dmvector (13818-2 table B.11): 0 is 0, 1 is 10, -1 is 11 */
+static inline void
+put_dmvector (Bits * bw, gint dmv)
+{
+  if (dmv)
+    bits_put (bw, dmv > 0 ? 0x2 : 0x3, 2);
+  else
+    bits_put (bw, 0, 1);
+}
 
 void
 gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
@@ -747,7 +758,7 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
       guint dirs = GST_CL_MPEG_B_FORWARD;
       /* field prediction: each direction's field vectors (P: forward) */
       const GstClMpegFieldChoice *fc[2] = { NULL, NULL };
-      gboolean field;
+      gboolean field, dual;
 
       if (b_pic && (choices[i].directions & GST_CL_MPEG_B_FIELD)) {
         fc[0] = &fields[i];
@@ -777,8 +788,10 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         else
           bits_put (bw, 0x1, 3);
       }
+      dual = field && fc[0]->dual_prime;
       if (modes && dirs)
-        bits_put (bw, field ? FRAME_MOTION_FIELD : FRAME_MOTION_FRAME, 2);
+        bits_put (bw, dual ? FRAME_MOTION_DUAL_PRIME : field ?
+            FRAME_MOTION_FIELD : FRAME_MOTION_FRAME, 2);
       if (modes && coded)
         bits_put (bw, (r->flags & GST_CL_MPEG_MB_FIELD_DCT) ? 1 : 0, 1);
       if (q) {
@@ -790,7 +803,19 @@ gst_cl_mpeg_write_slice (GstClMpegBitWriter * w, guint row, guint n_mbs,
         memset (pmv, 0, sizeof (pmv));
         memset (pmv1, 0, sizeof (pmv1));
       }
-      for (s = 0; s < 2 && field; s++) {
+      if (dual) {
+        /* (P only) one field vector, each component followed by its
+         * differential; it predicts the next vectors as a frame vector
+         * would (13818-2 7.6.3.1) */
+        put_motion_component (bw, t, fc[0]->dx[0] - pmv[0][0], f_code[0]);
+        put_dmvector (bw, fc[0]->dmv[0]);
+        put_motion_component (bw, t, fc[0]->dy[0] - (pmv[0][1] >> 1),
+            f_code[0]);
+        put_dmvector (bw, fc[0]->dmv[1]);
+        pmv[0][0] = pmv1[0][0] = fc[0]->dx[0];
+        pmv[0][1] = pmv1[0][1] = fc[0]->dy[0] * 2;
+      }
+      for (s = 0; s < 2 && field && !dual; s++) {
         /* per direction two field vectors, each with its reference field;
          * the vertical ones predicted from half the predictor (kept in
          * frame units) and kept doubled (13818-2 7.6.3.1) */
