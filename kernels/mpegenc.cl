@@ -1414,22 +1414,30 @@ dual_prime_fits (int2 v, int2 dmv, int span, int order, int mbx, int mby,
   return field_vector_fits (v, mbx, mby, W, H, range);
 }
 
-/* luma SAD of the macroblock under dual prime with @v and @other: each
- * field's two predictions averaged, rounded up (half_avg2) */
+/* luma SAD of line @i of field @p of the macroblock under dual prime
+ * with @v and @other (the field's vector to the other parity): the two
+ * predictions averaged, rounded up (half_avg2) */
+static int
+dual_prime_line_sad (__global const uchar * cur, __global const uchar * ref,
+    int W, int mbx, int mby, int2 v, int2 other, int p, int i)
+{
+  return (int) sad_total (sad_add16 (SAD_ZERO, field_line (cur, W, mbx, mby,
+              p, i), half_avg2 (field_row (ref + p * W, 2 * W, mbx * 16,
+                  mby * 8 + i, v), field_row (ref + (1 - p) * W, 2 * W,
+                  mbx * 16, mby * 8 + i, other))));
+}
+
+/* luma SAD of the macroblock under dual prime with @v and @other */
 static int
 dual_prime_sad (__global const uchar * cur, __global const uchar * ref,
     int W, int mbx, int mby, int2 v, const int2 * other)
 {
-  sad_acc_t acc = SAD_ZERO;
+  int sad = 0;
   for (int p = 0; p < 2; p++)
     for (int i = 0; i < 8; i++)
-      acc = sad_add16 (acc, field_line (cur, W, mbx, mby, p, i),
-          half_avg2 (field_row (ref + p * W, 2 * W, mbx * 16, mby * 8 + i,
-                  v), field_row (ref + (1 - p) * W, 2 * W, mbx * 16,
-                  mby * 8 + i, other[p])));
-  return (int) sad_total (acc);
+      sad += dual_prime_line_sad (cur, ref, W, mbx, mby, v, other[p], p, i);
+  return sad;
 }
-
 
 /* dmvector's bits (13818-2 table B.11) */
 static int
@@ -1439,7 +1447,15 @@ dmv_bits (int2 dmv)
 }
 
 /* the cost of dual prime with @v and @dmv of SAD @sad against the
- * predictor @pv (as field_cost), or INT_MAX where it does not fit */
+ * predictor @pv, as field_cost */
+static int
+dual_prime_try_cost (int sad, int2 v, int2 dmv, int2 pv, int lambda16,
+    __global const uchar * bits)
+{
+  return field_cost (sad, v, pv, lambda16, bits) + lambda16 * dmv_bits (dmv);
+}
+
+/* ... its SAD into *@sad; INT_MAX where it does not fit */
 static int
 dual_prime_cost (__global const uchar * cur, __global const uchar * ref,
     __global const uchar * bits, int2 v, int2 dmv, int2 pv, int lambda16,
@@ -1449,7 +1465,7 @@ dual_prime_cost (__global const uchar * cur, __global const uchar * ref,
   if (!dual_prime_fits (v, dmv, span, order, mbx, mby, W, H, range, other))
     return INT_MAX;
   *sad = dual_prime_sad (cur, ref, W, mbx, mby, v, other);
-  return field_cost (*sad, v, pv, lambda16, bits) + lambda16 * dmv_bits (dmv);
+  return dual_prime_try_cost (*sad, v, dmv, pv, lambda16, bits);
 }
 
 /* the vector of dual prime's seed @i: the frame vector @fv as a field
@@ -1734,65 +1750,75 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     barrier (CLK_LOCAL_MEM_FENCE);
   }
   if (args.dual_prime) {
-    /* each seed without a differential, a work-item each; then the
-     * other differentials of the best, then one step of its vector, a
-     * work-item a try; the first least cost in the order of the CPU
-     * layout's */
-    int2 v;
-    int my_sad = 0;
-    if (t < DUAL_PRIME_SEEDS) {
-      v = dual_prime_seed (t, fv, best_v[0], best_s[0], best_v[1],
-          best_s[1]);
-      cost[t] = dual_prime_cost (cur, ref, bits, v, (int2) (0, 0), pv,
-          lambda16, args.span, args.order, mbx, mby, W, H, range, &my_sad);
-      sad[t] = my_sad;
+    /* the seeds without a differential, a work-item a line of each (the
+     * first seed where none fits) */
+    {
+      const int k = t / 16, row = t % 16;
+      const int2 v = dual_prime_seed (k, fv, best_v[0], best_s[0],
+          best_v[1], best_s[1]);
+      int2 o[2];
+      sad[t] = dual_prime_fits (v, (int2) (0, 0), args.span, args.order, mbx,
+          mby, W, H, range, o) ? dual_prime_line_sad (cur, ref, W, mbx, mby,
+          v, o[row / 8], row / 8, row % 8) : -1;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
     if (t == 0) {
       int b = 0;
-      for (int i = 1; i < DUAL_PRIME_SEEDS; i++)
-        if (cost[i] < cost[b])
-          b = i;
+      dual_cost = INT_MAX;
+      dual_sad = 0;
+      for (int k = 0; k < DUAL_PRIME_SEEDS; k++) {
+        const int2 v = dual_prime_seed (k, fv, best_v[0], best_s[0],
+            best_v[1], best_s[1]);
+        int sum = 0, c;
+        if (sad[16 * k] < 0)
+          continue;
+        for (int r = 0; r < 16; r++)
+          sum += sad[16 * k + r];
+        c = dual_prime_try_cost (sum, v, (int2) (0, 0), pv, lambda16, bits);
+        if (c < dual_cost) {
+          dual_cost = c;
+          dual_sad = sum;
+          b = k;
+        }
+      }
       dual_v = dual_prime_seed (b, fv, best_v[0], best_s[0], best_v[1],
           best_s[1]);
       dual_dmv = (int2) (0, 0);
-      dual_cost = cost[b];
-      dual_sad = sad[b];
     }
     barrier (CLK_LOCAL_MEM_FENCE);
-    if (t < 8) {
-      cost[t] = dual_prime_cost (cur, ref, bits, dual_v,
-          dual_prime_dmv (t + (t >= 4)), pv, lambda16, args.span, args.order,
-          mbx, mby, W, H, range, &my_sad);
-      sad[t] = my_sad;
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-    if (t == 0)
-      for (int n = 0; n < 8; n++)
-        if (cost[n] < dual_cost) {
-          dual_cost = cost[n];
-          dual_sad = sad[n];
-          dual_dmv = dual_prime_dmv (n + (n >= 4));
+    /* the other eight differentials of the best, then (where any fit)
+     * one step of its vector: a work-item a line of each field */
+    for (int step = 0; step < 2; step++) {
+      const int n = t / 8, j = t % 8, kn = n + (n >= 4);
+      const int2 from_v = dual_v, from_d = dual_dmv;
+      const int2 v = step ? from_v + dual_prime_dmv (kn) : from_v;
+      const int2 d = step ? from_d : dual_prime_dmv (kn);
+      int2 o[2];
+      sad[t] = (!step || dual_cost < INT_MAX) && dual_prime_fits (v, d,
+          args.span, args.order, mbx, mby, W, H, range, o) ?
+          dual_prime_line_sad (cur, ref, W, mbx, mby, v, o[0], 0, j) +
+          dual_prime_line_sad (cur, ref, W, mbx, mby, v, o[1], 1, j) : -1;
+      barrier (CLK_LOCAL_MEM_FENCE);
+      if (t == 0)
+        for (int m = 0; m < 8; m++) {
+          const int km = m + (m >= 4);
+          const int2 vm = step ? from_v + dual_prime_dmv (km) : from_v;
+          const int2 dm = step ? from_d : dual_prime_dmv (km);
+          int sum = 0, c;
+          if (sad[8 * m] < 0)
+            continue;
+          for (int r = 0; r < 8; r++)
+            sum += sad[8 * m + r];
+          c = dual_prime_try_cost (sum, vm, dm, pv, lambda16, bits);
+          if (c < dual_cost) {
+            dual_cost = c;
+            dual_sad = sum;
+            dual_v = vm;
+            dual_dmv = dm;
+          }
         }
-    barrier (CLK_LOCAL_MEM_FENCE);
-    v = dual_v + dual_prime_dmv (t + (t >= 4));
-    if (t < 8) {
-      cost[t] = dual_cost < INT_MAX ? dual_prime_cost (cur, ref, bits, v,
-          dual_dmv, pv, lambda16, args.span, args.order, mbx, mby, W, H,
-          range, &my_sad) : INT_MAX;
-      sad[t] = my_sad;
+      barrier (CLK_LOCAL_MEM_FENCE);
     }
-    barrier (CLK_LOCAL_MEM_FENCE);
-    if (t == 0) {
-      const int2 from = dual_v;
-      for (int n = 0; n < 8; n++)
-        if (cost[n] < dual_cost) {
-          dual_cost = cost[n];
-          dual_sad = sad[n];
-          dual_v = from + dual_prime_dmv (n + (n >= 4));
-        }
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
   }
   {
     const int field_bits = 2 + vector_bits (bits, best_v[0] - pv) +
