@@ -1796,6 +1796,32 @@ ref_coder_load_natural (RefCoder * c, guint w, guint h, guint t,
   g_free (f);
 }
 
+/* ... as an interlaced camera takes it: the top field from the clip at
+ * @t, the bottom one from half a frame later (steady motion between the
+ * fields) */
+static void
+ref_coder_load_woven (RefCoder * c, guint w, guint h, guint t, guint32 seed)
+{
+  gboolean c422 = c->cur.chroma_422;
+  guint8 *f = natural_frame_format (w, h, 2 * t, 0.5, 0.5, seed, c422);
+  guint8 *later = natural_frame_format (w, h, 2 * t + 1, 0.5, 0.5, seed,
+      c422);
+  gsize chroma = (gsize) (w / 2) * (c422 ? h : h / 2);
+  guint y, plane;
+
+  for (plane = 0; plane < 3; plane++) {
+    gsize off = plane ? (gsize) w * h + (plane - 1) * chroma : 0;
+    guint stride = plane ? w / 2 : w, rows = plane ? chroma / (w / 2) : h;
+    for (y = 1; y < rows; y += 2)
+      memcpy (f + off + (gsize) y * stride, later + off + (gsize) y * stride,
+          stride);
+  }
+  mpegref_load (&c->cur, f, w, f + w * h, w / 2, f + w * h + chroma,
+      w / 2, 1, w, h);
+  g_free (f);
+  g_free (later);
+}
+
 /* The reconstruction becomes the reference of the next picture. */
 static void
 ref_coder_next (RefCoder * c)
@@ -1945,9 +1971,15 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
       bvec[i].dx = -c.vec[i].dx - (gint) (i % 3);
       bvec[i].dy = -c.vec[i].dy;
     }
-    ref_coder_load_natural (&c, w, h, t, 3);
-    if (interlaced)
-      weave_moved_field (&c.cur);
+    /* interlaced: with I and P pictures, fields of a steady pan, where
+     * dual prime pays; with B pictures, fields 6 samples apart */
+    if (interlaced && !b_frames) {
+      ref_coder_load_woven (&c, w, h, t, 3);
+    } else {
+      ref_coder_load_natural (&c, w, h, t, 3);
+      if (interlaced)
+        weave_moved_field (&c.cur);
+    }
     pc.coding_type = type;
     if (type == GST_CL_MPEG_PICTURE_B) {
       /* forward from the anchor before, backward from the one after */
@@ -2133,10 +2165,12 @@ GST_END_TEST;
 
 /* The same in 4:2:2 (eight blocks a macroblock, chroma of full height):
  * progressive with I and P pictures, and interlaced, chroma in field
- * blocks too, with two B pictures between anchors */
+ * blocks too, with I and P pictures (dual prime among them) and with two
+ * B pictures between anchors */
 GST_START_TEST (test_no_drift_422)
 {
   check_no_drift_format (TRUE, 0, 0, FALSE, TRUE);
+  check_no_drift_format (TRUE, 1, 0, TRUE, TRUE);
   check_no_drift_format (TRUE, 2, 2, TRUE, TRUE);
 }
 
