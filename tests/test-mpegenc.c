@@ -4909,6 +4909,64 @@ GST_START_TEST (test_mpeg2_intra_dc_precision)
 
 GST_END_TEST;
 
+/* 11 bits of intra DC in the 4:2:2 profile, which allows them; elsewhere
+ * 10, with a warning that says so */
+GST_START_TEST (test_mpeg2_intra_dc_precision_11)
+{
+  const guint w = 176, h = 144, n = 3;
+  guint c, k;
+
+  for (c = 0; c < 2; c++) {
+    const gboolean c422 = c == 0;
+    GByteArray *stream = g_byte_array_new ();
+    GstHarness *hn = harness_new_parse ("clmpegenc quantizer=1 gop-size=1 "
+        "intra-dc-precision=11 ! capsfilter caps=video/mpeg,mpegversion=2");
+    GstBus *bus;
+    GstMessage *msg;
+    MpegCheckResult *r;
+    gchar *caps, *path;
+    guint warnings = 0;
+
+    test_attach_bus (hn->element);
+    caps = g_strdup_printf ("video/x-raw,format=%s,width=%u,height=%u,"
+        "framerate=25/1,pixel-aspect-ratio=1/1", c422 ? "Y42B" : "I420", w,
+        h);
+    gst_harness_set_src_caps_str (hn, caps);
+    g_free (caps);
+    for (k = 0; k < n; k++) {
+      guint8 *f = natural_frame_format (w, h, k, clip_pan_x, clip_pan_y, 7,
+          c422);
+      fail_unless_equals_int (gst_harness_push (hn, planar_buffer (f, w, h,
+                  c422, k * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
+      g_free (f);
+    }
+    end_stream (hn, stream);
+    bus = gst_element_get_bus (hn->element);
+    while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+      GError *error = NULL;
+      gst_message_parse_warning (msg, &error, NULL);
+      GST_INFO ("warning: %s", error->message);
+      warnings += strstr (error->message, "intra-dc-precision 11") != NULL;
+      g_error_free (error);
+      gst_message_unref (msg);
+    }
+    gst_object_unref (bus);
+    fail_unless_equals_int (warnings, c422 ? 0 : 1);
+    r = check_stream (stream, n, w, h);
+    for (k = 0; k < n; k++)
+      fail_unless_equals_int (g_array_index (r->pictures, MpegCheckPicture,
+              k).intra_dc_precision, c422 ? 3 : 2);
+    path = write_stream (c422 ? "dc11-422.m2v" : "dc11-420.m2v", stream);
+    decode_check (path, n, w, h);
+    mpegcheck_result_free (r);
+    g_byte_array_unref (stream);
+    g_free (path);
+    test_harness_teardown (hn);
+  }
+}
+
+GST_END_TEST;
+
 /* With a constant quantiser an MPEG-2 stream keeps to its level's buffer
  * at the level's peak rate (variable rate, vbv_delay 0xFFFF): a picture
  * the buffer cannot hold is coded again, coarser, and the picture after
@@ -6042,6 +6100,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_formats_muxed);
   tcase_add_test (tc, test_force_key_unit);
   tcase_add_test (tc, test_mpeg2_intra_dc_precision);
+  tcase_add_test (tc, test_mpeg2_intra_dc_precision_11);
   tcase_add_test (tc, test_mpeg2_variable_rate_buffer);
   tcase_add_test (tc, test_mpeg2_level_refused);
   tcase_add_test (tc, test_format);

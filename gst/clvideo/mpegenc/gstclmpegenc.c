@@ -1777,7 +1777,8 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
       g_param_spec_uint ("intra-dc-precision", "Intra DC precision",
           "Bits of the intra blocks' DC coefficients in MPEG-2 (MPEG-1 has "
           "8): more keep smooth gradients from banding at fine quantisers, "
-          "for more bits. Applies from the next picture", 8, 10,
+          "for more bits; 11 in the 4:2:2 profile only (elsewhere 10, with "
+          "a warning). Applies from the next picture", 8, 11,
           DEFAULT_INTRA_DC_PRECISION, rw | GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstClMpegEnc:non-linear-quant:

@@ -210,6 +210,7 @@ struct _GstClMpegEngine
    * the frames they cover (see record_b_adapt) */
   gdouble near_bits, far_bits, near_frames, far_frames;
   gboolean b_adapt_on;          /* the last GOP's choice: B pictures */
+  gboolean dc_precision_warned; /* intra-dc-precision above the profile's */
   guint gops_unprobed;          /* GOPs since one tried the other spacing */
   gboolean top_field_first;     /* the field order last marked on a buffer */
   guint64 length;               /* frames in the stream; G_MAXUINT64:
@@ -986,7 +987,9 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
 {
   GstClMpegEncodeParams p;
   gboolean rdo;
-  guint range;
+  guint range, dc_bits;
+  /* 13818-2 8.2: 11 bits in the 4:2:2 profile, 10 in simple and main */
+  const guint most_dc_bits = e->seq.chroma_422 ? 11 : 10;
   cl_int ret;
 
   p.p_picture = !INTRA (s);
@@ -994,9 +997,16 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   g_mutex_lock (&e->settings_lock);
   p.adaptive = e->settings.adaptive;
   rdo = e->settings.rdo;
-  s->dc_shift = e->seq.mpeg2 ?
-      CLAMP (e->settings.intra_dc_precision, 8, 11) - 8 : 0;
+  dc_bits = e->settings.intra_dc_precision;
   g_mutex_unlock (&e->settings_lock);
+  s->dc_shift = e->seq.mpeg2 ? CLAMP (dc_bits, 8, most_dc_bits) - 8 : 0;
+  if (e->seq.mpeg2 && dc_bits > most_dc_bits && !e->dc_precision_warned) {
+    warn (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "intra-dc-precision %u is beyond the %s profile: %u bits are coded "
+        "(11 needs 4:2:2 input, Y42B)", dc_bits, e->seq.chroma_422 ?
+        "4:2:2" : "main", most_dc_bits);
+    e->dc_precision_warned = TRUE;
+  }
   p.avg_activity = e->avg_activity;
   p.intra_bias = INTRA_BIAS;
   p.dc_only = s->dc_only;
@@ -2088,6 +2098,7 @@ gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
   e->non_linear = seq->mpeg2 && e->settings.non_linear_quant;
   g_mutex_unlock (&e->settings_lock);
   e->b_adapt_on = TRUE;
+  e->dc_precision_warned = FALSE;
   e->gops_unprobed = 0;
   e->near_bits = e->far_bits = e->near_frames = e->far_frames = 0;
   e->seq = *seq;
