@@ -1353,6 +1353,8 @@ field_cost (int sad, int2 v, int2 pred, int lambda16,
  * the mean: -1.2% without dual prime, -4.6% so; each seed with each
  * differential first -4.8% for 13% more of the encoder's time (POCL). */
 #define DUAL_PRIME_SEEDS 4
+/* (the GPU layout takes a work-item a line of each seed's 16, of 64) */
+typedef char dual_prime_seeds_check[DUAL_PRIME_SEEDS * 16 <= 64 ? 1 : -1];
 
 /* the differential of try @k of nine */
 static int2
