@@ -1208,20 +1208,55 @@ field_vector_fits (int2 v, int mbx, int mby, int W, int H, int range)
       y0 + 8 + (v.y & 1) <= H / 2;
 }
 
+/* POCL moves vloadn / vstoren data piecewise where it cannot prove them
+ * aligned; plain vector accesses are single instructions. The macroblock's
+ * own rows are aligned (buffers start on 128 bytes, luma rows of a
+ * macroblock on 16, chroma rows on 8, each pair's levels on 256). The
+ * prediction reads rows anywhere: its 16-byte rows POCL loads whole here
+ * (vmovdqu), its 8-byte chroma rows go through LOAD8_ANY. */
+
+/* row @i of 16 (@wide) or 8 samples at @s, the 8 in the low half */
+#define PRED_ROW(s, i, stride, wide) ((wide) ? vload16 (0, (s) + (i) *      \
+        (stride)) : (uchar16) (LOAD8_ANY ((s) + (i) * (stride)), (uchar8) 0))
+
+/* @n rows of 16 (@wide) or 8 samples of the prediction at @s: the
+ * MPEG-1 half-pel averages: between four samples where @hx and @hy are
+ * both set, between two where one is, the samples themselves where
+ * neither is. (Inlined: every caller's @n is a constant, and the rows
+ * unroll only where it is known.) */
+__attribute__ ((always_inline)) static void
+predict_rows (__global const uchar * s, int stride, int hx, int hy, int n,
+    int wide, uchar16 * out)
+{
+  if (hx && hy) {
+    #pragma unroll
+    for (int i = 0; i < n; i++)
+      out[i] = half_avg4 (PRED_ROW (s, i, stride, wide),
+          PRED_ROW (s + 1, i, stride, wide),
+          PRED_ROW (s + stride, i, stride, wide),
+          PRED_ROW (s + stride + 1, i, stride, wide));
+  } else if (hx || hy) {
+    __global const uchar *o = s + hx + hy * stride;
+    #pragma unroll
+    for (int i = 0; i < n; i++)
+      out[i] = half_avg2 (PRED_ROW (s, i, stride, wide),
+          PRED_ROW (o, i, stride, wide));
+  } else {
+    #pragma unroll
+    for (int i = 0; i < n; i++)
+      out[i] = PRED_ROW (s, i, stride, wide);
+  }
+}
+
 /* the 16 samples at column @x of line @y of a field whose lines lie
- * @stride apart from @p, predicted with the field vector @v: predict ()
- * a row at once */
+ * @stride apart from @p, predicted with the field vector @v */
 static uchar16
 field_row (__global const uchar * p, int stride, int x, int y, int2 v)
 {
-  __global const uchar *s = p + (y + (v.y >> 1)) * stride + x + (v.x >> 1);
-  const int hx = v.x & 1, hy = v.y & 1;
-  if (hx && hy)
-    return half_avg4 (LOAD16_ANY (s), LOAD16_ANY (s + 1),
-        LOAD16_ANY (s + stride), LOAD16_ANY (s + stride + 1));
-  if (hx || hy)
-    return half_avg2 (LOAD16_ANY (s), LOAD16_ANY (s + hx + hy * stride));
-  return LOAD16_ANY (s);
+  uchar16 row;
+  predict_rows (p + (y + (v.y >> 1)) * stride + x + (v.x >> 1), stride,
+      v.x & 1, v.y & 1, 1, 1, &row);
+  return row;
 }
 
 /* line @i of field @p of the macroblock */
@@ -1535,6 +1570,29 @@ write_field_choice (__global GstClMpegFieldChoice * c, const int2 * v,
 }
 
 #if GST_CL_CPU_LAYOUT
+/* The eight tries around the dual prime vector *@v (@vector) or around
+ * its differential *@dmv: the first that costs less than *@cost takes its
+ * place, its SAD into *@sad */
+static void
+dual_prime_steps (__global const uchar * cur, __global const uchar * ref,
+    __global const uchar * bits, int vector, int2 * v, int2 * dmv,
+    int *cost, int *sad, int2 pv, int lambda16, int span, int order,
+    int mbx, int mby, int W, int H, int range)
+{
+  const int2 from = vector ? *v : *dmv;
+  for (int n = 0; n < 8; n++) {
+    const int2 h = from + dual_prime_dmv (n + (n >= 4));
+    int try_sad, c = dual_prime_cost (cur, ref, bits, vector ? h : *v,
+        vector ? *dmv : h, pv, lambda16, span, order, mbx, mby, W, H, range,
+        &try_sad);
+    if (c < *cost) {
+      *cost = c;
+      *sad = try_sad;
+      *(vector ? v : dmv) = h;
+    }
+  }
+}
+
 /* The first least of *@cost and the costs (field_cost) of field @p's
  * eight vectors @step half-pels around *@v, from field @s: *@v, *@cost
  * and its SAD *@sad become it; whether it moved */
@@ -1617,7 +1675,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
      * fits) */
     int dcost = INT_MAX, dsad = 0, sad, c;
     int2 dv = dual_prime_seed (0, fv, best_v[0], best_s[0], best_v[1],
-        best_s[1]), from;
+        best_s[1]);
     for (int i = 0; i < DUAL_PRIME_SEEDS; i++) {
       int2 v = dual_prime_seed (i, fv, best_v[0], best_s[0], best_v[1],
           best_s[1]);
@@ -1629,28 +1687,11 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
         dv = v;
       }
     }
-    for (int k = 0; k < 9; k++) {
-      if (k == 4)
-        continue;
-      c = dual_prime_cost (cur, ref, bits, dv, dual_prime_dmv (k), pv,
-          lambda16, args.span, args.order, mbx, mby, W, H, range, &sad);
-      if (c < dcost) {
-        dcost = c;
-        dsad = sad;
-        dmv = dual_prime_dmv (k);
-      }
-    }
-    from = dv;
-    for (int n = 0; n < 8 && dcost < INT_MAX; n++) {
-      int2 v = from + dual_prime_dmv (n + (n >= 4));
-      c = dual_prime_cost (cur, ref, bits, v, dmv, pv, lambda16, args.span,
-          args.order, mbx, mby, W, H, range, &sad);
-      if (c < dcost) {
-        dcost = c;
-        dsad = sad;
-        dv = v;
-      }
-    }
+    dual_prime_steps (cur, ref, bits, 0, &dv, &dmv, &dcost, &dsad, pv,
+        lambda16, args.span, args.order, mbx, mby, W, H, range);
+    if (dcost < INT_MAX)
+      dual_prime_steps (cur, ref, bits, 1, &dv, &dmv, &dcost, &dsad, pv,
+          lambda16, args.span, args.order, mbx, mby, W, H, range);
     if (dcost < 16 * total + lambda16 * n_bits) {
       dual = 1;
       total = dsad;
@@ -2946,46 +2987,6 @@ sad_rows (const uchar16 * a, const uchar16 * b)
   for (int i = 0; i < 16; i++)
     s = sad_add16 (s, a[i], b[i]);
   return (int) sad_total (s);
-}
-
-/* POCL moves vloadn / vstoren data piecewise where it cannot prove them
- * aligned; plain vector accesses are single instructions. The macroblock's
- * own rows are aligned (buffers start on 128 bytes, luma rows of a
- * macroblock on 16, chroma rows on 8, each pair's levels on 256). The
- * prediction reads rows anywhere: its 16-byte rows POCL loads whole here
- * (vmovdqu), its 8-byte chroma rows go through LOAD8_ANY. */
-
-/* row @i of 16 (@wide) or 8 samples at @s, the 8 in the low half */
-#define PRED_ROW(s, i, stride, wide) ((wide) ? vload16 (0, (s) + (i) *      \
-        (stride)) : (uchar16) (LOAD8_ANY ((s) + (i) * (stride)), (uchar8) 0))
-
-/* @n rows of 16 (@wide) or 8 samples of the prediction at @s: the
- * MPEG-1 half-pel averages: between four samples where @hx and @hy are
- * both set, between two where one is, the samples themselves where
- * neither is. (Inlined: every caller's @n is a constant, and the rows
- * unroll only where it is known.) */
-__attribute__ ((always_inline)) static void
-predict_rows (__global const uchar * s, int stride, int hx, int hy, int n,
-    int wide, uchar16 * out)
-{
-  if (hx && hy) {
-    #pragma unroll
-    for (int i = 0; i < n; i++)
-      out[i] = half_avg4 (PRED_ROW (s, i, stride, wide),
-          PRED_ROW (s + 1, i, stride, wide),
-          PRED_ROW (s + stride, i, stride, wide),
-          PRED_ROW (s + stride + 1, i, stride, wide));
-  } else if (hx || hy) {
-    __global const uchar *o = s + hx + hy * stride;
-    #pragma unroll
-    for (int i = 0; i < n; i++)
-      out[i] = half_avg2 (PRED_ROW (s, i, stride, wide),
-          PRED_ROW (o, i, stride, wide));
-  } else {
-    #pragma unroll
-    for (int i = 0; i < n; i++)
-      out[i] = PRED_ROW (s, i, stride, wide);
-  }
 }
 
 /* only where the CPU layout is used (sad.cl): GPU compilers need not take

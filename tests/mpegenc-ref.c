@@ -1484,6 +1484,7 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
   for (mby = 0; mby < (gint) cur->mb_height; mby++)
     for (mbx = 0; mbx < (gint) cur->mb_width; mbx++) {
       gint n = mby * cur->mb_width + mbx, p, c, i, x, total = 0, bits = 2;
+      gint ox[2] = { 0, 0 }, oy[2] = { 0, 0 };
       gint fx = vectors[n].dx, fy = vectors[n].dy;
       /* the left neighbour's frame vector as a field vector */
       gint px = mbx ? vectors[n - 1].dx : 0;
@@ -1583,14 +1584,14 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
               (ddy ? 2 : 1);
         }
       }
+      /* dual prime: the other parity's vectors of both fields */
+      if (ch->dual_prime)
+        dual_prime_fits (ch->dx[0], ch->dy[0], ch->dmv[0], ch->dmv[1], span,
+            order, mbx, mby, W, H, range, ox, oy);
       for (p = 0; p < 2; p++) {
-        gint vx = ch->dx[p], vy = ch->dy[p], cx, cy, ox[2], oy[2];
-        gint cox = 0, coy = 0;
+        gint vx = ch->dx[p], vy = ch->dy[p], cx, cy, cox = 0, coy = 0;
         gint s = ch->select[p];
         gboolean dual = ch->dual_prime;
-        if (dual)
-          dual_prime_fits (vx, vy, ch->dmv[0], ch->dmv[1], span, order, mbx,
-              mby, W, H, range, ox, oy);
         chroma_vector (cur, vx, vy, &cx, &cy);
         if (dual)
           chroma_vector (cur, ox[p], oy[p], &cox, &coy);
