@@ -1185,9 +1185,8 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
  * 1) of least cost (field_cost: luma SAD + lambda16 / 16 per bit of the
  * vector against the left neighbour's frame vector as a field vector)
  * among: the zero vector from the field of its own parity; in each
- * reference field, a grid of full-pel vectors FIELD_SPACING samples
- * apart, up to FIELD_REACH grid steps around the macroblock's frame
- * vector as a field vector (a frame vector of dy half-pels moves field p
+ * reference field, a grid of full-pel vectors up to @reach samples each
+ * way around the macroblock's frame vector as a field vector (a frame vector of dy half-pels moves field p
  * by dy / 2 + p - s half field lines in field s); from the best, up to
  * FIELD_STEPS steps of one sample towards the cheapest of its eight
  * neighbours while that is cheaper; then the half-pel vectors around the
@@ -1316,21 +1315,32 @@ takes_field_prediction (__global const GstClMpegFieldChoice * f,
   return 1;
 }
 
-/* the full-pel grid searched each way around the frame vector: its
- * steps, its spacing in samples; then the most one-sample steps that
- * follow the least SAD. On woven frames of fast handheld motion the frame
- * vector is poor for the fields. Measured on the interlaced real-content
- * set against FFmpeg's best, the mean / cockatoo: the 5 x 5 grid alone
- * +2.3% / +17.2%; with 8 steps +0.8% / +9.5%; a grid 2 samples apart and
- * 8 steps +1.5% / +7.9% (4 clips of 6 worse); a 13 x 13 grid alone
- * cockatoo +6.1% at twice the encoder's time. */
-#define FIELD_REACH 2
-#define FIELD_SPACING 1
+/* The full-pel grid is searched args.reach samples each way around the
+ * frame vector, then up to FIELD_STEPS one-sample steps follow the least
+ * SAD. On woven frames of fast handheld motion the frame vector is poor
+ * for the fields, and the least SAD lies far from it in fine texture: on
+ * the interlaced real-content set against FFmpeg's best, cockatoo at
+ * reach 2 +6.6%, 3 +4.9%, 4 +3.4%, 6 +0.8%; the set's mean at reach 4
+ * -5.4% against -4.7%, the other clips within 0.6 points. Reach 4 takes the
+ * field search from 44 to 67 ms a 1080i P picture on POCL (the encoder
+ * a quarter longer), 6 to 104 ms: reach 2 at medium effort, 4 at high
+ * (GST_CL_MPEG_FIELD_REACH*). Seeds from a hierarchical search of the
+ * fields (+8.1%) and a coarse grid 3 or 4 samples apart then a fine one
+ * (+4.4%, +4.6%) did worse on cockatoo than a wider full grid. */
 #define FIELD_STEPS 8
-#define FIELD_SIDE (2 * FIELD_REACH + 1)
-#define FIELD_CANDIDATES (1 + 2 * FIELD_SIDE * FIELD_SIDE)
-/* (the GPU layout takes one candidate a work-item of 64) */
-typedef char field_candidates_check[FIELD_CANDIDATES <= 64 ? 1 : -1];
+
+/* the candidates of a reach: the zero vector, a grid per reference field */
+static int
+field_side (int reach)
+{
+  return 2 * reach + 1;
+}
+
+static int
+field_candidates (int reach)
+{
+  return 1 + 2 * field_side (reach) * field_side (reach);
+}
 
 /* Component @v of a frame vector that spans @span field periods, scaled
  * to @dt periods (rounded half away from zero) */
@@ -1341,7 +1351,8 @@ scale_to_fields (int v, int dt, int span)
   return v < 0 ? -a : a;
 }
 
-/* the FIELD_CANDIDATES full-pel candidates of field @p in search order:
+/* the field_candidates (@reach) full-pel candidates of field @p in
+ * search order:
  * @i 0 the zero vector from the field of its parity, then per reference
  * field the frame vector @fv as a field vector and the grid around it,
  * row by row; their reference field in
@@ -1350,22 +1361,22 @@ scale_to_fields (int v, int dt, int span)
  * the two fields (the nearer field of a fast pan is then found, not
  * only the one of the same parity); @span 0 keeps it as it is. */
 static int2
-field_candidate (int i, int p, int2 fv, int span, int order, int *s)
+field_candidate (int i, int p, int2 fv, int span, int order, int reach,
+    int *s)
 {
-  int k = (i - 1) % (FIELD_SIDE * FIELD_SIDE);
+  const int side = field_side (reach), k = (i - 1) % (side * side);
   if (i == 0) {
     *s = p;
     return (int2) (0, 0);
   }
-  *s = (i - 1) / (FIELD_SIDE * FIELD_SIDE);
+  *s = (i - 1) / (side * side);
   if (span) {
     const int dt = span + order * (p - *s);
     fv = (int2) (scale_to_fields (fv.x, dt, span), scale_to_fields (fv.y, dt,
             span));
   }
-  return (int2) ((fv.x & ~1) + 2 * FIELD_SPACING * (k % FIELD_SIDE -
-          FIELD_REACH), (((fv.y >> 1) + p - *s) & ~1) + 2 * FIELD_SPACING *
-      (k / FIELD_SIDE - FIELD_REACH));
+  return (int2) ((fv.x & ~1) + 2 * (k % side - reach),
+      (((fv.y >> 1) + p - *s) & ~1) + 2 * (k / side - reach));
 }
 
 /* what a search ranks field vector @v of SAD @sad by: 16 SAD +
@@ -1643,9 +1654,9 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     int2 bv = (int2) (0, 0), c;
     int bs = p, best = field_sad (cur, ref, W, mbx, mby, p, p, bv);
     int cost = field_cost (best, bv, pv, lambda16, bits);
-    for (int i = 1; i < FIELD_CANDIDATES; i++) {
+    for (int i = 1; i < field_candidates (args.reach); i++) {
       int s, sad, j;
-      c = field_candidate (i, p, fv, args.span, args.order, &s);
+      c = field_candidate (i, p, fv, args.span, args.order, args.reach, &s);
       if (!field_vector_fits (c, mbx, mby, W, H, range))
         continue;
       sad = field_sad (cur, ref, W, mbx, mby, p, s, c);
@@ -1708,9 +1719,9 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
       dual ? dmv : (int2) (0, 0));
 }
 #else
-/* GPU layout: a work-group of 64 per macroblock, one grid candidate a
- * work-item, then one line of a neighbour; the same choices (the first
- * least cost in search order) */
+/* GPU layout: a work-group of 64 per macroblock, the grid's candidates a
+ * work-item each in turns, then one line of a neighbour; the same choices
+ * (the first least cost in search order) */
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
@@ -1726,30 +1737,45 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   const int2 pv = mbx ? (int2) (vectors[mb - 1].dx, vectors[mb - 1].dy >> 1)
       : (int2) (0, 0);
   const int lambda16 = args.lambda16;
-  __local int sad[64], cost[64];
+  __local int sad[64], cost[64], index[64];
   __local int2 best_v[2];
   __local int best_s[2], best_sad[2], best_cost[2], moved;
   __local int2 dual_v, dual_dmv;
   __local int dual_cost, dual_sad;
 
   for (int p = 0; p < 2; p++) {
-    if (t < FIELD_CANDIDATES) {
-      int s;
-      int2 c = field_candidate (t, p, fv, args.span, args.order, &s);
-      if (t == 0 || field_vector_fits (c, mbx, mby, W, H, range)) {
-        sad[t] = field_sad (cur, ref, W, mbx, mby, p, s, c);
-        cost[t] = field_cost (sad[t], c, pv, lambda16, bits);
-      } else {
-        cost[t] = INT_MAX;
+    /* the candidates a work-item each, in turns of 64: each keeps its
+     * first least, then the least of those, the first in search order
+     * on a tie (as the CPU layout's) */
+    {
+      int own = -1, own_cost = INT_MAX, own_sad = 0;
+      for (int i = t; i < field_candidates (args.reach); i += 64) {
+        int s;
+        const int2 c = field_candidate (i, p, fv, args.span, args.order,
+            args.reach, &s);
+        if (i == 0 || field_vector_fits (c, mbx, mby, W, H, range)) {
+          const int d = field_sad (cur, ref, W, mbx, mby, p, s, c);
+          const int j = field_cost (d, c, pv, lambda16, bits);
+          if (j < own_cost) {
+            own_cost = j;
+            own_sad = d;
+            own = i;
+          }
+        }
       }
+      cost[t] = own_cost;
+      sad[t] = own_sad;
+      index[t] = own;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
     if (t == 0) {
       int b = 0, s;
-      for (int i = 1; i < FIELD_CANDIDATES; i++)
-        if (cost[i] < cost[b])
+      for (int i = 1; i < 64; i++)
+        if (cost[i] < cost[b] || (cost[i] == cost[b] && index[i] >= 0 &&
+                index[i] < index[b]))
           b = i;
-      best_v[p] = field_candidate (b, p, fv, args.span, args.order, &s);
+      best_v[p] = field_candidate (index[b], p, fv, args.span, args.order,
+          args.reach, &s);
       best_s[p] = s;
       best_sad[p] = sad[b];
       best_cost[p] = cost[b];

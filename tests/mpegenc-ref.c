@@ -249,11 +249,8 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
 #define MOVING_MARGIN 4
 /* field blocks where the field lines are smoother by this much */
 #define FIELD_DCT_MARGIN 256
-/* the field search's full-pel grid: its steps each way around the
- * frame vector, their spacing in samples; then the most one-sample steps
- * towards the least SAD (see kernels/mpegenc.cl) */
-#define FIELD_REACH 2
-#define FIELD_SPACING 1
+/* the field search's most one-sample steps towards the least SAD after
+ * its full-pel grid (see kernels/mpegenc.cl) */
 #define FIELD_STEPS 8
 /* a P picture's field prediction is priced at this many bits more than
  * its vectors' (see kernels/mpegenc.cl) */
@@ -1469,7 +1466,7 @@ dual_prime_steps (const guint8 * cur, const guint8 * ref, gboolean vector,
 
 void
 mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
-    const GstClMotionVector * vectors, gint range,
+    const GstClMotionVector * vectors, gint range, gint reach,
     const GstClMpegFieldTiming * timing, gint lambda16,
     MpegRefPicture * pred, GstClMpegFieldChoice * choices)
 {
@@ -1501,11 +1498,8 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
           gint sx = span ? scale_to_fields (fx, dt, span) : fx;
           gint sy = span ? scale_to_fields (fy, dt, span) : fy;
           gint cx = sx & ~1, cy = ((sy >> 1) + p - s) & ~1;
-          for (dy = -2 * FIELD_SPACING * FIELD_REACH;
-              dy <= 2 * FIELD_SPACING * FIELD_REACH; dy += 2 * FIELD_SPACING)
-            for (dx = -2 * FIELD_SPACING * FIELD_REACH;
-                dx <= 2 * FIELD_SPACING * FIELD_REACH;
-                dx += 2 * FIELD_SPACING) {
+          for (dy = -2 * reach; dy <= 2 * reach; dy += 2)
+            for (dx = -2 * reach; dx <= 2 * reach; dx += 2) {
               gint sad, j;
               if (!field_vector_fits (cx + dx, cy + dy, mbx, mby, W, H,
                       range))

@@ -679,14 +679,21 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
     const GstClMpegFieldTiming *t = seed % 4 == 3 ? NULL : &timing;
     /* vectors free, priced as the encoder does, and at twice that */
     guint flambda = 4 * p.qscale * (seed % 3);
+    /* the grid of each effort, and the widest */
+    const guint reaches[3] = { GST_CL_MPEG_FIELD_REACH,
+      GST_CL_MPEG_FIELD_REACH_HIGH, GST_CL_MPEG_FIELD_REACH_MAX
+    };
+    const guint reach = reaches[seed / 4 % 3];
     fields = g_new0 (GstClMpegFieldChoice, n);
-    mpegref_field_search (&cur, &ref, vec, 64, t, flambda, &fpred, fields);
+    mpegref_field_search (&cur, &ref, vec, 64, reach, t, flambda, &fpred,
+        fields);
     mfp = gst_cl_mpeg_transform_alloc (tr, ps, &error);
     mfc = gst_cl_mpeg_transform_alloc (tr,
         gst_cl_mpeg_transform_field_choices_size (tr), &error);
     fail_unless (mfp && mfc);
-    fail_unless (gst_cl_mpeg_transform_field_search (tr, mc, mr, mv, 64, t,
-            flambda, mfp, mfc, &error), "%s", error ? error->message : "?");
+    fail_unless (gst_cl_mpeg_transform_field_search (tr, mc, mr, mv, 64,
+            reach, t, flambda, mfp, mfc, &error), "%s",
+        error ? error->message : "?");
     fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mfc, CL_TRUE, 0,
             n * sizeof (GstClMpegFieldChoice), dev_fields, 0, NULL, NULL),
         CL_SUCCESS);
@@ -694,10 +701,10 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
             ps, dev_pred, 0, NULL, NULL), CL_SUCCESS);
     for (i = 0; i < n; i++)
       fail_unless_each (memcmp (&fields[i], &dev_fields[i],
-              sizeof (GstClMpegFieldChoice)) == 0, "%s: field search (lambda "
-          "%u) of macroblock %u: reference (%d, %d) field %u, (%d, %d) field "
+              sizeof (GstClMpegFieldChoice)) == 0, "%s: field search (reach "
+          "%u, lambda %u) of macroblock %u: reference (%d, %d) field %u, (%d, %d) field "
           "%u, SAD %u; device (%d, %d) field %u, (%d, %d) field %u, SAD %u",
-          desc, flambda, i, fields[i].dx[0], fields[i].dy[0], fields[i].select[0],
+          desc, reach, flambda, i, fields[i].dx[0], fields[i].dy[0], fields[i].select[0],
           fields[i].dx[1], fields[i].dy[1], fields[i].select[1],
           fields[i].sad, dev_fields[i].dx[0], dev_fields[i].dy[0],
           dev_fields[i].select[0], dev_fields[i].dx[1], dev_fields[i].dy[1],
@@ -1288,6 +1295,11 @@ check_predict_b_fields (gboolean chroma_422)
       const GstClMpegFieldTiming *timing[2] = { k % 3 ? &fwd : NULL,
         k % 3 ? &bwd : NULL
       };
+      /* each direction's grid of an effort, in turn */
+      const guint reach[2] = { k % 2 ? GST_CL_MPEG_FIELD_REACH_HIGH :
+        GST_CL_MPEG_FIELD_REACH, k % 2 ? GST_CL_MPEG_FIELD_REACH :
+        GST_CL_MPEG_FIELD_REACH_HIGH
+      };
       MpegRefPicture pics[3], pred, fpred[2];
       GstClMotionVector *vec[2];
       GstClMpegBChoice *ch, *dch;
@@ -1344,7 +1356,7 @@ check_predict_b_fields (gboolean chroma_422)
             lambda16, zero_bias, &pred, ch);
         for (v = 0; v < 2; v++)
           mpegref_field_search (&pics[0], &pics[1 + v], vec[v], 64,
-              timing[v], lambda16, &fpred[v], fields[v]);
+              reach[v], timing[v], lambda16, &fpred[v], fields[v]);
         mpegref_choose_b_fields (&pics[0], vec[0], vec[1], fp, fc, lambda16,
             zero_bias, &pred, ch);
       }
@@ -1353,7 +1365,8 @@ check_predict_b_fields (gboolean chroma_422)
           error ? error->message : "?");
       for (v = 0; v < 2; v++)
         fail_unless (gst_cl_mpeg_transform_field_search (tr, m[0], m[1 + v],
-                mv[v], 64, timing[v], lambda16, mfp[v], mf[v], &error), "%s",
+                mv[v], 64, reach[v], timing[v], lambda16, mfp[v], mf[v],
+                &error), "%s",
             error ? error->message : "?");
       fail_unless (gst_cl_mpeg_transform_choose_b_fields (tr, m[0], mv[0],
               mv[1], mfp, mf, lambda16, zero_bias, mp, mch, &error), "%s",
@@ -1991,10 +2004,10 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
       if (p.field_motion) {
         const MpegRefPicture *fp[2] = { &fpred, &bfpred };
         const GstClMpegFieldChoice *fc[2] = { fields, bfields };
-        mpegref_field_search (&c.cur, &older, c.vec, 64, &fwd, 4 * q, &fpred,
-            fields);
-        mpegref_field_search (&c.cur, &c.ref, bvec, 64, &bwd, 4 * q, &bfpred,
-            bfields);
+        mpegref_field_search (&c.cur, &older, c.vec, 64,
+            GST_CL_MPEG_FIELD_REACH, &fwd, 4 * q, &fpred, fields);
+        mpegref_field_search (&c.cur, &c.ref, bvec, 64,
+            GST_CL_MPEG_FIELD_REACH, &bwd, 4 * q, &bfpred, bfields);
         mpegref_choose_b_fields (&c.cur, c.vec, bvec, fp, fc, 4 * q, 4 * q,
             &pred, choices);
       }
@@ -2012,8 +2025,8 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
       /* interlaced P pictures: field prediction competes */
       p.field_motion = interlaced && type == GST_CL_MPEG_PICTURE_P;
       if (p.field_motion)
-        mpegref_field_search (&c.cur, &c.ref, c.vec, 64, &anchor, 4 * q,
-            &fpred, fields);
+        mpegref_field_search (&c.cur, &c.ref, c.vec, 64,
+            GST_CL_MPEG_FIELD_REACH, &anchor, 4 * q, &fpred, fields);
       mpegref_encode_fields (&c.cur, &c.ref, c.vec, &fpred, fields, &p,
           c.recs, c.lev, &c.rec);
       pc.f_code = type == GST_CL_MPEG_PICTURE_P ?

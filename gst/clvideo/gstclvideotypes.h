@@ -218,8 +218,9 @@ typedef struct {
 /* mpeg_field_search: vectors within [-@range, @range - 1] half-pels; the
  * frame vectors span @span field periods (0: unknown), and a field @p
  * lies @span + @order (p - s) periods from reference field @s
- * (GstClMpegFieldTiming); candidates ranked by 16 SAD + @lambda16 per
- * bit of the vector; dual prime competes where @dual_prime is 1 */
+ * (GstClMpegFieldTiming); the full-pel grid reaches @reach samples each
+ * way; candidates ranked by 16 SAD + @lambda16 per bit of the vector;
+ * dual prime competes where @dual_prime is 1 */
 typedef struct {
   guint32 mb_width, mb_height;
   guint32 range;
@@ -227,6 +228,7 @@ typedef struct {
   gint32 order;
   guint32 lambda16;
   guint32 dual_prime;
+  guint32 reach;
 } GstClMpegFieldArgs;
 
 /* Prediction directions of a B picture's macroblock (GstClMpegBChoice) */
@@ -374,7 +376,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 68);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbPlan, 60);
 GST_CL_VIDEO_SIZE_IS (GstClMpegTrellisJob, 3736);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 20);
-GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 28);
+GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 32);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
 GST_CL_VIDEO_SIZE_IS (GstClMpegPredictArgs, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFitArgs, 16);

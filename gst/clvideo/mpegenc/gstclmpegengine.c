@@ -163,6 +163,8 @@ struct _GstClMpegEngine
   /* B pictures' searches, forward and backward: each follows its own
    * motion */
   GstClMotionSearch *ms_b[2];
+  /* the field search's reach (gst_cl_mpeg_transform_field_search) */
+  guint field_reach;
   GstBufferPool *staging;
   GstVideoInfo info;
   guint mb_width, mb_height;
@@ -501,6 +503,8 @@ setup_device (GstClMpegEngine * e, GError ** error)
   mp.method = e->settings.motion_method;
   effort = e->settings.motion_effort;
   g_mutex_unlock (&e->settings_lock);
+  e->field_reach = effort == GST_CL_MOTION_EFFORT_HIGH ?
+      GST_CL_MPEG_FIELD_REACH_HIGH : GST_CL_MPEG_FIELD_REACH;
   if (mp.search_range > 0) {
     e->ms = gst_cl_motion_search_new (e->ctx, &mp, error);
     if (!e->ms)
@@ -987,7 +991,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
 {
   GstClMpegEncodeParams p;
   gboolean rdo;
-  guint range, dc_bits;
+  guint range, reach, dc_bits;
   /* 13818-2 8.2: 11 bits in the 4:2:2 profile, 10 in simple and main */
   const guint most_dc_bits = e->seq.chroma_422 ? 11 : 10;
   cl_int ret;
@@ -1024,6 +1028,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   p.field_motion = s->field_motion = s->interlaced && !INTRA (s) && rdo &&
       !s->dc_only;
   range = 16 << (max_f_code (e) - 1);
+  reach = e->field_reach;
   if (s->type == GST_CL_MPEG_PICTURE_B) {
     /* the B picture's prediction, coded as a P picture's with zero
      * vectors */
@@ -1035,10 +1040,11 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
             e->recon[s->bwd], s->vectors, s->bvectors, lambda16, zero_bias,
             s->bpred, s->choices, error) ||
         (s->field_motion && (!gst_cl_mpeg_transform_field_search (e->tr,
-                    s->cur, e->recon[s->ref], s->vectors, range,
+                    s->cur, e->recon[s->ref], s->vectors, range, reach,
                     &s->fwd_timing, lambda16, s->fpred, s->fields, error) ||
                 !gst_cl_mpeg_transform_field_search (e->tr, s->cur,
-                    e->recon[s->bwd], s->bvectors, range, &s->bwd_timing,
+                    e->recon[s->bwd], s->bvectors, range, reach,
+                    &s->bwd_timing,
                     lambda16, s->bfpred, s->bfields, error) ||
                 !gst_cl_mpeg_transform_choose_b_fields (e->tr, s->cur,
                     s->vectors, s->bvectors, field_pred, fields, lambda16,
@@ -1048,7 +1054,8 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
             e->recon[s->out], error))
       return FALSE;
   } else if ((s->field_motion && !gst_cl_mpeg_transform_field_search (e->tr,
-              s->cur, e->recon[s->ref], s->vectors, range, &s->fwd_timing,
+              s->cur, e->recon[s->ref], s->vectors, range, reach,
+              &s->fwd_timing,
               MV_LAMBDA * s->quant, s->fpred, s->fields, error)) ||
       !gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
           s->vectors, s->fpred, s->fields, &p, s->records, s->levels,

@@ -423,7 +423,7 @@ gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
 
 gboolean
 gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
-    cl_mem ref, cl_mem vectors, guint range,
+    cl_mem ref, cl_mem vectors, guint range, guint reach,
     const GstClMpegFieldTiming * timing, guint lambda16, cl_mem pred,
     cl_mem choices, GError ** error)
 {
@@ -437,6 +437,9 @@ gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
   args.order = timing ? timing->order : 0;
   args.dual_prime = timing && timing->dual_prime && timing->span == 2;
   args.lambda16 = lambda16;
+  g_return_val_if_fail (reach >= 1 && reach <= GST_CL_MPEG_FIELD_REACH_MAX,
+      FALSE);
+  args.reach = reach;
   if (!gst_cl_video_set_kernel_args (tr->field_search, mems,
           G_N_ELEMENTS (mems), &args, sizeof (args), error))
     return FALSE;

@@ -162,6 +162,12 @@ typedef struct {
   gboolean dual_prime;
 } GstClMpegFieldTiming;
 
+/* the field search's reach: at medium effort, at high effort and the
+ * most (see kernels/mpegenc.cl) */
+#define GST_CL_MPEG_FIELD_REACH 2
+#define GST_CL_MPEG_FIELD_REACH_HIGH 4
+#define GST_CL_MPEG_FIELD_REACH_MAX 7
+
 /* Enqueues the field prediction of the interlaced P picture @cur from
  * @ref around the fitted frame @vectors (GstClMpegFieldChoice): per
  * macroblock and field the vector and reference field of least cost
@@ -169,9 +175,11 @@ typedef struct {
  * neighbour's frame vector) among candidates near the frame vector,
  * scaled by @timing (NULL: as it is), within [-@range, @range - 1]
  * half-pels, into the picture @pred and @choices
- * (gst_cl_mpeg_transform_field_choices_size() bytes). */
+ * (gst_cl_mpeg_transform_field_choices_size() bytes). The full-pel grid
+ * around the scaled vector reaches @reach samples each way (1 to
+ * GST_CL_MPEG_FIELD_REACH_MAX). */
 gboolean gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr,
-    cl_mem cur, cl_mem ref, cl_mem vectors, guint range,
+    cl_mem cur, cl_mem ref, cl_mem vectors, guint range, guint reach,
     const GstClMpegFieldTiming * timing, guint lambda16, cl_mem pred,
     cl_mem choices, GError ** error);
 gsize gst_cl_mpeg_transform_field_choices_size (const GstClMpegTransform *
