@@ -1185,9 +1185,13 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
  * 1) of least cost (field_cost: luma SAD + lambda16 / 16 per bit of the
  * vector against the left neighbour's frame vector as a field vector)
  * among: the zero vector from the field of its own parity; in each
- * reference field, a grid of full-pel vectors up to @reach samples each
- * way around the macroblock's frame vector as a field vector (a frame vector of dy half-pels moves field p
- * by dy / 2 + p - s half field lines in field s); from the best, up to
+ * reference field, a grid of full-pel vectors up to args.reach samples
+ * each way around the macroblock's frame vector as a field vector (a
+ * frame vector of dy half-pels moves field p by dy / 2 + p - s half
+ * field lines in field s), and with args.field_seeds another around the
+ * vector that a search of the top fields found for the 16x16 block over
+ * the macroblock (@field_vectors, a row of blocks over two rows of
+ * macroblocks), taken as a frame vector; from the best, up to
  * FIELD_STEPS steps of one sample towards the cheapest of its eight
  * neighbours while that is cheaper; then the half-pel vectors around the
  * best. Every vector keeps its prediction inside the picture and within
@@ -1316,17 +1320,19 @@ takes_field_prediction (__global const GstClMpegFieldChoice * f,
 }
 
 /* The full-pel grid is searched args.reach samples each way around the
- * frame vector, then up to FIELD_STEPS one-sample steps follow the least
- * SAD. On woven frames of fast handheld motion the frame vector is poor
- * for the fields, and the least SAD lies far from it in fine texture: on
- * the interlaced real-content set against FFmpeg's best, cockatoo at
- * reach 2 +6.6%, 3 +4.9%, 4 +3.4%, 6 +0.8%; the set's mean at reach 4
- * -5.4% against -4.7%, the other clips within 0.6 points. Reach 4 takes the
- * field search from 44 to 67 ms a 1080i P picture on POCL (the encoder
- * a quarter longer), 6 to 104 ms: reach 2 at medium effort, 4 at high
- * (GST_CL_MPEG_FIELD_REACH*). Seeds from a hierarchical search of the
- * fields (+8.1%) and a coarse grid 3 or 4 samples apart then a fine one
- * (+4.4%, +4.6%) did worse on cockatoo than a wider full grid. */
+ * frame vector (and with args.field_seeds around the top fields' vector
+ * too), then up to FIELD_STEPS one-sample steps follow the least SAD. On
+ * woven frames of fast handheld motion the frame vector is poor for the
+ * fields, and the least SAD lies far from it: on the interlaced
+ * real-content set against FFmpeg's best, cockatoo at reach 2 +6.6%, 3
+ * +4.9%, 4 +3.4%, 6 +0.8% (the set's mean at reach 4 -5.4% against
+ * -4.7%); at 1080i on POCL the field search takes 44, 67 and 104 ms a P
+ * picture. The grids of reach 2 around both vectors: cockatoo +2.8%, the
+ * mean -5.7%, every clip as good or better, for about a quarter more of
+ * the encoder's time; of reach 4 around both (high effort) cockatoo
+ * -1.4%, the mean -6.5%; around the top fields' vector alone +8.1%; a
+ * coarse grid 3 or 4 samples apart, then a fine one around its best,
+ * +4.4% and +4.6%. */
 #define FIELD_STEPS 8
 
 /* the candidates of a reach: the zero vector, a grid per reference field */
@@ -1351,19 +1357,46 @@ scale_to_fields (int v, int dt, int span)
   return v < 0 ? -a : a;
 }
 
-/* the field_candidates (@reach) full-pel candidates of field @p in
- * search order:
+/* The vector of the top fields' 16x16 block over macroblock (@mbx,
+ * @mby) in @field_vectors, as a frame vector: its vertical component
+ * doubled (field lines lie two frame lines apart) */
+static int2
+field_seed (__global const GstClMotionVector * field_vectors, int mb_width,
+    int mbx, int mby)
+{
+  __global const GstClMotionVector *v = &field_vectors[mby / 2 * mb_width +
+      mbx];
+  return (int2) (v->dx, 2 * v->dy);
+}
+
+/* the candidates searched: field_candidates (@reach), and where @seeded
+ * the grids around the top fields' vector @sv as well, unless that is
+ * the frame vector @fv */
+static int
+field_search_count (int reach, int seeded, int2 fv, int2 sv)
+{
+  const int n = field_candidates (reach);
+  return seeded && (sv.x != fv.x || sv.y != fv.y) ? 2 * n - 1 : n;
+}
+
+/* the field_search_count () full-pel candidates of field @p in search
+ * order:
  * @i 0 the zero vector from the field of its parity, then per reference
  * field the frame vector @fv as a field vector and the grid around it,
- * row by row; their reference field in
+ * row by row, then the same around @sv; their reference field in
  * *@s. Motion is taken to be steady: the frame vector, found over @span
  * field periods, is scaled to the span + @order (p - s) periods between
  * the two fields (the nearer field of a fast pan is then found, not
  * only the one of the same parity); @span 0 keeps it as it is. */
 static int2
-field_candidate (int i, int p, int2 fv, int span, int order, int reach,
-    int *s)
+field_candidate (int i, int p, int2 fv, int2 sv, int span, int order,
+    int reach, int *s)
 {
+  const int n = field_candidates (reach);
+  if (i >= n) {
+    fv = sv;
+    i -= n - 1;
+  }
   const int side = field_side (reach), k = (i - 1) % (side * side);
   if (i == 0) {
     *s = p;
@@ -1633,6 +1666,7 @@ field_neighbours (__global const uchar * cur, __global const uchar * ref,
 __kernel void
 mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     __global const GstClMotionVector * vectors,
+    __global const GstClMotionVector * field_vectors,
     __global const uchar * bits, __global uchar * pred,
     __global GstClMpegFieldChoice * choices, const GstClMpegFieldArgs args)
 {
@@ -1640,23 +1674,27 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   const int mbx = mb % args.mb_width, mby = mb / args.mb_width;
   const int W = args.mb_width * 16, H = args.mb_height * 16;
   const int range = args.range, lambda16 = args.lambda16;
-  int2 fv, pv, best_v[2], dmv = (int2) (0, 0), other[2] = { (int2) (0, 0),
-    (int2) (0, 0)
+  int2 fv, sv, pv, best_v[2], dmv = (int2) (0, 0), other[2] = {
+    (int2) (0, 0), (int2) (0, 0)
   };
-  int best_s[2], total = 0, n_bits = 2, dual = 0;
+  int best_s[2], total = 0, n_bits = 2, dual = 0, n_candidates;
 
   if (mb >= args.mb_width * args.mb_height)
     return;
   fv = (int2) (vectors[mb].dx, vectors[mb].dy);
+  sv = args.field_seeds ? field_seed (field_vectors, args.mb_width, mbx, mby)
+      : fv;
+  n_candidates = field_search_count (args.reach, args.field_seeds, fv, sv);
   pv = mbx ? (int2) (vectors[mb - 1].dx, vectors[mb - 1].dy) : (int2) (0, 0);
   pv.y >>= 1;
   for (int p = 0; p < 2; p++) {
     int2 bv = (int2) (0, 0), c;
     int bs = p, best = field_sad (cur, ref, W, mbx, mby, p, p, bv);
     int cost = field_cost (best, bv, pv, lambda16, bits);
-    for (int i = 1; i < field_candidates (args.reach); i++) {
+    for (int i = 1; i < n_candidates; i++) {
       int s, sad, j;
-      c = field_candidate (i, p, fv, args.span, args.order, args.reach, &s);
+      c = field_candidate (i, p, fv, sv, args.span, args.order, args.reach,
+          &s);
       if (!field_vector_fits (c, mbx, mby, W, H, range))
         continue;
       sad = field_sad (cur, ref, W, mbx, mby, p, s, c);
@@ -1726,6 +1764,7 @@ __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     __global const GstClMotionVector * vectors,
+    __global const GstClMotionVector * field_vectors,
     __global const uchar * bits, __global uchar * pred,
     __global GstClMpegFieldChoice * choices, const GstClMpegFieldArgs args)
 {
@@ -1734,6 +1773,10 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   const int W = args.mb_width * 16, H = args.mb_height * 16;
   const int range = args.range;
   const int2 fv = (int2) (vectors[mb].dx, vectors[mb].dy);
+  const int2 sv = args.field_seeds ? field_seed (field_vectors,
+      args.mb_width, mbx, mby) : fv;
+  const int n_candidates = field_search_count (args.reach, args.field_seeds,
+      fv, sv);
   const int2 pv = mbx ? (int2) (vectors[mb - 1].dx, vectors[mb - 1].dy >> 1)
       : (int2) (0, 0);
   const int lambda16 = args.lambda16;
@@ -1749,9 +1792,9 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
      * on a tie (as the CPU layout's) */
     {
       int own = -1, own_cost = INT_MAX, own_sad = 0;
-      for (int i = t; i < field_candidates (args.reach); i += 64) {
+      for (int i = t; i < n_candidates; i += 64) {
         int s;
-        const int2 c = field_candidate (i, p, fv, args.span, args.order,
+        const int2 c = field_candidate (i, p, fv, sv, args.span, args.order,
             args.reach, &s);
         if (i == 0 || field_vector_fits (c, mbx, mby, W, H, range)) {
           const int d = field_sad (cur, ref, W, mbx, mby, p, s, c);
@@ -1774,8 +1817,8 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
         if (cost[i] < cost[b] || (cost[i] == cost[b] && index[i] >= 0 &&
                 index[i] < index[b]))
           b = i;
-      best_v[p] = field_candidate (index[b], p, fv, args.span, args.order,
-          args.reach, &s);
+      best_v[p] = field_candidate (index[b], p, fv, sv, args.span,
+          args.order, args.reach, &s);
       best_s[p] = s;
       best_sad[p] = sad[b];
       best_cost[p] = cost[b];

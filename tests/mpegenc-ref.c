@@ -1466,7 +1466,8 @@ dual_prime_steps (const guint8 * cur, const guint8 * ref, gboolean vector,
 
 void
 mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
-    const GstClMotionVector * vectors, gint range, gint reach,
+    const GstClMotionVector * vectors, const GstClMotionVector * field_vectors,
+    gint range, gint reach,
     const GstClMpegFieldTiming * timing, gint lambda16,
     MpegRefPicture * pred, GstClMpegFieldChoice * choices)
 {
@@ -1483,21 +1484,34 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
       gint n = mby * cur->mb_width + mbx, p, c, i, x, total = 0, bits = 2;
       gint ox[2] = { 0, 0 }, oy[2] = { 0, 0 };
       gint fx = vectors[n].dx, fy = vectors[n].dy;
+      /* the top fields' vector of the block over the macroblock, as a
+       * frame vector; its grids where it differs from the frame vector */
+      const GstClMotionVector *tv = field_vectors ?
+          &field_vectors[mby / 2 * cur->mb_width + mbx] : NULL;
+      const gint seeds[2][2] = { {fx, fy},
+      {tv ? tv->dx : fx, tv ? 2 * tv->dy : fy}
+      };
+      const gint n_seeds = seeds[1][0] != fx || seeds[1][1] != fy ? 2 : 1;
       /* the left neighbour's frame vector as a field vector */
       gint px = mbx ? vectors[n - 1].dx : 0;
       gint py = mbx ? vectors[n - 1].dy >> 1 : 0;
       GstClMpegFieldChoice *ch = &choices[n];
 
       for (p = 0; p < 2; p++) {
-        gint bx = 0, by = 0, bs = p, s, k, dx, dy;
+        gint bx = 0, by = 0, bs = p, s, k, dx, dy, m;
         gint best = field_sad (cur->data, ref->data, W, mbx, mby, p, p, 0, 0);
         gint cost = field_cost (best, 0, 0, px, py, lambda16);
-        for (s = 0; s < 2; s++) {
-          /* the frame vector scaled to the fields' distance in time */
-          gint dt = span + order * (p - s);
-          gint sx = span ? scale_to_fields (fx, dt, span) : fx;
-          gint sy = span ? scale_to_fields (fy, dt, span) : fy;
-          gint cx = sx & ~1, cy = ((sy >> 1) + p - s) & ~1;
+        for (m = 0; m < n_seeds * 2; m++) {
+          /* the seed scaled to the fields' distance in time */
+          gint dt, sx, sy, cx, cy;
+          s = m % 2;
+          dt = span + order * (p - s);
+          sx = span ? scale_to_fields (seeds[m / 2][0], dt, span) :
+              seeds[m / 2][0];
+          sy = span ? scale_to_fields (seeds[m / 2][1], dt, span) :
+              seeds[m / 2][1];
+          cx = sx & ~1;
+          cy = ((sy >> 1) + p - s) & ~1;
           for (dy = -2 * reach; dy <= 2 * reach; dy += 2)
             for (dx = -2 * reach; dx <= 2 * reach; dx += 2) {
               gint sad, j;

@@ -88,13 +88,14 @@ void mpegref_encode_fields (const MpegRefPicture * cur,
     const GstClMpegEncodeParams * params, GstClMpegMbRecord * records,
     gint16 * levels, MpegRefPicture * recon);
 /* The field prediction of every macroblock of @cur from @ref around the
- * fitted frame @vectors (scaled by @timing, NULL: as they are), its grid
- * @reach samples each way, vectors within [-@range, @range - 1] priced at
- * @lambda16 / 16 SAD a bit, into @pred and @choices, as
- * gst_cl_mpeg_transform_field_search() does. */
+ * fitted frame @vectors and, unless NULL, the top fields' @field_vectors
+ * (scaled by @timing, NULL: as they are), its grids @reach samples each
+ * way, vectors within [-@range, @range - 1] priced at @lambda16 / 16 SAD
+ * a bit, into @pred and @choices, as gst_cl_mpeg_transform_field_search()
+ * does. */
 void mpegref_field_search (const MpegRefPicture * cur,
     const MpegRefPicture * ref, const GstClMotionVector * vectors,
-    gint range, gint reach, const GstClMpegFieldTiming * timing,
+    const GstClMotionVector * field_vectors, gint range, gint reach, const GstClMpegFieldTiming * timing,
     gint lambda16,
     MpegRefPicture * pred, GstClMpegFieldChoice * choices);
 

@@ -684,15 +684,38 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
       GST_CL_MPEG_FIELD_REACH_HIGH, GST_CL_MPEG_FIELD_REACH_MAX
     };
     const guint reach = reaches[seed / 4 % 3];
+    /* the top fields' vectors of a block over two macroblock rows (some
+     * the frame vector's, as a field vector), on two seeds in three */
+    GstClMotionVector *fvec = NULL;
+    cl_mem mfv = NULL;
+    if (seed % 3 != 1) {
+      guint blocks = cur.mb_width * ((cur.mb_height + 1) / 2);
+      fvec = g_new0 (GstClMotionVector, blocks);
+      for (i = 0; i < blocks; i++) {
+        guint mb = MIN (i / cur.mb_width * 2, cur.mb_height - 1) *
+            cur.mb_width + i % cur.mb_width;
+        guint k = test_rng_next (&rng) % 4;
+        fvec[i].dx = k == 0 ? vec[mb].dx : (gint) (test_rng_next (&rng) %
+            61) - 30;
+        fvec[i].dy = k == 0 ? vec[mb].dy / 2 : (gint) (test_rng_next (&rng) %
+            31) - 15;
+      }
+      mfv = gst_cl_mpeg_transform_alloc (tr, blocks *
+          sizeof (GstClMotionVector), &error);
+      fail_unless (mfv != NULL);
+      fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, mfv, CL_TRUE,
+              0, blocks * sizeof (GstClMotionVector), fvec, 0, NULL, NULL),
+          CL_SUCCESS);
+    }
     fields = g_new0 (GstClMpegFieldChoice, n);
-    mpegref_field_search (&cur, &ref, vec, 64, reach, t, flambda, &fpred,
-        fields);
+    mpegref_field_search (&cur, &ref, vec, fvec, 64, reach, t, flambda,
+        &fpred, fields);
     mfp = gst_cl_mpeg_transform_alloc (tr, ps, &error);
     mfc = gst_cl_mpeg_transform_alloc (tr,
         gst_cl_mpeg_transform_field_choices_size (tr), &error);
     fail_unless (mfp && mfc);
-    fail_unless (gst_cl_mpeg_transform_field_search (tr, mc, mr, mv, 64,
-            reach, t, flambda, mfp, mfc, &error), "%s",
+    fail_unless (gst_cl_mpeg_transform_field_search (tr, mc, mr, mv, mfv,
+            64, reach, t, flambda, mfp, mfc, &error), "%s",
         error ? error->message : "?");
     fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mfc, CL_TRUE, 0,
             n * sizeof (GstClMpegFieldChoice), dev_fields, 0, NULL, NULL),
@@ -702,9 +725,10 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
     for (i = 0; i < n; i++)
       fail_unless_each (memcmp (&fields[i], &dev_fields[i],
               sizeof (GstClMpegFieldChoice)) == 0, "%s: field search (reach "
-          "%u, lambda %u) of macroblock %u: reference (%d, %d) field %u, (%d, %d) field "
-          "%u, SAD %u; device (%d, %d) field %u, (%d, %d) field %u, SAD %u",
-          desc, reach, flambda, i, fields[i].dx[0], fields[i].dy[0], fields[i].select[0],
+          "%u, lambda %u%s) of macroblock %u: reference (%d, %d) field %u, "
+          "(%d, %d) field %u, SAD %u; device (%d, %d) field %u, (%d, %d) "
+          "field %u, SAD %u", desc, reach, flambda,
+          fvec ? ", top fields' vectors" : "", i, fields[i].dx[0], fields[i].dy[0], fields[i].select[0],
           fields[i].dx[1], fields[i].dy[1], fields[i].select[1],
           fields[i].sad, dev_fields[i].dx[0], dev_fields[i].dy[0],
           dev_fields[i].select[0], dev_fields[i].dx[1], dev_fields[i].dy[1],
@@ -713,6 +737,9 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
         "%s: field prediction differs", desc);
     g_free (dev_fields);
     g_free (dev_pred);
+    g_free (fvec);
+    if (mfv)
+      clReleaseMemObject (mfv);
   }
   mpegref_encode_fields (&cur, &ref, vec, &fpred, fields, &p, r, lev, &rec);
 
@@ -1355,7 +1382,7 @@ check_predict_b_fields (gboolean chroma_422)
         mpegref_predict_b (&pics[0], &pics[1], &pics[2], vec[0], vec[1],
             lambda16, zero_bias, &pred, ch);
         for (v = 0; v < 2; v++)
-          mpegref_field_search (&pics[0], &pics[1 + v], vec[v], 64,
+          mpegref_field_search (&pics[0], &pics[1 + v], vec[v], NULL, 64,
               reach[v], timing[v], lambda16, &fpred[v], fields[v]);
         mpegref_choose_b_fields (&pics[0], vec[0], vec[1], fp, fc, lambda16,
             zero_bias, &pred, ch);
@@ -1365,7 +1392,7 @@ check_predict_b_fields (gboolean chroma_422)
           error ? error->message : "?");
       for (v = 0; v < 2; v++)
         fail_unless (gst_cl_mpeg_transform_field_search (tr, m[0], m[1 + v],
-                mv[v], 64, reach[v], timing[v], lambda16, mfp[v], mf[v],
+                mv[v], NULL, 64, reach[v], timing[v], lambda16, mfp[v], mf[v],
                 &error), "%s",
             error ? error->message : "?");
       fail_unless (gst_cl_mpeg_transform_choose_b_fields (tr, m[0], mv[0],
@@ -2004,9 +2031,9 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
       if (p.field_motion) {
         const MpegRefPicture *fp[2] = { &fpred, &bfpred };
         const GstClMpegFieldChoice *fc[2] = { fields, bfields };
-        mpegref_field_search (&c.cur, &older, c.vec, 64,
+        mpegref_field_search (&c.cur, &older, c.vec, NULL, 64,
             GST_CL_MPEG_FIELD_REACH, &fwd, 4 * q, &fpred, fields);
-        mpegref_field_search (&c.cur, &c.ref, bvec, 64,
+        mpegref_field_search (&c.cur, &c.ref, bvec, NULL, 64,
             GST_CL_MPEG_FIELD_REACH, &bwd, 4 * q, &bfpred, bfields);
         mpegref_choose_b_fields (&c.cur, c.vec, bvec, fp, fc, 4 * q, 4 * q,
             &pred, choices);
@@ -2025,7 +2052,7 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
       /* interlaced P pictures: field prediction competes */
       p.field_motion = interlaced && type == GST_CL_MPEG_PICTURE_P;
       if (p.field_motion)
-        mpegref_field_search (&c.cur, &c.ref, c.vec, 64,
+        mpegref_field_search (&c.cur, &c.ref, c.vec, NULL, 64,
             GST_CL_MPEG_FIELD_REACH, &anchor, 4 * q, &fpred, fields);
       mpegref_encode_fields (&c.cur, &c.ref, c.vec, &fpred, fields, &p,
           c.recs, c.lev, &c.rec);
@@ -3390,6 +3417,8 @@ GST_START_TEST (test_interlaced)
         160},
     {"", TRUE, TRUE, "interlace-mode=mixed", 160},
     {"b-frames=1", FALSE, TRUE, "interlace-mode=mixed", 120},
+    /* the field search around the top fields' vectors too */
+    {"speed-preset=slow", TRUE, TRUE, "interlace-mode=mixed", 160},
   };
   const guint w = 176, n = 24;
   guint i, k;

@@ -219,8 +219,10 @@ typedef struct {
  * frame vectors span @span field periods (0: unknown), and a field @p
  * lies @span + @order (p - s) periods from reference field @s
  * (GstClMpegFieldTiming); the full-pel grid reaches @reach samples each
- * way; candidates ranked by 16 SAD + @lambda16 per bit of the vector;
- * dual prime competes where @dual_prime is 1 */
+ * way, around the frame vector and, where @field_seeds is 1, around the
+ * vector of the top fields' 16x16 block over the macroblock too;
+ * candidates ranked by 16 SAD + @lambda16 per bit of the vector; dual
+ * prime competes where @dual_prime is 1 */
 typedef struct {
   guint32 mb_width, mb_height;
   guint32 range;
@@ -229,6 +231,7 @@ typedef struct {
   guint32 lambda16;
   guint32 dual_prime;
   guint32 reach;
+  guint32 field_seeds;
 } GstClMpegFieldArgs;
 
 /* Prediction directions of a B picture's macroblock (GstClMpegBChoice) */
@@ -376,7 +379,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 68);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbPlan, 60);
 GST_CL_VIDEO_SIZE_IS (GstClMpegTrellisJob, 3736);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 20);
-GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 32);
+GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 36);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
 GST_CL_VIDEO_SIZE_IS (GstClMpegPredictArgs, 16);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFitArgs, 16);

@@ -87,6 +87,10 @@ typedef struct
    * forward ones, then the backward ones) */
   cl_mem fpred, fields, bfpred, bfields;
   gboolean field_motion;        /* the field prediction competed */
+  /* interlaced P pictures: the top fields' vectors towards the
+   * reference's, where @field_searched (search_fields) */
+  cl_mem field_vectors;
+  gboolean field_searched;
   GstClMpegMbRecord *rec;       /* mapped results, once @ready */
   GstClMpegBChoice *ch;         /* mapped choices (B), once @ready */
   GstClMpegFieldChoice *fc;     /* mapped field choices, once @ready */
@@ -163,6 +167,8 @@ struct _GstClMpegEngine
   /* B pictures' searches, forward and backward: each follows its own
    * motion */
   GstClMotionSearch *ms_b[2];
+  /* interlaced P pictures: the search of the top fields (search_fields) */
+  GstClMotionSearch *ms_field;
   /* the field search's reach (gst_cl_mpeg_transform_field_search) */
   guint field_reach;
   GstBufferPool *staging;
@@ -388,6 +394,7 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
     release_mem (&s->fields);
     release_mem (&s->bfpred);
     release_mem (&s->bfields);
+    release_mem (&s->field_vectors);
     release_mem (&s->offsets);
     release_mem (&s->packed);
     g_clear_pointer (&s->packed_host, g_free);
@@ -405,6 +412,7 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
     clReleaseMemObject (g_queue_pop_head (&e->free_trails));
   release_mem (&e->b_between);
   g_clear_pointer (&e->ms, gst_cl_motion_search_free);
+  g_clear_pointer (&e->ms_field, gst_cl_motion_search_free);
   g_clear_pointer (&e->ms_b[0], gst_cl_motion_search_free);
   g_clear_pointer (&e->ms_b[1], gst_cl_motion_search_free);
   g_clear_pointer (&e->tr, gst_cl_mpeg_transform_free);
@@ -510,6 +518,17 @@ setup_device (GstClMpegEngine * e, GError ** error)
     if (!e->ms)
       return FALSE;
     gst_cl_motion_search_set_effort (e->ms, effort);
+    /* (the search of the top fields costs a quarter more of the
+     * encoder's time on POCL at medium effort: at high effort only) */
+    if (e->seq.interlaced && effort == GST_CL_MOTION_EFFORT_HIGH) {
+      if (!(e->ms_field = gst_cl_motion_search_new (e->ctx, &mp, error)))
+        return FALSE;
+      gst_cl_motion_search_set_effort (e->ms_field, effort);
+      for (i = 0; i < G_N_ELEMENTS (e->slots); i++)
+        if (!(e->slots[i].field_vectors = gst_cl_mpeg_transform_alloc (e->tr,
+                    vec, error)))
+          return FALSE;
+    }
     for (i = 0; i < 2 && e->b_frames > 0; i++) {
       if (!(e->ms_b[i] = gst_cl_motion_search_new (e->ctx, &mp, error)))
         return FALSE;
@@ -823,11 +842,15 @@ search_towards (GstClMpegEngine * e, GstClMotionSearch * ms, Slot * s,
 }
 
 /* The engine's motion searches that exist (P, then B forward and
- * backward) into @out; returns how many */
+ * backward, then the top fields') into @out; returns how many */
+#define MOTION_SEARCHES 4
 static guint
-motion_searches (GstClMpegEngine * e, GstClMotionSearch * out[3])
+motion_searches (GstClMpegEngine * e,
+    GstClMotionSearch * out[MOTION_SEARCHES])
 {
-  GstClMotionSearch *const all[3] = { e->ms, e->ms_b[0], e->ms_b[1] };
+  GstClMotionSearch *const all[MOTION_SEARCHES] = { e->ms, e->ms_b[0],
+    e->ms_b[1], e->ms_field
+  };
   guint i, n = 0;
 
   for (i = 0; i < G_N_ELEMENTS (all); i++)
@@ -842,7 +865,7 @@ motion_searches (GstClMpegEngine * e, GstClMotionSearch * out[3])
 static void
 forget_motion (GstClMpegEngine * e)
 {
-  GstClMotionSearch *ms[3];
+  GstClMotionSearch *ms[MOTION_SEARCHES];
   guint i, n = motion_searches (e, ms);
 
   for (i = 0; i < n; i++)
@@ -864,7 +887,7 @@ set_search_cost (GstClMpegEngine * e, const Slot * s)
   gdouble quant = gst_cl_mpeg_rate_control_expected_quant (&e->rc, s->type);
   guint price = MIN (lround (quant * VECTOR_PRICE_PER_QUANT),
       GST_CL_MOTION_VECTOR_PRICE_MAX);
-  GstClMotionSearch *ms[3];
+  GstClMotionSearch *ms[MOTION_SEARCHES];
   guint i, n = motion_searches (e, ms);
   gboolean satd;
 
@@ -928,6 +951,40 @@ keep_anchor_vectors (GstClMpegEngine * e, Slot * s, GError ** error)
   return ok;
 }
 
+/* The luma of the top field of @picture into @plane */
+static void
+top_field_plane (GstClMpegEngine * e, cl_mem picture, GstClPlane * plane)
+{
+  gst_cl_mpeg_transform_plane (e->tr, picture, 0, plane);
+  plane->stride *= 2;
+  plane->height /= 2;
+}
+
+/* Interlaced P pictures where field prediction competes (with rdo), at
+ * high effort: the vectors of the top field's 16x16 blocks towards the
+ * reference's top field, which lead the field search beside the frame
+ * vectors. On woven
+ * frames of fast motion the frame vectors are a poor start for the
+ * fields (docs/performance.md, Interlaced video). */
+static gboolean
+search_fields (GstClMpegEngine * e, Slot * s, GError ** error)
+{
+  GstClPlane cur, ref;
+  gboolean rdo;
+
+  g_mutex_lock (&e->settings_lock);
+  rdo = e->settings.rdo;
+  g_mutex_unlock (&e->settings_lock);
+  s->field_searched = e->ms_field && s->interlaced &&
+      s->type == GST_CL_MPEG_PICTURE_P && rdo;
+  if (!s->field_searched)
+    return TRUE;
+  top_field_plane (e, s->cur, &cur);
+  top_field_plane (e, e->recon[s->ref], &ref);
+  return gst_cl_motion_search_run (e->ms_field, &cur, &ref,
+      s->field_vectors, error);
+}
+
 /* Uploads and pads the frame of @s, and finds its vectors (P, B). */
 static gboolean
 submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
@@ -969,7 +1026,8 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
   } else {
     ok = gst_cl_mpeg_transform_zero_vectors (e->tr, s->vectors, error);
   }
-  return ok && keep_anchor_vectors (e, s, error);
+  return ok && keep_anchor_vectors (e, s, error) &&
+      search_fields (e, s, error);
 }
 
 /* Enqueues the mapping of the field choices in @fields into *@mapped */
@@ -1040,10 +1098,10 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
             e->recon[s->bwd], s->vectors, s->bvectors, lambda16, zero_bias,
             s->bpred, s->choices, error) ||
         (s->field_motion && (!gst_cl_mpeg_transform_field_search (e->tr,
-                    s->cur, e->recon[s->ref], s->vectors, range, reach,
+                    s->cur, e->recon[s->ref], s->vectors, NULL, range, reach,
                     &s->fwd_timing, lambda16, s->fpred, s->fields, error) ||
                 !gst_cl_mpeg_transform_field_search (e->tr, s->cur,
-                    e->recon[s->bwd], s->bvectors, range, reach,
+                    e->recon[s->bwd], s->bvectors, NULL, range, reach,
                     &s->bwd_timing,
                     lambda16, s->bfpred, s->bfields, error) ||
                 !gst_cl_mpeg_transform_choose_b_fields (e->tr, s->cur,
@@ -1054,8 +1112,8 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
             e->recon[s->out], error))
       return FALSE;
   } else if ((s->field_motion && !gst_cl_mpeg_transform_field_search (e->tr,
-              s->cur, e->recon[s->ref], s->vectors, range, reach,
-              &s->fwd_timing,
+              s->cur, e->recon[s->ref], s->vectors, s->field_searched ?
+              s->field_vectors : NULL, range, reach, &s->fwd_timing,
               MV_LAMBDA * s->quant, s->fpred, s->fields, error)) ||
       !gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
           s->vectors, s->fpred, s->fields, &p, s->records, s->levels,

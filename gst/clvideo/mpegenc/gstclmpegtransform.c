@@ -423,13 +423,19 @@ gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
 
 gboolean
 gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
-    cl_mem ref, cl_mem vectors, guint range, guint reach,
-    const GstClMpegFieldTiming * timing, guint lambda16, cl_mem pred,
-    cl_mem choices, GError ** error)
+    cl_mem ref, cl_mem vectors, cl_mem field_vectors, guint range,
+    guint reach, const GstClMpegFieldTiming * timing, guint lambda16,
+    cl_mem pred, cl_mem choices, GError ** error)
 {
   GstClMpegFieldArgs args;
-  const cl_mem mems[6] = { cur, ref, vectors, tr->rd_bits, pred, choices };
+  /* (without field vectors the kernel reads none: the frame vectors
+   * stand in for the argument) */
+  const cl_mem mems[7] = { cur, ref, vectors,
+    field_vectors ? field_vectors : vectors, tr->rd_bits, pred, choices
+  };
 
+  g_return_val_if_fail (reach >= 1 && reach <= GST_CL_MPEG_FIELD_REACH_MAX,
+      FALSE);
   args.mb_width = tr->mb_width;
   args.mb_height = tr->mb_height;
   args.range = range;
@@ -437,9 +443,8 @@ gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
   args.order = timing ? timing->order : 0;
   args.dual_prime = timing && timing->dual_prime && timing->span == 2;
   args.lambda16 = lambda16;
-  g_return_val_if_fail (reach >= 1 && reach <= GST_CL_MPEG_FIELD_REACH_MAX,
-      FALSE);
   args.reach = reach;
+  args.field_seeds = field_vectors != NULL;
   if (!gst_cl_video_set_kernel_args (tr->field_search, mems,
           G_N_ELEMENTS (mems), &args, sizeof (args), error))
     return FALSE;
