@@ -95,8 +95,8 @@ void mpegref_encode_fields (const MpegRefPicture * cur,
  * does. */
 void mpegref_field_search (const MpegRefPicture * cur,
     const MpegRefPicture * ref, const GstClMotionVector * vectors,
-    const GstClMotionVector * field_vectors, gint range, gint reach, const GstClMpegFieldTiming * timing,
-    gint lambda16,
-    MpegRefPicture * pred, GstClMpegFieldChoice * choices);
+    const GstClMotionVector * field_vectors, gint range, gint reach,
+    const GstClMpegFieldTiming * timing, gint lambda16, MpegRefPicture * pred,
+    GstClMpegFieldChoice * choices);
 
 G_END_DECLS

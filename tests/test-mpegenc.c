@@ -728,8 +728,9 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
           "%u, lambda %u%s) of macroblock %u: reference (%d, %d) field %u, "
           "(%d, %d) field %u, SAD %u; device (%d, %d) field %u, (%d, %d) "
           "field %u, SAD %u", desc, reach, flambda,
-          fvec ? ", top fields' vectors" : "", i, fields[i].dx[0], fields[i].dy[0], fields[i].select[0],
-          fields[i].dx[1], fields[i].dy[1], fields[i].select[1],
+          fvec ? ", top fields' vectors" : "", i, fields[i].dx[0],
+          fields[i].dy[0], fields[i].select[0], fields[i].dx[1],
+          fields[i].dy[1], fields[i].select[1],
           fields[i].sad, dev_fields[i].dx[0], dev_fields[i].dy[0],
           dev_fields[i].select[0], dev_fields[i].dx[1], dev_fields[i].dy[1],
           dev_fields[i].select[1], dev_fields[i].sad);

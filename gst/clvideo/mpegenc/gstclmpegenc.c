@@ -1862,8 +1862,9 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "up to three squares, one pass taking the neighbours' vectors), "
           "slow (up to six squares, two such passes; in interlaced pictures "
           "a field search twice as wide, around the top fields' vectors "
-          "too). rdo set on its own keeps its value", GST_TYPE_CL_MPEG_ENC_SPEED_PRESET,
-          DEFAULT_SPEED_PRESET, rw | GST_PARAM_MUTABLE_READY));
+          "too). rdo set on its own keeps its value",
+          GST_TYPE_CL_MPEG_ENC_SPEED_PRESET, DEFAULT_SPEED_PRESET,
+          rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SLICES,
       g_param_spec_uint ("slices", "Slices",
           "Slices per picture, of whole macroblock rows (0: as many as the "

@@ -963,9 +963,8 @@ top_field_plane (GstClMpegEngine * e, cl_mem picture, GstClPlane * plane)
 /* Interlaced P pictures where field prediction competes (with rdo), at
  * high effort: the vectors of the top field's 16x16 blocks towards the
  * reference's top field, which lead the field search beside the frame
- * vectors. On woven
- * frames of fast motion the frame vectors are a poor start for the
- * fields (docs/performance.md, Interlaced video). */
+ * vectors. On woven frames of fast motion the frame vectors are a poor
+ * start for the fields (docs/performance.md, Interlaced video). */
 static gboolean
 search_fields (GstClMpegEngine * e, Slot * s, GError ** error)
 {
