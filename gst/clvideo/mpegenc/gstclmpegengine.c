@@ -87,9 +87,10 @@ typedef struct
    * forward ones, then the backward ones) */
   cl_mem fpred, fields, bfpred, bfields;
   gboolean field_motion;        /* the field prediction competed */
-  /* interlaced P pictures: the top fields' vectors towards the
-   * reference's, where @field_searched (search_fields) */
-  cl_mem field_vectors;
+  /* interlaced P and B pictures: the top fields' vectors towards the
+   * reference's (B: forward, backward), where @field_searched
+   * (search_fields) */
+  cl_mem field_vectors[2];
   gboolean field_searched;
   GstClMpegMbRecord *rec;       /* mapped results, once @ready */
   GstClMpegBChoice *ch;         /* mapped choices (B), once @ready */
@@ -167,8 +168,9 @@ struct _GstClMpegEngine
   /* B pictures' searches, forward and backward: each follows its own
    * motion */
   GstClMotionSearch *ms_b[2];
-  /* interlaced P pictures: the search of the top fields (search_fields) */
-  GstClMotionSearch *ms_field;
+  /* interlaced pictures: the searches of the top fields (search_fields),
+   * P, then B forward and backward */
+  GstClMotionSearch *ms_field[3];
   /* the field search's reach (gst_cl_mpeg_transform_field_search) */
   guint field_reach;
   GstBufferPool *staging;
@@ -394,7 +396,8 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
     release_mem (&s->fields);
     release_mem (&s->bfpred);
     release_mem (&s->bfields);
-    release_mem (&s->field_vectors);
+    release_mem (&s->field_vectors[0]);
+    release_mem (&s->field_vectors[1]);
     release_mem (&s->offsets);
     release_mem (&s->packed);
     g_clear_pointer (&s->packed_host, g_free);
@@ -412,7 +415,8 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
     clReleaseMemObject (g_queue_pop_head (&e->free_trails));
   release_mem (&e->b_between);
   g_clear_pointer (&e->ms, gst_cl_motion_search_free);
-  g_clear_pointer (&e->ms_field, gst_cl_motion_search_free);
+  for (i = 0; i < G_N_ELEMENTS (e->ms_field); i++)
+    g_clear_pointer (&e->ms_field[i], gst_cl_motion_search_free);
   g_clear_pointer (&e->ms_b[0], gst_cl_motion_search_free);
   g_clear_pointer (&e->ms_b[1], gst_cl_motion_search_free);
   g_clear_pointer (&e->tr, gst_cl_mpeg_transform_free);
@@ -521,12 +525,17 @@ setup_device (GstClMpegEngine * e, GError ** error)
     /* (the search of the top fields costs a quarter more of the
      * encoder's time on POCL at medium effort: at high effort only) */
     if (e->seq.interlaced && effort == GST_CL_MOTION_EFFORT_HIGH) {
-      if (!(e->ms_field = gst_cl_motion_search_new (e->ctx, &mp, error)))
-        return FALSE;
-      gst_cl_motion_search_set_effort (e->ms_field, effort);
-      for (i = 0; i < G_N_ELEMENTS (e->slots); i++)
-        if (!(e->slots[i].field_vectors = gst_cl_mpeg_transform_alloc (e->tr,
-                    vec, error)))
+      for (i = 0; i < (e->b_frames > 0 ? 3u : 1u); i++) {
+        if (!(e->ms_field[i] = gst_cl_motion_search_new (e->ctx, &mp,
+                    error)))
+          return FALSE;
+        gst_cl_motion_search_set_effort (e->ms_field[i], effort);
+      }
+      /* each slot's: forward, and backward with B pictures */
+      for (i = 0; i < 2 * G_N_ELEMENTS (e->slots); i++)
+        if ((i % 2 == 0 || e->b_frames > 0) &&
+            !(e->slots[i / 2].field_vectors[i % 2] =
+                gst_cl_mpeg_transform_alloc (e->tr, vec, error)))
           return FALSE;
     }
     for (i = 0; i < 2 && e->b_frames > 0; i++) {
@@ -842,14 +851,14 @@ search_towards (GstClMpegEngine * e, GstClMotionSearch * ms, Slot * s,
 }
 
 /* The engine's motion searches that exist (P, then B forward and
- * backward, then the top fields') into @out; returns how many */
-#define MOTION_SEARCHES 4
+ * backward, then the top fields' likewise) into @out; returns how many */
+#define MOTION_SEARCHES 6
 static guint
 motion_searches (GstClMpegEngine * e,
     GstClMotionSearch * out[MOTION_SEARCHES])
 {
   GstClMotionSearch *const all[MOTION_SEARCHES] = { e->ms, e->ms_b[0],
-    e->ms_b[1], e->ms_field
+    e->ms_b[1], e->ms_field[0], e->ms_field[1], e->ms_field[2]
   };
   guint i, n = 0;
 
@@ -960,28 +969,35 @@ top_field_plane (GstClMpegEngine * e, cl_mem picture, GstClPlane * plane)
   plane->height /= 2;
 }
 
-/* Interlaced P pictures where field prediction competes (with rdo), at
- * high effort: the vectors of the top field's 16x16 blocks towards the
- * reference's top field, which lead the field search beside the frame
- * vectors. On woven frames of fast motion the frame vectors are a poor
- * start for the fields (docs/performance.md, Interlaced video). */
+/* Interlaced P and B pictures where field prediction competes (with
+ * rdo), at high effort: the vectors of the top field's 16x16 blocks
+ * towards each reference's top field, which lead the field search beside
+ * the frame vectors. On woven frames of fast motion the frame vectors
+ * are a poor start for the fields (docs/performance.md, Interlaced
+ * video). */
 static gboolean
 search_fields (GstClMpegEngine * e, Slot * s, GError ** error)
 {
+  const gboolean b = s->type == GST_CL_MPEG_PICTURE_B;
+  const guint refs[2] = { s->ref, s->bwd };
   GstClPlane cur, ref;
   gboolean rdo;
+  guint i;
 
   g_mutex_lock (&e->settings_lock);
   rdo = e->settings.rdo;
   g_mutex_unlock (&e->settings_lock);
-  s->field_searched = e->ms_field && s->interlaced &&
-      s->type == GST_CL_MPEG_PICTURE_P && rdo;
+  s->field_searched = e->ms_field[0] && s->interlaced && !INTRA (s) && rdo;
   if (!s->field_searched)
     return TRUE;
   top_field_plane (e, s->cur, &cur);
-  top_field_plane (e, e->recon[s->ref], &ref);
-  return gst_cl_motion_search_run (e->ms_field, &cur, &ref,
-      s->field_vectors, error);
+  for (i = 0; i < (b ? 2 : 1); i++) {
+    top_field_plane (e, e->recon[refs[i]], &ref);
+    if (!gst_cl_motion_search_run (e->ms_field[b ? 1 + i : 0], &cur, &ref,
+            s->field_vectors[i], error))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 /* Uploads and pads the frame of @s, and finds its vectors (P, B). */
@@ -1011,7 +1027,7 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
   set_search_cost (e, s);
   seed = upstream_vectors (e, in);
   if (s->type == GST_CL_MPEG_PICTURE_B)
-    return search_b (e, s, seed, error);
+    return search_b (e, s, seed, error) && search_fields (e, s, error);
   /* upstream's vectors serve as they are only where the search cannot
    * start from them (none, or the full method), a frame apart */
   if (seed && s->distance == 1 && !(e->ms && searches_from_seed (e->ms))) {
@@ -1097,12 +1113,14 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
             e->recon[s->bwd], s->vectors, s->bvectors, lambda16, zero_bias,
             s->bpred, s->choices, error) ||
         (s->field_motion && (!gst_cl_mpeg_transform_field_search (e->tr,
-                    s->cur, e->recon[s->ref], s->vectors, NULL, range, reach,
-                    &s->fwd_timing, lambda16, s->fpred, s->fields, error) ||
-                !gst_cl_mpeg_transform_field_search (e->tr, s->cur,
-                    e->recon[s->bwd], s->bvectors, NULL, range, reach,
-                    &s->bwd_timing,
-                    lambda16, s->bfpred, s->bfields, error) ||
+                    s->cur, e->recon[s->ref], s->vectors,
+                    s->field_searched ? s->field_vectors[0] : NULL, range,
+                    reach, &s->fwd_timing, lambda16, s->fpred, s->fields,
+                    error) || !gst_cl_mpeg_transform_field_search (e->tr,
+                    s->cur, e->recon[s->bwd], s->bvectors,
+                    s->field_searched ? s->field_vectors[1] : NULL, range,
+                    reach, &s->bwd_timing, lambda16, s->bfpred, s->bfields,
+                    error) ||
                 !gst_cl_mpeg_transform_choose_b_fields (e->tr, s->cur,
                     s->vectors, s->bvectors, field_pred, fields, lambda16,
                     zero_bias, s->bpred, s->choices, error))) ||
@@ -1112,7 +1130,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
       return FALSE;
   } else if ((s->field_motion && !gst_cl_mpeg_transform_field_search (e->tr,
               s->cur, e->recon[s->ref], s->vectors, s->field_searched ?
-              s->field_vectors : NULL, range, reach, &s->fwd_timing,
+              s->field_vectors[0] : NULL, range, reach, &s->fwd_timing,
               MV_LAMBDA * s->quant, s->fpred, s->fields, error)) ||
       !gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
           s->vectors, s->fpred, s->fields, &p, s->records, s->levels,
