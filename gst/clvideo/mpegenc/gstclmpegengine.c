@@ -452,7 +452,7 @@ setup_device (GstClMpegEngine * e, GError ** error)
   GstClMotionSearchParams mp = { 0, };
   GstClMotionEffort effort;
   gsize pic, rec, lev, vec;
-  guint i, w = GST_VIDEO_INFO_WIDTH (&e->info);
+  guint i, d, w = GST_VIDEO_INFO_WIDTH (&e->info);
   guint h = GST_VIDEO_INFO_HEIGHT (&e->info);
 
   e->tr = gst_cl_mpeg_transform_new_format (e->ctx, w, h, e->seq.interlaced,
@@ -532,11 +532,11 @@ setup_device (GstClMpegEngine * e, GError ** error)
         gst_cl_motion_search_set_effort (e->ms_field[i], effort);
       }
       /* each slot's: forward, and backward with B pictures */
-      for (i = 0; i < 2 * G_N_ELEMENTS (e->slots); i++)
-        if ((i % 2 == 0 || e->b_frames > 0) &&
-            !(e->slots[i / 2].field_vectors[i % 2] =
-                gst_cl_mpeg_transform_alloc (e->tr, vec, error)))
-          return FALSE;
+      for (i = 0; i < G_N_ELEMENTS (e->slots); i++)
+        for (d = 0; d < (e->b_frames > 0 ? 2u : 1u); d++)
+          if (!(e->slots[i].field_vectors[d] =
+                  gst_cl_mpeg_transform_alloc (e->tr, vec, error)))
+            return FALSE;
     }
     for (i = 0; i < 2 && e->b_frames > 0; i++) {
       if (!(e->ms_b[i] = gst_cl_motion_search_new (e->ctx, &mp, error)))
@@ -1000,6 +1000,14 @@ search_fields (GstClMpegEngine * e, Slot * s, GError ** error)
   return TRUE;
 }
 
+/* The top fields' vectors of @s towards its forward (@d 0) or backward
+ * reference, where search_fields found them; else NULL */
+static cl_mem
+searched_field_vectors (const Slot * s, guint d)
+{
+  return s->field_searched ? s->field_vectors[d] : NULL;
+}
+
 /* Uploads and pads the frame of @s, and finds its vectors (P, B). */
 static gboolean
 submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
@@ -1064,7 +1072,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
 {
   GstClMpegEncodeParams p;
   gboolean rdo;
-  guint range, reach, dc_bits;
+  guint range, dc_bits;
   /* 13818-2 8.2: 11 bits in the 4:2:2 profile, 10 in simple and main */
   const guint most_dc_bits = e->seq.chroma_422 ? 11 : 10;
   cl_int ret;
@@ -1101,7 +1109,6 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   p.field_motion = s->field_motion = s->interlaced && !INTRA (s) && rdo &&
       !s->dc_only;
   range = 16 << (max_f_code (e) - 1);
-  reach = e->field_reach;
   if (s->type == GST_CL_MPEG_PICTURE_B) {
     /* the B picture's prediction, coded as a P picture's with zero
      * vectors */
@@ -1114,13 +1121,12 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
             s->bpred, s->choices, error) ||
         (s->field_motion && (!gst_cl_mpeg_transform_field_search (e->tr,
                     s->cur, e->recon[s->ref], s->vectors,
-                    s->field_searched ? s->field_vectors[0] : NULL, range,
-                    reach, &s->fwd_timing, lambda16, s->fpred, s->fields,
-                    error) || !gst_cl_mpeg_transform_field_search (e->tr,
-                    s->cur, e->recon[s->bwd], s->bvectors,
-                    s->field_searched ? s->field_vectors[1] : NULL, range,
-                    reach, &s->bwd_timing, lambda16, s->bfpred, s->bfields,
-                    error) ||
+                    searched_field_vectors (s, 0), range, e->field_reach,
+                    &s->fwd_timing, lambda16, s->fpred, s->fields, error) ||
+                !gst_cl_mpeg_transform_field_search (e->tr, s->cur,
+                    e->recon[s->bwd], s->bvectors,
+                    searched_field_vectors (s, 1), range, e->field_reach,
+                    &s->bwd_timing, lambda16, s->bfpred, s->bfields, error) ||
                 !gst_cl_mpeg_transform_choose_b_fields (e->tr, s->cur,
                     s->vectors, s->bvectors, field_pred, fields, lambda16,
                     zero_bias, s->bpred, s->choices, error))) ||
@@ -1129,9 +1135,10 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
             e->recon[s->out], error))
       return FALSE;
   } else if ((s->field_motion && !gst_cl_mpeg_transform_field_search (e->tr,
-              s->cur, e->recon[s->ref], s->vectors, s->field_searched ?
-              s->field_vectors[0] : NULL, range, reach, &s->fwd_timing,
-              MV_LAMBDA * s->quant, s->fpred, s->fields, error)) ||
+              s->cur, e->recon[s->ref], s->vectors,
+              searched_field_vectors (s, 0), range, e->field_reach,
+              &s->fwd_timing, MV_LAMBDA * s->quant, s->fpred, s->fields,
+              error)) ||
       !gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
           s->vectors, s->fpred, s->fields, &p, s->records, s->levels,
           e->recon[s->out], error))
