@@ -1251,15 +1251,22 @@ predict_rows (__global const uchar * s, int stride, int hx, int hy, int n,
   }
 }
 
-/* the 16 samples at column @x of line @y of a field whose lines lie
- * @stride apart from @p, predicted with the field vector @v */
+/* the 16 (@wide) or 8 samples at column @x of line @y of a field whose
+ * lines lie @stride apart from @p, predicted with the field vector @v */
 static uchar16
-field_row (__global const uchar * p, int stride, int x, int y, int2 v)
+field_row_of (__global const uchar * p, int stride, int x, int y, int2 v,
+    int wide)
 {
   uchar16 row;
   predict_rows (p + (y + (v.y >> 1)) * stride + x + (v.x >> 1), stride,
-      v.x & 1, v.y & 1, 1, 1, &row);
+      v.x & 1, v.y & 1, 1, wide, &row);
   return row;
+}
+
+static uchar16
+field_row (__global const uchar * p, int stride, int x, int y, int2 v)
+{
+  return field_row_of (p, stride, x, y, v, 1);
 }
 
 /* line @i of field @p of the macroblock */
@@ -1292,6 +1299,37 @@ field_sad (__global const uchar * cur, __global const uchar * ref, int W,
     acc = sad_add16 (acc, field_line (cur, W, mbx, mby, p, i),
         field_row (ref + s * W, 2 * W, mbx * 16, mby * 8 + i, v));
   return (int) sad_total (acc);
+}
+
+/* the 8 lines of a field of the macroblock predicted from field @s of
+ * @ref with @v, in one predict_rows (one branch on the half-pels) */
+static void
+field_lines_predicted (__global const uchar * ref, int W, int mbx, int mby,
+    int s, int2 v, uchar16 * rows)
+{
+  predict_rows (ref + (2 * (mby * 8 + (v.y >> 1)) + s) * W + mbx * 16 +
+      (v.x >> 1), 2 * W, v.x & 1, v.y & 1, 8, 1, rows);
+}
+
+/* the SAD of a field's 8 @lines against the 8 @rows */
+static int
+lines_sad (const uchar16 * lines, const uchar16 * rows)
+{
+  sad_acc_t acc[2] = { SAD_ZERO, SAD_ZERO };
+  #pragma unroll
+  for (int i = 0; i < 8; i++)
+    acc[i & 1] = sad_add16 (acc[i & 1], lines[i], rows[i]);
+  return (int) sad_total (acc[0] + acc[1]);
+}
+
+/* field_sad of field @p's 8 @lines (field_line) */
+static int
+field_lines_sad (const uchar16 * lines, __global const uchar * ref, int W,
+    int mbx, int mby, int s, int2 v)
+{
+  uchar16 rows[8];
+  field_lines_predicted (ref, W, mbx, mby, s, v, rows);
+  return lines_sad (lines, rows);
 }
 
 /* A P picture's field prediction is priced at this many bits more than
@@ -1369,6 +1407,21 @@ field_seed (__global const GstClMotionVector * field_vectors, int mb_width,
   return (int2) (v->dx, 2 * v->dy);
 }
 
+/* The first (top left) vector of the grid of field @p towards field @s
+ * around the frame vector @fv: @fv scaled to the fields (field_candidate),
+ * on full samples, @reach samples up and left */
+static int2
+field_grid_corner (int2 fv, int p, int s, int span, int order, int reach)
+{
+  if (span) {
+    const int dt = span + order * (p - s);
+    fv = (int2) (scale_to_fields (fv.x, dt, span), scale_to_fields (fv.y, dt,
+            span));
+  }
+  return (int2) ((fv.x & ~1) - 2 * reach,
+      (((fv.y >> 1) + p - s) & ~1) - 2 * reach);
+}
+
 /* the candidates searched: field_candidates (@reach), and where @seeded
  * the grids around the top fields' vector @sv as well, unless that is
  * the frame vector @fv */
@@ -1403,13 +1456,8 @@ field_candidate (int i, int p, int2 fv, int2 sv, int span, int order,
     return (int2) (0, 0);
   }
   *s = (i - 1) / (side * side);
-  if (span) {
-    const int dt = span + order * (p - *s);
-    fv = (int2) (scale_to_fields (fv.x, dt, span), scale_to_fields (fv.y, dt,
-            span));
-  }
-  return (int2) ((fv.x & ~1) + 2 * (k % side - reach),
-      (((fv.y >> 1) + p - *s) & ~1) + 2 * (k / side - reach));
+  return field_grid_corner (fv, p, *s, span, order, reach) +
+      2 * (int2) (k % side, k / side);
 }
 
 /* what a search ranks field vector @v of SAD @sad by: 16 SAD +
@@ -1508,15 +1556,22 @@ dual_prime_line_sad (__global const uchar * cur, __global const uchar * ref,
                   mbx * 16, mby * 8 + i, other))));
 }
 
-/* luma SAD of the macroblock under dual prime with @v and @other */
+/* luma SAD of the macroblock under dual prime with @v and @other, field
+ * @p's 8 lines in @lines[p] */
 static int
-dual_prime_sad (__global const uchar * cur, __global const uchar * ref,
+dual_prime_sad (const uchar16 (*lines)[8], __global const uchar * ref,
     int W, int mbx, int mby, int2 v, const int2 * other)
 {
   int sad = 0;
-  for (int p = 0; p < 2; p++)
+  for (int p = 0; p < 2; p++) {
+    uchar16 same[8], from_other[8];
+    field_lines_predicted (ref, W, mbx, mby, p, v, same);
+    field_lines_predicted (ref, W, mbx, mby, 1 - p, other[p], from_other);
+    #pragma unroll
     for (int i = 0; i < 8; i++)
-      sad += dual_prime_line_sad (cur, ref, W, mbx, mby, v, other[p], p, i);
+      same[i] = half_avg2 (same[i], from_other[i]);
+    sad += lines_sad (lines[p], same);
+  }
   return sad;
 }
 
@@ -1538,14 +1593,14 @@ dual_prime_try_cost (int sad, int2 v, int2 dmv, int2 pv, int lambda16,
 
 /* ... its SAD into *@sad; INT_MAX where it does not fit */
 static int
-dual_prime_cost (__global const uchar * cur, __global const uchar * ref,
+dual_prime_cost (const uchar16 (*lines)[8], __global const uchar * ref,
     __global const uchar * bits, int2 v, int2 dmv, int2 pv, int lambda16,
     int span, int order, int mbx, int mby, int W, int H, int range, int *sad)
 {
   int2 other[2];
   if (!dual_prime_fits (v, dmv, span, order, mbx, mby, W, H, range, other))
     return INT_MAX;
-  *sad = dual_prime_sad (cur, ref, W, mbx, mby, v, other);
+  *sad = dual_prime_sad (lines, ref, W, mbx, mby, v, other);
   return dual_prime_try_cost (*sad, v, dmv, pv, lambda16, bits);
 }
 
@@ -1594,6 +1649,42 @@ write_field_prediction (__global const uchar * ref, __global uchar * pred,
   }
 }
 
+#if GST_CL_CPU_LAYOUT
+/* line @y of field @p's prediction in a plane @w wide whose fields start
+ * @w apart, at column @x, 16 (@wide) or 8 samples: from field @s with
+ * @v, or (@dual) by dual prime with @v and @other (dual_prime_sample) */
+static uchar16
+field_prediction_row (__global const uchar * ref, int w, int x, int y,
+    int p, int s, int2 v, int dual, int2 other, int wide)
+{
+  if (dual)
+    return half_avg2 (field_row_of (ref + p * w, 2 * w, x, y, v, wide),
+        field_row_of (ref + (1 - p) * w, 2 * w, x, y, other, wide));
+  return field_row_of (ref + s * w, 2 * w, x, y, v, wide);
+}
+
+/* write_field_prediction, all samples, a line at a time */
+static void
+write_field_prediction_rows (__global const uchar * ref,
+    __global uchar * pred, int W, int H, int mbx, int mby, int p, int s,
+    int2 v, int dual, int2 other)
+{
+  const int CW = W / 2;
+  const int2 cv = chroma_vector (v), co = chroma_vector (other);
+  for (int i = 0; i < 8; i++)
+    vstore16 (field_prediction_row (ref, W, mbx * 16, mby * 8 + i, p, s, v,
+            dual, other, 1), 0, pred + (mby * 16 + 2 * i + p) * W +
+        mbx * 16);
+  for (int c = 1; c < 3; c++) {
+    const uint off = plane_offset (W, H, c);
+    for (int i = 0; i < CHROMA_ROWS / 2; i++)
+      vstore8 (field_prediction_row (ref + off, CW, mbx * 8,
+              mby * CHROMA_ROWS / 2 + i, p, s, cv, dual, co, 0).lo, 0,
+          pred + off + (mby * CHROMA_ROWS + 2 * i + p) * CW + mbx * 8);
+  }
+}
+#endif
+
 /* the field choice of macroblock @mb: per field @v and @s, @sad of both
  * and @n_bits; or, @dual, dual prime with @v[0] and @dmv */
 static void
@@ -1618,7 +1709,7 @@ write_field_choice (__global GstClMpegFieldChoice * c, const int2 * v,
  * its differential *@dmv: the first that costs less than *@cost takes its
  * place, its SAD into *@sad */
 static void
-dual_prime_steps (__global const uchar * cur, __global const uchar * ref,
+dual_prime_steps (const uchar16 (*lines)[8], __global const uchar * ref,
     __global const uchar * bits, int vector, int2 * v, int2 * dmv,
     int *cost, int *sad, int2 pv, int lambda16, int span, int order,
     int mbx, int mby, int W, int H, int range)
@@ -1626,7 +1717,7 @@ dual_prime_steps (__global const uchar * cur, __global const uchar * ref,
   const int2 from = vector ? *v : *dmv;
   for (int n = 0; n < 8; n++) {
     const int2 h = from + dual_prime_dmv (n + (n >= 4));
-    int try_sad, c = dual_prime_cost (cur, ref, bits, vector ? h : *v,
+    int try_sad, c = dual_prime_cost (lines, ref, bits, vector ? h : *v,
         vector ? *dmv : h, pv, lambda16, span, order, mbx, mby, W, H, range,
         &try_sad);
     if (c < *cost) {
@@ -1637,13 +1728,29 @@ dual_prime_steps (__global const uchar * cur, __global const uchar * ref,
   }
 }
 
-/* The first least of *@cost and the costs (field_cost) of field @p's
- * eight vectors @step half-pels around *@v, from field @s: *@v, *@cost
- * and its SAD *@sad become it; whether it moved */
+/* field_lines_sad at a full-sample vector @v: its rows loaded as they
+ * are */
 static int
-field_neighbours (__global const uchar * cur, __global const uchar * ref,
+field_sad_full (const uchar16 * lines, __global const uchar * ref, int W,
+    int mbx, int mby, int s, int2 v)
+{
+  __global const uchar *r = ref + (2 * (mby * 8 + (v.y >> 1)) + s) * W +
+      mbx * 16 + (v.x >> 1);
+  uchar16 rows[8];
+  #pragma unroll
+  for (int i = 0; i < 8; i++)
+    rows[i] = LOAD16_ANY (r + 2 * i * W);
+  return lines_sad (lines, rows);
+}
+
+/* The first least of *@cost and the costs (field_cost) of the eight
+ * vectors @step half-pels around *@v of the field whose @lines these
+ * are, from field @s: *@v, *@cost and its SAD *@sad become it; whether
+ * it moved */
+static int
+field_neighbours (const uchar16 * lines, __global const uchar * ref,
     __global const uchar * bits, int2 pred, int lambda16, int W, int H,
-    int mbx, int mby, int p, int s, int range, int step, int2 * v,
+    int mbx, int mby, int s, int range, int step, int2 * v,
     int *cost, int *sad)
 {
   const int2 from = *v;
@@ -1652,7 +1759,7 @@ field_neighbours (__global const uchar * cur, __global const uchar * ref,
     int d, c;
     if (k == 4 || !field_vector_fits (h, mbx, mby, W, H, range))
       continue;
-    d = field_sad (cur, ref, W, mbx, mby, p, s, h);
+    d = field_lines_sad (lines, ref, W, mbx, mby, s, h);
     c = field_cost (d, h, pred, lambda16, bits);
     if (c < *cost) {
       *cost = c;
@@ -1678,9 +1785,14 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     (int2) (0, 0), (int2) (0, 0)
   };
   int best_s[2], total = 0, n_bits = 2, dual = 0, n_candidates;
+  /* each field's 8 lines */
+  uchar16 lines[2][8];
 
   if (mb >= args.mb_width * args.mb_height)
     return;
+  for (int p = 0; p < 2; p++)
+    for (int i = 0; i < 8; i++)
+      lines[p][i] = field_line (cur, W, mbx, mby, p, i);
   fv = (int2) (vectors[mb].dx, vectors[mb].dy);
   sv = args.field_seeds ? field_seed (field_vectors, args.mb_width, mbx, mby)
       : fv;
@@ -1689,29 +1801,36 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   pv.y >>= 1;
   for (int p = 0; p < 2; p++) {
     int2 bv = (int2) (0, 0), c;
-    int bs = p, best = field_sad (cur, ref, W, mbx, mby, p, p, bv);
+    int bs = p, best = field_sad_full (lines[p], ref, W, mbx, mby, p, bv);
     int cost = field_cost (best, bv, pv, lambda16, bits);
-    for (int i = 1; i < n_candidates; i++) {
-      int s, sad, j;
-      c = field_candidate (i, p, fv, sv, args.span, args.order, args.reach,
-          &s);
-      if (!field_vector_fits (c, mbx, mby, W, H, range))
-        continue;
-      sad = field_sad (cur, ref, W, mbx, mby, p, s, c);
-      j = field_cost (sad, c, pv, lambda16, bits);
-      if (j < cost) {
-        cost = j;
-        best = sad;
-        bv = c;
-        bs = s;
+    /* field_candidate's order, grid by grid (no division a candidate) */
+    for (int g = 0; g < (n_candidates > field_candidates (args.reach) ? 2 :
+            1); g++)
+      for (int s = 0; s < 2; s++) {
+        const int2 corner = field_grid_corner (g ? sv : fv, p, s, args.span,
+            args.order, args.reach);
+        for (int y = 0; y < field_side (args.reach); y++)
+          for (int x = 0; x < field_side (args.reach); x++) {
+            int sad, j;
+            c = corner + 2 * (int2) (x, y);
+            if (!field_vector_fits (c, mbx, mby, W, H, range))
+              continue;
+            sad = field_sad_full (lines[p], ref, W, mbx, mby, s, c);
+            j = field_cost (sad, c, pv, lambda16, bits);
+            if (j < cost) {
+              cost = j;
+              best = sad;
+              bv = c;
+              bs = s;
+            }
+          }
       }
-    }
     /* one-sample steps, then the half-pel vectors around the best */
     for (int step = 0; step < FIELD_STEPS; step++)
-      if (!field_neighbours (cur, ref, bits, pv, lambda16, W, H, mbx, mby, p,
-              bs, range, 2, &bv, &cost, &best))
+      if (!field_neighbours (lines[p], ref, bits, pv, lambda16, W, H, mbx,
+              mby, bs, range, 2, &bv, &cost, &best))
         break;
-    field_neighbours (cur, ref, bits, pv, lambda16, W, H, mbx, mby, p, bs,
+    field_neighbours (lines[p], ref, bits, pv, lambda16, W, H, mbx, mby, bs,
         range, 1, &bv, &cost, &best);
     best_v[p] = bv;
     best_s[p] = bs;
@@ -1728,7 +1847,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     for (int i = 0; i < DUAL_PRIME_SEEDS; i++) {
       int2 v = dual_prime_seed (i, fv, best_v[0], best_s[0], best_v[1],
           best_s[1]);
-      c = dual_prime_cost (cur, ref, bits, v, (int2) (0, 0), pv,
+      c = dual_prime_cost (lines, ref, bits, v, (int2) (0, 0), pv,
           lambda16, args.span, args.order, mbx, mby, W, H, range, &sad);
       if (c < dcost) {
         dcost = c;
@@ -1736,10 +1855,10 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
         dv = v;
       }
     }
-    dual_prime_steps (cur, ref, bits, 0, &dv, &dmv, &dcost, &dsad, pv,
+    dual_prime_steps (lines, ref, bits, 0, &dv, &dmv, &dcost, &dsad, pv,
         lambda16, args.span, args.order, mbx, mby, W, H, range);
     if (dcost < INT_MAX)
-      dual_prime_steps (cur, ref, bits, 1, &dv, &dmv, &dcost, &dsad, pv,
+      dual_prime_steps (lines, ref, bits, 1, &dv, &dmv, &dcost, &dsad, pv,
           lambda16, args.span, args.order, mbx, mby, W, H, range);
     if (dcost < 16 * total + lambda16 * n_bits) {
       dual = 1;
@@ -1751,8 +1870,8 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     }
   }
   for (int p = 0; p < 2; p++)
-    write_field_prediction (ref, pred, W, H, mbx, mby, p, best_s[p],
-        best_v[dual ? 0 : p], dual, other[p], 0, 1);
+    write_field_prediction_rows (ref, pred, W, H, mbx, mby, p, best_s[p],
+        best_v[dual ? 0 : p], dual, other[p]);
   write_field_choice (&choices[mb], best_v, best_s, total, n_bits, dual,
       dual ? dmv : (int2) (0, 0));
 }
