@@ -1188,10 +1188,11 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
  * reference field, a grid of full-pel vectors up to args.reach samples
  * each way around the macroblock's frame vector as a field vector (a
  * frame vector of dy half-pels moves field p by dy / 2 + p - s half
- * field lines in field s), and with args.field_seeds another around the
- * vector that a search of the top fields found for the 16x16 block over
- * the macroblock (@field_vectors, a row of blocks over two rows of
- * macroblocks), taken as a frame vector; from the best, up to
+ * field lines in field s), and where args.seed_reach is not 0 another
+ * that many samples each way around the vector that a search of the top
+ * fields found for the 16x16 block over the macroblock (@field_vectors,
+ * a row of blocks over two rows of macroblocks), taken as a frame
+ * vector; from the best, up to
  * FIELD_STEPS steps of one sample towards the cheapest of its eight
  * neighbours while that is cheaper; then the half-pel vectors around the
  * best. Every vector keeps its prediction inside the picture and within
@@ -1358,8 +1359,8 @@ takes_field_prediction (__global const GstClMpegFieldChoice * f,
 }
 
 /* The full-pel grid is searched args.reach samples each way around the
- * frame vector (and with args.field_seeds around the top fields' vector
- * too), then up to FIELD_STEPS one-sample steps follow the least SAD. On
+ * frame vector (and args.seed_reach around the top fields' vector too),
+ * then up to FIELD_STEPS one-sample steps follow the least SAD. On
  * woven frames of fast handheld motion the frame vector is poor for the
  * fields, and the least SAD lies far from it: on the interlaced
  * real-content set against FFmpeg's best, cockatoo at reach 2 +6.6%, 3
@@ -1367,10 +1368,12 @@ takes_field_prediction (__global const GstClMpegFieldChoice * f,
  * -4.7%); at 1080i on POCL the field search takes 44, 67 and 104 ms a P
  * picture. The grids of reach 2 around both vectors: cockatoo +2.8%, the
  * mean -5.7%, every clip as good or better, for about a quarter more of
- * the encoder's time; of reach 4 around both (high effort) cockatoo
- * -1.4%, the mean -6.5%; around the top fields' vector alone +8.1%; a
- * coarse grid 3 or 4 samples apart, then a fine one around its best,
- * +4.4% and +4.6%. */
+ * the encoder's time (a search of the top fields at medium effort); of
+ * reach 2 and 1 (at low effort) cockatoo +4.0%, the mean -5.4%, for a
+ * tenth more (medium effort); of reach 4 around both (high effort)
+ * cockatoo -1.4%, the mean -6.5%; around the top fields' vector alone
+ * +8.1%; a coarse grid 3 or 4 samples apart, then a fine one around its
+ * best, +4.4% and +4.6%. */
 #define FIELD_STEPS 8
 
 /* the candidates of a reach: the zero vector, a grid per reference field */
@@ -1422,33 +1425,36 @@ field_grid_corner (int2 fv, int p, int s, int span, int order, int reach)
       (((fv.y >> 1) + p - s) & ~1) - 2 * reach);
 }
 
-/* the candidates searched: field_candidates (@reach), and where @seeded
- * the grids around the top fields' vector @sv as well, unless that is
- * the frame vector @fv */
+/* the candidates searched: field_candidates (@reach), and where
+ * @seed_reach is not 0 the grids of that reach around the top fields'
+ * vector @sv as well, unless that is the frame vector @fv */
 static int
-field_search_count (int reach, int seeded, int2 fv, int2 sv)
+field_search_count (int reach, int seed_reach, int2 fv, int2 sv)
 {
   const int n = field_candidates (reach);
-  return seeded && (sv.x != fv.x || sv.y != fv.y) ? 2 * n - 1 : n;
+  return seed_reach && (sv.x != fv.x || sv.y != fv.y) ? n +
+      field_candidates (seed_reach) - 1 : n;
 }
 
 /* the field_search_count () full-pel candidates of field @p in search
  * order:
  * @i 0 the zero vector from the field of its parity, then per reference
  * field the frame vector @fv as a field vector and the grid around it,
- * row by row, then the same around @sv; their reference field in
+ * row by row, then the same around @sv (of @seed_reach); their
+ * reference field in
  * *@s. Motion is taken to be steady: the frame vector, found over @span
  * field periods, is scaled to the span + @order (p - s) periods between
  * the two fields (the nearer field of a fast pan is then found, not
  * only the one of the same parity); @span 0 keeps it as it is. */
 static int2
 field_candidate (int i, int p, int2 fv, int2 sv, int span, int order,
-    int reach, int *s)
+    int reach, int seed_reach, int *s)
 {
   const int n = field_candidates (reach);
   if (i >= n) {
     fv = sv;
     i -= n - 1;
+    reach = seed_reach;
   }
   const int side = field_side (reach), k = (i - 1) % (side * side);
   if (i == 0) {
@@ -1794,9 +1800,9 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     for (int i = 0; i < 8; i++)
       lines[p][i] = field_line (cur, W, mbx, mby, p, i);
   fv = (int2) (vectors[mb].dx, vectors[mb].dy);
-  sv = args.field_seeds ? field_seed (field_vectors, args.mb_width, mbx, mby)
+  sv = args.seed_reach ? field_seed (field_vectors, args.mb_width, mbx, mby)
       : fv;
-  n_candidates = field_search_count (args.reach, args.field_seeds, fv, sv);
+  n_candidates = field_search_count (args.reach, args.seed_reach, fv, sv);
   pv = mbx ? (int2) (vectors[mb - 1].dx, vectors[mb - 1].dy) : (int2) (0, 0);
   pv.y >>= 1;
   for (int p = 0; p < 2; p++) {
@@ -1807,10 +1813,11 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     for (int g = 0; g < (n_candidates > field_candidates (args.reach) ? 2 :
             1); g++)
       for (int s = 0; s < 2; s++) {
+        const int reach = g ? args.seed_reach : args.reach;
         const int2 corner = field_grid_corner (g ? sv : fv, p, s, args.span,
-            args.order, args.reach);
-        for (int y = 0; y < field_side (args.reach); y++)
-          for (int x = 0; x < field_side (args.reach); x++) {
+            args.order, reach);
+        for (int y = 0; y < field_side (reach); y++)
+          for (int x = 0; x < field_side (reach); x++) {
             int sad, j;
             c = corner + 2 * (int2) (x, y);
             if (!field_vector_fits (c, mbx, mby, W, H, range))
@@ -1892,9 +1899,9 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   const int W = args.mb_width * 16, H = args.mb_height * 16;
   const int range = args.range;
   const int2 fv = (int2) (vectors[mb].dx, vectors[mb].dy);
-  const int2 sv = args.field_seeds ? field_seed (field_vectors,
+  const int2 sv = args.seed_reach ? field_seed (field_vectors,
       args.mb_width, mbx, mby) : fv;
-  const int n_candidates = field_search_count (args.reach, args.field_seeds,
+  const int n_candidates = field_search_count (args.reach, args.seed_reach,
       fv, sv);
   const int2 pv = mbx ? (int2) (vectors[mb - 1].dx, vectors[mb - 1].dy >> 1)
       : (int2) (0, 0);
@@ -1914,7 +1921,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
       for (int i = t; i < n_candidates; i += 64) {
         int s;
         const int2 c = field_candidate (i, p, fv, sv, args.span, args.order,
-            args.reach, &s);
+            args.reach, args.seed_reach, &s);
         if (i == 0 || field_vector_fits (c, mbx, mby, W, H, range)) {
           const int d = field_sad (cur, ref, W, mbx, mby, p, s, c);
           const int j = field_cost (d, c, pv, lambda16, bits);
@@ -1937,7 +1944,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
                 index[i] < index[b]))
           b = i;
       best_v[p] = field_candidate (index[b], p, fv, sv, args.span,
-          args.order, args.reach, &s);
+          args.order, args.reach, args.seed_reach, &s);
       best_s[p] = s;
       best_sad[p] = sad[b];
       best_cost[p] = cost[b];

@@ -1467,7 +1467,7 @@ dual_prime_steps (const guint8 * cur, const guint8 * ref, gboolean vector,
 void
 mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const GstClMotionVector * vectors, const GstClMotionVector * field_vectors,
-    gint range, gint reach,
+    gint range, gint reach, gint seed_reach,
     const GstClMpegFieldTiming * timing, gint lambda16,
     MpegRefPicture * pred, GstClMpegFieldChoice * choices)
 {
@@ -1503,6 +1503,7 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
         gint cost = field_cost (best, 0, 0, px, py, lambda16);
         for (m = 0; m < n_seeds * 2; m++) {
           /* the seed scaled to the fields' distance in time */
+          const gint r = m / 2 ? seed_reach : reach;
           gint dt, sx, sy, cx, cy;
           s = m % 2;
           dt = span + order * (p - s);
@@ -1512,8 +1513,8 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
               seeds[m / 2][1];
           cx = sx & ~1;
           cy = ((sy >> 1) + p - s) & ~1;
-          for (dy = -2 * reach; dy <= 2 * reach; dy += 2)
-            for (dx = -2 * reach; dx <= 2 * reach; dx += 2) {
+          for (dy = -2 * r; dy <= 2 * r; dy += 2)
+            for (dx = -2 * r; dx <= 2 * r; dx += 2) {
               gint sad, j;
               if (!field_vector_fits (cx + dx, cy + dy, mbx, mby, W, H,
                       range))

@@ -90,13 +90,14 @@ void mpegref_encode_fields (const MpegRefPicture * cur,
 /* The field prediction of every macroblock of @cur from @ref around the
  * fitted frame @vectors and, unless NULL, the top fields' @field_vectors
  * (scaled by @timing, NULL: as they are), its grids @reach samples each
- * way, vectors within [-@range, @range - 1] priced at @lambda16 / 16 SAD
+ * way around the first, @seed_reach around the second, vectors within
+ * [-@range, @range - 1] priced at @lambda16 / 16 SAD
  * a bit, into @pred and @choices, as gst_cl_mpeg_transform_field_search()
  * does. */
 void mpegref_field_search (const MpegRefPicture * cur,
     const MpegRefPicture * ref, const GstClMotionVector * vectors,
     const GstClMotionVector * field_vectors, gint range, gint reach,
-    const GstClMpegFieldTiming * timing, gint lambda16, MpegRefPicture * pred,
-    GstClMpegFieldChoice * choices);
+    gint seed_reach, const GstClMpegFieldTiming * timing, gint lambda16,
+    MpegRefPicture * pred, GstClMpegFieldChoice * choices);
 
 G_END_DECLS

@@ -684,6 +684,9 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
       GST_CL_MPEG_FIELD_REACH_HIGH, GST_CL_MPEG_FIELD_REACH_MAX
     };
     const guint reach = reaches[seed / 4 % 3];
+    /* the second grid: as wide, or medium effort's narrower one */
+    const guint seed_reach = seed / 12 % 2 ? reach :
+        GST_CL_MPEG_FIELD_SEED_REACH;
     /* the top fields' vectors of a block over two macroblock rows (some
      * the frame vector's, as a field vector), on two seeds in three */
     GstClMotionVector *fvec = NULL;
@@ -708,14 +711,14 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
           CL_SUCCESS);
     }
     fields = g_new0 (GstClMpegFieldChoice, n);
-    mpegref_field_search (&cur, &ref, vec, fvec, 64, reach, t, flambda,
-        &fpred, fields);
+    mpegref_field_search (&cur, &ref, vec, fvec, 64, reach, seed_reach, t,
+        flambda, &fpred, fields);
     mfp = gst_cl_mpeg_transform_alloc (tr, ps, &error);
     mfc = gst_cl_mpeg_transform_alloc (tr,
         gst_cl_mpeg_transform_field_choices_size (tr), &error);
     fail_unless (mfp && mfc);
     fail_unless (gst_cl_mpeg_transform_field_search (tr, mc, mr, mv, mfv,
-            64, reach, t, flambda, mfp, mfc, &error), "%s",
+            64, reach, seed_reach, t, flambda, mfp, mfc, &error), "%s",
         error ? error->message : "?");
     fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, mfc, CL_TRUE, 0,
             n * sizeof (GstClMpegFieldChoice), dev_fields, 0, NULL, NULL),
@@ -725,10 +728,11 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
     for (i = 0; i < n; i++)
       fail_unless_each (memcmp (&fields[i], &dev_fields[i],
               sizeof (GstClMpegFieldChoice)) == 0, "%s: field search (reach "
-          "%u, lambda %u%s) of macroblock %u: reference (%d, %d) field %u, "
-          "(%d, %d) field %u, SAD %u; device (%d, %d) field %u, (%d, %d) "
+          "%u, lambda %u%s%u) of macroblock %u: reference (%d, %d) field "
+          "%u, (%d, %d) field %u, SAD %u; device (%d, %d) field %u, (%d, %d) "
           "field %u, SAD %u", desc, reach, flambda,
-          fvec ? ", top fields' vectors" : "", i, fields[i].dx[0],
+          fvec ? ", top fields' vectors, reach " : "", fvec ? seed_reach : 0,
+          i, fields[i].dx[0],
           fields[i].dy[0], fields[i].select[0], fields[i].dx[1],
           fields[i].dy[1], fields[i].select[1],
           fields[i].sad, dev_fields[i].dx[0], dev_fields[i].dy[0],
@@ -1384,7 +1388,7 @@ check_predict_b_fields (gboolean chroma_422)
             lambda16, zero_bias, &pred, ch);
         for (v = 0; v < 2; v++)
           mpegref_field_search (&pics[0], &pics[1 + v], vec[v], NULL, 64,
-              reach[v], timing[v], lambda16, &fpred[v], fields[v]);
+              reach[v], 0, timing[v], lambda16, &fpred[v], fields[v]);
         mpegref_choose_b_fields (&pics[0], vec[0], vec[1], fp, fc, lambda16,
             zero_bias, &pred, ch);
       }
@@ -1393,8 +1397,8 @@ check_predict_b_fields (gboolean chroma_422)
           error ? error->message : "?");
       for (v = 0; v < 2; v++)
         fail_unless (gst_cl_mpeg_transform_field_search (tr, m[0], m[1 + v],
-                mv[v], NULL, 64, reach[v], timing[v], lambda16, mfp[v], mf[v],
-                &error), "%s",
+                mv[v], NULL, 64, reach[v], 0, timing[v], lambda16, mfp[v],
+                mf[v], &error), "%s",
             error ? error->message : "?");
       fail_unless (gst_cl_mpeg_transform_choose_b_fields (tr, m[0], mv[0],
               mv[1], mfp, mf, lambda16, zero_bias, mp, mch, &error), "%s",
@@ -2033,9 +2037,9 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
         const MpegRefPicture *fp[2] = { &fpred, &bfpred };
         const GstClMpegFieldChoice *fc[2] = { fields, bfields };
         mpegref_field_search (&c.cur, &older, c.vec, NULL, 64,
-            GST_CL_MPEG_FIELD_REACH, &fwd, 4 * q, &fpred, fields);
+            GST_CL_MPEG_FIELD_REACH, 0, &fwd, 4 * q, &fpred, fields);
         mpegref_field_search (&c.cur, &c.ref, bvec, NULL, 64,
-            GST_CL_MPEG_FIELD_REACH, &bwd, 4 * q, &bfpred, bfields);
+            GST_CL_MPEG_FIELD_REACH, 0, &bwd, 4 * q, &bfpred, bfields);
         mpegref_choose_b_fields (&c.cur, c.vec, bvec, fp, fc, 4 * q, 4 * q,
             &pred, choices);
       }
@@ -2054,7 +2058,7 @@ check_no_drift_format (gboolean mpeg2, guint dc_shift, guint b_frames,
       p.field_motion = interlaced && type == GST_CL_MPEG_PICTURE_P;
       if (p.field_motion)
         mpegref_field_search (&c.cur, &c.ref, c.vec, NULL, 64,
-            GST_CL_MPEG_FIELD_REACH, &anchor, 4 * q, &fpred, fields);
+            GST_CL_MPEG_FIELD_REACH, 0, &anchor, 4 * q, &fpred, fields);
       mpegref_encode_fields (&c.cur, &c.ref, c.vec, &fpred, fields, &p,
           c.recs, c.lev, &c.rec);
       pc.f_code = type == GST_CL_MPEG_PICTURE_P ?

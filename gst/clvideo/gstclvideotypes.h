@@ -219,8 +219,9 @@ typedef struct {
  * frame vectors span @span field periods (0: unknown), and a field @p
  * lies @span + @order (p - s) periods from reference field @s
  * (GstClMpegFieldTiming); the full-pel grid reaches @reach samples each
- * way, around the frame vector and, where @field_seeds is 1, around the
- * vector of the top fields' 16x16 block over the macroblock too;
+ * way around the frame vector, and where @seed_reach is not 0 a grid
+ * reaches that many around the vector of the top fields' 16x16 block
+ * over the macroblock too;
  * candidates ranked by 16 SAD + @lambda16 per bit of the vector; dual
  * prime competes where @dual_prime is 1 */
 typedef struct {
@@ -231,7 +232,7 @@ typedef struct {
   guint32 lambda16;
   guint32 dual_prime;
   guint32 reach;
-  guint32 field_seeds;
+  guint32 seed_reach;
 } GstClMpegFieldArgs;
 
 /* Prediction directions of a B picture's macroblock (GstClMpegBChoice) */

@@ -1859,10 +1859,12 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "the lightest search: one square around the best predictor at "
           "full resolution, no vector taken from a neighbour), veryfast "
           "(rdo off), fast (the lightest search), medium (the defaults: "
-          "up to three squares, one pass taking the neighbours' vectors), "
-          "slow (up to six squares, two such passes; in interlaced pictures "
-          "a field search twice as wide, around the top fields' vectors "
-          "too). rdo set on its own keeps its value",
+          "up to three squares, one pass taking the neighbours' vectors; "
+          "in interlaced pictures a field search around the top fields' "
+          "vectors too), slow (up to six squares, two such passes; in "
+          "interlaced pictures a field search twice as wide, as wide "
+          "around the top fields' vectors). rdo set on its own keeps its "
+          "value",
           GST_TYPE_CL_MPEG_ENC_SPEED_PRESET, DEFAULT_SPEED_PRESET,
           rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SLICES,

@@ -171,8 +171,8 @@ struct _GstClMpegEngine
   /* interlaced pictures: the searches of the top fields (search_fields),
    * P, then B forward and backward */
   GstClMotionSearch *ms_field[3];
-  /* the field search's reach (gst_cl_mpeg_transform_field_search) */
-  guint field_reach;
+  /* the field search's reaches (gst_cl_mpeg_transform_field_search) */
+  guint field_reach, field_seed_reach;
   GstBufferPool *staging;
   GstVideoInfo info;
   guint mb_width, mb_height;
@@ -517,19 +517,25 @@ setup_device (GstClMpegEngine * e, GError ** error)
   g_mutex_unlock (&e->settings_lock);
   e->field_reach = effort == GST_CL_MOTION_EFFORT_HIGH ?
       GST_CL_MPEG_FIELD_REACH_HIGH : GST_CL_MPEG_FIELD_REACH;
+  e->field_seed_reach = effort == GST_CL_MOTION_EFFORT_HIGH ?
+      GST_CL_MPEG_FIELD_REACH_HIGH : GST_CL_MPEG_FIELD_SEED_REACH;
   if (mp.search_range > 0) {
     e->ms = gst_cl_motion_search_new (e->ctx, &mp, error);
     if (!e->ms)
       return FALSE;
     gst_cl_motion_search_set_effort (e->ms, effort);
-    /* (the search of the top fields costs a quarter more of the
-     * encoder's time on POCL at medium effort: at high effort only) */
-    if (e->seq.interlaced && effort == GST_CL_MOTION_EFFORT_HIGH) {
+    /* the searches of the top fields: as thorough as the frame's at
+     * high effort; at medium effort the lightest, for the field search's
+     * narrower second grid (a tenth more of the encoder's time on POCL;
+     * at the frame search's effort with the wider grid, a fifth) */
+    if (e->seq.interlaced && effort >= GST_CL_MOTION_EFFORT_MEDIUM) {
       for (i = 0; i < (e->b_frames > 0 ? 3u : 1u); i++) {
         if (!(e->ms_field[i] = gst_cl_motion_search_new (e->ctx, &mp,
                     error)))
           return FALSE;
-        gst_cl_motion_search_set_effort (e->ms_field[i], effort);
+        gst_cl_motion_search_set_effort (e->ms_field[i],
+            effort == GST_CL_MOTION_EFFORT_HIGH ? effort :
+            GST_CL_MOTION_EFFORT_LOW);
       }
       /* each slot's: forward, and backward with B pictures */
       for (i = 0; i < G_N_ELEMENTS (e->slots); i++)
@@ -970,7 +976,7 @@ top_field_plane (GstClMpegEngine * e, cl_mem picture, GstClPlane * plane)
 }
 
 /* Interlaced P and B pictures where field prediction competes (with
- * rdo), at high effort: the vectors of the top field's 16x16 blocks
+ * rdo), at medium and high effort: the vectors of the top field's 16x16 blocks
  * towards each reference's top field, which lead the field search beside
  * the frame vectors. On woven frames of fast motion the frame vectors
  * are a poor start for the fields (docs/performance.md, Interlaced
@@ -1122,11 +1128,13 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
         (s->field_motion && (!gst_cl_mpeg_transform_field_search (e->tr,
                     s->cur, e->recon[s->ref], s->vectors,
                     searched_field_vectors (s, 0), range, e->field_reach,
-                    &s->fwd_timing, lambda16, s->fpred, s->fields, error) ||
+                    e->field_seed_reach, &s->fwd_timing, lambda16, s->fpred,
+                    s->fields, error) ||
                 !gst_cl_mpeg_transform_field_search (e->tr, s->cur,
                     e->recon[s->bwd], s->bvectors,
                     searched_field_vectors (s, 1), range, e->field_reach,
-                    &s->bwd_timing, lambda16, s->bfpred, s->bfields, error) ||
+                    e->field_seed_reach, &s->bwd_timing, lambda16, s->bfpred,
+                    s->bfields, error) ||
                 !gst_cl_mpeg_transform_choose_b_fields (e->tr, s->cur,
                     s->vectors, s->bvectors, field_pred, fields, lambda16,
                     zero_bias, s->bpred, s->choices, error))) ||
@@ -1137,8 +1145,8 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   } else if ((s->field_motion && !gst_cl_mpeg_transform_field_search (e->tr,
               s->cur, e->recon[s->ref], s->vectors,
               searched_field_vectors (s, 0), range, e->field_reach,
-              &s->fwd_timing, MV_LAMBDA * s->quant, s->fpred, s->fields,
-              error)) ||
+              e->field_seed_reach, &s->fwd_timing, MV_LAMBDA * s->quant,
+              s->fpred, s->fields, error)) ||
       !gst_cl_mpeg_transform_encode (e->tr, s->cur, e->recon[s->ref],
           s->vectors, s->fpred, s->fields, &p, s->records, s->levels,
           e->recon[s->out], error))

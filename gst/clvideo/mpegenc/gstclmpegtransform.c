@@ -424,8 +424,8 @@ gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
 gboolean
 gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
     cl_mem ref, cl_mem vectors, cl_mem field_vectors, guint range,
-    guint reach, const GstClMpegFieldTiming * timing, guint lambda16,
-    cl_mem pred, cl_mem choices, GError ** error)
+    guint reach, guint seed_reach, const GstClMpegFieldTiming * timing,
+    guint lambda16, cl_mem pred, cl_mem choices, GError ** error)
 {
   GstClMpegFieldArgs args;
   /* (without field vectors the kernel reads none: the frame vectors
@@ -436,6 +436,8 @@ gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
 
   g_return_val_if_fail (reach >= 1 && reach <= GST_CL_MPEG_FIELD_REACH_MAX,
       FALSE);
+  g_return_val_if_fail (!field_vectors || (seed_reach >= 1 &&
+          seed_reach <= GST_CL_MPEG_FIELD_REACH_MAX), FALSE);
   args.mb_width = tr->mb_width;
   args.mb_height = tr->mb_height;
   args.range = range;
@@ -444,7 +446,7 @@ gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
   args.dual_prime = timing && timing->dual_prime && timing->span == 2;
   args.lambda16 = lambda16;
   args.reach = reach;
-  args.field_seeds = field_vectors != NULL;
+  args.seed_reach = field_vectors ? seed_reach : 0;
   if (!gst_cl_video_set_kernel_args (tr->field_search, mems,
           G_N_ELEMENTS (mems), &args, sizeof (args), error))
     return FALSE;

@@ -162,9 +162,11 @@ typedef struct {
   gboolean dual_prime;
 } GstClMpegFieldTiming;
 
-/* the field search's reach: at medium effort, at high effort (where the
- * top fields' vectors lead it too) and the most (see kernels/mpegenc.cl) */
+/* the field search's reach: at medium effort (around the top fields'
+ * vectors the seed's), at high effort (around both) and the most (see
+ * kernels/mpegenc.cl) */
 #define GST_CL_MPEG_FIELD_REACH 2
+#define GST_CL_MPEG_FIELD_SEED_REACH 1
 #define GST_CL_MPEG_FIELD_REACH_HIGH 4
 #define GST_CL_MPEG_FIELD_REACH_MAX 7
 
@@ -178,13 +180,14 @@ typedef struct {
  * (gst_cl_mpeg_transform_field_choices_size() bytes). The full-pel grid
  * around the scaled vector reaches @reach samples each way (1 to
  * GST_CL_MPEG_FIELD_REACH_MAX); where @field_vectors is not NULL, a
- * second grid lies around its vector of the macroblock: the vectors of
+ * second grid reaching @seed_reach samples (1 to the same) lies around
+ * its vector of the macroblock: the vectors of
  * the 16x16 blocks of @cur's top field towards @ref's (a block over the
  * macroblocks of two rows, gst_cl_mpeg_transform_vectors_size() bytes
  * suffice), scaled by @timing as the frame vectors are. */
 gboolean gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr,
     cl_mem cur, cl_mem ref, cl_mem vectors, cl_mem field_vectors,
-    guint range, guint reach,
+    guint range, guint reach, guint seed_reach,
     const GstClMpegFieldTiming * timing, guint lambda16, cl_mem pred,
     cl_mem choices, GError ** error);
 gsize gst_cl_mpeg_transform_field_choices_size (const GstClMpegTransform *
