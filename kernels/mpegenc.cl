@@ -1302,14 +1302,23 @@ field_sad (__global const uchar * cur, __global const uchar * ref, int W,
   return (int) sad_total (acc);
 }
 
+/* the first sample of the macroblock's block in field @s of @ref (lines
+ * 2 @W apart) at the whole samples of the field vector @v */
+static __global const uchar *
+field_block_at (__global const uchar * ref, int W, int mbx, int mby, int s,
+    int2 v)
+{
+  return ref + (2 * (mby * 8 + (v.y >> 1)) + s) * W + mbx * 16 + (v.x >> 1);
+}
+
 /* the 8 lines of a field of the macroblock predicted from field @s of
  * @ref with @v, in one predict_rows (one branch on the half-pels) */
 static void
 field_lines_predicted (__global const uchar * ref, int W, int mbx, int mby,
     int s, int2 v, uchar16 * rows)
 {
-  predict_rows (ref + (2 * (mby * 8 + (v.y >> 1)) + s) * W + mbx * 16 +
-      (v.x >> 1), 2 * W, v.x & 1, v.y & 1, 8, 1, rows);
+  predict_rows (field_block_at (ref, W, mbx, mby, s, v), 2 * W, v.x & 1,
+      v.y & 1, 8, 1, rows);
 }
 
 /* the SAD of a field's 8 @lines against the 8 @rows */
@@ -1425,27 +1434,33 @@ field_grid_corner (int2 fv, int p, int s, int span, int order, int reach)
       (((fv.y >> 1) + p - s) & ~1) - 2 * reach);
 }
 
-/* the candidates searched: field_candidates (@reach), and where
- * @seed_reach is not 0 the grids of that reach around the top fields'
- * vector @sv as well, unless that is the frame vector @fv */
+/* whether grids of @seed_reach (0: none) lie around the top fields'
+ * vector @sv as well: not where that is the frame vector @fv */
+static int
+has_seed_grids (int seed_reach, int2 fv, int2 sv)
+{
+  return seed_reach && (sv.x != fv.x || sv.y != fv.y);
+}
+
+/* the candidates searched: field_candidates (@reach), and those of the
+ * grids around @sv (has_seed_grids) */
 static int
 field_search_count (int reach, int seed_reach, int2 fv, int2 sv)
 {
   const int n = field_candidates (reach);
-  return seed_reach && (sv.x != fv.x || sv.y != fv.y) ? n +
+  return has_seed_grids (seed_reach, fv, sv) ? n +
       field_candidates (seed_reach) - 1 : n;
 }
 
 /* the field_search_count () full-pel candidates of field @p in search
- * order:
- * @i 0 the zero vector from the field of its parity, then per reference
- * field the frame vector @fv as a field vector and the grid around it,
- * row by row, then the same around @sv (of @seed_reach); their
- * reference field in
- * *@s. Motion is taken to be steady: the frame vector, found over @span
- * field periods, is scaled to the span + @order (p - s) periods between
- * the two fields (the nearer field of a fast pan is then found, not
- * only the one of the same parity); @span 0 keeps it as it is. */
+ * order: @i 0 the zero vector from the field of its parity, then per
+ * reference field the frame vector @fv as a field vector and the grid
+ * around it, row by row, then the same around @sv (of @seed_reach);
+ * their reference field in *@s. Motion is taken to be steady: the frame
+ * vector, found over @span field periods, is scaled to the span +
+ * @order (p - s) periods between the two fields (the nearer field of a
+ * fast pan is then found, not only the one of the same parity); @span 0
+ * keeps it as it is. */
 static int2
 field_candidate (int i, int p, int2 fv, int2 sv, int span, int order,
     int reach, int seed_reach, int *s)
@@ -1740,8 +1755,7 @@ static int
 field_sad_full (const uchar16 * lines, __global const uchar * ref, int W,
     int mbx, int mby, int s, int2 v)
 {
-  __global const uchar *r = ref + (2 * (mby * 8 + (v.y >> 1)) + s) * W +
-      mbx * 16 + (v.x >> 1);
+  __global const uchar *r = field_block_at (ref, W, mbx, mby, s, v);
   uchar16 rows[8];
   #pragma unroll
   for (int i = 0; i < 8; i++)
@@ -1790,7 +1804,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   int2 fv, sv, pv, best_v[2], dmv = (int2) (0, 0), other[2] = {
     (int2) (0, 0), (int2) (0, 0)
   };
-  int best_s[2], total = 0, n_bits = 2, dual = 0, n_candidates;
+  int best_s[2], total = 0, n_bits = 2, dual = 0, seeded;
   /* each field's 8 lines */
   uchar16 lines[2][8];
 
@@ -1802,7 +1816,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   fv = (int2) (vectors[mb].dx, vectors[mb].dy);
   sv = args.seed_reach ? field_seed (field_vectors, args.mb_width, mbx, mby)
       : fv;
-  n_candidates = field_search_count (args.reach, args.seed_reach, fv, sv);
+  seeded = has_seed_grids (args.seed_reach, fv, sv);
   pv = mbx ? (int2) (vectors[mb - 1].dx, vectors[mb - 1].dy) : (int2) (0, 0);
   pv.y >>= 1;
   for (int p = 0; p < 2; p++) {
@@ -1810,8 +1824,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     int bs = p, best = field_sad_full (lines[p], ref, W, mbx, mby, p, bv);
     int cost = field_cost (best, bv, pv, lambda16, bits);
     /* field_candidate's order, grid by grid (no division a candidate) */
-    for (int g = 0; g < (n_candidates > field_candidates (args.reach) ? 2 :
-            1); g++)
+    for (int g = 0; g < (seeded ? 2 : 1); g++)
       for (int s = 0; s < 2; s++) {
         const int reach = g ? args.seed_reach : args.reach;
         const int2 corner = field_grid_corner (g ? sv : fv, p, s, args.span,

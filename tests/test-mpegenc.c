@@ -728,11 +728,11 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
     for (i = 0; i < n; i++)
       fail_unless_each (memcmp (&fields[i], &dev_fields[i],
               sizeof (GstClMpegFieldChoice)) == 0, "%s: field search (reach "
-          "%u, lambda %u%s%u) of macroblock %u: reference (%d, %d) field "
-          "%u, (%d, %d) field %u, SAD %u; device (%d, %d) field %u, (%d, %d) "
-          "field %u, SAD %u", desc, reach, flambda,
-          fvec ? ", top fields' vectors, reach " : "", fvec ? seed_reach : 0,
-          i, fields[i].dx[0],
+          "%u, lambda %u, around the top fields' vectors reach %u (0: "
+          "none)) of macroblock %u: reference (%d, %d) field %u, (%d, %d) "
+          "field %u, SAD %u; device (%d, %d) field %u, (%d, %d) field %u, "
+          "SAD %u", desc, reach, flambda, fvec ? seed_reach : 0, i,
+          fields[i].dx[0],
           fields[i].dy[0], fields[i].select[0], fields[i].dx[1],
           fields[i].dy[1], fields[i].select[1],
           fields[i].sad, dev_fields[i].dx[0], dev_fields[i].dy[0],

@@ -976,9 +976,9 @@ top_field_plane (GstClMpegEngine * e, cl_mem picture, GstClPlane * plane)
 }
 
 /* Interlaced P and B pictures where field prediction competes (with
- * rdo), at medium and high effort: the vectors of the top field's 16x16 blocks
- * towards each reference's top field, which lead the field search beside
- * the frame vectors. On woven frames of fast motion the frame vectors
+ * rdo), at medium and high effort: the vectors of the top field's 16x16
+ * blocks towards each reference's top field, which lead the field search
+ * beside the frame vectors. On woven frames of fast motion the frame vectors
  * are a poor start for the fields (docs/performance.md, Interlaced
  * video). */
 static gboolean

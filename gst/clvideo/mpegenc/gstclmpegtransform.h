@@ -162,9 +162,9 @@ typedef struct {
   gboolean dual_prime;
 } GstClMpegFieldTiming;
 
-/* the field search's reach: at medium effort (around the top fields'
- * vectors the seed's), at high effort (around both) and the most (see
- * kernels/mpegenc.cl) */
+/* the field search's reaches (see kernels/mpegenc.cl): at medium effort
+ * around the frame vector, and the seed's around the top fields' vector;
+ * at high effort around both; the most */
 #define GST_CL_MPEG_FIELD_REACH 2
 #define GST_CL_MPEG_FIELD_SEED_REACH 1
 #define GST_CL_MPEG_FIELD_REACH_HIGH 4
