@@ -13,9 +13,10 @@
 # Usage: pipelines/chunk-encode.sh [OPTIONS] INPUT OUTPUT
 #   -p PROPS    clmpegenc properties, e.g. "quantizer=4 b-frames=2"
 #               [quantizer=4]; gop-size (or key-int-max) among them sets
-#               the GOP [12]; scene-cut is 0 and b-adapt false unless
-#               PROPS set them (the pieces are cut at fixed GOPs, and
-#               each codes what the whole encode codes there)
+#               the GOP [12]; scene-cut is 0, b-adapt false and
+#               ip-factor 1.4 unless PROPS set them (the pieces are cut at
+#               fixed GOPs, and each codes what the whole encode codes
+#               there)
 #   -c CAPS     caps after the encoder, e.g. video/mpeg,mpegversion=2
 #               [video/mpeg]
 #   -f CHAIN    elements between the decoder and the cut, in gst-launch
@@ -174,7 +175,7 @@ code_piece() {
     rawvideoparse width="$width" height="$height" format=i420 \
     framerate="$rate" pixel-aspect-ratio="$par" \
     ${colorimetry:+colorimetry="$colorimetry"} ! \
-    clmpegenc scene-cut=0 b-adapt=false $props "${device[@]}" "${vbv[@]}" \
+    clmpegenc scene-cut=0 b-adapt=false ip-factor=1.4 $props "${device[@]}" "${vbv[@]}" \
     frame-offset=$((index * frames)) ! \
     $caps ! filesink location="$(piece_name "$work" "$index" mpv.part)"
   mv "$(piece_name "$work" "$index" mpv.part)" \

@@ -54,7 +54,7 @@ fi
 whole() {
   # shellcheck disable=SC2086
   gst-launch-1.0 -q filesrc location="$clip" ! decodebin ! videoconvert ! \
-    clmpegenc scene-cut=0 b-adapt=false $1 ! "$2" ! filesink location="$3"
+    clmpegenc scene-cut=0 b-adapt=false ip-factor=1.4 $1 ! "$2" ! filesink location="$3"
 }
 
 # same NAME WHOLE JOINED PIECES: the joined stream is the whole one and

@@ -2172,6 +2172,9 @@ parse_macroblock_body (Slice * sl, gsize mb_start)
       pic->n_mb_pattern++;
     else
       pic->n_mb_no_pattern++;
+    if (sl->type == 2 && !(flags & MB_PATTERN) && motion == MOTION_FRAME &&
+        sl->mv[0][0][0] == 0 && sl->mv[0][0][1] == 0)
+      pic->n_mb_copies++;
     if (motion == MOTION_FIELD)
       pic->n_mb_field_motion++;
     else if (motion == MOTION_DUAL_PRIME)
@@ -2242,6 +2245,8 @@ skip_macroblocks (Slice * sl, gint from, gint to)
       check_prediction (sl, a, sl->prev_flags, sl->prev_motion, TRUE);
   }
   pic->n_mb_skipped += to - from + 1;
+  if (sl->type == 2)
+    pic->n_mb_copies += to - from + 1;
 }
 
 /* The slice's macroblocks, the first one's address read: each one, then

@@ -223,6 +223,9 @@ typedef struct
   guint n_mb_zero_vector;       /* P: coded_block_pattern, no vector */
   guint n_mb_pattern;           /* non-intra with a coded_block_pattern */
   guint n_mb_no_pattern;        /* non-intra, prediction only */
+  /* P: copies of the reference where they lie, skipped or coded with
+   * the zero vector (frame prediction) and no coded_block_pattern */
+  guint n_mb_copies;
   guint n_mb_quant;             /* with their own quantizer_scale */
   guint n_blocks;               /* coded blocks, intra ones included */
   guint n_coefficients;         /* run/level pairs (intra DCs not counted) */

@@ -5314,6 +5314,17 @@ GST_START_TEST (test_slices)
 
 GST_END_TEST;
 
+/* Picture @k (@pic) of the stream of @what has quantiser @want in every
+ * slice */
+static void
+check_picture_quant (const gchar * what, guint k,
+    const MpegCheckPicture * pic, guint want)
+{
+  fail_unless (pic->slice_quant_min == want && pic->slice_quant_max == want,
+      "%s: picture %u (type %u) has quantiser %u..%u, not %u", what, k,
+      pic->coding_type, pic->slice_quant_min, pic->slice_quant_max, want);
+}
+
 /* "ip-factor": I pictures take the quantiser divided by it, rounded, P
  * pictures the quantiser itself; the I pictures' finer levels cost
  * bits. */
@@ -5322,20 +5333,13 @@ GST_START_TEST (test_ip_factor)
   static const struct {
     const gchar *factor;
     guint i_quant;
-  } cases[] = { {"1.0", 8}, {NULL, 6}, {"2.0", 4}, {"4.0", 2} };
+  } cases[] = { {"1.0", 8}, {"1.4", 6}, {"2.0", 4}, {"4.0", 2} };
   const guint w = 64, h = 48, n = 5, q = 8;
   guint c, k, prev_bits = 0;
-  gdouble def;
-  GstElement *enc = gst_element_factory_make ("clmpegenc", NULL);
 
-  fail_unless (enc != NULL);
-  g_object_get (enc, "ip-factor", &def, NULL);
-  fail_unless (def == 1.4, "default ip-factor %g", def);
-  gst_object_unref (enc);
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
-    gchar *props = g_strdup_printf ("quantizer=%u gop-size=3%s%s", q,
-        cases[c].factor ? " ip-factor=" : "",
-        cases[c].factor ? cases[c].factor : "");
+    gchar *props = g_strdup_printf ("quantizer=%u gop-size=3 ip-factor=%s",
+        q, cases[c].factor);
     MpegCheckResult *r;
     guint i_bits = 0;
     Encoded e;
@@ -5345,11 +5349,8 @@ GST_START_TEST (test_ip_factor)
     for (k = 0; k < r->pictures->len; k++) {
       MpegCheckPicture *pic = &g_array_index (r->pictures, MpegCheckPicture,
           k);
-      guint want = pic->coding_type == 1 ? cases[c].i_quant : q;
-      fail_unless (pic->slice_quant_min == want &&
-          pic->slice_quant_max == want, "%s: picture %u (type %u) has "
-          "quantiser %u..%u, not %u", props, k, pic->coding_type,
-          pic->slice_quant_min, pic->slice_quant_max, want);
+      check_picture_quant (props, k, pic, pic->coding_type == 1 ?
+          cases[c].i_quant : q);
       if (pic->coding_type == 1)
         i_bits += pic->bits;
     }
@@ -5361,6 +5362,61 @@ GST_START_TEST (test_ip_factor)
     encoded_free (&e);
     g_free (props);
   }
+}
+
+GST_END_TEST;
+
+/* The automatic "ip-factor" (the default, 0): 1.4 for the first I
+ * picture, then 1 + the share of the P pictures' macroblocks since that
+ * copy their reference. A still clip's P pictures copy every macroblock
+ * (factor 2), a pan's almost none (factor 1), as the checker's parse of
+ * the macroblocks shows. */
+GST_START_TEST (test_ip_factor_auto)
+{
+  const guint w = 96, h = 64, n = 12, q = 8, mbs = (w / 16) * (h / 16);
+  gdouble def;
+  GstElement *enc = gst_element_factory_make ("clmpegenc", NULL);
+  gchar *props = g_strdup_printf ("quantizer=%u gop-size=3", q);
+  guint pan;
+
+  fail_unless (enc != NULL);
+  g_object_get (enc, "ip-factor", &def, NULL);
+  fail_unless (def == 0.0, "default ip-factor %g", def);
+  gst_object_unref (enc);
+
+  for (pan = 0; pan < 2; pan++) {
+    const gchar *what = pan ? "pan" : "still";
+    MpegCheckResult *r;
+    guint i_seen = 0, p_copies = 0, p_mbs = 0, k;
+    Encoded e;
+
+    encode_clip (props, w, h, n, pan, NULL, &e);
+    r = check_stream (e.stream, n, w, h);
+    for (k = 0; k < r->pictures->len; k++) {
+      MpegCheckPicture *pic = &g_array_index (r->pictures, MpegCheckPicture,
+          k);
+      if (pic->coding_type == 2) {
+        p_copies += pic->n_mb_copies;
+        p_mbs += mbs;
+        check_picture_quant (what, k, pic, q);
+      } else {
+        /* the first at 1.4; the others: still, every P macroblock a
+         * copy; pan, too few copies (under 1 in 15) to move the
+         * quantiser off q */
+        check_picture_quant (what, k, pic, i_seen++ == 0 ? 6 : pan ? q :
+            q / 2);
+      }
+    }
+    fail_unless_equals_int (i_seen, n / 3);
+    if (pan)
+      fail_unless (p_copies * 15 < p_mbs, "pan: %u of %u P macroblocks "
+          "copies", p_copies, p_mbs);
+    else
+      fail_unless_equals_int (p_copies, p_mbs);
+    mpegcheck_result_free (r);
+    encoded_free (&e);
+  }
+  g_free (props);
 }
 
 GST_END_TEST;
@@ -5822,9 +5878,10 @@ GST_START_TEST (test_live_changes)
   MpegCheckResult *r;
   guint c, i;
 
-  /* quantizer 4 -> 10 and ip-factor 1.4 -> 2 after frame 9 (the one in
-   * the device then keeps its own): P pictures 4, then 10; I pictures
-   * round (4 / 1.4) = 3, then 10 / 2 = 5 */
+  /* quantizer 4 -> 10 and ip-factor automatic (1.4 for the first I
+   * picture) -> 2 after frame 9 (the one in the device then keeps its
+   * own): P pictures 4, then 10; I pictures round (4 / 1.4) = 3, then 10
+   * / 2 = 5 */
   r = encode_with_change ("quantizer=4 gop-size=12", "quantizer=10 "
       "ip-factor=2", 10);
   for (i = 0; i < r->pictures->len; i++) {
@@ -6169,6 +6226,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_layouts_agree);
   tcase_add_test (tc, test_slices);
   tcase_add_test (tc, test_ip_factor);
+  tcase_add_test (tc, test_ip_factor_auto);
   tcase_add_test (tc, test_bad_rate);
   tcase_add_test (tc, test_bitrate);
   tcase_add_test (tc, test_variable_bitrate);

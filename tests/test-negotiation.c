@@ -317,7 +317,8 @@ GST_END_TEST;
  * each interval of stream time (every frame at interval 0), none without
  * post-messages; their counts add up to the stream's, the bit rate is the
  * interval's bytes over its time, and the mean quantiser that of its I
- * (quantiser 4 / ip-factor 1.4 = 3) and P pictures (4), I every 12th. */
+ * (quantiser 4 / ip-factor 1.4 = 3, the factor set) and P pictures (4),
+ * I every 12th. */
 GST_START_TEST (test_progress_messages)
 {
   static const struct
@@ -336,7 +337,8 @@ GST_START_TEST (test_progress_messages)
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
     gchar *out = tmp_path ("progress.m1v");
     gchar *desc = g_strdup_printf ("videotestsrc num-buffers=60 ! "
-        "video/x-raw,width=96,height=64,framerate=25/1 ! clmpegenc %s ! "
+        "video/x-raw,width=96,height=64,framerate=25/1 ! clmpegenc "
+        "ip-factor=1.4 %s ! "
         "filesink location=%s", cases[c].props, out);
     GPtrArray *messages = g_ptr_array_new_with_free_func ((GDestroyNotify)
         gst_message_unref);

@@ -34,7 +34,9 @@
  * again, coarser) nor overflows (zero stuffing); with "bitrate" 0 the
  * quantiser is constant ("quantizer").
  * Either way I pictures are coded finer than P pictures, by "ip-factor":
- * every P picture of the GOP predicts from them.
+ * every P picture of the GOP predicts from them. By default the factor
+ * follows how much of the picture the P pictures copy: the more the
+ * camera stands still, the longer an I picture's quality lasts.
  *
  * The encoder writes the frame rates 23.976, 24, 25, 29.97, 30, 50, 59.94
  * and 60, and the pad templates list them: `videorate` in front converts
@@ -86,7 +88,7 @@ GST_DEBUG_CATEGORY (gst_cl_mpeg_enc_debug);
 
 #define DEFAULT_GOP_SIZE 12
 #define DEFAULT_QUANTIZER 4
-#define DEFAULT_IP_FACTOR 1.4
+#define DEFAULT_IP_FACTOR 0.0
 #define DEFAULT_B_FRAMES 0
 #define DEFAULT_PB_FACTOR 1.3
 #define MAX_B_FRAMES 7
@@ -1642,7 +1644,11 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
       g_param_spec_double ("ip-factor", "I/P quantiser factor",
           "Quantiser of P pictures over that of I pictures (I pictures, "
           "which the GOP's P pictures predict from, are coded finer; with "
-          "a bit rate too)", 1.0, 4.0, DEFAULT_IP_FACTOR,
+          "a bit rate too). 0: automatic, for each I picture 1 + the share "
+          "of the macroblocks that the P pictures since the last one copied "
+          "from their reference (2 for a static camera, near 1 where the "
+          "picture changes; 1.4 for the first I picture); between 0 and 1: "
+          "1", 0.0, 4.0, DEFAULT_IP_FACTOR,
           rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_B_FRAMES,
       g_param_spec_uint ("b-frames", "B-frames",

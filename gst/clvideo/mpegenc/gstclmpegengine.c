@@ -1488,6 +1488,23 @@ is_scene_cut (GstClMpegEngine * e, Slot * s)
   return intra * 100 >= percent * n;
 }
 
+/* The P picture of @s, coded, to the rate control's automatic I picture
+ * factor: how many of its macroblocks copy their reference */
+static void
+count_copies (GstClMpegEngine * e, Slot * s)
+{
+  guint n = e->mb_width * e->mb_height, copies = 0, i;
+
+  if (s->type != GST_CL_MPEG_PICTURE_P)
+    return;
+  if (s->all_skipped)
+    copies = n;
+  else
+    for (i = 0; i < n; i++)
+      copies += (s->rec[i].flags & GST_CL_MPEG_MB_SKIPPABLE) != 0;
+  gst_cl_mpeg_rate_control_count_copies (&e->rc, n, copies);
+}
+
 /* Codes the cut of @s as the I picture of a new GOP (and sequence), and
  * the frame after it, already on the device, as the GOP's next picture */
 static void
@@ -1606,6 +1623,7 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
       return GST_FLOW_ERROR;
   }
   record_b_adapt (e, s, bits);
+  count_copies (e, s);
   slot_unmap (e, s);
   /* each block its mean alone: the application must know (once) */
   if (s->dc_only && !s->all_skipped && e->dc_only++ == 0)
@@ -2163,7 +2181,7 @@ gst_cl_mpeg_engine_set_settings (GstClMpegEngine * e,
   /* what the rate control reads for each picture */
   e->rc.gop_size = MAX (settings->gop_size, 1);
   e->rc.const_quant = settings->quantizer;
-  e->rc.ip_factor = settings->ip_factor;
+  gst_cl_mpeg_rate_control_set_ip_factor (&e->rc, settings->ip_factor);
   e->rc.pb_factor = MAX (settings->pb_factor, 1.0);
   g_mutex_unlock (&e->settings_lock);
 }

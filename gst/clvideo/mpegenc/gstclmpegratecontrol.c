@@ -117,7 +117,9 @@ gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
   rc->non_linear = FALSE;
   rc->low_delay_field = 0;
   rc->max_quant = GST_CL_MPEG_MAX_QUANT;
-  rc->ip_factor = MAX (ip_factor, 1.0);
+  rc->auto_ip = FALSE;
+  rc->ip_factor = 0;
+  gst_cl_mpeg_rate_control_set_ip_factor (rc, ip_factor);
   rc->b_frames = rc->probe_b = b_frames;
   rc->pb_factor = MAX (pb_factor, 1.0);
   rc->pictures = rc->bits = rc->stuffing_bits = rc->reencodes = 0;
@@ -138,6 +140,10 @@ gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
 {
   rc->started = FALSE;
   rc->interval = 0;
+  /* the automatic I picture factor learns afresh, as a new encoder's */
+  if (rc->auto_ip)
+    rc->ip_factor = GST_CL_MPEG_FIRST_IP_FACTOR;
+  rc->p_mbs = rc->p_copies = 0;
   /* (the end is planned again for the new sequence) */
   rc->pictures_left = -1;
   if (rc->peak_rate > 0) {
@@ -296,15 +302,41 @@ gst_cl_mpeg_rate_control_expected_quant (const GstClMpegRateControl * rc,
   return MIN (q * type_factor (rc, coding_type), rc->max_quant);
 }
 
+void
+gst_cl_mpeg_rate_control_set_ip_factor (GstClMpegRateControl * rc,
+    gdouble ip_factor)
+{
+  /* (automatic: the factor in use until the next I picture chooses) */
+  rc->auto_ip = ip_factor == 0;
+  if (!rc->auto_ip)
+    rc->ip_factor = MAX (ip_factor, 1.0);
+  else if (rc->ip_factor < 1.0)
+    rc->ip_factor = GST_CL_MPEG_FIRST_IP_FACTOR;
+}
+
+void
+gst_cl_mpeg_rate_control_count_copies (GstClMpegRateControl * rc,
+    guint mbs, guint copies)
+{
+  rc->p_mbs += mbs;
+  rc->p_copies += MIN (copies, mbs);
+}
+
 guint
 gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
     guint coding_type, gboolean gop_start)
 {
   gboolean intra = coding_type == GST_CL_MPEG_PICTURE_I;
   gboolean bidir = coding_type == GST_CL_MPEG_PICTURE_B;
-  gdouble factor = type_factor (rc, coding_type);
-  gdouble per_picture, target, ref, q, xi, xb, share;
+  gdouble factor, per_picture, target, ref, q, xi, xb, share;
 
+  /* the automatic factor from the P pictures since the last I picture
+   * (none, as in a GOP of I pictures only: the last factor) */
+  if (intra && rc->auto_ip && rc->p_mbs > 0) {
+    rc->ip_factor = 1.0 + (gdouble) rc->p_copies / rc->p_mbs;
+    rc->p_mbs = rc->p_copies = 0;
+  }
+  factor = type_factor (rc, coding_type);
   if (rc->bit_rate <= 0) {
     q = rc->const_quant * factor;
     return gst_cl_mpeg_coded_quant (lround (q), rc->non_linear);

@@ -18,7 +18,12 @@ G_BEGIN_DECLS
  * way an I picture takes the P pictures' quantiser divided by
  * @ip_factor: every P picture of its GOP predicts from it, so its quality
  * pays more than once; a B picture, which nothing predicts from, takes it
- * times @pb_factor. Runs the VBV model
+ * times @pb_factor. How much more depends on the content: where the P
+ * pictures copy most of their reference (a static camera) the I
+ * picture's quality lasts the whole GOP, where most of the picture
+ * changes it is soon replaced, so the automatic factor is 1 + the share
+ * of the P pictures' macroblocks that copy it (zero vector, no level)
+ * since the last I picture. Runs the VBV model
  * of 11172-2 annex C (constant rate: the buffer fills at the bit rate,
  * each picture leaves it at once at its decoding time): a picture larger
  * than what the buffer holds at its decoding time must be coded again
@@ -63,6 +68,11 @@ typedef struct {
    * (gst_cl_mpeg_rate_control_set_low_delay) */
   gdouble low_delay_field;
   gdouble ip_factor;            /* P quantiser / I quantiser, >= 1 */
+  gboolean auto_ip;             /* ip_factor chosen per GOP */
+  /* P pictures' macroblocks since the last I picture's quantiser, and
+   * those that copy their reference
+   * (gst_cl_mpeg_rate_control_count_copies) */
+  guint64 p_mbs, p_copies;
   guint b_frames;               /* B pictures between anchors */
   guint probe_b;                /* ... between the GOP's first two P
                                  * pictures (gst_cl_mpeg_gop_position_is_b) */
@@ -129,18 +139,24 @@ guint64 gst_cl_mpeg_rate_control_skipped_picture_bits (guint mb_width,
 gboolean gst_cl_mpeg_gop_position_is_b (guint gop_size, guint b_frames,
     guint probe_b, gboolean open, guint pos);
 
+/* The I pictures' factor before a GOP's P pictures have shown how much
+ * they copy (automatic factor) */
+#define GST_CL_MPEG_FIRST_IP_FACTOR 1.4
+
 /* @bit_rate 0: constant @quant (of P pictures), under a buffer of
  * @buffer_bits that fills at @peak_rate (0: none); else @bit_rate on
  * average, constant (@peak_rate 0) or variable under @peak_rate, and
  * @buffer_bits at least gst_cl_mpeg_rate_control_min_buffer_bits() at
  * the rate the buffer fills, for pictures of @mb_width x @mb_height
- * macroblocks. */
+ * macroblocks; I pictures at the P pictures' quantiser over @ip_factor,
+ * 0: chosen per GOP (see GstClMpegRateControl). */
 void gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc,
     guint64 bit_rate, guint64 peak_rate, guint64 buffer_bits,
     gdouble frame_rate, guint gop_size, guint b_frames, guint quant,
     gdouble ip_factor, gdouble pb_factor, guint mb_width, guint mb_height);
-/* A new sequence starts: the decoder's buffer starts empty, and no end
- * is planned (gst_cl_mpeg_rate_control_set_end). */
+/* A new sequence starts: the decoder's buffer starts empty, no end is
+ * planned (gst_cl_mpeg_rate_control_set_end), and the automatic I
+ * picture factor starts over. */
 void gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc);
 /* @pictures are left to code, and the buffer must then hold @final_bits
  * for the picture after them (a piece of a chunked encode, joined to one
@@ -168,6 +184,17 @@ void gst_cl_mpeg_rate_control_set_non_linear (GstClMpegRateControl * rc,
  * decoded at the first field period at which it is (13818-2 C.7) */
 void gst_cl_mpeg_rate_control_set_low_delay (GstClMpegRateControl * rc,
     gdouble field_seconds);
+
+/* I pictures from the next one on at the P pictures' quantiser over
+ * @ip_factor, 0: chosen per GOP (from the factor in use) */
+void gst_cl_mpeg_rate_control_set_ip_factor (GstClMpegRateControl * rc,
+    gdouble ip_factor);
+
+/* A P picture of @mbs macroblocks was coded, @copies of them copies of
+ * their reference (zero vector, no level): the automatic I picture
+ * factor follows them. */
+void gst_cl_mpeg_rate_control_count_copies (GstClMpegRateControl * rc,
+    guint mbs, guint copies);
 
 /* Quantiser for the next picture, of @coding_type (GST_CL_MPEG_PICTURE_I,
  * _P or _B); @gop_start: first of its GOP. */
