@@ -5314,6 +5314,20 @@ GST_START_TEST (test_slices)
 
 GST_END_TEST;
 
+/* encode_clip () of @props, checked (check_stream ()) */
+static MpegCheckResult *
+encode_clip_checked (const gchar * props, guint w, guint h, guint n,
+    gboolean pan)
+{
+  MpegCheckResult *r;
+  Encoded e;
+
+  encode_clip (props, w, h, n, pan, NULL, &e);
+  r = check_stream (e.stream, n, w, h);
+  encoded_free (&e);
+  return r;
+}
+
 /* Picture @k (@pic) of the stream of @what has quantiser @want in every
  * slice */
 static void
@@ -5340,12 +5354,9 @@ GST_START_TEST (test_ip_factor)
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
     gchar *props = g_strdup_printf ("quantizer=%u gop-size=3 ip-factor=%s",
         q, cases[c].factor);
-    MpegCheckResult *r;
+    MpegCheckResult *r = encode_clip_checked (props, w, h, n, TRUE);
     guint i_bits = 0;
-    Encoded e;
 
-    encode_clip (props, w, h, n, TRUE, NULL, &e);
-    r = check_stream (e.stream, n, w, h);
     for (k = 0; k < r->pictures->len; k++) {
       MpegCheckPicture *pic = &g_array_index (r->pictures, MpegCheckPicture,
           k);
@@ -5359,7 +5370,6 @@ GST_START_TEST (test_ip_factor)
         "more than %u at a coarser quantiser", props, i_bits, prev_bits);
     prev_bits = i_bits;
     mpegcheck_result_free (r);
-    encoded_free (&e);
     g_free (props);
   }
 }
@@ -5386,12 +5396,9 @@ GST_START_TEST (test_ip_factor_auto)
 
   for (pan = 0; pan < 2; pan++) {
     const gchar *what = pan ? "pan" : "still";
-    MpegCheckResult *r;
+    MpegCheckResult *r = encode_clip_checked (props, w, h, n, pan);
     guint i_seen = 0, p_copies = 0, p_mbs = 0, k;
-    Encoded e;
 
-    encode_clip (props, w, h, n, pan, NULL, &e);
-    r = check_stream (e.stream, n, w, h);
     for (k = 0; k < r->pictures->len; k++) {
       MpegCheckPicture *pic = &g_array_index (r->pictures, MpegCheckPicture,
           k);
@@ -5414,7 +5421,6 @@ GST_START_TEST (test_ip_factor_auto)
     else
       fail_unless_equals_int (p_copies, p_mbs);
     mpegcheck_result_free (r);
-    encoded_free (&e);
   }
   g_free (props);
 }
