@@ -734,6 +734,23 @@ choose_moving (int sv, int sp, int2 v, int2 p, int2 pred, int mv_lambda16,
   return jp < jv ? p : v;
 }
 
+/* Of the searched vector @v (SAD @sv) and the predictor's own vector @w
+ * (@sw), the one choose_moving did not take (@taken) into *@second, its
+ * SAD into *@sad; returns whether it is coded too, as a candidate of its
+ * own: where it differs from @taken and from zero and predicts clearly
+ * better than the zero vector (@s0; quantiser @q). Their SADs often rank
+ * them otherwise than their coded costs do. */
+static int
+second_vector (int2 v, int sv, int2 w, int sw, int2 taken, int s0, int q,
+    int2 * second, int *sad)
+{
+  const int took_w = taken.x == w.x && taken.y == w.y;
+  *second = took_w ? v : w;
+  *sad = took_w ? sv : sw;
+  return (second->x != taken.x || second->y != taken.y) &&
+      (second->x || second->y) && *sad + MOVING_MARGIN * q < s0;
+}
+
 /* Inter or intra from the SADs of the zero vector (@s0) and of @v (@sv),
  * and the activity: the zero vector unless @v is clearly better (it can
  * be skipped), intra unless the prediction beats the activity by
@@ -2461,7 +2478,8 @@ plan_macroblock (__global const uchar * ref,
   MB_PLACE (args);
   int sum, act, intra, dx = 0, dy = 0, q, cost;
   int moving = 0, sad_mv = 0, intra_cand = 0, field_mv = 0, alt_bits = -1;
-  int2 alt = (int2) (0, 0);
+  int second_bits = -1, sad_second = 0;
+  int2 alt = (int2) (0, 0), second = (int2) (0, 0);
   GstClMpegMbPlan plan;
 
   /* activity: sum of |sample - mean| over the luma, in 1/256 steps */
@@ -2498,8 +2516,14 @@ plan_macroblock (__global const uchar * ref,
       /* zero or the better moving vector: decided on the coded
        * macroblocks below, where the moving one predicts clearly better
        * (else it could only cost more) */
+      const int2 searched = v;
+      const int s_searched = sv;
       sp = group_sum (red, sp, t);
       v = choose_moving (sv, sp, v, pv, pred, mv_lambda16, rd_bits, &sv);
+      /* (see mpeg_encode_mb_cpu) */
+      if (!args.field_dct && second_vector (searched, s_searched, pv, sp, v,
+              s0, q, &second, &sad_second))
+        second_bits = vector_bits (rd_bits, second - pred);
       alt_bits = vector_bits (rd_bits, v - pred);
       /* the field prediction instead where it is cheaper */
       field_mv = args.field_motion && takes_field_prediction (&fields[mb],
@@ -2534,6 +2558,10 @@ plan_macroblock (__global const uchar * ref,
   plan.alt_bits = alt_bits;
   plan.alt_x = alt.x;
   plan.alt_y = alt.y;
+  plan.second_bits = second_bits;
+  plan.second_x = second.x;
+  plan.second_y = second.y;
+  plan.sad_second = sad_second;
   return plan;
 }
 
@@ -2798,7 +2826,8 @@ mpeg_transform_mb (__global const uchar * cur, __global const uchar * ref,
 }
 
 /* GPU layout, last launch: the rate-distortion decisions from the
- * candidates' levels in the jobs, the fourth candidate (interlaced), the
+ * candidates' levels in the jobs, the fourth candidate (progressive: the
+ * second moving one; interlaced: the other arrangement), the
  * levels kept and the reconstruction. (@vectors and @fields, which
  * mpeg_transform_mb read, are there for the arguments of the CPU
  * layout's kernel.) */
@@ -2835,6 +2864,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
 
   /* this work-item's sample of each block, its predictions */
   int own[MB_BLOCKS], prd[MB_BLOCKS], prd_mv[MB_BLOCKS];
+  int prd_second[MB_BLOCKS];
   /* the blocks' places: column, first line and line step, plane */
   int bx[MB_BLOCKS], by[MB_BLOCKS], ys[MB_BLOCKS], bc[MB_BLOCKS];
   int coef[MB_BLOCKS];
@@ -2879,9 +2909,23 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   fdct_terms (r, 1, &col_mag, &col_neg);
   load_job (&jobs[mb], CANDIDATES (p), rd, lv, last_l, delta_l, cand_q,
       energy, coef, t);
-  /* 3: the better of 0 and 1 in the other arrangement, frame or field
-   * blocks (its residual rearranged), where its levels are worth coding
-   * (see mpeg_encode_mb_cpu) */
+  /* 3, progressive pictures: the second moving candidate, where there
+   * is one (second_vector) */
+  if (rd && !intra && p.second_bits >= 0) {
+    predict_samples (ref, W, CW, off, bx, by, bc, r, c, (int2) (p.second_x,
+            p.second_y), prd_second);
+    for (b = 0; b < MB_BLOCKS; b++)
+      blk[b][t] = own[b] - prd_second[b];
+    energy[3] = transform_candidate (3, 0, q, rd, args.mpeg2, args.dc_only,
+        args.dc_shift, args.alternate_scan, blk, tmp, zz, cand, cand_q, red,
+        row_mag, row_neg, col_mag, col_neg, coef, t, r, c);
+    trellis_fourth (q, lambda4, m2q, rd_bits, args.mpeg2,
+        args.alternate_scan, args.intra_vlc, zz, lv, cand, cand_q, last_l,
+        delta_l, t);
+  }
+  /* 3, interlaced pictures: the better of 0 and 1 in the other
+   * arrangement, frame or field blocks (its residual rearranged), where
+   * its levels are worth coding (see mpeg_encode_mb_cpu) */
   if (rd && !intra && args.field_dct) {
     int worth;
     long j_better;
@@ -2915,6 +2959,21 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       cost = sad_mv;
       for (b = 0; b < MB_BLOCKS; b++)
         prd[b] = prd_mv[b];
+    }
+    if (p.second_bits >= 0) {
+      int keep_second;
+      const long j_second = candidate_cost (energy[3], last_l[3],
+          delta_l[3], p.second_bits, lambda4, rd_bits, &keep_second);
+      if (j_second < j) {
+        j = j_second;
+        chosen = 3;
+        keep = keep_second;
+        dx = p.second_x;
+        dy = p.second_y;
+        cost = p.sad_second;
+        for (b = 0; b < MB_BLOCKS; b++)
+          prd[b] = prd_second[b];
+      }
     }
     drop = !keep;
     /* the other arrangement, tried where these levels are worth coding,
@@ -2955,7 +3014,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
     field = intra_field;
   block_rows (field, mby, by, ys);
   /* the prediction chosen, in the other arrangement */
-  if (chosen == 3)
+  if (chosen == 3 && args.field_dct)
     rearrange_blocks ((__local int *) tmp, prd, r, c, field);
   /* the levels, dequantisation with mismatch control; the last resort of
    * the rate control keeps the DC levels only */
@@ -3819,6 +3878,12 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   int2 alt = (int2) (0, 0);
   uchar16 pred_mv[MB_ROWS];
   __global short *lev = levels + (size_t) mb * GST_CL_MPEG_MB_LEVELS;
+  /* the second moving candidate (second_vector), its prediction and
+   * levels */
+  int has_second = 0, second_bits = 0, sad_second = 0;
+  int2 second = (int2) (0, 0);
+  uchar16 pred_second[MB_ROWS];
+  short16 levels_second[MB_ROWS];
 
   if (mb >= args.mb_width * args.mb_height)
     return;
@@ -3889,11 +3954,28 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
             w.y & 1, 16, 1, pw);
         sp = sad_rows (src, pw);
       }
+      const int2 searched = v;
+      const int s_searched = sv;
       v = choose_moving (sv, sp, v, w, p, mv_lambda16, rd_bits, &sv);
+      /* (the other's prediction left in pw where there are two) */
       if (own && v.x == w.x && v.y == w.y)
         #pragma unroll
-        for (i = 0; i < 16; i++)
+        for (i = 0; i < 16; i++) {
+          const uchar16 t = pv[i];
           pv[i] = pw[i];
+          pw[i] = t;
+        }
+      /* progressive pictures: an interlaced one's fourth try is the
+       * other arrangement of its blocks */
+      has_second = !args.field_dct && second_vector (searched, s_searched,
+          w, sp, v, s0, q, &second, &sad_second);
+      if (has_second) {
+        second_bits = vector_bits (rd_bits, second - p);
+        #pragma unroll
+        for (i = 0; i < 16; i++)
+          pred_second[i] = own ? pw[i] : pv[i];
+        predict_chroma (ref, co, cro, CW, second, pred_second);
+      }
       alt_bits = vector_bits (rd_bits, v - p);
       /* the field prediction instead where it is cheaper */
       field_mv = args.field_motion && takes_field_prediction (&fields[mb],
@@ -4045,6 +4127,31 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       #pragma unroll
       for (i = 0; i < MB_ROWS; i++)
         pred[i] = pred_mv[i];
+    }
+    if (has_second) {
+      int keep_second, delta_second, cbp_second, q_second = q;
+      long energy_second;
+      if (quantise_pairs (src, pred_second, 0, &q_second, m, m2q, qw, rcp,
+              mag1, args.rd_lambda, lambda4, args.dc_only, args.mpeg2,
+              args.dc_shift, rd_bits,
+              mode_lambda (lambda4) * (second_bits + 3), j, levels_second,
+              &delta_second, &cbp_second, &energy_second,
+              args.alternate_scan, args.intra_vlc)) {
+        const long j_second = inter_cost (energy_second, delta_second,
+            cbp_second, second_bits, lambda4, rd_bits, &keep_second);
+        if (j_second < j) {
+          j = j_second;
+          dx = second.x;
+          dy = second.y;
+          keep = keep_second;
+          cost = sad_second;
+          kept = levels_second;
+          q_kept = q_second;
+          #pragma unroll
+          for (i = 0; i < MB_ROWS; i++)
+            pred[i] = pred_second[i];
+        }
+      }
     }
     /* the prediction chosen in the other arrangement, frame or field
      * blocks, taken where it costs less (the first arrangement's bound:

@@ -16,6 +16,8 @@
 /* cosine table: round (16384 * c(k) / 2 * cos ((2n + 1) k pi / 16)) */
 static gint dct_c[8][8];
 
+guint mpegref_second_vectors_taken = 0;
+
 static void
 init_cosines (void)
 {
@@ -1009,7 +1011,9 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   gint alt_bits = -1;
   gint sum = 0, act = 0, b, i, q, intra, dx = 0, dy = 0;
   gint px = 0, py = 0, mx = 0, my = 0, sad_moving = 0;
+  gint sec_x = 0, sec_y = 0, sad_second = 0, second_bits = 0;
   gboolean rd = prm->rd_lambda && !prm->dc_only, moving = FALSE;
+  gboolean second = FALSE;
   gboolean intra_cand = FALSE;
   guint W = cur->mb_width * 16, H = cur->mb_height * 16;
 
@@ -1061,6 +1065,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
        * SAD + lambda * bits; it competes with the zero vector below when
        * its SAD is lower by more than MOVING_MARGIN q */
       gint lambda16 = prm->mv_lambda * prm->qscale, wx, wy, sadw;
+      const gint sx = dx, sy = dy, sads = sadv;
       if (vectors && mbx > 0) {
         px = vectors[mby * cur->mb_width + mbx - 1].dx;
         py = vectors[mby * cur->mb_width + mbx - 1].dy;
@@ -1076,6 +1081,21 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         dy = wy;
         sadv = sadw;
       }
+      /* the one passed over, coded too where it differs from the one
+       * taken and from zero and its SAD is lower by more than
+       * MOVING_MARGIN q (progressive pictures) */
+      if (dx == wx && dy == wy) {
+        sec_x = sx;
+        sec_y = sy;
+        sad_second = sads;
+      } else {
+        sec_x = wx;
+        sec_y = wy;
+        sad_second = sadw;
+      }
+      second = !prm->field_dct && (sec_x != dx || sec_y != dy) &&
+          (sec_x || sec_y) && sad_second + MOVING_MARGIN * q < sad0;
+      second_bits = vector_bits (sec_x, sec_y, px, py);
       alt_bits = vector_bits (dx, dy, px, py);
       /* the field prediction instead where it is cheaper */
       if (prm->field_motion) {
@@ -1178,6 +1198,31 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
           rec->cost = sad_moving;
           memcpy (pred, pred_m, sizeof (pred));
           memcpy (levels, levels_m, n_blocks * 64 * sizeof (gint16));
+        }
+      }
+      if (second) {
+        /* the second moving candidate against the better of those */
+        gint delta_s, cbp_s, pred_s[GST_CL_MPEG_BLOCKS][64];
+        gint16 levels_s[GST_CL_MPEG_MB_LEVELS];
+        gint64 energy_s;
+        gboolean keep_s;
+        gint q_s = q_base;
+        predict_mb (ref, mbx, mby, sec_x, sec_y, pred_s);
+        code_levels (src, pred_s, n_blocks, FALSE, &q_s, lambda4, prm,
+            levels_s, &delta_s, &cbp_s, &energy_s);
+        gint64 j_s = inter_cost (energy_s, delta_s, cbp_s, n_blocks,
+            second_bits, lambda4, &keep_s);
+        if (j_s < j) {
+          j = j_s;
+          dx = sec_x;
+          dy = sec_y;
+          field_chosen = FALSE;
+          keep = keep_s;
+          q = q_s;
+          rec->cost = sad_second;
+          mpegref_second_vectors_taken++;
+          memcpy (pred, pred_s, sizeof (pred));
+          memcpy (levels, levels_s, n_blocks * 64 * sizeof (gint16));
         }
       }
       /* the prediction chosen in the other arrangement, taken where it

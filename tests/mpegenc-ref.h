@@ -76,6 +76,10 @@ void mpegref_choose_b_fields (const MpegRefPicture * cur,
  * blocks are written) and the reconstruction @recon, as
  * kernels/mpegenc.cl does for gst_cl_mpeg_transform_encode() with
  * @params. */
+/* macroblocks of P pictures that took the second moving candidate (the
+ * vector the SADs ranked second), counted over every encode */
+extern guint mpegref_second_vectors_taken;
+
 void mpegref_encode (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const GstClMotionVector * vectors, const GstClMpegEncodeParams * params,
     GstClMpegMbRecord * records, gint16 * levels, MpegRefPicture * recon);

@@ -133,13 +133,18 @@ typedef struct {
  * @field_in: 1 where the intra candidate takes field blocks
  * @alt_bits: the moving candidate's vector bits (-1: none)
  * @alt_x, @alt_y: its vector
+ * @second_bits: the second moving candidate's vector bits (-1: none; see
+ *   second_vector in the kernels)
+ * @second_x, @second_y: its vector
+ * @sad_second: its SAD
  *
  * What the GPU layout's mpeg_transform_mb decides of a macroblock before
  * it transforms the candidates, and mpeg_encode_mb goes on from.
  */
 typedef struct {
   gint32 act, q, intra, dx, dy, cost, moving, sad_mv, intra_cand, field,
-      field_mv, field_in, alt_bits, alt_x, alt_y;
+      field_mv, field_in, alt_bits, alt_x, alt_y, second_bits, second_x,
+      second_y, sad_second;
 } GstClMpegMbPlan;
 
 /* the candidates a job holds: the prediction chosen so far, the moving
@@ -377,8 +382,8 @@ GST_CL_VIDEO_SIZE_IS (GstClKernelPlane, 8);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
 GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 68);
-GST_CL_VIDEO_SIZE_IS (GstClMpegMbPlan, 60);
-GST_CL_VIDEO_SIZE_IS (GstClMpegTrellisJob, 3736);
+GST_CL_VIDEO_SIZE_IS (GstClMpegMbPlan, 76);
+GST_CL_VIDEO_SIZE_IS (GstClMpegTrellisJob, 3752);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 20);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 36);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);

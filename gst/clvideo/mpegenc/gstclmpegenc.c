@@ -1773,8 +1773,9 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
       g_param_spec_boolean ("rdo", "Rate-distortion optimisation",
           "Trellis quantisation (each block's levels chosen for the least "
           "squared error plus lambda times bits of its run-level codes), and "
-          "in P pictures the zero vector, the best moving vector and intra "
-          "coded and compared the same way, levels kept only where they pay "
+          "in P pictures the zero vector, the moving vectors (the searched "
+          "one and the left neighbour's) and intra coded and compared the "
+          "same way, levels kept only where they pay "
           "for the macroblock's header, and the motion search's half-pel "
           "positions ranked by SATD (off: rounding with a dead zone, SAD "
           "rules for the vector and intra)", DEFAULT_RDO,
