@@ -2309,22 +2309,23 @@ inter_choice (long energy_zero, long energy_mv,
   return 1;
 }
 
-/* The slot of candidate @k in the arrays of the candidates' coefficients
- * (the fourth is transformed after the first's levels are found) */
-#define CAND_SLOT(k) ((k) == 3 ? 0 : (k))
+/* The slot of mpeg_encode_mb's fourth candidate of an interlaced
+ * picture in its arrays of coefficients (it is transformed after the
+ * first's levels are found) */
+#define FOURTH_SLOT 0
 
 /* Candidate @k of a macroblock, its residual (@ci, intra: its samples)
  * in @blk: forward DCT into @coef, the quantiser its coefficients need
  * into cand_q[k] (at least @q); with rate-distortion decisions (@rd) its
- * coefficients in scan order into zz[CAND_SLOT (k)] and those that can
- * take a level into cand[CAND_SLOT (k)], for the trellis (store_job,
- * trellis_fourth). Returns, with @rd, 4 times the energy of its
+ * coefficients in scan order into zz[@slot] and those that can take a
+ * level into cand[@slot], for the trellis (store_job, trellis_fourth). Returns, with @rd, 4 times the energy of its
  * coefficients (of an intra DC: its quantisation error). @blk and @tmp
  * are scratch. (The encoder's arguments one by one: given the address of
  * the kernel's argument, NVIDIA's compiler kept it in memory, and
  * mpeg_encode_mb took a sixth longer on an H200.) */
 static long
-transform_candidate (int k, int ci, int q, int rd, int mpeg2, int dc_only,
+transform_candidate (int k, int slot, int ci, int q, int rd, int mpeg2,
+    int dc_only,
     int dc_shift, int alternate_scan,
     __local int (*blk)[64], __local int (*tmp)[64],
     __local short (*zz)[MB_BLOCKS][64], __local uint (*cand)[MB_BLOCKS][2],
@@ -2332,7 +2333,6 @@ transform_candidate (int k, int ci, int q, int rd, int mpeg2, int dc_only,
     __local int *red, int4 row_mag, int4 row_neg, int4 col_mag,
     int4 col_neg, int *coef, uint t, uint r, uint c)
 {
-  const int slot = CAND_SLOT (k);
   long energy = 0;
   int b;
 
@@ -2387,7 +2387,7 @@ transform_candidate (int k, int ci, int q, int rd, int mpeg2, int dc_only,
 }
 
 /* The levels of the fourth candidate's blocks (non-intra, transformed by
- * transform_candidate into slot CAND_SLOT (3)) by the trellis
+ * transform_candidate into slot FOURTH_SLOT) by the trellis
  * (rd_quantise), each block's in a work-item of its own: into lv[3],
  * each block's last and delta into last_l[3] and delta_l[3]. (The other
  * candidates' blocks go through mpeg_trellis_blocks.) */
@@ -2399,7 +2399,7 @@ trellis_fourth (int q, int lambda4, ulong m2q,
     __local int *cand_q, __local int (*last_l)[MB_BLOCKS],
     __local int (*delta_l)[MB_BLOCKS], uint t)
 {
-  const int slot = CAND_SLOT (3);
+  const int slot = FOURTH_SLOT;
 
   for (int b = 0; b < MB_BLOCKS; b++)
     lv[3][b][t] = 0;
@@ -2565,12 +2565,14 @@ plan_macroblock (__global const uchar * ref,
   return plan;
 }
 
-/* The predictions of plan @p into @prd (the prediction so far) and
- * @prd_mv (the moving candidate's), in frame blocks */
+/* The predictions of plan @p into @prd (the prediction so far), @prd_mv
+ * (the moving candidate's) and @prd_second (the second moving one's), in
+ * frame blocks */
 static void
 predict_plan (__global const uchar * ref, __global const uchar * fpred,
     const GstClMpegEncodeArgs args, const GstClMpegMbPlan * p,
-    const int *bx, const int *by, const int *bc, int *prd, int *prd_mv)
+    const int *bx, const int *by, const int *bc, int *prd, int *prd_mv,
+    int *prd_second)
 {
   MB_PLACE (args);
 
@@ -2582,6 +2584,9 @@ predict_plan (__global const uchar * ref, __global const uchar * fpred,
   if (p->moving)
     predict_samples (p->field_mv ? fpred : ref, W, CW, off, bx, by, bc, r,
         c, (int2) (p->alt_x, p->alt_y), prd_mv);
+  if (p->second_bits >= 0)
+    predict_samples (ref, W, CW, off, bx, by, bc, r, c, (int2) (p->second_x,
+            p->second_y), prd_second);
 }
 
 /* Interlaced pictures (field_dct): whether the intra candidate's samples
@@ -2643,7 +2648,8 @@ arrange_blocks (__global const uchar * cur, const GstClMpegEncodeArgs args,
 /* the candidates mpeg_transform_mb transforms for the GstClMpegMbPlan
  * @p, bit k candidate k */
 #define CANDIDATES(p) \
-  (1u | (uint) (p).moving << 1 | (uint) (p).intra_cand << 2)
+  (1u | (uint) (p).moving << 1 | (uint) (p).intra_cand << 2 | \
+      (uint) ((p).second_bits >= 0) << 3)
 
 /* The plan @p and its candidates in @ks, transformed
  * (transform_candidate), into @job: with rate-distortion decisions (@rd)
@@ -2787,6 +2793,7 @@ mpeg_transform_mb (__global const uchar * cur, __global const uchar * ref,
   __local uchar intra_src[MB_BLOCKS][64];
   __local int intra_field;
   int own[MB_BLOCKS], prd[MB_BLOCKS], prd_mv[MB_BLOCKS];
+  int prd_second[MB_BLOCKS];
   int bx[MB_BLOCKS], by[MB_BLOCKS], ys[MB_BLOCKS], bc[MB_BLOCKS];
   int coef[MB_BLOCKS];
   int4 row_mag, row_neg, col_mag, col_neg;
@@ -2796,7 +2803,7 @@ mpeg_transform_mb (__global const uchar * cur, __global const uchar * ref,
   load_macroblock (cur, args, blk, own, prd, bx, by, ys, bc);
   p = plan_macroblock (ref, vectors, rd_bits, fields, args, blk, red, own,
       bx, by);
-  predict_plan (ref, fpred, args, &p, bx, by, bc, prd, prd_mv);
+  predict_plan (ref, fpred, args, &p, bx, by, bc, prd, prd_mv, prd_second);
   plan_fields (args, blk, tmp, red, own, prd, prd_mv, &p);
   arrange_blocks (cur, args, &p, tmp, intra_src, &intra_field, own, prd,
       prd_mv, bx, bc);
@@ -2805,18 +2812,19 @@ mpeg_transform_mb (__global const uchar * cur, __global const uchar * ref,
   fdct_terms (r, 1, &col_mag, &col_neg);
   /* each candidate prediction (two where a moving one competes with the
    * zero vector): residual, forward DCT. (The candidates unrolled: in a
-   * loop with the fourth one, NVIDIA's compiler made the kernel 18% slower
-   * on an H200, on progressive pictures, which never try it, too.) */
+   * loop with the interlaced pictures' fourth one, NVIDIA's compiler made
+   * the kernel 18% slower on an H200, on progressive pictures, which never
+   * try it, too.) */
   #pragma unroll
   for (int k = 0; k < GST_CL_MPEG_TRELLIS_CANDIDATES; k++) {
     /* 0: the prediction chosen so far (intra in I pictures), 1: the
-     * moving one, 2: intra */
-    if ((k == 1 && !p.moving) || (k == 2 && !p.intra_cand))
+     * moving one, 2: intra, 3: the second moving one */
+    if (!((CANDIDATES (p) >> k) & 1))
       continue;
     for (int b = 0; b < MB_BLOCKS; b++)
       blk[b][t] = k == 2 ? intra_src[b][t] : own[b] - (k == 1 ?
-          prd_mv[b] : prd[b]);
-    energy[k] = transform_candidate (k, k == 2 || p.intra, p.q, rd,
+          prd_mv[b] : k == 3 ? prd_second[b] : prd[b]);
+    energy[k] = transform_candidate (k, k, k == 2 || p.intra, p.q, rd,
         args.mpeg2, args.dc_only, args.dc_shift, args.alternate_scan, blk,
         tmp, zz, cand, cand_q, red, row_mag, row_neg, col_mag, col_neg,
         coef, t, r, c);
@@ -2883,7 +2891,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
 
   /* (from where mpeg_transform_mb left it) */
   load_macroblock (cur, args, blk, own, prd, bx, by, ys, bc);
-  predict_plan (ref, fpred, args, &p, bx, by, bc, prd, prd_mv);
+  predict_plan (ref, fpred, args, &p, bx, by, bc, prd, prd_mv, prd_second);
   arrange_blocks (cur, args, &p, tmp, intra_src, &intra_field, own, prd,
       prd_mv, bx, bc);
   act = p.act;
@@ -2909,23 +2917,10 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   fdct_terms (r, 1, &col_mag, &col_neg);
   load_job (&jobs[mb], CANDIDATES (p), rd, lv, last_l, delta_l, cand_q,
       energy, coef, t);
-  /* 3, progressive pictures: the second moving candidate, where there
-   * is one (second_vector) */
-  if (rd && !intra && p.second_bits >= 0) {
-    predict_samples (ref, W, CW, off, bx, by, bc, r, c, (int2) (p.second_x,
-            p.second_y), prd_second);
-    for (b = 0; b < MB_BLOCKS; b++)
-      blk[b][t] = own[b] - prd_second[b];
-    energy[3] = transform_candidate (3, 0, q, rd, args.mpeg2, args.dc_only,
-        args.dc_shift, args.alternate_scan, blk, tmp, zz, cand, cand_q, red,
-        row_mag, row_neg, col_mag, col_neg, coef, t, r, c);
-    trellis_fourth (q, lambda4, m2q, rd_bits, args.mpeg2,
-        args.alternate_scan, args.intra_vlc, zz, lv, cand, cand_q, last_l,
-        delta_l, t);
-  }
-  /* 3, interlaced pictures: the better of 0 and 1 in the other
+  /* 3 of interlaced pictures: the better of 0 and 1 in the other
    * arrangement, frame or field blocks (its residual rearranged), where
-   * its levels are worth coding (see mpeg_encode_mb_cpu) */
+   * its levels are worth coding (see mpeg_encode_mb_cpu). (3 of
+   * progressive ones, the second moving candidate, is in the job.) */
   if (rd && !intra && args.field_dct) {
     int worth;
     long j_better;
@@ -2938,7 +2933,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       for (b = 0; b < MB_BLOCKS; b++)
         blk[b][t] = ((__local int *) tmp)[rearranged_source (b, r, c,
                 !field)];
-      energy[3] = transform_candidate (3, 0, q, rd, args.mpeg2,
+      energy[3] = transform_candidate (3, FOURTH_SLOT, 0, q, rd, args.mpeg2,
           args.dc_only, args.dc_shift, args.alternate_scan, blk, tmp, zz,
           cand, cand_q, red, row_mag, row_neg, col_mag, col_neg, coef, t, r,
           c);

@@ -148,8 +148,8 @@ typedef struct {
 } GstClMpegMbPlan;
 
 /* the candidates a job holds: the prediction chosen so far, the moving
- * one, intra */
-#define GST_CL_MPEG_TRELLIS_CANDIDATES 3
+ * one, intra, the second moving one */
+#define GST_CL_MPEG_TRELLIS_CANDIDATES 4
 
 /**
  * GstClMpegTrellisJob:
@@ -383,7 +383,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMpegMbRecord, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMpegLoadArgs, 44);
 GST_CL_VIDEO_SIZE_IS (GstClMpegEncodeArgs, 68);
 GST_CL_VIDEO_SIZE_IS (GstClMpegMbPlan, 76);
-GST_CL_VIDEO_SIZE_IS (GstClMpegTrellisJob, 3752);
+GST_CL_VIDEO_SIZE_IS (GstClMpegTrellisJob, 4976);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 20);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 36);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
