@@ -3835,6 +3835,26 @@ to_field_rows (uchar16 * v)
   }
 }
 
+/* The inter candidate of cost @j_c, vector @v, SAD @sad, levels @lv (the
+ * kept ones where @keep_c) at quantiser @q_c and prediction @p, taken as
+ * the macroblock's choice so far */
+static void
+take_inter (long j_c, int2 v, int keep_c, int sad, const short16 * lv,
+    int q_c, const uchar16 * p, long *j, int *dx, int *dy, int *keep,
+    int *cost, const short16 ** kept, int *q_kept, uchar16 * pred)
+{
+  *j = j_c;
+  *dx = v.x;
+  *dy = v.y;
+  *keep = keep_c;
+  *cost = sad;
+  *kept = lv;
+  *q_kept = q_c;
+  #pragma unroll
+  for (int i = 0; i < MB_ROWS; i++)
+    pred[i] = p[i];
+}
+
 __kernel void
 mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     __global uchar * recon, __global const GstClMotionVector * vectors,
@@ -4111,17 +4131,9 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       j_mv = inter_cost (energy_mv, delta_mv, cbp_mv, alt_bits, lambda4,
           rd_bits, &keep_mv);
     if (j_mv < j) {
-      j = j_mv;
-      dx = alt.x;
-      dy = alt.y;
+      take_inter (j_mv, alt, keep_mv, sad_mv, levels_mv, q_mv, pred_mv, &j,
+          &dx, &dy, &keep, &cost, &kept, &q_kept, pred);
       field_chosen = field_mv;
-      keep = keep_mv;
-      cost = sad_mv;
-      kept = levels_mv;
-      q_kept = q_mv;
-      #pragma unroll
-      for (i = 0; i < MB_ROWS; i++)
-        pred[i] = pred_mv[i];
     }
     if (has_second) {
       int keep_second, delta_second, cbp_second, q_second = q;
@@ -4134,18 +4146,10 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
               args.alternate_scan, args.intra_vlc)) {
         const long j_second = inter_cost (energy_second, delta_second,
             cbp_second, second_bits, lambda4, rd_bits, &keep_second);
-        if (j_second < j) {
-          j = j_second;
-          dx = second.x;
-          dy = second.y;
-          keep = keep_second;
-          cost = sad_second;
-          kept = levels_second;
-          q_kept = q_second;
-          #pragma unroll
-          for (i = 0; i < MB_ROWS; i++)
-            pred[i] = pred_second[i];
-        }
+        if (j_second < j)
+          take_inter (j_second, second, keep_second, sad_second,
+              levels_second, q_second, pred_second, &j, &dx, &dy, &keep,
+              &cost, &kept, &q_kept, pred);
       }
     }
     /* the prediction chosen in the other arrangement, frame or field

@@ -973,6 +973,36 @@ prefers_field_dct (const gint src[GST_CL_MPEG_BLOCKS][64],
  * lines @by and line steps @ys, of frame blocks or, where @field, of
  * field blocks (4:2:2's chroma has the luma's 16 lines a macroblock;
  * 4:2:0's stays in frame blocks) */
+/* The inter candidate @src predicted by @pred_c, its vectors' bits
+ * @mv_bits (-1: none), coded with the quantiser @q_base or above; taken
+ * where it costs less than *@j: its cost into *@j, whether its levels are
+ * worth coding into *@keep, its quantiser into *@q, its prediction and
+ * levels into @pred and @levels. Returns whether it was taken. */
+static gboolean
+take_cheaper (const gint src[GST_CL_MPEG_BLOCKS][64],
+    const gint pred_c[GST_CL_MPEG_BLOCKS][64], guint n_blocks, gint q_base,
+    gint lambda4, const GstClMpegEncodeParams * prm, gint mv_bits,
+    gint64 * j, gboolean * keep, gint * q, gint pred[GST_CL_MPEG_BLOCKS][64],
+    gint16 * levels)
+{
+  gint16 lv[GST_CL_MPEG_MB_LEVELS];
+  gint delta, cbp, q_c = q_base;
+  gint64 energy, j_c;
+  gboolean keep_c;
+
+  code_levels (src, pred_c, n_blocks, FALSE, &q_c, lambda4, prm, lv, &delta,
+      &cbp, &energy);
+  j_c = inter_cost (energy, delta, cbp, n_blocks, mv_bits, lambda4, &keep_c);
+  if (j_c >= *j)
+    return FALSE;
+  *j = j_c;
+  *keep = keep_c;
+  *q = q_c;
+  memcpy (pred, pred_c, sizeof (gint) * GST_CL_MPEG_BLOCKS * 64);
+  memcpy (levels, lv, n_blocks * 64 * sizeof (gint16));
+  return TRUE;
+}
+
 static void
 block_places (const MpegRefPicture * cur, gboolean field, guint mbx,
     guint mby, gint * bx, gint * by, gint * ys)
@@ -1178,51 +1208,26 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       gboolean chose_m = FALSE;
       if (moving) {
         /* the moving candidate against the zero vector, both coded */
-        gint delta_m, cbp_m;
-        gint16 levels_m[GST_CL_MPEG_MB_LEVELS];
-        gint64 energy_m;
-        gboolean keep_m;
-        gint q_m = q_base;
-        code_levels (src, pred_m, n_blocks, FALSE, &q_m, lambda4, prm,
-            levels_m, &delta_m, &cbp_m, &energy_m);
-        gint64 j_m = inter_cost (energy_m, delta_m, cbp_m, n_blocks, alt_bits,
-            lambda4, &keep_m);
-        if (j_m < j) {
-          j = j_m;
+        if (take_cheaper (src, pred_m, n_blocks, q_base, lambda4, prm,
+                alt_bits, &j, &keep, &q, pred, levels)) {
           chose_m = TRUE;
           dx = mx;
           dy = my;
           field_chosen = field_mv;
-          keep = keep_m;
-          q = q_m;
           rec->cost = sad_moving;
-          memcpy (pred, pred_m, sizeof (pred));
-          memcpy (levels, levels_m, n_blocks * 64 * sizeof (gint16));
         }
       }
       if (second) {
         /* the second moving candidate against the better of those */
-        gint delta_s, cbp_s, pred_s[GST_CL_MPEG_BLOCKS][64];
-        gint16 levels_s[GST_CL_MPEG_MB_LEVELS];
-        gint64 energy_s;
-        gboolean keep_s;
-        gint q_s = q_base;
+        gint pred_s[GST_CL_MPEG_BLOCKS][64];
         predict_mb (ref, mbx, mby, sec_x, sec_y, pred_s);
-        code_levels (src, pred_s, n_blocks, FALSE, &q_s, lambda4, prm,
-            levels_s, &delta_s, &cbp_s, &energy_s);
-        gint64 j_s = inter_cost (energy_s, delta_s, cbp_s, n_blocks,
-            second_bits, lambda4, &keep_s);
-        if (j_s < j) {
-          j = j_s;
+        if (take_cheaper (src, pred_s, n_blocks, q_base, lambda4, prm,
+                second_bits, &j, &keep, &q, pred, levels)) {
           dx = sec_x;
           dy = sec_y;
           field_chosen = FALSE;
-          keep = keep_s;
-          q = q_s;
           rec->cost = sad_second;
           mpegref_second_vectors_taken++;
-          memcpy (pred, pred_s, sizeof (pred));
-          memcpy (levels, levels_s, n_blocks * 64 * sizeof (gint16));
         }
       }
       /* the prediction chosen in the other arrangement, taken where it
