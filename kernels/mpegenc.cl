@@ -2318,15 +2318,14 @@ inter_choice (long energy_zero, long energy_mv,
  * in @blk: forward DCT into @coef, the quantiser its coefficients need
  * into cand_q[k] (at least @q); with rate-distortion decisions (@rd) its
  * coefficients in scan order into zz[@slot] and those that can take a
- * level into cand[@slot], for the trellis (store_job, trellis_fourth). Returns, with @rd, 4 times the energy of its
- * coefficients (of an intra DC: its quantisation error). @blk and @tmp
- * are scratch. (The encoder's arguments one by one: given the address of
+ * level into cand[@slot], for the trellis (store_job, trellis_fourth).
+ * Returns, with @rd, 4 times the energy of its coefficients (of an intra
+ * DC: its quantisation error). @blk and @tmp are scratch. (The encoder's arguments one by one: given the address of
  * the kernel's argument, NVIDIA's compiler kept it in memory, and
  * mpeg_encode_mb took a sixth longer on an H200.) */
 static long
 transform_candidate (int k, int slot, int ci, int q, int rd, int mpeg2,
-    int dc_only,
-    int dc_shift, int alternate_scan,
+    int dc_only, int dc_shift, int alternate_scan,
     __local int (*blk)[64], __local int (*tmp)[64],
     __local short (*zz)[MB_BLOCKS][64], __local uint (*cand)[MB_BLOCKS][2],
     __local int *cand_q,

@@ -969,10 +969,6 @@ prefers_field_dct (const gint src[GST_CL_MPEG_BLOCKS][64],
       vertical_differences (src, pred, 1);
 }
 
-/* the blocks' places of macroblock (@mbx, @mby): columns @bx, first
- * lines @by and line steps @ys, of frame blocks or, where @field, of
- * field blocks (4:2:2's chroma has the luma's 16 lines a macroblock;
- * 4:2:0's stays in frame blocks) */
 /* The inter candidate @src predicted by @pred_c, its vectors' bits
  * @mv_bits (-1: none), coded with the quantiser @q_base or above; taken
  * where it costs less than *@j: its cost into *@j, whether its levels are
@@ -1003,6 +999,10 @@ take_cheaper (const gint src[GST_CL_MPEG_BLOCKS][64],
   return TRUE;
 }
 
+/* the blocks' places of macroblock (@mbx, @mby): columns @bx, first
+ * lines @by and line steps @ys, of frame blocks or, where @field, of
+ * field blocks (4:2:2's chroma has the luma's 16 lines a macroblock;
+ * 4:2:0's stays in frame blocks) */
 static void
 block_places (const MpegRefPicture * cur, gboolean field, guint mbx,
     guint mby, gint * bx, gint * by, gint * ys)

@@ -70,16 +70,16 @@ void mpegref_choose_b_fields (const MpegRefPicture * cur,
     const GstClMpegFieldChoice * fields[2], guint lambda16, guint zero_bias,
     MpegRefPicture * pred, GstClMpegBChoice * choices);
 
+/* macroblocks of P pictures that took the second moving candidate (the
+ * vector the SADs ranked second), counted over every encode */
+extern guint mpegref_second_vectors_taken;
+
 /* Encodes every macroblock of @cur against @ref (P) with the half-pel
  * @vectors (one per macroblock, NULL: zero), writing the records, the
  * levels (GST_CL_MPEG_MB_LEVELS a macroblock, of which its n_blocks
  * blocks are written) and the reconstruction @recon, as
  * kernels/mpegenc.cl does for gst_cl_mpeg_transform_encode() with
  * @params. */
-/* macroblocks of P pictures that took the second moving candidate (the
- * vector the SADs ranked second), counted over every encode */
-extern guint mpegref_second_vectors_taken;
-
 void mpegref_encode (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const GstClMotionVector * vectors, const GstClMpegEncodeParams * params,
     GstClMpegMbRecord * records, gint16 * levels, MpegRefPicture * recon);
