@@ -2890,7 +2890,12 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
 
   /* (from where mpeg_transform_mb left it) */
   load_macroblock (cur, args, blk, own, prd, bx, by, ys, bc);
-  predict_plan (ref, fpred, args, &p, bx, by, bc, prd, prd_mv, prd_second);
+  /* interlaced pictures rearrange the predictions and may transform one
+   * again; progressive ones need only the chosen one's samples, predicted
+   * once chosen (the job holds the candidates' costs) */
+  if (args.field_dct)
+    predict_plan (ref, fpred, args, &p, bx, by, bc, prd, prd_mv,
+        prd_second);
   arrange_blocks (cur, args, &p, tmp, intra_src, &intra_field, own, prd,
       prd_mv, bx, bc);
   act = p.act;
@@ -2951,7 +2956,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
       dx = alt.x;
       dy = alt.y;
       cost = sad_mv;
-      for (b = 0; b < MB_BLOCKS; b++)
+      for (b = 0; b < MB_BLOCKS && args.field_dct; b++)
         prd[b] = prd_mv[b];
     }
     if (p.second_bits >= 0) {
@@ -2965,8 +2970,6 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         dx = p.second_x;
         dy = p.second_y;
         cost = p.sad_second;
-        for (b = 0; b < MB_BLOCKS; b++)
-          prd[b] = prd_second[b];
       }
     }
     drop = !keep;
@@ -3006,6 +3009,9 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
   /* intra chosen over a prediction: its own blocks */
   if (chosen == 2)
     field = intra_field;
+  if (!args.field_dct && !intra)
+    predict_samples (ref, W, CW, off, bx, by, bc, r, c, (int2) (dx, dy),
+        prd);
   block_rows (field, mby, by, ys);
   /* the prediction chosen, in the other arrangement */
   if (chosen == 3 && args.field_dct)
