@@ -5431,6 +5431,46 @@ GST_START_TEST (test_ip_factor_auto)
 
 GST_END_TEST;
 
+/* The automatic "ip-factor" where the stream's length is known (here from
+ * stream-frames): an I picture followed by fewer P pictures than a GOP
+ * holds takes 1 + (the copies' factor - 1) x their share of a GOP's. A
+ * still clip (factor 2), GOP 4, its last I picture at frame 8 with 3 to 0
+ * P pictures after it. */
+GST_START_TEST (test_ip_factor_auto_end)
+{
+  static const struct {
+    guint frames, last_i_quant;
+  } cases[] = { {12, 4}, {11, 5}, {10, 6}, {9, 8} };
+  const guint w = 96, h = 64, q = 8;
+  guint c, k;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    gchar *props = g_strdup_printf ("quantizer=%u gop-size=4 "
+        "stream-frames=%u", q, cases[c].frames);
+    MpegCheckResult *r = encode_clip_checked (props, w, h, cases[c].frames,
+        FALSE);
+    guint i_seen = 0;
+
+    for (k = 0; k < r->pictures->len; k++) {
+      MpegCheckPicture *pic = &g_array_index (r->pictures, MpegCheckPicture,
+          k);
+      if (pic->coding_type == 2) {
+        fail_unless_equals_int (pic->n_mb_copies, (w / 16) * (h / 16));
+        continue;
+      }
+      /* the first at 1.4, the second a whole GOP before the end */
+      check_picture_quant (props, k, pic, i_seen == 0 ? 6 : i_seen == 1 ?
+          q / 2 : cases[c].last_i_quant);
+      i_seen++;
+    }
+    fail_unless_equals_int (i_seen, 3);
+    mpegcheck_result_free (r);
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_rate)
 {
   GstHarness *h = harness_new (NULL);
@@ -6237,6 +6277,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_slices);
   tcase_add_test (tc, test_ip_factor);
   tcase_add_test (tc, test_ip_factor_auto);
+  tcase_add_test (tc, test_ip_factor_auto_end);
   tcase_add_test (tc, test_bad_rate);
   tcase_add_test (tc, test_bitrate);
   tcase_add_test (tc, test_variable_bitrate);

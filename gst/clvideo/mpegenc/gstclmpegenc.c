@@ -1647,8 +1647,10 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "a bit rate too). 0: automatic, for each I picture 1 + the share "
           "of the macroblocks that the P pictures since the last one copied "
           "from their reference (2 for a static camera, near 1 where the "
-          "picture changes; 1.4 for the first I picture); between 0 and 1: "
-          "1", 0.0, 4.0, DEFAULT_IP_FACTOR,
+          "picture changes; 1.4 for the first I picture), its excess over "
+          "1 in proportion to the P pictures left where the stream ends "
+          "within the GOP (stream-frames); between 0 and 1: 1", 0.0, 4.0,
+          DEFAULT_IP_FACTOR,
           rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_B_FRAMES,
       g_param_spec_uint ("b-frames", "B-frames",
@@ -1909,8 +1911,9 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_STREAM_FRAMES,
       g_param_spec_uint64 ("stream-frames", "Stream frames",
-          "Frames the stream will hold, for vbv-final-fullness (0: from "
-          "upstream's duration, where it answers)", 0, G_MAXUINT64 / 2, 0,
+          "Frames the stream will hold, for vbv-final-fullness and the "
+          "automatic ip-factor of the last GOP (0: from upstream's "
+          "duration, where it answers)", 0, G_MAXUINT64 / 2, 0,
           rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",

@@ -118,7 +118,7 @@ gst_cl_mpeg_rate_control_init (GstClMpegRateControl * rc, guint64 bit_rate,
   rc->low_delay_field = 0;
   rc->max_quant = GST_CL_MPEG_MAX_QUANT;
   rc->auto_ip = FALSE;
-  rc->ip_factor = 0;
+  rc->ip_factor = rc->ip_copies = 0;
   gst_cl_mpeg_rate_control_set_ip_factor (rc, ip_factor);
   rc->b_frames = rc->probe_b = b_frames;
   rc->pb_factor = MAX (pb_factor, 1.0);
@@ -142,7 +142,8 @@ gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
   rc->interval = 0;
   /* the automatic I picture factor learns afresh, as a new encoder's */
   if (rc->auto_ip)
-    rc->ip_factor = GST_CL_MPEG_FIRST_IP_FACTOR;
+    rc->ip_factor = rc->ip_copies = GST_CL_MPEG_FIRST_IP_FACTOR;
+  rc->i_reach = 0;
   rc->p_mbs = rc->p_copies = 0;
   /* (the end is planned again for the new sequence) */
   rc->pictures_left = -1;
@@ -312,6 +313,15 @@ gst_cl_mpeg_rate_control_set_ip_factor (GstClMpegRateControl * rc,
     rc->ip_factor = MAX (ip_factor, 1.0);
   else if (rc->ip_factor < 1.0)
     rc->ip_factor = GST_CL_MPEG_FIRST_IP_FACTOR;
+  if (rc->auto_ip && rc->ip_copies < 1.0)
+    rc->ip_copies = rc->ip_factor;
+}
+
+void
+gst_cl_mpeg_rate_control_set_i_reach (GstClMpegRateControl * rc,
+    guint64 pictures)
+{
+  rc->i_reach = pictures;
 }
 
 void
@@ -332,9 +342,17 @@ gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
 
   /* the automatic factor from the P pictures since the last I picture
    * (none, as in a GOP of I pictures only: the last factor) */
-  if (intra && rc->auto_ip && rc->p_mbs > 0) {
-    rc->ip_factor = 1.0 + (gdouble) rc->p_copies / rc->p_mbs;
-    rc->p_mbs = rc->p_copies = 0;
+  if (intra && rc->auto_ip) {
+    if (rc->p_mbs > 0) {
+      rc->ip_copies = 1.0 + (gdouble) rc->p_copies / rc->p_mbs;
+      rc->p_mbs = rc->p_copies = 0;
+    }
+    /* what an I picture gains shows in the P pictures after it: the
+     * stream's end may leave fewer than a GOP's */
+    rc->ip_factor = rc->ip_copies;
+    if (rc->i_reach > 0 && rc->gop_size > 1)
+      rc->ip_factor = 1.0 + (rc->ip_copies - 1.0) * MIN (1.0,
+          (gdouble) (rc->i_reach - 1) / (rc->gop_size - 1));
   }
   factor = type_factor (rc, coding_type);
   if (rc->bit_rate <= 0) {

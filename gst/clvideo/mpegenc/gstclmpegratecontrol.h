@@ -69,6 +69,11 @@ typedef struct {
   gdouble low_delay_field;
   gdouble ip_factor;            /* P quantiser / I quantiser, >= 1 */
   gboolean auto_ip;             /* ip_factor chosen per GOP */
+  /* automatic: the factor the copies give, before the stream's end cuts
+   * it (gst_cl_mpeg_rate_control_set_i_reach) */
+  gdouble ip_copies;
+  guint64 i_reach;              /* pictures from the next I picture to the
+                                 * stream's end; 0: unknown */
   /* P pictures' macroblocks since the last I picture's quantiser, and
    * those that copy their reference
    * (gst_cl_mpeg_rate_control_count_copies) */
@@ -189,6 +194,13 @@ void gst_cl_mpeg_rate_control_set_low_delay (GstClMpegRateControl * rc,
  * @ip_factor, 0: chosen per GOP (from the factor in use) */
 void gst_cl_mpeg_rate_control_set_ip_factor (GstClMpegRateControl * rc,
     gdouble ip_factor);
+
+/* The stream ends @pictures pictures from the next I picture on, that
+ * one included (0: not known): with the automatic factor, an I picture
+ * with fewer P pictures after it than a GOP has is coded less finely
+ * (fewer pictures show what it gains) */
+void gst_cl_mpeg_rate_control_set_i_reach (GstClMpegRateControl * rc,
+    guint64 pictures);
 
 /* A P picture of @mbs macroblocks was coded, @copies of them copies of
  * their reference (zero vector, no level): the automatic I picture
