@@ -17,6 +17,7 @@
 static gint dct_c[8][8];
 
 guint mpegref_second_vectors_taken = 0;
+guint mpegref_top_vectors_taken = 0;
 
 static void
 init_cosines (void)
@@ -1043,7 +1044,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   gint px = 0, py = 0, mx = 0, my = 0, sad_moving = 0;
   gint sec_x = 0, sec_y = 0, sad_second = 0, second_bits = 0;
   gboolean rd = prm->rd_lambda && !prm->dc_only, moving = FALSE;
-  gboolean second = FALSE;
+  gboolean second = FALSE, second_from_top = FALSE;
   gboolean intra_cand = FALSE;
   guint W = cur->mb_width * 16, H = cur->mb_height * 16;
 
@@ -1126,6 +1127,30 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       second = !prm->field_dct && (sec_x != dx || sec_y != dy) &&
           (sec_x || sec_y) && sad_second + MOVING_MARGIN * q < sad0;
       second_bits = vector_bits (sec_x, sec_y, px, py);
+      /* or the top neighbour's searched vector, where it is neither zero
+       * nor either of those, predicts clearly better than zero and, where
+       * there is a second, better by SAD + lambda * bits */
+      if (!prm->field_dct && vectors && mby > 0) {
+        gint tx = vectors[(mby - 1) * cur->mb_width + mbx].dx;
+        gint ty = vectors[(mby - 1) * cur->mb_width + mbx].dy;
+        clamp_vector (&tx, &ty, mbx, mby - 1, W, H);
+        clamp_vector (&tx, &ty, mbx, mby, W, H);
+        if ((tx || ty) && (tx != dx || ty != dy) &&
+            !(second && tx == sec_x && ty == sec_y)) {
+          const gint sadt = luma_sad (src, ref, mbx, mby, tx, ty);
+          const gint top_bits = vector_bits (tx, ty, px, py);
+          if (sadt + MOVING_MARGIN * q < sad0 && (!second ||
+                  16 * sadt + lambda16 * top_bits <
+                  16 * sad_second + lambda16 * second_bits)) {
+            second = TRUE;
+            sec_x = tx;
+            sec_y = ty;
+            sad_second = sadt;
+            second_bits = top_bits;
+            second_from_top = TRUE;
+          }
+        }
+      }
       alt_bits = vector_bits (dx, dy, px, py);
       /* the field prediction instead where it is cheaper */
       if (prm->field_motion) {
@@ -1228,6 +1253,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
           field_chosen = FALSE;
           rec->cost = sad_second;
           mpegref_second_vectors_taken++;
+          mpegref_top_vectors_taken += second_from_top;
         }
       }
       /* the prediction chosen in the other arrangement, taken where it
