@@ -739,8 +739,8 @@ choose_moving (int sv, int sp, int2 v, int2 p, int2 pred, int mv_lambda16,
  * SAD into *@sad; returns whether it is coded too, as a candidate of its
  * own: where it differs from @taken and from zero and predicts clearly
  * better than the zero vector (@s0; quantiser @q). Their SADs often rank
- * them otherwise than their coded costs do. (The top neighbour's vector
- * may take its place: top_wins.) */
+ * them otherwise than their coded costs do. (The vectors of the neighbours
+ * above may take its place: above_wins.) */
 static int
 second_vector (int2 v, int sv, int2 w, int sw, int2 taken, int s0, int q,
     int2 * second, int *sad)
@@ -752,38 +752,39 @@ second_vector (int2 v, int sv, int2 w, int sw, int2 taken, int s0, int q,
       (second->x || second->y) && *sad + MOVING_MARGIN * q < s0;
 }
 
-/* The searched vector of the macroblock above @mb (none on the first
- * row: zero), clamped for @mb */
+/* The searched vector of the macroblock above @mb (@right 0), or above
+ * and to the right (1), clamped for @mb; zero where there is none */
 static int2
-top_vector (__global const GstClMotionVector * vectors, uint mb, uint mbx,
-    uint mby, uint mb_width, uint W, uint H)
+above_vector (__global const GstClMotionVector * vectors, uint mb, uint mbx,
+    uint mby, uint right, uint mb_width, uint W, uint H)
 {
-  return mby ? clamp_vector (mb_vector (vectors, mb - mb_width, mbx,
-          mby - 1, W, H), mbx, mby, W, H) : (int2) (0, 0);
+  return mby && mbx + right < mb_width ? clamp_vector (mb_vector (vectors,
+          mb - mb_width + right, mbx + right, mby - 1, W, H), mbx, mby, W,
+      H) : (int2) (0, 0);
 }
 
-/* Whether the top neighbour's vector @top may be the second moving
- * candidate (see second_vector): it is not zero, not the vector taken
- * (@taken), nor the second where there is one (@has) */
+/* Whether an above_vector @above may be the second moving candidate (see
+ * second_vector): it is not zero, not the vector taken (@taken), nor the
+ * second where there is one (@has) */
 static int
-top_competes (int2 top, int2 taken, int has, int2 second)
+above_competes (int2 above, int2 taken, int has, int2 second)
 {
-  return (top.x || top.y) && (top.x != taken.x || top.y != taken.y) &&
-      !(has && top.x == second.x && top.y == second.y);
+  return (above.x || above.y) && (above.x != taken.x || above.y != taken.y)
+      && !(has && above.x == second.x && above.y == second.y);
 }
 
-/* Whether @top_competes's vector (SAD @st, @top_bits from the predictor)
- * is coded as the second moving candidate: where it predicts clearly
- * better than the zero vector (@s0), and better by SAD + @mv_lambda16 /
- * 16 per vector bit than the second (SAD @sad_second, @second_bits)
- * where there is one (@has). The left neighbour's and the searched
- * vector often both miss motion that the row above found. */
+/* Whether @above_competes's vector (SAD @sa, @above_bits from the
+ * predictor) is coded as the second moving candidate: where it predicts
+ * clearly better than the zero vector (@s0), and better by SAD +
+ * @mv_lambda16 / 16 per vector bit than the second (SAD @sad_second,
+ * @second_bits) where there is one (@has). The left neighbour's and the
+ * searched vector often both miss motion that the row above found. */
 static int
-top_wins (int st, int top_bits, int has, int sad_second, int second_bits,
-    int s0, int q, int mv_lambda16)
+above_wins (int sa, int above_bits, int has, int sad_second,
+    int second_bits, int s0, int q, int mv_lambda16)
 {
-  return st + MOVING_MARGIN * q < s0 && (!has ||
-      16 * st + mv_lambda16 * top_bits <
+  return sa + MOVING_MARGIN * q < s0 && (!has ||
+      16 * sa + mv_lambda16 * above_bits <
       16 * sad_second + mv_lambda16 * second_bits);
 }
 
@@ -2556,23 +2557,26 @@ plan_macroblock (__global const uchar * ref,
       sp = group_sum (red, sp, t);
       v = choose_moving (sv, sp, v, pv, pred, mv_lambda16, rd_bits, &sv);
       /* (see mpeg_encode_mb_cpu) */
-      const int2 top = args.field_dct ? (int2) (0, 0) : top_vector (vectors,
-          mb, mbx, mby, args.mb_width, W, H);
       int has_second = !args.field_dct && second_vector (searched,
           s_searched, pv, sp, v, s0, q, &second, &sad_second);
       if (has_second)
         second_bits = vector_bits (rd_bits, second - pred);
-      if (top_competes (top, v, has_second, second)) {
-        int st = 0, top_bits = vector_bits (rd_bits, top - pred);
-        for (int b = 0; b < 4; b++)
-          st += abs (own[b] - predict (ref, W, bx[b] + c, by[b] + r,
-                  top.x >> 1, top.y >> 1, top.x & 1, top.y & 1));
-        st = group_sum (red, st, t);
-        if (top_wins (st, top_bits, has_second, sad_second, second_bits, s0,
-                q, mv_lambda16)) {
-          second = top;
-          sad_second = st;
-          second_bits = top_bits;
+      for (int right = 0; right < 2 && !args.field_dct; right++) {
+        const int2 above = above_vector (vectors, mb, mbx, mby, right,
+            args.mb_width, W, H);
+        if (above_competes (above, v, has_second, second)) {
+          int sa = 0, above_bits = vector_bits (rd_bits, above - pred);
+          for (int b = 0; b < 4; b++)
+            sa += abs (own[b] - predict (ref, W, bx[b] + c, by[b] + r,
+                    above.x >> 1, above.y >> 1, above.x & 1, above.y & 1));
+          sa = group_sum (red, sa, t);
+          if (above_wins (sa, above_bits, has_second, sad_second,
+                  second_bits, s0, q, mv_lambda16)) {
+            has_second = 1;
+            second = above;
+            sad_second = sa;
+            second_bits = above_bits;
+          }
         }
       }
       alt_bits = vector_bits (rd_bits, v - pred);
@@ -4047,24 +4051,26 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         for (i = 0; i < 16; i++)
           pred_second[i] = own ? pw[i] : pv[i];
       }
-      /* or the top neighbour's */
-      const int2 top = args.field_dct ? (int2) (0, 0) : top_vector (vectors,
-          mb, mbx, mby, args.mb_width, W, H);
-      if (top_competes (top, v, has_second, second)) {
-        uchar16 pt[16];
-        int st, top_bits = vector_bits (rd_bits, top - p);
-        predict_rows (ref + yo + (top.y >> 1) * W + (top.x >> 1), W,
-            top.x & 1, top.y & 1, 16, 1, pt);
-        st = sad_rows (src, pt);
-        if (top_wins (st, top_bits, has_second, sad_second, second_bits, s0,
-                q, mv_lambda16)) {
-          has_second = 1;
-          second = top;
-          sad_second = st;
-          second_bits = top_bits;
-          #pragma unroll
-          for (i = 0; i < 16; i++)
-            pred_second[i] = pt[i];
+      /* or the one above's, or the one above and to the right's */
+      for (int right = 0; right < 2 && !args.field_dct; right++) {
+        const int2 above = above_vector (vectors, mb, mbx, mby, right,
+            args.mb_width, W, H);
+        if (above_competes (above, v, has_second, second)) {
+          uchar16 pa[16];
+          int sa, above_bits = vector_bits (rd_bits, above - p);
+          predict_rows (ref + yo + (above.y >> 1) * W + (above.x >> 1), W,
+              above.x & 1, above.y & 1, 16, 1, pa);
+          sa = sad_rows (src, pa);
+          if (above_wins (sa, above_bits, has_second, sad_second,
+                  second_bits, s0, q, mv_lambda16)) {
+            has_second = 1;
+            second = above;
+            sad_second = sa;
+            second_bits = above_bits;
+            #pragma unroll
+            for (i = 0; i < 16; i++)
+              pred_second[i] = pa[i];
+          }
         }
       }
       if (has_second)

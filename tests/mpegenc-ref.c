@@ -17,7 +17,7 @@
 static gint dct_c[8][8];
 
 guint mpegref_second_vectors_taken = 0;
-guint mpegref_top_vectors_taken = 0;
+guint mpegref_above_vectors_taken = 0;
 
 static void
 init_cosines (void)
@@ -1044,7 +1044,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
   gint px = 0, py = 0, mx = 0, my = 0, sad_moving = 0;
   gint sec_x = 0, sec_y = 0, sad_second = 0, second_bits = 0;
   gboolean rd = prm->rd_lambda && !prm->dc_only, moving = FALSE;
-  gboolean second = FALSE, second_from_top = FALSE;
+  gboolean second = FALSE, second_from_above = FALSE;
   gboolean intra_cand = FALSE;
   guint W = cur->mb_width * 16, H = cur->mb_height * 16;
 
@@ -1096,6 +1096,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
        * SAD + lambda * bits; it competes with the zero vector below when
        * its SAD is lower by more than MOVING_MARGIN q */
       gint lambda16 = prm->mv_lambda * prm->qscale, wx, wy, sadw;
+      guint right;
       const gint sx = dx, sy = dy, sads = sadv;
       if (vectors && mbx > 0) {
         px = vectors[mby * cur->mb_width + mbx - 1].dx;
@@ -1127,27 +1128,32 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       second = !prm->field_dct && (sec_x != dx || sec_y != dy) &&
           (sec_x || sec_y) && sad_second + MOVING_MARGIN * q < sad0;
       second_bits = vector_bits (sec_x, sec_y, px, py);
-      /* or the top neighbour's searched vector, where it is neither zero
-       * nor either of those, predicts clearly better than zero and, where
-       * there is a second, better by SAD + lambda * bits */
-      if (!prm->field_dct && vectors && mby > 0) {
-        gint tx = vectors[(mby - 1) * cur->mb_width + mbx].dx;
-        gint ty = vectors[(mby - 1) * cur->mb_width + mbx].dy;
-        clamp_vector (&tx, &ty, mbx, mby - 1, W, H);
-        clamp_vector (&tx, &ty, mbx, mby, W, H);
-        if ((tx || ty) && (tx != dx || ty != dy) &&
-            !(second && tx == sec_x && ty == sec_y)) {
-          const gint sadt = luma_sad (src, ref, mbx, mby, tx, ty);
-          const gint top_bits = vector_bits (tx, ty, px, py);
-          if (sadt + MOVING_MARGIN * q < sad0 && (!second ||
-                  16 * sadt + lambda16 * top_bits <
+      /* or the searched vector of the macroblock above, then of the one
+       * above and to the right, where it is neither zero nor the vector
+       * taken nor the second, predicts clearly better than zero and,
+       * where there is a second, better by SAD + lambda * bits */
+      for (right = 0; right < 2 && !prm->field_dct && vectors && mby > 0;
+          right++) {
+        gint ax, ay;
+        if (mbx + right >= cur->mb_width)
+          break;
+        ax = vectors[(mby - 1) * cur->mb_width + mbx + right].dx;
+        ay = vectors[(mby - 1) * cur->mb_width + mbx + right].dy;
+        clamp_vector (&ax, &ay, mbx + right, mby - 1, W, H);
+        clamp_vector (&ax, &ay, mbx, mby, W, H);
+        if ((ax || ay) && (ax != dx || ay != dy) &&
+            !(second && ax == sec_x && ay == sec_y)) {
+          const gint sada = luma_sad (src, ref, mbx, mby, ax, ay);
+          const gint above_bits = vector_bits (ax, ay, px, py);
+          if (sada + MOVING_MARGIN * q < sad0 && (!second ||
+                  16 * sada + lambda16 * above_bits <
                   16 * sad_second + lambda16 * second_bits)) {
             second = TRUE;
-            sec_x = tx;
-            sec_y = ty;
-            sad_second = sadt;
-            second_bits = top_bits;
-            second_from_top = TRUE;
+            sec_x = ax;
+            sec_y = ay;
+            sad_second = sada;
+            second_bits = above_bits;
+            second_from_above = TRUE;
           }
         }
       }
@@ -1253,7 +1259,7 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
           field_chosen = FALSE;
           rec->cost = sad_second;
           mpegref_second_vectors_taken++;
-          mpegref_top_vectors_taken += second_from_top;
+          mpegref_above_vectors_taken += second_from_above;
         }
       }
       /* the prediction chosen in the other arrangement, taken where it

@@ -73,9 +73,9 @@ void mpegref_choose_b_fields (const MpegRefPicture * cur,
 /* macroblocks of P pictures that took the second moving candidate (the
  * vector the SADs ranked second), counted over every encode */
 extern guint mpegref_second_vectors_taken;
-/* ... of them, those whose second candidate was the top neighbour's
- * vector */
-extern guint mpegref_top_vectors_taken;
+/* ... of them, those whose second candidate was the vector of a
+ * neighbour above (above or above and to the right) */
+extern guint mpegref_above_vectors_taken;
 
 /* Encodes every macroblock of @cur against @ref (P) with the half-pel
  * @vectors (one per macroblock, NULL: zero), writing the records, the

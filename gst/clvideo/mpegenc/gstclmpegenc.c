@@ -1776,10 +1776,9 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "Trellis quantisation (each block's levels chosen for the least "
           "squared error plus lambda times bits of its run-level codes), and "
           "in P pictures the zero vector, the moving vectors (the searched "
-          "one, and the left or the top neighbour's) and intra coded and "
-          "compared the "
-          "same way, levels kept only where they pay "
-          "for the macroblock's header, and the motion search's half-pel "
+          "one, and the left neighbour's or one above's) and intra coded "
+          "and compared the same way, levels kept only where they pay for "
+          "the macroblock's header, and the motion search's half-pel "
           "positions ranked by SATD (off: rounding with a dead zone, SAD "
           "rules for the vector and intra)", DEFAULT_RDO,
           rw | GST_PARAM_MUTABLE_PLAYING));
