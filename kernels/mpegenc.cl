@@ -740,7 +740,7 @@ choose_moving (int sv, int sp, int2 v, int2 p, int2 pred, int mv_lambda16,
  * own: where it differs from @taken and from zero and predicts clearly
  * better than the zero vector (@s0; quantiser @q). Their SADs often rank
  * them otherwise than their coded costs do. (The vectors of the neighbours
- * above may take its place: above_wins.) */
+ * above may take its place: take_above.) */
 static int
 second_vector (int2 v, int sv, int2 w, int sw, int2 taken, int s0, int q,
     int2 * second, int *sad)
@@ -773,19 +773,26 @@ above_competes (int2 above, int2 taken, int has, int2 second)
       && !(has && above.x == second.x && above.y == second.y);
 }
 
-/* Whether @above_competes's vector (SAD @sa, @above_bits from the
- * predictor) is coded as the second moving candidate: where it predicts
- * clearly better than the zero vector (@s0), and better by SAD +
- * @mv_lambda16 / 16 per vector bit than the second (SAD @sad_second,
- * @second_bits) where there is one (@has). The left neighbour's and the
- * searched vector often both miss motion that the row above found. */
+/* Takes @above_competes's vector @above (SAD @sa, @above_bits from the
+ * predictor) as the second moving candidate (*@has, *@second, its SAD
+ * *@sad_second, its bits *@second_bits) where it predicts clearly better
+ * than the zero vector (@s0), and better by SAD + @mv_lambda16 / 16 per
+ * vector bit than the second where there is one; returns whether it
+ * did. The left neighbour's and the searched vector often both miss
+ * motion that the row above found. */
 static int
-above_wins (int sa, int above_bits, int has, int sad_second,
-    int second_bits, int s0, int q, int mv_lambda16)
+take_above (int2 above, int sa, int above_bits, int *has, int2 * second,
+    int *sad_second, int *second_bits, int s0, int q, int mv_lambda16)
 {
-  return sa + MOVING_MARGIN * q < s0 && (!has ||
-      16 * sa + mv_lambda16 * above_bits <
-      16 * sad_second + mv_lambda16 * second_bits);
+  if (sa + MOVING_MARGIN * q >= s0 || (*has &&
+          16 * sa + mv_lambda16 * above_bits >=
+          16 * *sad_second + mv_lambda16 * *second_bits))
+    return 0;
+  *has = 1;
+  *second = above;
+  *sad_second = sa;
+  *second_bits = above_bits;
+  return 1;
 }
 
 /* Inter or intra from the SADs of the zero vector (@s0) and of @v (@sv),
@@ -2570,13 +2577,8 @@ plan_macroblock (__global const uchar * ref,
             sa += abs (own[b] - predict (ref, W, bx[b] + c, by[b] + r,
                     above.x >> 1, above.y >> 1, above.x & 1, above.y & 1));
           sa = group_sum (red, sa, t);
-          if (above_wins (sa, above_bits, has_second, sad_second,
-                  second_bits, s0, q, mv_lambda16)) {
-            has_second = 1;
-            second = above;
-            sad_second = sa;
-            second_bits = above_bits;
-          }
+          take_above (above, sa, above_bits, &has_second, &second,
+              &sad_second, &second_bits, s0, q, mv_lambda16);
         }
       }
       alt_bits = vector_bits (rd_bits, v - pred);
@@ -4061,12 +4063,8 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
           predict_rows (ref + yo + (above.y >> 1) * W + (above.x >> 1), W,
               above.x & 1, above.y & 1, 16, 1, pa);
           sa = sad_rows (src, pa);
-          if (above_wins (sa, above_bits, has_second, sad_second,
-                  second_bits, s0, q, mv_lambda16)) {
-            has_second = 1;
-            second = above;
-            sad_second = sa;
-            second_bits = above_bits;
+          if (take_above (above, sa, above_bits, &has_second, &second,
+                  &sad_second, &second_bits, s0, q, mv_lambda16)) {
             #pragma unroll
             for (i = 0; i < 16; i++)
               pred_second[i] = pa[i];
