@@ -1505,15 +1505,18 @@ count_copies (GstClMpegEngine * e, Slot * s)
   gst_cl_mpeg_rate_control_count_copies (&e->rc, n, copies);
 }
 
-/* Tells the rate control how many frames the stream holds from @s's on
- * (for an I picture's factor), where its length is known */
-static void
-set_i_reach (GstClMpegEngine * e, const Slot * s)
+/* The rate control's quantiser for @s, of @type (@gop_start: first of its
+ * GOP), told first how many frames the stream holds from @s's on (for an
+ * I picture's factor), where its length is known */
+static guint
+slot_quant (GstClMpegEngine * e, const Slot * s, guint type,
+    gboolean gop_start)
 {
   guint64 at = s->display - MIN (s->display, e->display_first);
 
   gst_cl_mpeg_rate_control_set_i_reach (&e->rc, e->length == G_MAXUINT64 ?
       0 : e->length - MIN (e->length, at));
+  return gst_cl_mpeg_rate_control_quant (&e->rc, type, gop_start);
 }
 
 /* Codes the cut of @s as the I picture of a new GOP (and sequence), and
@@ -1534,8 +1537,7 @@ restart_gop_at (GstClMpegEngine * e, Slot * s)
   s->gop_start = s->seq_start = s->gop_closed = TRUE;
   s->gop_frame = s->display;
   s->temporal_reference = 0;
-  set_i_reach (e, s);
-  s->quant = gst_cl_mpeg_rate_control_quant (&e->rc, s->type, TRUE);
+  s->quant = slot_quant (e, s, s->type, TRUE);
   s->intra_vlc = FALSE;
   e->scene_cuts++;
   e->recoded++;
@@ -1957,8 +1959,7 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
    * the previous frame's size: the device meanwhile pads the frame and
    * searches its vectors. */
   if (cq) {
-    set_i_reach (e, s);
-    s->quant = gst_cl_mpeg_rate_control_quant (&e->rc, type, gop_start);
+    s->quant = slot_quant (e, s, type, gop_start);
     if (!submit_encode (e, s, error))
       goto failed;
   }
@@ -1978,8 +1979,7 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
       goto failed;
   }
   if (!cq) {
-    set_i_reach (e, s);
-    s->quant = gst_cl_mpeg_rate_control_quant (&e->rc, type, gop_start);
+    s->quant = slot_quant (e, s, type, gop_start);
     if (!submit_encode (e, s, error))
       goto failed;
   }
