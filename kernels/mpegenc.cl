@@ -2364,9 +2364,10 @@ inter_choice (long energy_zero, long energy_mv,
  * coefficients in scan order into zz[@slot] and those that can take a
  * level into cand[@slot], for the trellis (store_job, trellis_fourth).
  * Returns, with @rd, 4 times the energy of its coefficients (of an intra
- * DC: its quantisation error). @blk and @tmp are scratch. (The encoder's arguments one by one: given the address of
- * the kernel's argument, NVIDIA's compiler kept it in memory, and
- * mpeg_encode_mb took a sixth longer on an H200.) */
+ * DC: its quantisation error). @blk and @tmp are scratch. (The encoder's
+ * arguments one by one: given the address of the kernel's argument,
+ * NVIDIA's compiler kept it in memory, and mpeg_encode_mb took a sixth
+ * longer on an H200.) */
 static long
 transform_candidate (int k, int slot, int ci, int q, int rd, int mpeg2,
     int dc_only, int dc_shift, int alternate_scan,
@@ -2929,6 +2930,8 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
 
   /* this work-item's sample of each block, its predictions */
   int own[MB_BLOCKS], prd[MB_BLOCKS], prd_mv[MB_BLOCKS];
+  /* (predict_plan's; never written here: only progressive pictures have
+   * a second moving candidate, and they predict the chosen one alone) */
   int prd_second[MB_BLOCKS];
   /* the blocks' places: column, first line and line step, plane */
   int bx[MB_BLOCKS], by[MB_BLOCKS], ys[MB_BLOCKS], bc[MB_BLOCKS];
