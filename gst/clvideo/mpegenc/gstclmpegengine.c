@@ -1488,21 +1488,27 @@ is_scene_cut (GstClMpegEngine * e, Slot * s)
   return intra * 100 >= percent * n;
 }
 
-/* The P picture of @s, coded, to the rate control's automatic I picture
- * factor: how many of its macroblocks copy their reference */
-static void
-count_copies (GstClMpegEngine * e, Slot * s)
+/* How many macroblocks of @s, coded, copy their reference */
+static guint
+slot_copies (GstClMpegEngine * e, const Slot * s)
 {
   guint n = e->mb_width * e->mb_height, copies = 0, i;
 
-  if (s->type != GST_CL_MPEG_PICTURE_P)
-    return;
   if (s->all_skipped)
-    copies = n;
-  else
-    for (i = 0; i < n; i++)
-      copies += (s->rec[i].flags & GST_CL_MPEG_MB_SKIPPABLE) != 0;
-  gst_cl_mpeg_rate_control_count_copies (&e->rc, n, copies);
+    return n;
+  for (i = 0; i < n; i++)
+    copies += (s->rec[i].flags & GST_CL_MPEG_MB_SKIPPABLE) != 0;
+  return copies;
+}
+
+/* The P picture of @s, coded, to the rate control's automatic I picture
+ * factor */
+static void
+count_copies (GstClMpegEngine * e, Slot * s)
+{
+  if (s->type == GST_CL_MPEG_PICTURE_P)
+    gst_cl_mpeg_rate_control_count_copies (&e->rc, e->mb_width *
+        e->mb_height, slot_copies (e, s));
 }
 
 /* The rate control's quantiser for @s, of @type (@gop_start: first of its
@@ -1517,6 +1523,36 @@ slot_quant (GstClMpegEngine * e, const Slot * s, guint type,
   gst_cl_mpeg_rate_control_set_i_reach (&e->rc, e->length == G_MAXUINT64 ?
       0 : e->length - MIN (e->length, at));
   return gst_cl_mpeg_rate_control_quant (&e->rc, type, gop_start);
+}
+
+/* The first I picture of a sequence, @s, with the automatic factor: its
+ * quantiser came from a guess. Where the P picture that predicts from it
+ * is on the device already (a constant quantiser), its copies replace the
+ * guess, and @s is coded again where its quantiser changes (*@again): a
+ * still scene's first GOP then gains what the later ones do, and one in
+ * motion spends no more on its I picture than they do. */
+static gboolean
+learn_ip_factor (GstClMpegEngine * e, Slot * s, gboolean * again,
+    GError ** error)
+{
+  Slot *next = other_slot (e, s);
+  guint quant;
+
+  *again = FALSE;
+  if (!INTRA (s) || !gst_cl_mpeg_rate_control_guesses_ip_factor (&e->rc) ||
+      !next->frame || !next->encoded || next->type != GST_CL_MPEG_PICTURE_P
+      || next->ref != s->out)
+    return TRUE;
+  if (!wait_event (&next->ready, error))
+    return FALSE;
+  gst_cl_mpeg_rate_control_learn_ip_factor (&e->rc, e->mb_width *
+      e->mb_height, slot_copies (e, next));
+  quant = slot_quant (e, s, s->type, s->gop_start);
+  GST_DEBUG_OBJECT (e->parent, "first I picture: quantiser %u from the "
+      "copies of the P picture after it (%u guessed)", quant, s->quant);
+  *again = quant != s->quant;
+  s->quant = quant;
+  return TRUE;
 }
 
 /* Codes the cut of @s as the I picture of a new GOP (and sequence), and
@@ -1581,16 +1617,20 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
   GstBuffer *out;
   guint64 bits = 0, recoded = e->recoded;
   guint requant = 0;
+  gboolean learnt;
   gint64 t0;
 
   for (;;) {
     t0 = g_get_monotonic_time ();
     if (!wait_event (&s->ready, error) ||
         !read_packed_levels (e, s, TRUE, error) ||
-        !wait_event (&s->levels_ready, error))
+        !wait_event (&s->levels_ready, error) ||
+        !learn_ip_factor (e, s, &learnt, error))
       return GST_FLOW_ERROR;
     e->wait_ns += (g_get_monotonic_time () - t0) * 1000;
-    if (is_scene_cut (e, s))
+    if (learnt)
+      e->recoded++;
+    else if (is_scene_cut (e, s))
       restart_gop_at (e, s);
     else if (reprices_intra_table (e, s))
       e->recoded++;

@@ -143,6 +143,7 @@ gst_cl_mpeg_rate_control_restart (GstClMpegRateControl * rc)
   /* the automatic I picture factor learns afresh, as a new encoder's */
   if (rc->auto_ip)
     rc->ip_factor = rc->ip_copies = GST_CL_MPEG_FIRST_IP_FACTOR;
+  rc->ip_guessed = rc->auto_ip;
   rc->i_reach = 0;
   rc->p_mbs = rc->p_copies = 0;
   /* (the end is planned again for the new sequence) */
@@ -313,8 +314,10 @@ gst_cl_mpeg_rate_control_set_ip_factor (GstClMpegRateControl * rc,
     rc->ip_factor = MAX (ip_factor, 1.0);
   else if (rc->ip_factor < 1.0)
     rc->ip_factor = GST_CL_MPEG_FIRST_IP_FACTOR;
-  if (rc->auto_ip && rc->ip_copies < 1.0)
+  if (rc->auto_ip && rc->ip_copies < 1.0) {
     rc->ip_copies = rc->ip_factor;
+    rc->ip_guessed = TRUE;
+  }
 }
 
 void
@@ -332,6 +335,22 @@ gst_cl_mpeg_rate_control_count_copies (GstClMpegRateControl * rc,
   rc->p_copies += MIN (copies, mbs);
 }
 
+gboolean
+gst_cl_mpeg_rate_control_guesses_ip_factor (const GstClMpegRateControl * rc)
+{
+  return rc->auto_ip && rc->ip_guessed;
+}
+
+void
+gst_cl_mpeg_rate_control_learn_ip_factor (GstClMpegRateControl * rc,
+    guint mbs, guint copies)
+{
+  if (mbs == 0)
+    return;
+  rc->ip_copies = 1.0 + (gdouble) MIN (copies, mbs) / mbs;
+  rc->ip_guessed = FALSE;
+}
+
 guint
 gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
     guint coding_type, gboolean gop_start)
@@ -346,6 +365,7 @@ gst_cl_mpeg_rate_control_quant (GstClMpegRateControl * rc,
     if (rc->p_mbs > 0) {
       rc->ip_copies = 1.0 + (gdouble) rc->p_copies / rc->p_mbs;
       rc->p_mbs = rc->p_copies = 0;
+      rc->ip_guessed = FALSE;
     }
     /* what an I picture gains shows in the P pictures after it: the
      * stream's end may leave fewer than a GOP's */

@@ -72,6 +72,9 @@ typedef struct {
   /* automatic: the factor the copies give, before the stream's end cuts
    * it (gst_cl_mpeg_rate_control_set_i_reach) */
   gdouble ip_copies;
+  /* automatic: ip_copies is GST_CL_MPEG_FIRST_IP_FACTOR, no P picture
+   * seen yet (gst_cl_mpeg_rate_control_learn_ip_factor) */
+  gboolean ip_guessed;
   guint64 i_reach;              /* pictures from the next I picture to the
                                  * stream's end; 0: unknown */
   /* P pictures' macroblocks since the last I picture's quantiser, and
@@ -206,6 +209,17 @@ void gst_cl_mpeg_rate_control_set_i_reach (GstClMpegRateControl * rc,
  * their reference (zero vector, no level): the automatic I picture
  * factor follows them. */
 void gst_cl_mpeg_rate_control_count_copies (GstClMpegRateControl * rc,
+    guint mbs, guint copies);
+
+/* Whether the automatic factor is still the first guess: no P picture
+ * has been counted since the sequence started */
+gboolean gst_cl_mpeg_rate_control_guesses_ip_factor (const
+    GstClMpegRateControl * rc);
+
+/* In place of the first guess: the copies of the first P picture, @copies
+ * of its @mbs macroblocks, as if the GOP before had been counted (the I
+ * picture it predicts from then asks for its quantiser again) */
+void gst_cl_mpeg_rate_control_learn_ip_factor (GstClMpegRateControl * rc,
     guint mbs, guint copies);
 
 /* Quantiser for the next picture, of @coding_type (GST_CL_MPEG_PICTURE_I,
