@@ -1647,8 +1647,9 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "a bit rate too). 0: automatic, for each I picture 1 + the share "
           "of the macroblocks that the P pictures since the last one copied "
           "from their reference (2 for a static camera, near 1 where the "
-          "picture changes; for the first I picture, the P picture's after "
-          "it with a constant quantiser, else 1.4), its excess over "
+          "picture changes; for the first I picture and a cut's, the P "
+          "picture's after it with a constant quantiser, else 1.4 and the "
+          "last factor), its excess over "
           "1 in proportion to the P pictures left where the stream ends "
           "within the GOP (stream-frames); between 0 and 1: 1", 0.0, 4.0,
           DEFAULT_IP_FACTOR,

@@ -129,6 +129,9 @@ typedef struct
   /* the rate control's last resorts when even quantiser 31 is too many
    * bits: intra DC only; P every macroblock skipped */
   gboolean dc_only, all_skipped;
+  /* a cut coded as an I picture: its quantiser came from the automatic
+   * factor of the scene before (see learn_ip_factor) */
+  gboolean cut_factor;
   /* adaptive B pictures: frames from an anchor to its forward reference;
    * a B picture: whether its backward anchor is a P picture */
   guint distance;
@@ -1526,11 +1529,13 @@ slot_quant (GstClMpegEngine * e, const Slot * s, guint type,
 }
 
 /* The first I picture of a sequence, @s, with the automatic factor: its
- * quantiser came from a guess. Where the P picture that predicts from it
- * is on the device already (a constant quantiser), its copies replace the
- * guess, and @s is coded again where its quantiser changes (*@again): a
- * still scene's first GOP then gains what the later ones do, and one in
- * motion spends no more on its I picture than they do. */
+ * quantiser came from a guess (a cut's, from the scene before). Where the
+ * P picture that predicts from it is on the device already (a constant
+ * quantiser), its copies replace the guess, and @s is coded again where
+ * its quantiser changes (*@again): a still scene's first GOP then gains
+ * what the later ones do, and one in motion spends no more on its I
+ * picture than they do. (A cut's P picture predicted from the cut coded
+ * as a P picture: near enough to count its copies.) */
 static gboolean
 learn_ip_factor (GstClMpegEngine * e, Slot * s, gboolean * again,
     GError ** error)
@@ -1539,7 +1544,8 @@ learn_ip_factor (GstClMpegEngine * e, Slot * s, gboolean * again,
   guint quant;
 
   *again = FALSE;
-  if (!INTRA (s) || !gst_cl_mpeg_rate_control_guesses_ip_factor (&e->rc) ||
+  if (!INTRA (s) || !(s->cut_factor ||
+          gst_cl_mpeg_rate_control_guesses_ip_factor (&e->rc)) ||
       !next->frame || !next->encoded || next->type != GST_CL_MPEG_PICTURE_P
       || next->ref != s->out)
     return TRUE;
@@ -1547,9 +1553,11 @@ learn_ip_factor (GstClMpegEngine * e, Slot * s, gboolean * again,
     return FALSE;
   gst_cl_mpeg_rate_control_learn_ip_factor (&e->rc, e->mb_width *
       e->mb_height, slot_copies (e, next));
+  s->cut_factor = FALSE;
   quant = slot_quant (e, s, s->type, s->gop_start);
-  GST_DEBUG_OBJECT (e->parent, "first I picture: quantiser %u from the "
-      "copies of the P picture after it (%u guessed)", quant, s->quant);
+  GST_DEBUG_OBJECT (e->parent, "I picture %" G_GUINT64_FORMAT ": quantiser "
+      "%u from the copies of the P picture after it (%u before)", s->display,
+      quant, s->quant);
   *again = quant != s->quant;
   s->quant = quant;
   return TRUE;
@@ -1574,6 +1582,7 @@ restart_gop_at (GstClMpegEngine * e, Slot * s)
   s->gop_frame = s->display;
   s->temporal_reference = 0;
   s->quant = slot_quant (e, s, s->type, TRUE);
+  s->cut_factor = e->rc.auto_ip;
   s->intra_vlc = FALSE;
   e->scene_cuts++;
   e->recoded++;
@@ -1954,7 +1963,7 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
 
   g_assert (s != e->pending && s->frame == NULL);
   s->frame = frame;             /* the reference the base class gave us */
-  s->dc_only = s->all_skipped = FALSE;
+  s->dc_only = s->all_skipped = s->cut_factor = FALSE;
   s->type = type;
   s->gop_start = s->seq_start = gop_start;
   s->gop_closed = e->gop_lead == 0;
