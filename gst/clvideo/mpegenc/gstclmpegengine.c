@@ -1544,7 +1544,9 @@ learn_ip_factor (GstClMpegEngine * e, Slot * s, gboolean * again,
   guint quant;
 
   *again = FALSE;
-  if (!INTRA (s) || !(s->cut_factor ||
+  /* (with a bit rate the quantiser is asked for once: the P picture waits
+   * for this one's size) */
+  if (e->rc.bit_rate > 0 || !INTRA (s) || !(s->cut_factor ||
           gst_cl_mpeg_rate_control_guesses_ip_factor (&e->rc)) ||
       !next->frame || !next->encoded || next->type != GST_CL_MPEG_PICTURE_P
       || next->ref != s->out)

@@ -216,9 +216,10 @@ void gst_cl_mpeg_rate_control_count_copies (GstClMpegRateControl * rc,
 gboolean gst_cl_mpeg_rate_control_guesses_ip_factor (const
     GstClMpegRateControl * rc);
 
-/* In place of the first guess: the copies of the first P picture, @copies
- * of its @mbs macroblocks, as if the GOP before had been counted (the I
- * picture it predicts from then asks for its quantiser again) */
+/* In place of a guess (the first, or at a cut the scene before's
+ * factor): the copies of the P picture after the I picture, @copies of
+ * its @mbs macroblocks, as if the GOP before had been counted (the I
+ * picture then asks for its quantiser again) */
 void gst_cl_mpeg_rate_control_learn_ip_factor (GstClMpegRateControl * rc,
     guint mbs, guint copies);
 
