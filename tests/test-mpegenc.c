@@ -5388,11 +5388,10 @@ GST_END_TEST;
 /* The automatic "ip-factor" (the default, 0): 1 + the share of the P
  * pictures' macroblocks since the last I picture that copy their
  * reference, and for the first I picture the share of the P picture after
- * it (the I picture coded again with it, the P picture then predicting
- * from the I picture decoders see, as the checker's decode compares). A
- * still clip's P pictures copy every macroblock (factor 2), a pan's
- * almost none (factor 1), as the checker's parse of the macroblocks
- * shows. */
+ * it (the I picture coded again with it; test_ip_factor_auto_first
+ * decodes such a stream). A still clip's P pictures copy every macroblock
+ * (factor 2), a pan's almost none (factor 1), as the checker's parse of
+ * the macroblocks shows. */
 GST_START_TEST (test_ip_factor_auto)
 {
   const guint w = 96, h = 64, n = 12, q = 8, mbs = (w / 16) * (h / 16);
@@ -5601,9 +5600,9 @@ check_as_close (GByteArray * a, GByteArray * b, guint w, guint h,
  * a reconstruction that decoders do not have; their vectors, searched
  * from the first reconstruction, may differ: within 0.11 dB here, where
  * the P picture not coded again is 0.25 dB off, and the next ones drift
- * further). A clip still in its upper
- * half, panned in the lower (about half the macroblocks copies: 8 / 1.5
- * rounds to 5, where 1.4 gives 6), one GOP. */
+ * further). A clip still in its upper half, panned in the lower (about
+ * half the macroblocks copies: 8 / 1.5 rounds to 5, where 1.4 gives 6),
+ * one GOP. */
 GST_START_TEST (test_ip_factor_auto_first)
 {
   const guint w = 96, h = 64, n = 6;

@@ -129,9 +129,6 @@ typedef struct
   /* the rate control's last resorts when even quantiser 31 is too many
    * bits: intra DC only; P every macroblock skipped */
   gboolean dc_only, all_skipped;
-  /* a cut coded as an I picture: its quantiser came from the automatic
-   * factor of the scene before (see learn_ip_factor) */
-  gboolean cut_factor;
   /* adaptive B pictures: frames from an anchor to its forward reference;
    * a B picture: whether its backward anchor is a P picture */
   guint distance;
@@ -1546,16 +1543,14 @@ learn_ip_factor (GstClMpegEngine * e, Slot * s, gboolean * again,
   *again = FALSE;
   /* (with a bit rate the quantiser is asked for once: the P picture waits
    * for this one's size) */
-  if (e->rc.bit_rate > 0 || !INTRA (s) || !(s->cut_factor ||
-          gst_cl_mpeg_rate_control_guesses_ip_factor (&e->rc)) ||
-      !next->frame || !next->encoded || next->type != GST_CL_MPEG_PICTURE_P
+  if (e->rc.bit_rate > 0 || !INTRA (s) ||
+      !gst_cl_mpeg_rate_control_guesses_ip_factor (&e->rc) || !next->frame || !next->encoded || next->type != GST_CL_MPEG_PICTURE_P
       || next->ref != s->out)
     return TRUE;
   if (!wait_event (&next->ready, error))
     return FALSE;
   gst_cl_mpeg_rate_control_learn_ip_factor (&e->rc, e->mb_width *
       e->mb_height, slot_copies (e, next));
-  s->cut_factor = FALSE;
   quant = slot_quant (e, s, s->type, s->gop_start);
   GST_DEBUG_OBJECT (e->parent, "I picture %" G_GUINT64_FORMAT ": quantiser "
       "%u from the copies of the P picture after it (%u before)", s->display,
@@ -1584,7 +1579,8 @@ restart_gop_at (GstClMpegEngine * e, Slot * s)
   s->gop_frame = s->display;
   s->temporal_reference = 0;
   s->quant = slot_quant (e, s, s->type, TRUE);
-  s->cut_factor = e->rc.auto_ip;
+  /* (its factor, the scene before's, is a guess for this one) */
+  gst_cl_mpeg_rate_control_guess_ip_factor (&e->rc);
   s->intra_vlc = FALSE;
   e->scene_cuts++;
   e->recoded++;
@@ -1965,7 +1961,7 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
 
   g_assert (s != e->pending && s->frame == NULL);
   s->frame = frame;             /* the reference the base class gave us */
-  s->dc_only = s->all_skipped = s->cut_factor = FALSE;
+  s->dc_only = s->all_skipped = FALSE;
   s->type = type;
   s->gop_start = s->seq_start = gop_start;
   s->gop_closed = e->gop_lead == 0;

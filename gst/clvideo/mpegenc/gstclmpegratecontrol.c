@@ -342,6 +342,12 @@ gst_cl_mpeg_rate_control_guesses_ip_factor (const GstClMpegRateControl * rc)
 }
 
 void
+gst_cl_mpeg_rate_control_guess_ip_factor (GstClMpegRateControl * rc)
+{
+  rc->ip_guessed = rc->auto_ip;
+}
+
+void
 gst_cl_mpeg_rate_control_learn_ip_factor (GstClMpegRateControl * rc,
     guint mbs, guint copies)
 {

@@ -72,8 +72,9 @@ typedef struct {
   /* automatic: the factor the copies give, before the stream's end cuts
    * it (gst_cl_mpeg_rate_control_set_i_reach) */
   gdouble ip_copies;
-  /* automatic: ip_copies is GST_CL_MPEG_FIRST_IP_FACTOR, no P picture
-   * seen yet (gst_cl_mpeg_rate_control_learn_ip_factor) */
+  /* automatic: ip_copies is a guess (GST_CL_MPEG_FIRST_IP_FACTOR before
+   * any P picture; at a cut, the scene before's) until
+   * gst_cl_mpeg_rate_control_learn_ip_factor or the next I picture */
   gboolean ip_guessed;
   guint64 i_reach;              /* pictures from the next I picture to the
                                  * stream's end; 0: unknown */
@@ -211,10 +212,15 @@ void gst_cl_mpeg_rate_control_set_i_reach (GstClMpegRateControl * rc,
 void gst_cl_mpeg_rate_control_count_copies (GstClMpegRateControl * rc,
     guint mbs, guint copies);
 
-/* Whether the automatic factor is still the first guess: no P picture
- * has been counted since the sequence started */
+/* Whether the automatic factor is a guess: the first, no P picture
+ * counted since the sequence started, or one marked so
+ * (gst_cl_mpeg_rate_control_guess_ip_factor) */
 gboolean gst_cl_mpeg_rate_control_guesses_ip_factor (const
     GstClMpegRateControl * rc);
+
+/* The automatic factor just taken is a guess: a cut coded as an I
+ * picture took the scene before's */
+void gst_cl_mpeg_rate_control_guess_ip_factor (GstClMpegRateControl * rc);
 
 /* In place of a guess (the first, or at a cut the scene before's
  * factor): the copies of the P picture after the I picture, @copies of
