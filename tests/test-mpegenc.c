@@ -3631,33 +3631,48 @@ ffprobe_field_flags (const gchar * path)
   return g_string_free (flags, FALSE);
 }
 
-/* @n frames at 25 fps: the natural clip up to frame @cut, the synthetic
- * one from there (a cut); the element's scene-cuts count in *@cuts */
+/* Frame @i of a @w x @h test clip that changes scene at frame @cut */
+typedef guint8 *(*ClipFrame) (guint w, guint h, guint i, guint cut);
+
+/* Frame @i of the natural clip up to frame @cut, of the synthetic one from
+ * there */
+static guint8 *
+natural_then_synthetic_frame (guint w, guint h, guint i, guint cut)
+{
+  return i < cut ? natural_frame (w, h, i, clip_pan_x, clip_pan_y, 7) :
+      synthetic_frame (w, h, i);
+}
+
+/* Frames @first to @n - 1 of @frame_at (scene changed at @cut), coded
+ * with @props and "frame-offset" @first, into @e; the element's
+ * scene-cuts count in *@cuts where it is not NULL */
 static void
-encode_cut (const gchar * props, guint w, guint h_, guint n, guint cut,
-    Encoded * e, guint64 * cuts)
+encode_frames (const gchar * props, guint w, guint h_, guint first,
+    guint n, ClipFrame frame_at, guint cut, Encoded * e, guint64 * cuts)
 {
   GstHarness *h = harness_new (props);
   GstClockTime dur = GST_SECOND / 25;
-  GstStructure *stats;
   guint i;
 
   encoded_init (e);
+  g_object_set (h->element, "frame-offset", (guint64) first, NULL);
   set_caps (h, w, h_, 25, "I420");
-  for (i = 0; i < n; i++) {
-    guint8 *f = i < cut ? natural_frame (w, h_, i, clip_pan_x, clip_pan_y,
-        7) : synthetic_frame (w, h_, i);
+  for (i = first; i < n; i++) {
+    guint8 *f = frame_at (w, h_, i, cut);
     fail_unless_equals_int (gst_harness_push (h, i420_buffer (f, w, h_,
-                i * dur, dur)), GST_FLOW_OK);
+                (i - first) * dur, dur)), GST_FLOW_OK);
     g_free (f);
     pull_all (h, e);
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   pull_all (h, e);
-  g_object_get (h->element, "stats", &stats, NULL);
-  fail_unless (gst_structure_get (stats, "scene-cuts", G_TYPE_UINT64, cuts,
-          NULL));
-  gst_structure_free (stats);
+  if (cuts) {
+    GstStructure *stats;
+    g_object_get (h->element, "stats", &stats, NULL);
+    fail_unless (gst_structure_get (stats, "scene-cuts", G_TYPE_UINT64,
+            cuts, NULL));
+    gst_structure_free (stats);
+  }
   test_harness_teardown (h);
 }
 
@@ -3700,8 +3715,10 @@ GST_START_TEST (test_scene_cut)
     Encoded e, e0;
     guint i, first = 0, in_gop = 0, types[26];
 
-    encode_cut (props, w, h, n, cases[c].cut, &e, &cuts);
-    encode_cut (props0, w, h, n, cases[c].cut, &e0, &cuts0);
+    encode_frames (props, w, h, 0, n, natural_then_synthetic_frame,
+        cases[c].cut, &e, &cuts);
+    encode_frames (props0, w, h, 0, n, natural_then_synthetic_frame,
+        cases[c].cut, &e0, &cuts0);
     r = check_stream (e.stream, n, w, h);
     r0 = check_stream (e0.stream, n, w, h);
     fail_unless_equals_int (cuts0, 0);
@@ -5477,21 +5494,17 @@ GST_START_TEST (test_ip_factor_auto_end)
 
 GST_END_TEST;
 
-/* the frame still_then_pan_frame () cuts to the pan at */
-#define STILL_THEN_PAN_CUT 5
-
-/* Frame @i of a still scene up to frame STILL_THEN_PAN_CUT, a pan of
- * another from there (the natural clip's negative) */
+/* Frame @i of a still scene up to frame @cut, a pan of another from
+ * there (the natural clip's negative) */
 static guint8 *
-still_then_pan_frame (guint w, guint h, guint i)
+still_then_pan_frame (guint w, guint h, guint i, guint cut)
 {
   guint8 *f;
   guint k;
 
-  if (i < STILL_THEN_PAN_CUT)
+  if (i < cut)
     return natural_frame (w, h, 0, 0, 0, 7);
-  f = natural_frame (w, h, i - STILL_THEN_PAN_CUT, clip_pan_x, clip_pan_y,
-      7);
+  f = natural_frame (w, h, i - cut, clip_pan_x, clip_pan_y, 7);
   for (k = 0; k < w * h; k++)
     f[k] = 255 - f[k];
   return f;
@@ -5500,7 +5513,7 @@ still_then_pan_frame (guint w, guint h, guint i)
 /* Frame @i of the natural clip still in its upper half, panned in its
  * lower half */
 static guint8 *
-half_still_frame (guint w, guint h, guint i)
+half_still_frame (guint w, guint h, guint i, guint cut G_GNUC_UNUSED)
 {
   guint8 *f = natural_frame (w, h, 0, 0, 0, 7);
   guint8 *pan = natural_frame (w, h, i, clip_pan_x, clip_pan_y, 7);
@@ -5513,31 +5526,6 @@ half_still_frame (guint w, guint h, guint i)
       cw * (ch - ch / 2));
   g_free (pan);
   return f;
-}
-
-/* Frames @first to @n - 1 of @frame_at, coded with @props and
- * "frame-offset" @first, into @e */
-static void
-encode_frames (const gchar * props, guint w, guint h_, guint first,
-    guint n, guint8 * (*frame_at) (guint w, guint h, guint i), Encoded * e)
-{
-  GstHarness *h = harness_new (props);
-  GstClockTime dur = GST_SECOND / 25;
-  guint i;
-
-  encoded_init (e);
-  g_object_set (h->element, "frame-offset", (guint64) first, NULL);
-  set_caps (h, w, h_, 25, "I420");
-  for (i = first; i < n; i++) {
-    guint8 *f = frame_at (w, h_, i);
-    fail_unless_equals_int (gst_harness_push (h, i420_buffer (f, w, h_,
-                (i - first) * dur, dur)), GST_FLOW_OK);
-    g_free (f);
-    pull_all (h, e);
-  }
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  pull_all (h, e);
-  test_harness_teardown (h);
 }
 
 /* The bytes of picture @k (coding order) of @s, from its start code to
@@ -5563,12 +5551,12 @@ picture_bytes (GByteArray * s, guint k)
 }
 
 /* Each picture from @from on of the streams @a and @b, @n - @from
- * pictures of @frame_at from @from, decoded by FFmpeg: @a's PSNR-Y within
- * 0.2 dB of @b's (a picture predicted from another reconstruction than
- * the decoders' drifts further) */
+ * pictures of @frame_at (scene changed at @cut) from @from, decoded by
+ * FFmpeg: @a's PSNR-Y within 0.2 dB of @b's (a picture predicted from
+ * another reconstruction than the decoders' drifts further) */
 static void
 check_as_close (GByteArray * a, GByteArray * b, guint w, guint h,
-    guint from, guint n, guint8 * (*frame_at) (guint w, guint h, guint i))
+    guint from, guint n, ClipFrame frame_at, guint cut)
 {
   GByteArray *streams[2] = { a, b }, *dec[2];
   guint k, frames;
@@ -5582,7 +5570,7 @@ check_as_close (GByteArray * a, GByteArray * b, guint w, guint h,
     g_free (name);
   }
   for (k = from; k < n; k++) {
-    guint8 *src = frame_at (w, h, k);
+    guint8 *src = frame_at (w, h, k, cut);
     gdouble p0 = psnr_y (dec[0], k, src, w, h);
     gdouble p1 = psnr_y (dec[1], k - from, src, w, h);
     fail_unless (fabs (p0 - p1) < 0.2, "frame %u: %.2f dB, against %.2f", k,
@@ -5611,9 +5599,9 @@ GST_START_TEST (test_ip_factor_auto_first)
   GBytes *a, *b;
 
   encode_frames ("quantizer=8 gop-size=12", w, h, 0, n, half_still_frame,
-      &learnt);
+      0, &learnt, NULL);
   encode_frames ("quantizer=8 gop-size=12 ip-factor=1.6", w, h, 0, n,
-      half_still_frame, &set);
+      half_still_frame, 0, &set, NULL);
   r = check_stream (learnt.stream, n, w, h);
   check_picture_quant ("half still", 0, &g_array_index (r->pictures,
           MpegCheckPicture, 0), 5);
@@ -5622,7 +5610,8 @@ GST_START_TEST (test_ip_factor_auto_first)
   b = picture_bytes (set.stream, 0);
   fail_unless (g_bytes_equal (a, b), "the I picture is not the one of "
       "ip-factor=1.6");
-  check_as_close (learnt.stream, set.stream, w, h, 0, n, half_still_frame);
+  check_as_close (learnt.stream, set.stream, w, h, 0, n, half_still_frame,
+      0);
   g_bytes_unref (a);
   g_bytes_unref (b);
   encoded_free (&learnt);
@@ -5641,15 +5630,17 @@ GST_END_TEST;
  * picture after the cut is coded again from the cut's last coding). */
 GST_START_TEST (test_ip_factor_auto_cut)
 {
-  const guint w = 96, h = 64, n = 14, cut = STILL_THEN_PAN_CUT, q = 8;
+  const guint w = 96, h = 64, n = 14, cut = 5, q = 8;
   const gchar *props = "quantizer=8 gop-size=12 scene-cut=50";
   Encoded whole, pan;
   MpegCheckResult *r;
   GBytes *a, *b;
   guint k;
 
-  encode_frames (props, w, h, 0, n, still_then_pan_frame, &whole);
-  encode_frames (props, w, h, cut, n, still_then_pan_frame, &pan);
+  encode_frames (props, w, h, 0, n, still_then_pan_frame, cut, &whole,
+      NULL);
+  encode_frames (props, w, h, cut, n, still_then_pan_frame, cut, &pan,
+      NULL);
   r = check_stream (whole.stream, n, w, h);
   for (k = 0; k < r->pictures->len; k++) {
     const MpegCheckPicture *pic = &g_array_index (r->pictures,
@@ -5664,7 +5655,7 @@ GST_START_TEST (test_ip_factor_auto_cut)
       " bytes) is not the pan's first (%" G_GSIZE_FORMAT ")",
       g_bytes_get_size (a), g_bytes_get_size (b));
   check_as_close (whole.stream, pan.stream, w, h, cut, n,
-      still_then_pan_frame);
+      still_then_pan_frame, cut);
   g_bytes_unref (a);
   g_bytes_unref (b);
   encoded_free (&whole);
