@@ -349,7 +349,10 @@ rd_quantise (const int *F, ulong cand, int *L, ulong * coded, int *delta,
       const int in_table = l < RD_LEVELS;
       const int escape = lambda4 * escape_bits (l, mpeg2) - gain;
       const int opening_cost = RD_OPENING_BITS * lambda4 - gain;
-      if (gain <= RD_EOB_BITS * lambda4)
+      /* (a level that pays less than its own code may still pay by
+       * shortening the next level's run: only those that add error are
+       * left out) */
+      if (gain <= 0)
         continue;
       for (s = 0; s < n_live; s++) {
         const int run = i - live[s];
@@ -3472,30 +3475,6 @@ pairs_fitting_quant (const short16 * xs, int intra, int q)
   }
 }
 
-/* The least 2 a of a coefficient of magnitude a <= @mag1 that the
- * trellis may give level 1: its gain 4 (a^2 - (a - mag1)^2) = 4 mag1
- * (2 a - mag1) must exceed the end_of_block it moves, so 2 a - mag1 >
- * floor (eob / 4 mag1). Non-intra blocks have one step, and the floor is
- * found exactly; the intra matrix's are found in floats, one less (at
- * most one off), so that no coefficient the trellis could code is left
- * out. */
-static void
-level1_min (int intra, int lambda4, const int16 * mag1, int16 * cand_min)
-{
-  const int eob = RD_EOB_BITS * lambda4;
-  if (intra) {
-    #pragma unroll
-    for (int i = 0; i < 8; i++)
-      cand_min[i] = mag1[i] + max (convert_int16 (convert_float16 ((int16)
-                  eob) / convert_float16 (4 * mag1[i])) - 1, 0);
-  } else {
-    const int16 k = (int16) (mag1[0].s0 + eob / (4 * mag1[0].s0));
-    #pragma unroll
-    for (int i = 0; i < 8; i++)
-      cand_min[i] = k;
-  }
-}
-
 /* The levels of the macroblock @src predicted by @pred (MB_ROWS rows:
  * luma, then Cb | Cr), pair by pair in natural rows into @levels_of
  * (MB_PAIRS x 8),
@@ -3529,7 +3508,6 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
    * quantised */
   const int stop_early = skip_at != LONG_MAX;
   long floor2_sum = 0, floor3_sum = 0, slack[MB_PAIRS], slack_left;
-  int16 cand_min[8];
   short16 cand_above[8];
   int i, p;
 
@@ -3619,13 +3597,12 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
     }
   }
   /* (only for candidates that got this far) a coefficient of magnitude
-   * a is a candidate where a > mag1 or 2 a > cand_min, that is a > min
-   * (mag1, cand_min / 2) */
+   * a is a candidate where level 1 lies nearer than zero, 2 a > mag1,
+   * that is a > mag1 >> 1 */
   if (rd_lambda && !dc_only) {
-    level1_min (intra, lambda4, mag1, cand_min);
     #pragma unroll
     for (i = 0; i < 8; i++)
-      cand_above[i] = convert_short16 (min (mag1[i], cand_min[i] >> 1));
+      cand_above[i] = convert_short16 (mag1[i] >> 1);
   }
 
   for (p = 0; p < MB_PAIRS; p++) {

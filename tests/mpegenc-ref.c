@@ -372,7 +372,7 @@ trellis_quantise (const gint coef[64], gint16 zz[64], gboolean intra, gint q,
     for (l = top; l >= 1 && l >= top - 1; l--) {
       gint err = a - dequantised_magnitude (l, intra, pos, q, mpeg2);
       gint gain = 4 * (a * a - err * err);
-      if (gain <= 2 * lambda4)
+      if (gain <= 0)
         continue;
       for (j = 0; j < n_open; j++) {
         gint n = open[j];
