@@ -77,6 +77,20 @@ block_satd8 (const RefPlane * cur, const RefPlane * ref, gint x0, gint y0,
   return sum;
 }
 
+/* The bits of vector component @c: 1 for 0, else 4 for |c| = 1, and 2
+ * more for each doubling */
+static guint
+component_bits (gint c)
+{
+  guint bits = 4, m = ABS (c);
+
+  if (!c)
+    return 1;
+  while (m >>= 1)
+    bits += 2;
+  return bits;
+}
+
 typedef struct
 {
   guint64 cost;
@@ -87,11 +101,13 @@ typedef struct
 /* Half-pel refinement of the full-pel vector (fx, fy) of the block at
  * (x0, y0): the 9 half-pel positions around it whose prediction reads
  * only samples inside the plane, in raster order, by SAD; with
- * REF_SUBPEL_SATD a whole 16 x 16 block takes, of the three best by SAD,
- * the best by the SATD of its four 8 x 8 blocks. */
+ * REF_SUBPEL_SATD a whole 16 x 16 block takes the one with the least SATD
+ * of its four 8 x 8 blocks plus twice @price sixteenths a bit of the
+ * half-pel vector's components. */
 static void
 refine_half (const RefPlane * cur, const RefPlane * ref, gint x0, gint y0,
-    gint bw, gint bh, gint fx, gint fy, gint subpel, GstClMotionVector * mv)
+    gint bw, gint bh, gint fx, gint fy, gint subpel, guint price,
+    GstClMotionVector * mv)
 {
   HalfPos pos[9], *best = NULL;
   gint n = 0, hx, hy, i, j, k;
@@ -126,9 +142,9 @@ refine_half (const RefPlane * cur, const RefPlane * ref, gint x0, gint y0,
       pos[j - 1] = t;
     }
   if (subpel == REF_SUBPEL_SATD && bw == 16 && bh == 16) {
-    n = MIN (n, 3);
     for (i = 0; i < n; i++) {
-      pos[i].cost = 0;
+      pos[i].cost = 2 * price * (component_bits (pos[i].vx) +
+          component_bits (pos[i].vy)) / 16;
       for (k = 0; k < 4; k++)
         pos[i].cost += block_satd8 (cur, ref, x0 + k % 2 * 8,
             y0 + k / 2 * 8, pos[i].vx, pos[i].vy);
@@ -200,7 +216,7 @@ ref_motion_search (const RefPlane * cur, const RefPlane * ref,
       mv->dy = 2 * fy;
       mv->sad = block_sad (cur, ref, x0, y0, bw, bh, fx, fy);
       if (subpel)
-        refine_half (cur, ref, x0, y0, bw, bh, fx, fy, subpel, mv);
+        refine_half (cur, ref, x0, y0, bw, bh, fx, fy, subpel, 0, mv);
     }
   }
 }
@@ -248,20 +264,6 @@ typedef struct
   guint price;                  /* sixteenths of a SAD unit a bit */
   gboolean satd;                /* ranked by SATD (see try_vector) */
 } Block;
-
-/* The bits of vector component @c: 1 for 0, else 4 for |c| = 1, and 2
- * more for each doubling */
-static guint
-component_bits (gint c)
-{
-  guint bits = 4, m = ABS (c);
-
-  if (!c)
-    return 1;
-  while (m >>= 1)
-    bits += 2;
-  return bits;
-}
 
 /* What (dx, dy) adds to its SAD at the level of @k */
 static guint
@@ -577,7 +579,7 @@ full_resolution (const RefPlane * cur, const RefPlane * ref, gint bs,
     out[i].sad = p2.sad[i];
     if (subpel)
       refine_half (cur, ref, x0, y0, MIN (bs, cur->width - x0),
-          MIN (bs, cur->height - y0), p2.dx[i], p2.dy[i], subpel,
+          MIN (bs, cur->height - y0), p2.dx[i], p2.dy[i], subpel, price,
           &out[i]);
   }
   field_free (&p1);

@@ -40,12 +40,14 @@
  *   past the window. On GPUs `full` is the faster (on an H200, 0.11
  *   against 0.27 ms per 1080p frame) where the window holds the motion.
  *
- * `subpel-cost=satd`, the default, ranks the half-pel positions of whole
- * 16x16 blocks by the SATD of the residual (the sum of the magnitudes of
- * its four 8x8 Hadamard transforms) instead of the SAD, among the three
- * best by SAD: closer to what a transform coder spends on the residual,
- * as `clmpegenc` does with `rdo`. The vector keeps its SAD. `sad` ranks
- * them by SAD, at about half the refinement's cost.
+ * `subpel-cost=satd`, the default, ranks the nine half-pel positions of
+ * whole 16x16 blocks by the SATD of the residual (the sum of the
+ * magnitudes of its four 8x8 Hadamard transforms) instead of the SAD,
+ * plus, in the hierarchical search, twice `vector-cost`'s price of the
+ * half-pel vector's bits: closer to what a transform coder spends on the
+ * residual and the vector, as `clmpegenc` does with `rdo`. The vector
+ * keeps its SAD. `sad` ranks them by SAD, at a fraction of the
+ * refinement's cost.
  *
  * With `lambda` above 0 the search is rate-constrained: each block takes
  * the least SAD + lambda * (bits MPEG-1 spends on the vector's difference
@@ -212,8 +214,8 @@ gst_cl_motion_subpel_cost_get_type (void)
   static GType type = 0;
   static const GEnumValue values[] = {
     {GST_CL_MOTION_SUBPEL_COST_SAD, "Sum of absolute differences", "sad"},
-    {GST_CL_MOTION_SUBPEL_COST_SATD, "The three best by SAD ranked by the "
-          "sum of the magnitudes of the residual's 8x8 Hadamard transforms",
+    {GST_CL_MOTION_SUBPEL_COST_SATD, "Sum of the magnitudes of the "
+          "residual's 8x8 Hadamard transforms, plus the vector's bits",
         "satd"},
     {0, NULL, NULL}
   };
@@ -738,20 +740,20 @@ gst_cl_motion_search_element_class_init (GstClMotionSearchElementClass *
   /**
    * GstClMotionSearchElement:subpel-cost:
    *
-   * How the half-pel positions are compared: `sad`, or `satd` (the
-   * three best by SAD ranked by the SATD of the residual, the sum of the
-   * magnitudes of the 8x8 Hadamard transforms of its four luma blocks;
+   * How the half-pel positions are compared: `sad`, or `satd` (the SATD
+   * of the residual, the sum of the magnitudes of the 8x8 Hadamard
+   * transforms of its four luma blocks, plus, in the hierarchical
+   * search, twice `vector-cost`'s price of the half-pel vector's bits;
    * whole 16x16 blocks only, others keep the SAD). The SATD follows what
-   * a transform coder spends on the residual, at about twice the
+   * a transform coder spends on the residual, at several times the
    * refinement's cost; the vector keeps its SAD. The default is that of
    * `clmpegenc` with `rdo`.
    */
   g_object_class_install_property (gobject_class, PROP_SUBPEL_COST,
       g_param_spec_enum ("subpel-cost", "Half-pel cost",
-          "How the half-pel positions are compared: sad, or satd (the three "
-          "best by SAD ranked by the SATD of the residual; whole 16x16 "
-          "blocks only)", GST_TYPE_CL_MOTION_SUBPEL_COST, DEFAULT_SUBPEL_COST,
-          flags));
+          "How the half-pel positions are compared: sad, or satd (the SATD "
+          "of the residual plus the vector's bits; whole 16x16 blocks only)",
+          GST_TYPE_CL_MOTION_SUBPEL_COST, DEFAULT_SUBPEL_COST, flags));
   /**
    * GstClMotionSearchElement:vector-cost:
    *

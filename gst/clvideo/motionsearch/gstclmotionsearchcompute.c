@@ -443,11 +443,12 @@ run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
 
 /* GPUs: the half-pel refinement of the full-pel @vectors of blocks
  * [first_x, first_x + n_x) x [first_y, first_y + n_y), a work-group of
- * REFINE_ITEMS per block */
+ * REFINE_ITEMS per block, the vectors' bits at @price (0 for the full
+ * search, which prices none) */
 static gboolean
 refine_groups (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, guint first_x, guint first_y, guint n_x,
-    guint n_y, cl_mem vectors, GError ** error)
+    guint n_y, guint price, cl_mem vectors, GError ** error)
 {
   gchar *options = g_strdup_printf ("-DBS=%u -DREFINE_ITEMS=%u -DSATD=%d",
       ms->params.block_size, REFINE_ITEMS, satd_option (ms));
@@ -461,6 +462,7 @@ refine_groups (GstClMotionSearch * ms, const GstClPlane * cur,
   if (!kernel)
     return FALSE;
   block_range_args (cur, ref, first_x, first_y, n_x, n_y, &args);
+  args.vector_price = price;
   if (!set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
     return FALSE;
   global[0] = (size_t) n_x * REFINE_ITEMS;
@@ -493,7 +495,7 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
           GST_CL_MOTION_SEARCH_LABEL, 2, global, local, error))
     return FALSE;
   return !ms->params.subpel || refine_groups (ms, cur, ref, first_x,
-      first_y, n_x, n_y, vectors, error);
+      first_y, n_x, n_y, 0, vectors, error);
 }
 
 /* ---- hierarchical search ---- */
@@ -833,7 +835,8 @@ run_full_resolution (GstClMotionSearch * ms, const GstClPlane * cur,
     guint bx, by;
 
     gst_cl_motion_search_grid (ms, ms->pyr_width, ms->pyr_height, &bx, &by);
-    if (!refine_groups (ms, cur, ref, 0, 0, bx, by, vectors, error))
+    if (!refine_groups (ms, cur, ref, 0, 0, bx, by, ms->vector_price,
+            vectors, error))
       return FALSE;
   }
   return save_history (ms, vectors, error);
