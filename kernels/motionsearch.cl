@@ -519,31 +519,37 @@ satd_half_rows (global const uchar * c, int cs, global const uchar * r,
   return satd16 (d);
 }
 
-/* The best of @keys (half_rank keys of the nine half-pel positions around
- * (fx, fy), by SAD; ULONG_MAX where outside) by SATD plus @price
+/* The best of the nine half-pel positions around (fx, fy) of the whole
+ * block at (x0, y0) that read inside the plane, by SATD plus @price
  * (sixteenths of a SATD unit) a bit of the half-pel vector's components,
  * with its SAD. SAD misranks the positions: a diagonal one averages four
  * samples and smooths noise, which SAD rewards beyond what the coded
  * residual gains, and it ignores that a half-pel component costs more
- * bits than a whole one. @full_satd is the SATD at (fx, fy) where the
- * caller has it (else UINT_MAX). */
+ * bits than a whole one. @full_sad and @full_satd are those at (fx, fy)
+ * (@full_satd UINT_MAX where the caller has not got it). */
 static GstClMotionVector
 satd_best (global const uchar * cur, int cs, global const uchar * ref,
-    int rs, int x0, int y0, int fx, int fy, const ulong * keys,
-    uint full_satd, uint price)
+    int rs, int width, int height, int x0, int y0, int fx, int fy,
+    uint full_sad, uint full_satd, uint price)
 {
+  global const uchar *c = cur + y0 * cs + x0;
   ulong best = ULONG_MAX;
   for (int h = 0; h < 9; h++) {
-    if (keys[h] == ULONG_MAX)
-      continue;
     int2 v = half_vector (fx, fy, h);
+    if (h != 4 && !half_inside (v.x, v.y, x0, y0, 16, 16, width, height))
+      continue;
     uint t = h == 4 && full_satd != UINT_MAX ? full_satd :
-        satd_half_rows (cur + y0 * cs + x0, cs,
-        ref + (y0 + (v.y >> 1)) * rs + x0 + (v.x >> 1), rs, v.x & 1, v.y & 1);
+        satd_half_rows (c, cs, ref + (y0 + (v.y >> 1)) * rs + x0 +
+        (v.x >> 1), rs, v.x & 1, v.y & 1);
     best = min (best, half_rank (t + half_price (price, v), v.x, v.y, h));
   }
+  /* (the SAD of the winner alone: the others' would go unused) */
   GstClMotionVector mv = half_result (fx, fy, best);
-  mv.sad = (uint) (keys[best & 0xffff] >> 32);
+  if ((best & 0xffff) != 4)
+    mv.sad = sad_half_rows (c, cs, ref + (y0 + (mv.dy >> 1)) * rs + x0 +
+        (mv.dx >> 1), rs, mv.dx & 1, mv.dy & 1);
+  else
+    mv.sad = full_sad;
   return mv;
 }
 #endif
@@ -559,6 +565,11 @@ refine_half (global const uchar * cur, int cs, global const uchar * ref,
 {
   ulong keys[9], best = ULONG_MAX;
   int ring = 0;
+#if SATD && LBS == 16
+  if (bw == 16 && bh == 16)
+    return satd_best (cur, cs, ref, rs, width, height, x0, y0, fx, fy,
+        full_sad, full_satd, price);
+#endif
 #if LBS == 16
   ring = bw == 16 && bh == 16 && x0 + fx >= 1 && y0 + fy >= 1 &&
       x0 + fx + 17 <= width && y0 + fy + 17 <= height;
@@ -578,11 +589,6 @@ refine_half (global const uchar * cur, int cs, global const uchar * ref,
     for (int h = 0; h < 9; h++)
       keys[h] = half_key (cur, cs, ref, rs, width, height, x0, y0, bw, bh,
           fx, fy, full_sad, h);
-#if SATD && LBS == 16
-  if (bw == 16 && bh == 16)
-    return satd_best (cur, cs, ref, rs, x0, y0, fx, fy, keys, full_satd,
-        price);
-#endif
   for (int h = 0; h < 9; h++)
     best = min (best, keys[h]);
   return half_result (fx, fy, best);
