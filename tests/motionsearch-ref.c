@@ -102,8 +102,8 @@ typedef struct
  * (x0, y0): the 9 half-pel positions around it whose prediction reads
  * only samples inside the plane, in raster order, by SAD; with
  * REF_SUBPEL_SATD a whole 16 x 16 block takes the one with the least SATD
- * of its four 8 x 8 blocks plus twice @price sixteenths a bit of the
- * half-pel vector's components. */
+ * of its four 8 x 8 blocks plus its SAD plus twice @price sixteenths a bit
+ * of the half-pel vector's components. */
 static void
 refine_half (const RefPlane * cur, const RefPlane * ref, gint x0, gint y0,
     gint bw, gint bh, gint fx, gint fy, gint subpel, guint price,
@@ -143,7 +143,7 @@ refine_half (const RefPlane * cur, const RefPlane * ref, gint x0, gint y0,
     }
   if (subpel == REF_SUBPEL_SATD && bw == 16 && bh == 16) {
     for (i = 0; i < n; i++) {
-      pos[i].cost = 2 * price * (component_bits (pos[i].vx) +
+      pos[i].cost = pos[i].sad + 2 * price * (component_bits (pos[i].vx) +
           component_bits (pos[i].vy)) / 16;
       for (k = 0; k < 4; k++)
         pos[i].cost += block_satd8 (cur, ref, x0 + k % 2 * 8,

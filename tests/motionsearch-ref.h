@@ -32,8 +32,8 @@ typedef struct
  * chroma SAD at the displacement rounded down to the chroma grid. Ties:
  * smaller |dx| + |dy|, then raster order. With @subpel, half-pel
  * refinement (MPEG-1 interpolation, luma SAD; REF_SUBPEL_SATD: whole 16 x
- * 16 blocks choose by the SATD of their 8 x 8 blocks, the vector keeping
- * its SAD). @out gets
+ * 16 blocks choose by the SATD of their 8 x 8 blocks plus their SAD, the
+ * vector keeping its SAD). @out gets
  * ceil(w / bs) * ceil(h / bs) vectors in raster order. */
 void ref_motion_search (const RefPlane * cur, const RefPlane * ref,
     const RefPlane * cur_chroma, const RefPlane * ref_chroma, gint csx,
@@ -67,7 +67,7 @@ void ref_motion_search (const RefPlane * cur, const RefPlane * ref,
  * plus @price / 16 (rounded down) for each bit of its components (in
  * samples of the level): 1 for 0, else 2 floor (log2 |c|) + 4; the
  * vectors keep their SAD. With @subpel, the same half-pel refinement as
- * ref_motion_search(), except that with REF_SUBPEL_SATD the SATD of each
+ * ref_motion_search(), except that with REF_SUBPEL_SATD the cost of each
  * position has twice @price / 16 (rounded down) added for each bit of
  * its components in half-pel units; with REF_SUBPEL_SATD the last pass
  * of neighbours' vectors also ranks the candidates of a whole 16 x 16

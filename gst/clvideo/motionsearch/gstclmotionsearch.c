@@ -42,12 +42,12 @@
  *
  * `subpel-cost=satd`, the default, ranks the nine half-pel positions of
  * whole 16x16 blocks by the SATD of the residual (the sum of the
- * magnitudes of its four 8x8 Hadamard transforms) instead of the SAD,
- * plus, in the hierarchical search, twice `vector-cost`'s price of the
- * half-pel vector's bits: closer to what a transform coder spends on the
- * residual and the vector, as `clmpegenc` does with `rdo`. The vector
- * keeps its SAD. `sad` ranks them by SAD, at a fraction of the
- * refinement's cost.
+ * magnitudes of its four 8x8 Hadamard transforms) plus its SAD instead
+ * of the SAD alone, plus, in the hierarchical search, twice
+ * `vector-cost`'s price of the half-pel vector's bits: closer to what a
+ * transform coder spends on the residual and the vector, as `clmpegenc`
+ * does with `rdo`. The vector keeps its SAD. `sad` ranks them by SAD, at
+ * a fraction of the refinement's cost.
  *
  * With `lambda` above 0 the search is rate-constrained: each block takes
  * the least SAD + lambda * (bits MPEG-1 spends on the vector's difference
@@ -215,7 +215,8 @@ gst_cl_motion_subpel_cost_get_type (void)
   static const GEnumValue values[] = {
     {GST_CL_MOTION_SUBPEL_COST_SAD, "Sum of absolute differences", "sad"},
     {GST_CL_MOTION_SUBPEL_COST_SATD, "Sum of the magnitudes of the "
-          "residual's 8x8 Hadamard transforms, plus the vector's bits",
+          "residual's 8x8 Hadamard transforms, plus its SAD and the "
+          "vector's bits",
         "satd"},
     {0, NULL, NULL}
   };
@@ -742,17 +743,18 @@ gst_cl_motion_search_element_class_init (GstClMotionSearchElementClass *
    *
    * How the half-pel positions are compared: `sad`, or `satd` (the SATD
    * of the residual, the sum of the magnitudes of the 8x8 Hadamard
-   * transforms of its four luma blocks, plus, in the hierarchical
-   * search, twice `vector-cost`'s price of the half-pel vector's bits;
-   * whole 16x16 blocks only, others keep the SAD). The SATD follows what
-   * a transform coder spends on the residual, at several times the
-   * refinement's cost; the vector keeps its SAD. The default is that of
-   * `clmpegenc` with `rdo`.
+   * transforms of its four luma blocks, plus its SAD, plus, in the
+   * hierarchical search, twice `vector-cost`'s price of the half-pel
+   * vector's bits; whole 16x16 blocks only, others keep the SAD). The
+   * SATD follows what a transform coder spends on the residual, at
+   * several times the refinement's cost; the vector keeps its SAD. The
+   * default is that of `clmpegenc` with `rdo`.
    */
   g_object_class_install_property (gobject_class, PROP_SUBPEL_COST,
       g_param_spec_enum ("subpel-cost", "Half-pel cost",
           "How the half-pel positions are compared: sad, or satd (the SATD "
-          "of the residual plus the vector's bits; whole 16x16 blocks only)",
+          "and SAD of the residual plus the vector's bits; whole 16x16 "
+          "blocks only)",
           GST_TYPE_CL_MOTION_SUBPEL_COST, DEFAULT_SUBPEL_COST, flags));
   /**
    * GstClMotionSearchElement:vector-cost:
