@@ -5592,9 +5592,8 @@ check_as_close (GByteArray * a, GByteArray * b, guint w, guint h,
  * from the first reconstruction, may differ: within 0.24 dB a picture,
  * either way, here, where with the P picture not coded again the third
  * and later ones are 0.23 to 0.41 dB worse). A clip still in its upper
- * half, panned in the lower (about
- * half the macroblocks copies: 8 / 1.5 rounds to 5, where 1.4 gives 6),
- * one GOP. */
+ * half, panned in the lower (about half the macroblocks copies: 8 / 1.5
+ * rounds to 5, where 1.4 gives 6), one GOP. */
 GST_START_TEST (test_ip_factor_auto_first)
 {
   const guint w = 96, h = 64, n = 6;
