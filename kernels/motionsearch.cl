@@ -97,6 +97,7 @@
 #include "common.cl"
 #include "sad.cl"
 #include "pairs.cl"
+#include "satd.cl"
 
 /* ranking key of a full-pel candidate in the window of @range */
 #define KEY_IN(cost, dx, dy, range)                                         \
@@ -451,53 +452,6 @@ satd8_half (global const uchar * c, int cs, global const uchar * r, int rs,
 #endif
 
 #if SATD && LBS == 16
-/* The Hadamard transform of order 8 down the columns of the rows @r of
- * a pair of blocks, its outputs in another order (which the sum of their
- * magnitudes does not see): three rounds of sums and differences of rows
- * 2^k apart, whole vectors each. */
-static inline void
-hadamard8_rows (short16 * r)
-{
-  #pragma unroll
-  for (int s = 1; s < 8; s <<= 1) {
-    #pragma unroll
-    for (int y = 0; y < 8; y++)
-      if (!(y & s)) {
-        short16 a = r[y], b = r[y + s];
-        r[y] = a + b;
-        r[y + s] = a - b;
-      }
-  }
-}
-
-/* The SATD of the 16 rows of residual @d (each row's two halves in two 8
- * x 8 blocks, the transforms in place): down the columns, then, the pair
- * transposed, down the columns again. No coefficient leaves 16 bits
- * (255 x 64 at most). */
-static uint
-satd16 (short16 * d)
-{
-  int16 acc = 0;
-  #pragma unroll
-  for (int top = 0; top < 16; top += 8) {
-    short16 *r = d + top;
-    hadamard8_rows (r);
-    transpose_pair_short (r);
-    hadamard8_rows (r);
-    /* magnitudes as max (x, -x) (POCL splits abs on wide vectors), four
-     * rows summed in 16 bits (4 x 16320 fits) before widening */
-    #pragma unroll
-    for (int y = 0; y < 8; y += 4) {
-      ushort16 m = 0;
-      #pragma unroll
-      for (int i = y; i < y + 4; i++)
-        m += as_ushort16 (max (r[i], -r[i]));
-      acc += convert_int16 (m);
-    }
-  }
-  return (uint) sum16 (acc);
-}
-
 /* SATD of the 16 x 16 block at c against the half-pel prediction at
  * integer part r, fractions hx, hy (0 | 1), MPEG-1 rounding; the SAD of
  * the same residual into *@sad */

@@ -543,6 +543,44 @@ luma_sad (const gint src[GST_CL_MPEG_BLOCKS][64], const MpegRefPicture * ref,
 #define B_INTERPOLATED_TYPE_BITS 2
 
 #define B_CANDIDATES 3
+/* a bit's weight against the SATD plus SAD of the directions, in
+ * lambda16 / 16 (B_DIRECTION_PRICE of kernels/mpegenc.cl) */
+#define B_DIRECTION_PRICE 32
+
+/* the entry of the order-8 Hadamard matrix at row @k, column @n: +-1 by
+ * the parity of the bits they share */
+static gint
+hadamard_sign (guint k, guint n)
+{
+  guint shared = k & n, parity = 0;
+  for (; shared; shared >>= 1)
+    parity ^= shared & 1;
+  return parity ? -1 : 1;
+}
+
+/* The SATD (the magnitudes of the Hadamard coefficients of each 8 x 8
+ * luma block of the residual, summed) plus the SAD of the luma blocks
+ * @src less @p */
+static gint
+luma_satd_sad (const gint src[GST_CL_MPEG_BLOCKS][64],
+    const gint p[GST_CL_MPEG_BLOCKS][64])
+{
+  gint total = 0, b, i;
+  guint u, v;
+  for (b = 0; b < 4; b++) {
+    for (i = 0; i < 64; i++)
+      total += ABS (src[b][i] - p[b][i]);
+    for (u = 0; u < 8; u++)
+      for (v = 0; v < 8; v++) {
+        gint c = 0;
+        for (i = 0; i < 64; i++)
+          c += hadamard_sign (u, i / 8) * hadamard_sign (v, i % 8) *
+              (src[b][i] - p[b][i]);
+        total += ABS (c);
+      }
+  }
+  return total;
+}
 
 /* the vector of macroblock @mb of @vec, clamped (MPEG-1: inside the
  * picture), and its left neighbour's, the predictor assumed (clamped for
@@ -564,9 +602,9 @@ b_vector (const GstClMotionVector * vec, guint mb, guint mbx, guint mby,
 
 /* Of a direction's candidates (the searched vector, the predictor's,
  * zero) the one with the least luma SAD + @lambda16 / 16 x its bits from
- * the predictor @pred (the first on ties) into @v, its prediction into @p
- * and its cost returned. */
-static gint64
+ * the predictor @pred (the first on ties) into @v, its prediction into
+ * @p. */
+static void
 b_direction (const gint src[GST_CL_MPEG_BLOCKS][64],
     const MpegRefPicture * ref, const GstClMotionVector * vec, guint mb,
     guint mbx, guint mby, guint W, guint H, guint lambda16, gint zero_bias,
@@ -592,7 +630,6 @@ b_direction (const gint src[GST_CL_MPEG_BLOCKS][64],
   v[0] = c[best][0];
   v[1] = c[best][1];
   predict_mb (ref, mbx, mby, v[0], v[1], p);
-  return j[best];
 }
 
 void
@@ -608,9 +645,9 @@ mpegref_predict_b (const MpegRefPicture * cur, const MpegRefPicture * fwd,
       guint mb = mby * cur->mb_width + mbx, stride, b, i;
       gint vf[2], vb[2], pf[2], pb[2];
       gint f[GST_CL_MPEG_BLOCKS][64], bk[GST_CL_MPEG_BLOCKS][64];
-      gint src[GST_CL_MPEG_BLOCKS][64];
-      gint si = 0;
-      gint64 jf, jb, ji, best;
+      gint src[GST_CL_MPEG_BLOCKS][64], avg[GST_CL_MPEG_BLOCKS][64];
+      gint bits_f, bits_b;
+      gint64 jf, jb, ji, best, price = B_DIRECTION_PRICE * (gint64) lambda16;
       guint dirs = GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD;
       const guint8 *plane = mpegref_plane (cur, 0, &stride);
       GstClMpegBChoice *c = &choices[mb];
@@ -619,16 +656,21 @@ mpegref_predict_b (const MpegRefPicture * cur, const MpegRefPicture * fwd,
         for (i = 0; i < 64; i++)
           src[b][i] = plane[(mby * 16 + (b >> 1) * 8 + i / 8) * stride +
               mbx * 16 + (b & 1) * 8 + i % 8];
-      jf = b_direction (src, fwd, fvectors, mb, mbx, mby, W, H, lambda16,
-          zero_bias, vf, pf, f) + (gint64) lambda16 * B_FORWARD_TYPE_BITS;
-      jb = b_direction (src, bwd, bvectors, mb, mbx, mby, W, H, lambda16,
-          zero_bias, vb, pb, bk) + (gint64) lambda16 * B_BACKWARD_TYPE_BITS;
+      b_direction (src, fwd, fvectors, mb, mbx, mby, W, H, lambda16,
+          zero_bias, vf, pf, f);
+      b_direction (src, bwd, bvectors, mb, mbx, mby, W, H, lambda16,
+          zero_bias, vb, pb, bk);
       for (b = 0; b < 4; b++)
         for (i = 0; i < 64; i++)
-          si += ABS (src[b][i] - ((f[b][i] + bk[b][i] + 1) >> 1));
-      ji = 16 * (gint64) si + (gint64) lambda16 * (B_INTERPOLATED_TYPE_BITS +
-          vector_bits (vf[0], vf[1], pf[0], pf[1]) +
-          vector_bits (vb[0], vb[1], pb[0], pb[1]));
+          avg[b][i] = (f[b][i] + bk[b][i] + 1) >> 1;
+      bits_f = vector_bits (vf[0], vf[1], pf[0], pf[1]);
+      bits_b = vector_bits (vb[0], vb[1], pb[0], pb[1]);
+      jf = 16 * (gint64) luma_satd_sad (src, f) +
+          price * (B_FORWARD_TYPE_BITS + bits_f);
+      jb = 16 * (gint64) luma_satd_sad (src, bk) +
+          price * (B_BACKWARD_TYPE_BITS + bits_b);
+      ji = 16 * (gint64) luma_satd_sad (src, avg) +
+          price * (B_INTERPOLATED_TYPE_BITS + bits_f + bits_b);
       best = ji;
       if (jf < best) {
         dirs = GST_CL_MPEG_B_FORWARD;
@@ -683,7 +725,7 @@ mpegref_choose_b_fields (const MpegRefPicture * cur,
       gint64 costs[4];
       guint field = 0, k;
 
-      /* the frame prediction as mpeg_predict_b weighed it */
+      /* the frame prediction by SAD, as mpeg_predict_b weighs its vectors */
       b_vector (fvectors, mb, mbx, mby, W, H, v, pf);
       b_vector (bvectors, mb, mbx, mby, W, H, v, pb);
       for (y = mby * 16; y < mby * 16 + 16; y++)
