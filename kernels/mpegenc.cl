@@ -1085,10 +1085,13 @@ samples_prefer_field_dct (__local const int (*f)[64], __local int *red,
 #define B_BACKWARD_TYPE_BITS 3
 #define B_INTERPOLATED_TYPE_BITS 2
 /* what a bit weighs against the SATD plus SAD in b_directions, in
- * lambda16 / 16: on the real-content set with two B pictures against
- * FFmpeg's best, 32 -12.57% on the mean, 20 -12.54%, 48 -12.48%, 4
- * -12.25%, and the SAD alone at 1 (before) -12.00% */
+ * lambda16 / 16, and by how many times zero_bias a single direction's
+ * zero vector is favoured there: on the real-content set with two B
+ * pictures against FFmpeg's best, 32 and 2 -12.72% on the mean (0: 32
+ * -12.57%, 20 -12.54%, 48 -12.48%, 4 -12.25%; 1: -12.69%, 4: -12.62%),
+ * and the SAD alone, a bit at 1 and zero_bias once (before), -12.00% */
 #define B_DIRECTION_PRICE 32
+#define B_DIRECTION_ZERO_BIAS 2
 /* candidate vectors per direction */
 #define B_CANDIDATES 3
 
@@ -1140,20 +1143,25 @@ b_candidates (__global const GstClMotionVector * fvec,
 
 /* The directions of the macroblock from the SATD plus SAD of the luma
  * residual of each prediction (@tf forward, @tb backward, @ti
- * interpolated; see satd16) and the bits of its macroblock_type and
- * vectors (@vf, @vb from the predictors @pf, @pb) at B_DIRECTION_PRICE
- * lambda16 / 16 a bit. The SAD alone chose the interpolated prediction,
- * which averages noise away, beyond what its coded residual gains. */
+ * interpolated; see satd16), lowered by B_DIRECTION_ZERO_BIAS @zero_bias
+ * for a single direction's zero vector (see b_candidate), and the bits of
+ * its macroblock_type and vectors (@vf, @vb from the predictors @pf, @pb)
+ * at B_DIRECTION_PRICE lambda16 / 16 a bit. The SAD alone chose the
+ * interpolated prediction, which averages noise away, beyond what its
+ * coded residual gains. */
 static uint
 b_directions (int tf, int tb, int ti, int2 vf, int2 vb, int2 pf, int2 pb,
-    long lambda16, __global const uchar * bits)
+    long lambda16, int zero_bias, __global const uchar * bits)
 {
   const long price = B_DIRECTION_PRICE * lambda16;
   const int bf = vector_bits (bits, vf - pf), bb = vector_bits (bits,
       vb - pb);
+  const int still = B_DIRECTION_ZERO_BIAS * zero_bias;
   long best = 16 * (long) ti + price * (B_INTERPOLATED_TYPE_BITS + bf + bb);
-  const long jf = 16 * (long) tf + price * (B_FORWARD_TYPE_BITS + bf);
-  const long jb = 16 * (long) tb + price * (B_BACKWARD_TYPE_BITS + bb);
+  const long jf = 16 * (long) (vf.x || vf.y ? tf : tf - still) +
+      price * (B_FORWARD_TYPE_BITS + bf);
+  const long jb = 16 * (long) (vb.x || vb.y ? tb : tb - still) +
+      price * (B_BACKWARD_TYPE_BITS + bb);
   uint dirs = GST_CL_MPEG_B_FORWARD | GST_CL_MPEG_B_BACKWARD;
 
   if (jf < best) {
@@ -1275,7 +1283,7 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
   }
   dirs = b_directions (group_satd_sad (res, red, df, t),
       group_satd_sad (res, red, db, t), group_satd_sad (res, red, di, t),
-      vf, vb, pf, pb, lambda16, bits);
+      vf, vb, pf, pb, lambda16, args.zero_bias, bits);
   if (t == 0)
     write_choice (&choices[mb], dirs, vf, vb);
   for (int x = x0; x < x0 + 4; x++)
@@ -3893,7 +3901,8 @@ mpeg_predict_b_cpu (__global const uchar * cur, __global const uchar * fwd,
   for (int i = 0; i < 16; i++)
     out[i] = half_avg2 (f[i], b[i]);
   dirs = b_directions (luma_satd_sad (src, f), luma_satd_sad (src, b),
-      luma_satd_sad (src, out), vf, vb, pf, pb, lambda16, bits);
+      luma_satd_sad (src, out), vf, vb, pf, pb, lambda16, args.zero_bias,
+      bits);
   write_choice (&choices[mb], dirs, vf, vb);
   #pragma unroll
   for (int i = 0; i < 16; i++)

@@ -544,8 +544,11 @@ luma_sad (const gint src[GST_CL_MPEG_BLOCKS][64], const MpegRefPicture * ref,
 
 #define B_CANDIDATES 3
 /* a bit's weight against the SATD plus SAD of the directions, in
- * lambda16 / 16 (B_DIRECTION_PRICE of kernels/mpegenc.cl) */
+ * lambda16 / 16, and how many times zero_bias favours a single
+ * direction's zero vector there (B_DIRECTION_PRICE and
+ * B_DIRECTION_ZERO_BIAS of kernels/mpegenc.cl) */
 #define B_DIRECTION_PRICE 32
+#define B_DIRECTION_ZERO_BIAS 2
 
 /* the entry of the order-8 Hadamard matrix at row @k, column @n: +-1 by
  * the parity of the bits they share */
@@ -665,9 +668,11 @@ mpegref_predict_b (const MpegRefPicture * cur, const MpegRefPicture * fwd,
           avg[b][i] = (f[b][i] + bk[b][i] + 1) >> 1;
       bits_f = vector_bits (vf[0], vf[1], pf[0], pf[1]);
       bits_b = vector_bits (vb[0], vb[1], pb[0], pb[1]);
-      jf = 16 * (gint64) luma_satd_sad (src, f) +
+      jf = 16 * (gint64) (luma_satd_sad (src, f) - (vf[0] || vf[1] ? 0 :
+              B_DIRECTION_ZERO_BIAS * (gint) zero_bias)) +
           price * (B_FORWARD_TYPE_BITS + bits_f);
-      jb = 16 * (gint64) luma_satd_sad (src, bk) +
+      jb = 16 * (gint64) (luma_satd_sad (src, bk) - (vb[0] || vb[1] ? 0 :
+              B_DIRECTION_ZERO_BIAS * (gint) zero_bias)) +
           price * (B_BACKWARD_TYPE_BITS + bits_b);
       ji = 16 * (gint64) luma_satd_sad (src, avg) +
           price * (B_INTERPOLATED_TYPE_BITS + bits_f + bits_b);
