@@ -726,35 +726,42 @@ mpegref_choose_b_fields (const MpegRefPicture * cur,
       guint mb = mby * cur->mb_width + mbx, comp, x, y, stride, dirs;
       GstClMpegBChoice *c = &choices[mb];
       const GstClMpegFieldChoice *ff = &fields[0][mb], *fb = &fields[1][mb];
-      gint v[2], pf[2], pb[2], sad = 0, si = 0;
-      gint64 costs[4];
+      gint v[2], pf[2], pb[2], t, b, i;
+      gint src[GST_CL_MPEG_BLOCKS][64], p[4][GST_CL_MPEG_BLOCKS][64];
+      gint64 costs[4], price = B_DIRECTION_PRICE * (gint64) lambda16;
       guint field = 0, k;
 
-      /* the frame prediction by SAD, as mpeg_predict_b weighs its vectors */
+      /* the luma of the source, the frame prediction and the forward,
+       * backward and interpolated field predictions */
+      for (b = 0; b < 4; b++)
+        for (i = 0; i < 64; i++) {
+          guint at = (mby * 16 + (b >> 1) * 8 + i / 8) * W + mbx * 16 +
+              (b & 1) * 8 + i % 8;
+          src[b][i] = cur->data[at];
+          p[0][b][i] = pred->data[at];
+          p[1][b][i] = field_pred[0]->data[at];
+          p[2][b][i] = field_pred[1]->data[at];
+          p[3][b][i] = (p[1][b][i] + p[2][b][i] + 1) >> 1;
+        }
+      /* the frame prediction, weighed as mpeg_predict_b weighs directions */
       b_vector (fvectors, mb, mbx, mby, W, H, v, pf);
       b_vector (bvectors, mb, mbx, mby, W, H, v, pb);
-      for (y = mby * 16; y < mby * 16 + 16; y++)
-        for (x = mbx * 16; x < mbx * 16 + 16; x++) {
-          gint o = cur->data[y * W + x];
-          sad += ABS (o - pred->data[y * W + x]);
-          si += ABS (o - ((field_pred[0]->data[y * W + x] +
-                      field_pred[1]->data[y * W + x] + 1) >> 1));
-        }
       dirs = c->directions;
+      t = luma_satd_sad (src, p[0]);
       if ((dirs == GST_CL_MPEG_B_FORWARD && c->fdx == 0 && c->fdy == 0) ||
           (dirs == GST_CL_MPEG_B_BACKWARD && c->bdx == 0 && c->bdy == 0))
-        sad -= zero_bias;
-      costs[0] = 16 * (gint64) sad + (gint64) lambda16 * (b_type_bits (dirs) +
+        t -= B_DIRECTION_ZERO_BIAS * (gint) zero_bias;
+      costs[0] = 16 * (gint64) t + price * (b_type_bits (dirs) +
           (dirs & GST_CL_MPEG_B_FORWARD ? vector_bits (c->fdx, c->fdy, pf[0],
                   pf[1]) : 0) + (dirs & GST_CL_MPEG_B_BACKWARD ?
               vector_bits (c->bdx, c->bdy, pb[0], pb[1]) : 0));
       /* forward, backward, interpolated field by field */
-      costs[1] = 16 * (gint64) ff->sad + (gint64) lambda16 *
-          (B_FORWARD_TYPE_BITS + ff->bits);
-      costs[2] = 16 * (gint64) fb->sad + (gint64) lambda16 *
-          (B_BACKWARD_TYPE_BITS + fb->bits);
-      costs[3] = 16 * (gint64) si + (gint64) lambda16 *
-          (B_INTERPOLATED_TYPE_BITS + ff->bits + fb->bits);
+      costs[1] = 16 * (gint64) luma_satd_sad (src, p[1]) +
+          price * (B_FORWARD_TYPE_BITS + ff->bits);
+      costs[2] = 16 * (gint64) luma_satd_sad (src, p[2]) +
+          price * (B_BACKWARD_TYPE_BITS + fb->bits);
+      costs[3] = 16 * (gint64) luma_satd_sad (src, p[3]) +
+          price * (B_INTERPOLATED_TYPE_BITS + ff->bits + fb->bits);
       for (k = 1; k < 4; k++)
         if (costs[k] < costs[field])
           field = k;
