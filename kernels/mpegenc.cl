@@ -1239,19 +1239,20 @@ b_sample (__global const uchar * fwd, __global const uchar * bwd, uint W,
 
 #if !GST_CL_CPU_LAYOUT
 /* The SATD plus SAD (see satd16) of the macroblock's luma residual whose
- * samples @d work-item @t of the 64 holds (four of row t >> 2, from
- * column (t & 3) * 4), through @res: each work-item sums four of the
- * Hadamard coefficients, +-1 times each sample of their 8 x 8 block (the
- * sign the parity of the bits that row and column share with the
+ * samples @d work-item @t of the 64 holds, four of them, each at its
+ * index @at of @res (64 block + 8 row + column: the four 8 x 8 blocks
+ * one after the other): each work-item sums four of the Hadamard
+ * coefficients of block t >> 4, +-1 times each of its samples (the sign
+ * the parity of the bits that row and column share with the
  * coefficient's), and the magnitudes are summed across the group. */
 static int
-group_satd_sad (__local int *res, __local int *red, const int *d, uint t)
+group_satd_sad (__local int *res, __local int *red, const int *d,
+    const int *at, uint t)
 {
-  const int row = t >> 2, col = (t & 3) * 4, block = t >> 4;
-  const int bx = (block & 1) * 8, by = (block >> 1) * 8;
+  __local const int *block = res + 64 * (t >> 4);
   int sum = 0;
   for (int i = 0; i < 4; i++) {
-    res[row * 16 + col + i] = d[i];
+    res[at[i]] = d[i];
     sum += abs (d[i]);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -1259,10 +1260,9 @@ group_satd_sad (__local int *res, __local int *red, const int *d, uint t)
     const uint u = k >> 3, v = k & 7;
     int c = 0;
     for (uint y = 0; y < 8; y++)
-      for (uint x = 0; x < 8; x++) {
-        const int s = res[(by + y) * 16 + bx + x];
-        c += popcount ((u & y) ^ (v & x)) & 1 ? -s : s;
-      }
+      for (uint x = 0; x < 8; x++)
+        c += popcount ((u & y) ^ (v & x)) & 1 ? -block[8 * y + x] :
+            block[8 * y + x];
     sum += abs (c);
   }
   /* (group_sum's barrier: every work-item has read @res before it is
@@ -1288,7 +1288,7 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
   __local int red[64], res[256];
   int2 vf, vb, pf, pb, fc[B_CANDIDATES], bc[B_CANDIDATES];
   int sf[B_CANDIDATES] = { 0 }, sb[B_CANDIDATES] = { 0 };
-  int df[4], db[4], di[4];
+  int df[4], db[4], di[4], at[4];
   uint dirs;
 
   b_candidates (fvec, bvec, mb, mbx, mby, W, H, fc, bc, &pf, &pb);
@@ -1308,12 +1308,15 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
   for (int i = 0; i < 4; i++) {
     int x = x0 + i, o = cur[y * W + x];
     int a = predict_at (fwd, W, x, y, vf), b = predict_at (bwd, W, x, y, vb);
+    int bx = (x & 15) >> 3, by = (y & 15) >> 3;
+    at[i] = 64 * (2 * by + bx) + 8 * (y & 7) + (x & 7);
     df[i] = o - a;
     db[i] = o - b;
     di[i] = o - ((a + b + 1) >> 1);
   }
-  dirs = b_directions (group_satd_sad (res, red, df, t),
-      group_satd_sad (res, red, db, t), group_satd_sad (res, red, di, t),
+  dirs = b_directions (group_satd_sad (res, red, df, at, t),
+      group_satd_sad (res, red, db, at, t), group_satd_sad (res, red, di,
+          at, t),
       vf, vb, pf, pb, lambda16, args.zero_bias, bits);
   if (t == 0)
     write_choice (&choices[mb], dirs, vf, vb);
@@ -1493,24 +1496,29 @@ field_lines_sad (const uchar16 * lines, __global const uchar * ref, int W,
 }
 
 /* A P picture's field prediction is priced at this many bits more than
- * its vectors': of the same SAD as the frame vector's it leaves a residual
- * that costs more to code. On the interlaced real-content set against
- * FFmpeg's best: 0 +0.6%, 4 +0.4%, 10 +0.1%, 20 -0.1%, 40 -0.2% (each
- * of these every clip as good or better than 0), 80 +0.1% (foreman 1.2
- * points worse). Above 10 test_interlaced's woven pattern with B
- * pictures codes better as progressive frames (20: 40.23 against 40.24
- * dB at its size): a bias, not a measure. */
-#define FIELD_MOTION_EXTRA_BITS 10
+ * its vectors': of the same SATD as the frame vector's it leaves a
+ * residual that costs more to code. And what a bit weighs against the
+ * SATD plus SAD, in mv_lambda16 / 16 (see takes_field_prediction). On
+ * the interlaced real-content set against FFmpeg's best: 16 and 4 -6.52%
+ * on the mean, 16 and 0 -6.50%, 16 and 10 -6.38%, 8 and 4 -6.29%, 20
+ * and 4 -6.47%, 32 and 10 -5.45%; by SAD at 1 and 10 (before) -5.53%. */
+#define FIELD_MOTION_EXTRA_BITS 4
+#define FIELD_MOTION_PRICE 16
 
-/* Whether the field prediction @f costs less (16 SAD + @mv_lambda16 per
- * vector bit, FIELD_MOTION_EXTRA_BITS more) than the frame vector's *@sad
- * and *@bits; these become its then */
+/* Whether the field prediction @f, of luma SATD plus SAD @field_t, costs
+ * less (16 SATD plus SAD + FIELD_MOTION_PRICE @mv_lambda16 per vector
+ * bit, FIELD_MOTION_EXTRA_BITS more) than the frame vector's (@frame_t,
+ * *@bits); its SAD and bits become *@sad and *@bits then. By SAD the
+ * choice took the field prediction, whose two vectors follow the fields'
+ * motion apart, where its residual coded no cheaper: 1.0% more bits on
+ * interlaced content. */
 static int
 takes_field_prediction (__global const GstClMpegFieldChoice * f,
-    int mv_lambda16, int *sad, int *bits)
+    int field_t, int frame_t, int mv_lambda16, int *sad, int *bits)
 {
-  if (16 * (int) f->sad + mv_lambda16 * ((int) f->bits +
-          FIELD_MOTION_EXTRA_BITS) >= 16 * *sad + mv_lambda16 * *bits)
+  const long price = FIELD_MOTION_PRICE * (long) mv_lambda16;
+  if (16 * (long) field_t + price * ((int) f->bits + FIELD_MOTION_EXTRA_BITS)
+      >= 16 * (long) frame_t + price * *bits)
     return 0;
   *sad = f->sad;
   *bits = f->bits;
@@ -2602,10 +2610,11 @@ load_macroblock (__global const uchar * cur, const GstClMpegEncodeArgs args,
 static GstClMpegMbPlan
 plan_macroblock (__global const uchar * ref,
     __global const GstClMotionVector * vectors,
-    __global const uchar * rd_bits,
+    __global const uchar * rd_bits, __global const uchar * fpred,
     __global const GstClMpegFieldChoice * fields,
     const GstClMpegEncodeArgs args, __local int (*blk)[64],
-    __local int *red, const int *own, const int *bx, const int *by)
+    __local int *red, __local int *res, const int *own, const int *bx,
+    const int *by)
 {
   MB_PLACE (args);
   int sum, act, intra, dx = 0, dy = 0, q, cost;
@@ -2672,8 +2681,20 @@ plan_macroblock (__global const uchar * ref,
       }
       alt_bits = vector_bits (rd_bits, v - pred);
       /* the field prediction instead where it is cheaper */
-      field_mv = args.field_motion && takes_field_prediction (&fields[mb],
-          mv_lambda16, &sv, &alt_bits);
+      if (args.field_motion) {
+        int d_frame[4], d_field[4], at[4];
+        for (int b = 0; b < 4; b++) {
+          int x = bx[b] + c, y = by[b] + r;
+          at[b] = 64 * b + t;
+          d_frame[b] = own[b] - predict (ref, W, x, y, v.x >> 1, v.y >> 1,
+              v.x & 1, v.y & 1);
+          d_field[b] = own[b] - (int) fpred[y * W + x];
+        }
+        const int t_frame = group_satd_sad (res, red, d_frame, at, t);
+        field_mv = takes_field_prediction (&fields[mb],
+            group_satd_sad (res, red, d_field, at, t), t_frame, mv_lambda16,
+            &sv, &alt_bits);
+      }
       if (field_mv)
         v = (int2) (0, 0);
       /* intra competes too where it is plausible at all */
@@ -2947,8 +2968,8 @@ mpeg_transform_mb (__global const uchar * cur, __global const uchar * ref,
   GstClMpegMbPlan p;
 
   load_macroblock (cur, args, blk, own, prd, bx, by, ys, bc);
-  p = plan_macroblock (ref, vectors, rd_bits, fields, args, blk, red, own,
-      bx, by);
+  p = plan_macroblock (ref, vectors, rd_bits, fpred, fields, args, blk,
+      red, tmp[0], own, bx, by);
   predict_plan (ref, fpred, args, &p, bx, by, bc, prd, prd_mv, prd_second);
   plan_fields (args, blk, tmp, red, own, prd, prd_mv, &p);
   arrange_blocks (cur, args, &p, tmp, intra_src, &intra_field, own, prd,
@@ -4140,13 +4161,20 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
         predict_chroma (ref, co, cro, CW, second, pred_second);
       alt_bits = vector_bits (rd_bits, v - p);
       /* the field prediction instead where it is cheaper */
-      field_mv = args.field_motion && takes_field_prediction (&fields[mb],
-          mv_lambda16, &sv, &alt_bits);
-      if (field_mv) {
-        v = (int2) (0, 0);
+      if (args.field_motion) {
+        uchar16 pf[16];
         #pragma unroll
         for (i = 0; i < 16; i++)
-          pv[i] = vload16 (0, fpred + yo + i * W);
+          pf[i] = vload16 (0, fpred + yo + i * W);
+        field_mv = takes_field_prediction (&fields[mb], luma_satd_sad (src,
+                pf), luma_satd_sad (src, v.x || v.y ? pv : pred),
+            mv_lambda16, &sv, &alt_bits);
+        if (field_mv) {
+          v = (int2) (0, 0);
+          #pragma unroll
+          for (i = 0; i < 16; i++)
+            pv[i] = pf[i];
+        }
       }
       /* intra competes too where it is plausible at all */
       intra_cand = min (s0, sv) > act / 4;

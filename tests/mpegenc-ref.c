@@ -256,8 +256,10 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
  * its full-pel grid (see kernels/mpegenc.cl) */
 #define FIELD_STEPS 8
 /* a P picture's field prediction is priced at this many bits more than
- * its vectors' (see kernels/mpegenc.cl) */
-#define FIELD_MOTION_EXTRA_BITS 10
+ * its vectors', and a bit weighs this many times mv_lambda16 / 16 against
+ * the SATD plus SAD (see kernels/mpegenc.cl) */
+#define FIELD_MOTION_EXTRA_BITS 4
+#define FIELD_MOTION_PRICE 16
 
 /* Sample (x, y) of a plane displaced by the half-pel vector (hx, hy)
  * split into full-pel (fx, fy) and half flags: the MPEG-1 averages. */
@@ -1215,8 +1217,13 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
       /* the field prediction instead where it is cheaper */
       if (prm->field_motion) {
         const GstClMpegFieldChoice *f = &fields[mby * cur->mb_width + mbx];
-        if (16 * (gint) f->sad + lambda16 * (f->bits +
-                FIELD_MOTION_EXTRA_BITS) < 16 * sadv + lambda16 * alt_bits) {
+        const gint64 price = FIELD_MOTION_PRICE * (gint64) lambda16;
+        gint p_field[GST_CL_MPEG_BLOCKS][64], p_frame[GST_CL_MPEG_BLOCKS][64];
+        predict_mb (field_pred, mbx, mby, 0, 0, p_field);
+        predict_mb (ref, mbx, mby, dx, dy, p_frame);
+        if (16 * (gint64) luma_satd_sad (src, p_field) + price * (f->bits +
+                FIELD_MOTION_EXTRA_BITS) <
+            16 * (gint64) luma_satd_sad (src, p_frame) + price * alt_bits) {
           field_mv = TRUE;
           sadv = f->sad;
           alt_bits = f->bits;

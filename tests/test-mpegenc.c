@@ -568,6 +568,38 @@ weave_moved_field (MpegRefPicture * p)
       p->data[y * W + x] = p->data[y * W + x + 6];
 }
 
+/* frame_of_two_motions: the frame's motion in samples */
+#define TWO_MOTIONS_DX 2
+#define TWO_MOTIONS_DY 2
+
+/* @cur from @ref moved by (TWO_MOTIONS_DX, TWO_MOTIONS_DY) samples, noise
+ * of up to +-1 added, and the lines of its second field moved on, by 6
+ * samples in its top half (as weave_moved_field: field prediction wins
+ * clearly there), by 1 below, where the frame vector predicts almost as
+ * well as the fields' own and the choice between them rests on how
+ * their residuals and bits are weighed. */
+static void
+frame_of_two_motions (MpegRefPicture * cur, const MpegRefPicture * ref,
+    guint32 * rng)
+{
+  guint W = cur->mb_width * 16, H = cur->mb_height * 16, x, y;
+  gsize ps = mpegref_picture_size (cur);
+
+  memcpy (cur->data, ref->data, ps);
+  for (y = 0; y < H; y++)
+    for (x = 0; x < W; x++) {
+      guint sx = MIN (x + TWO_MOTIONS_DX, W - 1);
+      guint sy = MIN (y + TWO_MOTIONS_DY, H - 1);
+      gint v = ref->data[sy * W + sx] + (gint) (test_rng_next (rng) % 3) - 1;
+      cur->data[y * W + x] = CLAMP (v, 0, 255);
+    }
+  for (y = 1; y < H; y += 2) {
+    guint shift = y < H / 2 ? 6 : 1;
+    for (x = 0; x + shift < W; x++)
+      cur->data[y * W + x] = cur->data[y * W + x + shift];
+  }
+}
+
 /* Compares the device's stages with the reference's on one picture;
  * returns how many macroblocks took a quantiser above @q (levels beyond
  * +-255 at it), without adaptive quantisation. @field_dct: an interlaced
@@ -634,9 +666,12 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
     fill_extremes (&cur, &rng);
     fill_extremes (&ref, &rng);
   } else {
-    fill_natural (&cur, 3, 3, 2, seed);
     fill_natural (&ref, 2, 3, 2, seed);
-    if (field_dct)
+    if (field_dct && p_picture)
+      frame_of_two_motions (&cur, &ref, &rng);
+    else
+      fill_natural (&cur, 3, 3, 2, seed);
+    if (field_dct && !p_picture)
       weave_moved_field (&cur);
   }
   /* vectors of every kind: half-pel, far outside (clamped), zero */
@@ -647,6 +682,11 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
         41) - 20;
     vec[i].dy = k == 0 ? 0 : k == 2 ? 150 : (gint) (test_rng_next (&rng)
         % 41) - 20;
+    /* (frame_of_two_motions: the frame's own vector, on every other) */
+    if (field_dct && p_picture && content == STAGE_CONTENT_NATURAL && i % 2) {
+      vec[i].dx = 2 * TWO_MOTIONS_DX;
+      vec[i].dy = 2 * TWO_MOTIONS_DY;
+    }
   }
   /* the mean activity of a natural picture is around 1000 */
   p.avg_activity = 700 + seed % 600;
@@ -1090,6 +1130,16 @@ GST_START_TEST (test_device_stages)
         field_n += field_dct ? 2 * ((sizes[s][0] + 15) / 16) *
             ((sizes[s][1] + 15) / 16) : 0;
       }
+  /* interlaced P pictures of natural content with rate-distortion
+   * decisions, where field and frame prediction compete closely
+   * (frame_of_two_motions) */
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (q = 1; q < 3; q++) {
+      raised += compare_device (sizes[s][0], sizes[s][1], TRUE, quants[q],
+          FALSE, STAGE_CONTENT_NATURAL, FALSE, 8 + 4 * s, 2 + s, TRUE, TRUE,
+          FALSE, n++, &field_mbs, &field_motion_mbs);
+      field_n += ((sizes[s][0] + 15) / 16) * ((sizes[s][1] + 15) / 16);
+    }
   /* the extreme content at quantiser 1 needs levels beyond +-255 */
   fail_unless (raised > 0);
   /* both kinds of blocks were chosen in the interlaced frames */
