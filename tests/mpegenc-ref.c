@@ -18,6 +18,7 @@ static gint dct_c[8][8];
 
 guint mpegref_second_vectors_taken = 0;
 guint mpegref_above_vectors_taken = 0;
+guint mpegref_second_vectors_passed = 0;
 
 static void
 init_cosines (void)
@@ -260,6 +261,11 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
  * the SATD plus SAD (see kernels/mpegenc.cl) */
 #define FIELD_MOTION_EXTRA_BITS 4
 #define FIELD_MOTION_PRICE 16
+/* the second moving candidate is coded only where its luma SATD plus
+ * SAD, a bit at SECOND_RIVAL_PRICE lambda16 / 16, lies less than
+ * SECOND_RIVAL_MARGIN q above the first's */
+#define SECOND_RIVAL_MARGIN 128
+#define SECOND_RIVAL_PRICE 16
 
 /* Sample (x, y) of a plane displaced by the half-pel vector (hx, hy)
  * split into full-pel (fx, fy) and half flags: the MPEG-1 averages. */
@@ -1214,6 +1220,17 @@ encode_mb (const MpegRefPicture * cur, const MpegRefPicture * ref,
         }
       }
       alt_bits = vector_bits (dx, dy, px, py);
+      if (second) {
+        const gint64 price = SECOND_RIVAL_PRICE * (gint64) lambda16;
+        gint p_first[GST_CL_MPEG_BLOCKS][64], p_second[GST_CL_MPEG_BLOCKS][64];
+        predict_mb (ref, mbx, mby, dx, dy, p_first);
+        predict_mb (ref, mbx, mby, sec_x, sec_y, p_second);
+        second = 16 * (gint64) luma_satd_sad (src, p_second) +
+            price * second_bits < 16 * ((gint64) luma_satd_sad (src,
+                p_first) + SECOND_RIVAL_MARGIN * q) +
+            price * (dx || dy ? alt_bits : 0);
+        mpegref_second_vectors_passed += !second;
+      }
       /* the field prediction instead where it is cheaper */
       if (prm->field_motion) {
         const GstClMpegFieldChoice *f = &fields[mby * cur->mb_width + mbx];

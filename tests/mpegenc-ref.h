@@ -76,6 +76,9 @@ extern guint mpegref_second_vectors_taken;
 /* ... of them, those whose second candidate was the vector of a
  * neighbour above (above or above and to the right) */
 extern guint mpegref_above_vectors_taken;
+/* second moving candidates not coded: their SATD plus SAD lay too far
+ * above the first's */
+extern guint mpegref_second_vectors_passed;
 
 /* Encodes every macroblock of @cur against @ref (P) with the half-pel
  * @vectors (one per macroblock, NULL: zero), writing the records, the

@@ -1105,6 +1105,7 @@ GST_START_TEST (test_device_stages)
   guint s, q, n = 0, raised = 0, mpeg2, field_mbs = 0, field_n = 0;
   guint field_motion_mbs = 0, second = mpegref_second_vectors_taken;
   guint above = mpegref_above_vectors_taken;
+  guint passed = mpegref_second_vectors_passed;
 
   /* MPEG-1 and MPEG-2 reconstruct differently (mismatch control) */
   for (mpeg2 = 0; mpeg2 < 2; mpeg2++)
@@ -1140,6 +1141,14 @@ GST_START_TEST (test_device_stages)
           FALSE, n++, &field_mbs, &field_motion_mbs);
       field_n += ((sizes[s][0] + 15) / 16) * ((sizes[s][1] + 15) / 16);
     }
+  /* progressive P pictures of natural content with rate-distortion
+   * decisions: second moving candidates coded or passed over by their
+   * SATD (second_rivals) */
+  for (s = 1; s < G_N_ELEMENTS (sizes); s++)
+    for (q = 0; q < G_N_ELEMENTS (quants); q++)
+      raised += compare_device (sizes[s][0], sizes[s][1], TRUE, quants[q],
+          q % 2, STAGE_CONTENT_NATURAL, FALSE, 8 + 4 * s, 2 + s, q > 1,
+          FALSE, FALSE, n++, &field_mbs, &field_motion_mbs);
   /* the extreme content at quantiser 1 needs levels beyond +-255 */
   fail_unless (raised > 0);
   /* both kinds of blocks were chosen in the interlaced frames */
@@ -1152,10 +1161,13 @@ GST_START_TEST (test_device_stages)
   fail_unless (mpegref_above_vectors_taken > above);
   fail_unless (mpegref_second_vectors_taken - second >
       mpegref_above_vectors_taken - above);
+  /* and second candidates passed over by their SATD */
+  fail_unless (mpegref_second_vectors_passed > passed);
   GST_INFO ("%u macroblocks took a quantiser above the picture's, %u the "
-      "second moving candidate (%u a neighbour's above)", raised,
-      mpegref_second_vectors_taken - second, mpegref_above_vectors_taken -
-      above);
+      "second moving candidate (%u a neighbour's above, %u passed over)",
+      raised, mpegref_second_vectors_taken - second,
+      mpegref_above_vectors_taken - above, mpegref_second_vectors_passed -
+      passed);
 }
 
 GST_END_TEST;
