@@ -19,6 +19,8 @@ static gint dct_c[8][8];
 guint mpegref_second_vectors_taken = 0;
 guint mpegref_above_vectors_taken = 0;
 guint mpegref_second_vectors_passed = 0;
+guint mpegref_dual_prime_taken = 0;
+guint mpegref_dual_prime_declined = 0;
 
 static void
 init_cosines (void)
@@ -261,6 +263,9 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
  * the SATD plus SAD (see kernels/mpegenc.cl) */
 #define FIELD_MOTION_EXTRA_BITS 4
 #define FIELD_MOTION_PRICE 16
+/* dual prime replaces the fields' own vectors where the SATD plus SAD of
+ * its luma residual, a bit at this many times lambda16 / 16, is lower */
+#define DUAL_PRIME_PRICE 16
 /* the second moving candidate is coded only where its luma SATD plus
  * SAD, a bit at SECOND_RIVAL_PRICE lambda16 / 16, lies less than
  * SECOND_RIVAL_MARGIN q above the first's */
@@ -1624,6 +1629,39 @@ dual_prime_steps (const guint8 * cur, const guint8 * ref, gboolean vector,
   }
 }
 
+/* Whether dual prime with (@vx, @vy) and (@ddx, @ddy) costs less than
+ * the fields' own vectors of @ch (their bits in it): the SATD plus SAD
+ * of each one's luma residual in frame blocks, a bit at DUAL_PRIME_PRICE
+ * lambda16 / 16 */
+static gboolean
+dual_prime_pays (const MpegRefPicture * cur, const MpegRefPicture * ref,
+    gint mbx, gint mby, gint vx, gint vy, gint ddx, gint ddy,
+    const GstClMpegFieldChoice * ch, gint span, gint order, gint range,
+    gint px, gint py, gint lambda16)
+{
+  const gint W = cur->mb_width * 16, H = cur->mb_height * 16;
+  const gint64 price = DUAL_PRIME_PRICE * (gint64) lambda16;
+  const gint dual_bits = vector_bits (vx, vy, px, py) + (ddx ? 2 : 1) +
+      (ddy ? 2 : 1);
+  gint src[GST_CL_MPEG_BLOCKS][64], field[GST_CL_MPEG_BLOCKS][64];
+  gint dual[GST_CL_MPEG_BLOCKS][64], ox[2], oy[2], x, y;
+
+  dual_prime_fits (vx, vy, ddx, ddy, span, order, mbx, mby, W, H, range, ox,
+      oy);
+  for (y = 0; y < 16; y++)
+    for (x = 0; x < 16; x++) {
+      const gint p = y & 1, line = mby * 8 + y / 2, X = mbx * 16 + x;
+      const gint b = 2 * (y / 8) + x / 8, k = 8 * (y % 8) + x % 8;
+      src[b][k] = cur->data[(mby * 16 + y) * W + X];
+      field[b][k] = predict (ref->data + ch->select[p] * W, 2 * W, X, line,
+          ch->dx[p] >> 1, ch->dy[p] >> 1, ch->dx[p] & 1, ch->dy[p] & 1);
+      dual[b][k] = dual_prime_sample (ref->data, W, 2 * W, X, line, p, vx, vy,
+          ox[p], oy[p]);
+    }
+  return 16 * (gint64) luma_satd_sad (src, dual) + price * dual_bits <
+      16 * (gint64) luma_satd_sad (src, field) + price * ch->bits;
+}
+
 void
 mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
     const GstClMotionVector * vectors, const GstClMotionVector * field_vectors,
@@ -1740,7 +1778,11 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
           dual_prime_steps (cur->data, ref->data, TRUE, &vx, &vy, &ddx, &ddy,
               &dcost, &dsad, px, py, lambda16, span, order, mbx, mby, W, H,
               range);
-        if (dcost < 16 * total + lambda16 * bits) {
+        gboolean pays = dcost < G_MAXINT && dual_prime_pays (cur, ref, mbx,
+            mby, vx, vy, ddx, ddy, ch, span, order, range, px, py, lambda16);
+        mpegref_dual_prime_taken += pays;
+        mpegref_dual_prime_declined += dcost < G_MAXINT && !pays;
+        if (pays) {
           ch->dual_prime = 1;
           ch->dmv[0] = ddx;
           ch->dmv[1] = ddy;

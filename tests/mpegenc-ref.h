@@ -79,6 +79,10 @@ extern guint mpegref_above_vectors_taken;
 /* second moving candidates not coded: their SATD plus SAD lay too far
  * above the first's */
 extern guint mpegref_second_vectors_passed;
+/* macroblocks where dual prime fitted and replaced the fields' own
+ * vectors, or did not (dual_prime_pays) */
+extern guint mpegref_dual_prime_taken;
+extern guint mpegref_dual_prime_declined;
 
 /* Encodes every macroblock of @cur against @ref (P) with the half-pel
  * @vectors (one per macroblock, NULL: zero), writing the records, the

@@ -717,8 +717,9 @@ compare_device (guint w, guint h, gboolean p_picture, guint q,
       TRUE
     };
     const GstClMpegFieldTiming *t = seed % 4 == 3 ? NULL : &timing;
-    /* vectors free, priced as the encoder does, and at twice that */
-    guint flambda = 4 * p.qscale * (seed % 3);
+    /* vectors free, priced as the encoder does, and at twice that (each
+     * with each span) */
+    guint flambda = 4 * p.qscale * (seed / 3 % 3);
     /* the grid of each effort, and the widest */
     const guint reaches[3] = { GST_CL_MPEG_FIELD_REACH,
       GST_CL_MPEG_FIELD_REACH_HIGH, GST_CL_MPEG_FIELD_REACH_MAX
@@ -1102,10 +1103,15 @@ GST_START_TEST (test_device_stages)
 {
   static const guint sizes[][2] = { {17, 9}, {64, 48}, {176, 144} };
   static const guint quants[] = { 1, 4, 13, 31 };
+  /* seeds of compare_device's field search a frame apart (span 2),
+   * vectors free, priced and at twice the price */
+  static const guint dual_prime_seeds[] = { 6, 9, 12, 21, 24, 33, 42, 45 };
   guint s, q, n = 0, raised = 0, mpeg2, field_mbs = 0, field_n = 0;
   guint field_motion_mbs = 0, second = mpegref_second_vectors_taken;
   guint above = mpegref_above_vectors_taken;
   guint passed = mpegref_second_vectors_passed;
+  guint dual = mpegref_dual_prime_taken;
+  guint declined = mpegref_dual_prime_declined;
 
   /* MPEG-1 and MPEG-2 reconstruct differently (mismatch control) */
   for (mpeg2 = 0; mpeg2 < 2; mpeg2++)
@@ -1141,6 +1147,16 @@ GST_START_TEST (test_device_stages)
           FALSE, n++, &field_mbs, &field_motion_mbs);
       field_n += ((sizes[s][0] + 15) / 16) * ((sizes[s][1] + 15) / 16);
     }
+  /* ... and a frame from their reference, where dual prime competes with
+   * the fields' own vectors (seeds of span 2, vectors of each price) */
+  for (s = 1; s < G_N_ELEMENTS (sizes); s++)
+    for (q = 0; q < G_N_ELEMENTS (dual_prime_seeds); q++) {
+      raised += compare_device (sizes[s][0], sizes[s][1], TRUE,
+          quants[q % G_N_ELEMENTS (quants)], FALSE, STAGE_CONTENT_NATURAL,
+          FALSE, 8 + 4 * s, 2 + s, TRUE, TRUE, FALSE, dual_prime_seeds[q],
+          &field_mbs, &field_motion_mbs);
+      field_n += ((sizes[s][0] + 15) / 16) * ((sizes[s][1] + 15) / 16);
+    }
   /* progressive P pictures of natural content with rate-distortion
    * decisions: second moving candidates coded or passed over by their
    * SATD (second_rivals) */
@@ -1163,6 +1179,12 @@ GST_START_TEST (test_device_stages)
       mpegref_above_vectors_taken - above);
   /* and second candidates passed over by their SATD */
   fail_unless (mpegref_second_vectors_passed > passed);
+  /* and dual prime taken and declined by the SATD of the residuals */
+  GST_INFO ("dual prime taken in %u macroblocks, declined in %u",
+      mpegref_dual_prime_taken - dual, mpegref_dual_prime_declined -
+      declined);
+  fail_unless (mpegref_dual_prime_taken > dual);
+  fail_unless (mpegref_dual_prime_declined > declined);
   GST_INFO ("%u macroblocks took a quantiser above the picture's, %u the "
       "second moving candidate (%u a neighbour's above, %u passed over)",
       raised, mpegref_second_vectors_taken - second,
