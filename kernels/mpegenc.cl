@@ -1270,17 +1270,18 @@ b_sample (__global const uchar * fwd, __global const uchar * bwd, uint W,
  * the parity of the bits that row and column share with the
  * coefficient's), and the magnitudes are summed across the group. */
 static int
-group_satd_sad (__local int *res, __local int *red, const int *d,
-    const int *at, uint t)
+group_blocks_satd_sad (__local int *res, __local int *red, const int *d,
+    const int *at, uint n, uint t)
 {
-  __local const int *block = res + 64 * (t >> 4);
+  const uint per_block = 64 / n, first = n * (t % per_block);
+  __local const int *block = res + 64 * (t / per_block);
   int sum = 0;
-  for (int i = 0; i < 4; i++) {
+  for (uint i = 0; i < n; i++) {
     res[at[i]] = d[i];
     sum += abs (d[i]);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
-  for (int k = 4 * (t & 15); k < 4 * (t & 15) + 4; k++) {
+  for (uint k = first; k < first + n; k++) {
     const uint u = k >> 3, v = k & 7;
     int c = 0;
     for (uint y = 0; y < 8; y++)
@@ -1292,6 +1293,14 @@ group_satd_sad (__local int *res, __local int *red, const int *d,
   /* (group_sum's barrier: every work-item has read @res before it is
    * written again) */
   return group_sum (red, sum, t);
+}
+
+/* ... of the macroblock's four luma blocks, four samples a work-item */
+static int
+group_satd_sad (__local int *res, __local int *red, const int *d,
+    const int *at, uint t)
+{
+  return group_blocks_satd_sad (res, red, d, at, 4, t);
 }
 
 /* GPU layout: a work-group of 64 per macroblock, each work-item four
@@ -1672,6 +1681,27 @@ field_cost (int sad, int2 v, int2 pred, int lambda16,
   return 16 * sad + lambda16 * vector_bits (bits, v - pred);
 }
 
+/* The half-pel field vectors around the full-sample one and itself are
+ * ranked by the SATD plus SAD of the field's luma residual (a pair of 8
+ * x 8 blocks), a vector bit at FIELD_HALF_PRICE lambda16 / 16: SAD
+ * rewards a half-pel position's average of two or four samples, which
+ * smooths noise away, beyond what the coded residual gains (as in the
+ * motion search's refinement). On the interlaced real-content set
+ * against FFmpeg's best: I and P pictures -7.17% -> -7.69% (every clip
+ * gains, cockatoo +0.8% -> -0.4%), with B pictures -7.17% -> -7.67%; a
+ * bit at 4, 8, 32 times: -7.70, -7.70, -7.66%. */
+#define FIELD_HALF_PRICE 16
+
+/* the cost of a field vector @v of SATD plus SAD @satd_sad, by
+ * FIELD_HALF_PRICE */
+static long
+field_half_cost (int satd_sad, int2 v, int2 pred, int lambda16,
+    __global const uchar * bits)
+{
+  return 16 * (long) satd_sad + FIELD_HALF_PRICE * (long) lambda16 *
+      vector_bits (bits, v - pred);
+}
+
 /* ---- dual prime (13818-2 7.6.3.6): an interlaced P picture right after
  * its reference predicts each field as the mean of its prediction from
  * the reference field of its parity, with one coded vector, and from the
@@ -1930,6 +1960,42 @@ write_field_choice (__global GstClMpegFieldChoice * c, const int2 * v,
 }
 
 #if GST_CL_CPU_LAYOUT
+/* The first least of the half-pel vectors around *@v and itself by
+ * field_half_cost, of the field whose @lines these are, from field @s:
+ * into *@v, its SAD into *@sad */
+static void
+field_half_by_satd (const uchar16 * lines, __global const uchar * ref,
+    __global const uchar * bits, int2 pred, int lambda16, int W, int H,
+    int mbx, int mby, int s, int range, int2 * v, int *sad)
+{
+  const int2 from = *v;
+  long best = LONG_MAX;
+  for (int k = 0; k < 9; k++) {
+    const int2 h = from + (int2) (k % 3 - 1, k / 3 - 1);
+    uchar16 rows[8];
+    short16 d[8];
+    ushort16 m = 0;             /* (8 x 255 fits) */
+    if (k != 4 && !field_vector_fits (h, mbx, mby, W, H, range))
+      continue;
+    field_lines_predicted (ref, W, mbx, mby, s, h, rows);
+    #pragma unroll
+    for (int i = 0; i < 8; i++) {
+      d[i] = convert_short16 (lines[i]) - convert_short16 (rows[i]);
+      m += as_ushort16 (max (d[i], -d[i]));
+    }
+    const int sd = sum16 (convert_int16 (m));
+    const long c = field_half_cost ((int) satd8_rows (d) + sd, h, pred,
+        lambda16, bits);
+    if (c < best) {
+      best = c;
+      *v = h;
+      *sad = sd;
+    }
+  }
+}
+#endif
+
+#if GST_CL_CPU_LAYOUT
 /* The eight tries around the dual prime vector *@v (@vector) or around
  * its differential *@dmv: the first that costs less than *@cost takes its
  * place, its SAD into *@sad */
@@ -2054,8 +2120,8 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
       if (!field_neighbours (lines[p], ref, bits, pv, lambda16, W, H, mbx,
               mby, bs, range, 2, &bv, &cost, &best))
         break;
-    field_neighbours (lines[p], ref, bits, pv, lambda16, W, H, mbx, mby, bs,
-        range, 1, &bv, &cost, &best);
+    field_half_by_satd (lines[p], ref, bits, pv, lambda16, W, H, mbx, mby,
+        bs, range, &bv, &best);
     best_v[p] = bv;
     best_s[p] = bs;
     total += best;
@@ -2188,11 +2254,11 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     }
     barrier (CLK_LOCAL_MEM_FENCE);
     /* one-sample steps towards the cheapest of the eight neighbours
-     * while it is cheaper, then the half-pel vectors around the best: a
-     * pass takes a work-item a line of a neighbour */
-    for (int pass = 0, sub = 0;; pass++) {
-      const int k = t / 8 + (t >= 32), step = sub ? 1 : 2;
-      const int2 h = best_v[p] + step * (int2) (k % 3 - 1, k / 3 - 1);
+     * while it is cheaper: a pass takes a work-item a line of a
+     * neighbour */
+    for (int pass = 0; pass < FIELD_STEPS; pass++) {
+      const int k = t / 8 + (t >= 32);
+      const int2 h = best_v[p] + 2 * (int2) (k % 3 - 1, k / 3 - 1);
       if (field_vector_fits (h, mbx, mby, W, H, range))
         sad[t] = field_line_sad (cur, ref, W, mbx, mby, p, best_s[p], h,
             t % 8);
@@ -2202,7 +2268,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
         moved = 0;
         for (int n = 0; n < 8; n++) {
           const int kn = n + (n >= 4);
-          const int2 hn = from + step * (int2) (kn % 3 - 1, kn / 3 - 1);
+          const int2 hn = from + 2 * (int2) (kn % 3 - 1, kn / 3 - 1);
           int sum = 0, j;
           if (!field_vector_fits (hn, mbx, mby, W, H, range))
             continue;
@@ -2218,9 +2284,44 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
         }
       }
       barrier (CLK_LOCAL_MEM_FENCE);
-      if (sub)
+      if (!moved)
         break;
-      sub = !moved || pass + 1 == FIELD_STEPS;
+    }
+    /* then the half-pel vectors around the best and itself by
+     * field_half_cost, in turn, a work-item two samples of a line */
+    {
+      const int line = t >> 3, x = mbx * 16 + (t & 7) * 2;
+      const int2 from = best_v[p];
+      int at[2], own[2], sad_of = best_sad[p];
+      int2 v_of = from;
+      long least = LONG_MAX;
+      for (int i = 0; i < 2; i++) {
+        at[i] = 64 * (((t & 7) * 2 + i) >> 3) + 8 * line + (((t & 7) * 2 +
+                i) & 7);
+        own[i] = cur[(mby * 16 + 2 * line + p) * W + x + i];
+      }
+      for (int k = 0; k < 9; k++) {
+        const int2 h = from + (int2) (k % 3 - 1, k / 3 - 1);
+        int d[2];
+        if (k != 4 && !field_vector_fits (h, mbx, mby, W, H, range))
+          continue;
+        for (int i = 0; i < 2; i++)
+          d[i] = own[i] - predict (ref + best_s[p] * W, 2 * W, x + i,
+              mby * 8 + line, h.x >> 1, h.y >> 1, h.x & 1, h.y & 1);
+        const int sd = group_sum (red, abs (d[0]) + abs (d[1]), t);
+        const long c = field_half_cost (group_blocks_satd_sad (res, red, d,
+                at, 2, t), h, pv, lambda16, bits);
+        if (c < least) {
+          least = c;
+          v_of = h;
+          sad_of = sd;
+        }
+      }
+      barrier (CLK_LOCAL_MEM_FENCE);
+      if (t == 0) {
+        best_v[p] = v_of;
+        best_sad[p] = sad_of;
+      }
     }
     barrier (CLK_LOCAL_MEM_FENCE);
   }

@@ -266,6 +266,9 @@ mpegref_load (MpegRefPicture * pic, const guint8 * y, guint y_stride,
 /* dual prime replaces the fields' own vectors where the SATD plus SAD of
  * its luma residual, a bit at this many times lambda16 / 16, is lower */
 #define DUAL_PRIME_PRICE 16
+/* the half-pel field vectors are ranked by the SATD plus SAD of the
+ * field's luma residual, a bit at this many times lambda16 / 16 */
+#define FIELD_HALF_PRICE 16
 /* the second moving candidate is coded only where its luma SATD plus
  * SAD, a bit at SECOND_RIVAL_PRICE lambda16 / 16, lies less than
  * SECOND_RIVAL_MARGIN q above the first's */
@@ -574,26 +577,35 @@ hadamard_sign (guint k, guint n)
   return parity ? -1 : 1;
 }
 
-/* The SATD (the magnitudes of the Hadamard coefficients of each 8 x 8
- * luma block of the residual, summed) plus the SAD of the luma blocks
- * @src less @p */
+/* The SATD (the magnitudes of the Hadamard coefficients of the 8 x 8
+ * block of residual @d, summed) plus its SAD */
+static gint
+block_satd_sad (const gint d[64])
+{
+  gint total = 0, i;
+  guint u, v;
+  for (i = 0; i < 64; i++)
+    total += ABS (d[i]);
+  for (u = 0; u < 8; u++)
+    for (v = 0; v < 8; v++) {
+      gint c = 0;
+      for (i = 0; i < 64; i++)
+        c += hadamard_sign (u, i / 8) * hadamard_sign (v, i % 8) * d[i];
+      total += ABS (c);
+    }
+  return total;
+}
+
+/* block_satd_sad of each luma block of @src less @p, summed */
 static gint
 luma_satd_sad (const gint src[GST_CL_MPEG_BLOCKS][64],
     const gint p[GST_CL_MPEG_BLOCKS][64])
 {
-  gint total = 0, b, i;
-  guint u, v;
+  gint total = 0, b, i, d[64];
   for (b = 0; b < 4; b++) {
     for (i = 0; i < 64; i++)
-      total += ABS (src[b][i] - p[b][i]);
-    for (u = 0; u < 8; u++)
-      for (v = 0; v < 8; v++) {
-        gint c = 0;
-        for (i = 0; i < 64; i++)
-          c += hadamard_sign (u, i / 8) * hadamard_sign (v, i % 8) *
-              (src[b][i] - p[b][i]);
-        total += ABS (c);
-      }
+      d[i] = src[b][i] - p[b][i];
+    total += block_satd_sad (d);
   }
   return total;
 }
@@ -1534,6 +1546,41 @@ field_neighbours (const guint8 * cur, const guint8 * ref, gint px, gint py,
   return *vx != fromx || *vy != fromy;
 }
 
+/* The first least of the half-pel field vectors around (*@vx, *@vy) and
+ * itself by the SATD plus SAD of field @p's luma residual (two 8 x 8
+ * blocks) from field @s, a bit at FIELD_HALF_PRICE lambda16 / 16: into
+ * (*@vx, *@vy), its SAD into *@best */
+static void
+field_half_by_satd (const guint8 * cur, const guint8 * ref, gint px, gint py,
+    gint lambda16, gint W, gint H, gint mbx, gint mby, gint p, gint s,
+    gint range, gint * vx, gint * vy, gint * best)
+{
+  gint fromx = *vx, fromy = *vy, k;
+  gint64 least = G_MAXINT64;
+  for (k = 0; k < 9; k++) {
+    gint x = fromx + k % 3 - 1, y = fromy + k / 3 - 1, d[2][64], i, j;
+    gint sad = 0;
+    gint64 c;
+    if (k != 4 && !field_vector_fits (x, y, mbx, mby, W, H, range))
+      continue;
+    for (i = 0; i < 8; i++)
+      for (j = 0; j < 16; j++) {
+        d[j / 8][8 * i + j % 8] = (gint) cur[(mby * 16 + 2 * i + p) * W +
+            mbx * 16 + j] - predict (ref + s * W, 2 * W, mbx * 16 + j,
+            mby * 8 + i, x >> 1, y >> 1, x & 1, y & 1);
+        sad += ABS (d[j / 8][8 * i + j % 8]);
+      }
+    c = 16 * (gint64) (block_satd_sad (d[0]) + block_satd_sad (d[1])) +
+        FIELD_HALF_PRICE * (gint64) lambda16 * vector_bits (x, y, px, py);
+    if (c < least) {
+      least = c;
+      *vx = x;
+      *vy = y;
+      *best = sad;
+    }
+  }
+}
+
 /* @v of a frame vector spanning @span field periods scaled to @dt of
  * them, rounded half away from zero */
 static gint
@@ -1734,8 +1781,8 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
           if (!field_neighbours (cur->data, ref->data, px, py, lambda16, W,
                   H, mbx, mby, p, bs, range, 2, &bx, &by, &cost, &best))
             break;
-        field_neighbours (cur->data, ref->data, px, py, lambda16, W, H, mbx,
-            mby, p, bs, range, 1, &bx, &by, &cost, &best);
+        field_half_by_satd (cur->data, ref->data, px, py, lambda16, W, H,
+            mbx, mby, p, bs, range, &bx, &by, &best);
         ch->dx[p] = bx;
         ch->dy[p] = by;
         ch->select[p] = bs;
