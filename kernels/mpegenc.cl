@@ -2034,18 +2034,17 @@ field_sad_full (const uchar16 * lines, __global const uchar * ref, int W,
 }
 
 /* The first least of *@cost and the costs (field_cost) of the eight
- * vectors @step half-pels around *@v of the field whose @lines these
- * are, from field @s: *@v, *@cost and its SAD *@sad become it; whether
- * it moved */
+ * vectors a sample (two half-pels) around *@v of the field whose @lines
+ * these are, from field @s: *@v, *@cost and its SAD *@sad become it;
+ * whether it moved */
 static int
 field_neighbours (const uchar16 * lines, __global const uchar * ref,
     __global const uchar * bits, int2 pred, int lambda16, int W, int H,
-    int mbx, int mby, int s, int range, int step, int2 * v,
-    int *cost, int *sad)
+    int mbx, int mby, int s, int range, int2 * v, int *cost, int *sad)
 {
   const int2 from = *v;
   for (int k = 0; k < 9; k++) {
-    int2 h = from + step * (int2) (k % 3 - 1, k / 3 - 1);
+    int2 h = from + 2 * (int2) (k % 3 - 1, k / 3 - 1);
     int d, c;
     if (k == 4 || !field_vector_fits (h, mbx, mby, W, H, range))
       continue;
@@ -2118,7 +2117,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     /* one-sample steps, then the half-pel vectors around the best */
     for (int step = 0; step < FIELD_STEPS; step++)
       if (!field_neighbours (lines[p], ref, bits, pv, lambda16, W, H, mbx,
-              mby, bs, range, 2, &bv, &cost, &best))
+              mby, bs, range, &bv, &cost, &best))
         break;
     field_half_by_satd (lines[p], ref, bits, pv, lambda16, W, H, mbx, mby,
         bs, range, &bv, &best);
@@ -2153,17 +2152,17 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     /* (see DUAL_PRIME_PRICE) */
     int take_dual = 0;
     if (dcost < INT_MAX) {
-      int2 o[2];
       uchar16 src_rows[16], pf[16], pd[16];
+      /* (@other: read only where dual prime is taken) */
       dual_prime_fits (dv, dmv, args.span, args.order, mbx, mby, W, H,
-          range, o);
+          range, other);
       for (int p = 0; p < 2; p++)
         for (int i = 0; i < 8; i++) {
           src_rows[2 * i + p] = lines[p][i];
           pf[2 * i + p] = field_prediction_row (ref, W, mbx * 16,
               mby * 8 + i, p, best_s[p], best_v[p], 0, (int2) (0, 0), 1);
           pd[2 * i + p] = field_prediction_row (ref, W, mbx * 16,
-              mby * 8 + i, p, 0, dv, 1, o[p], 1);
+              mby * 8 + i, p, 0, dv, 1, other[p], 1);
         }
       take_dual = dual_prime_pays (luma_satd_sad (src_rows, pd),
           vector_bits (bits, dv - pv) + dmv_bits (dmv),
@@ -2174,8 +2173,6 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
       total = dsad;
       n_bits = vector_bits (bits, dv - pv) + dmv_bits (dmv);
       best_v[0] = dv;
-      dual_prime_fits (dv, dmv, args.span, args.order, mbx, mby, W, H, range,
-          other);
     }
   }
   for (int p = 0; p < 2; p++)
@@ -2410,6 +2407,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
       const int x0 = mbx * 16 + (t & 3) * 4, y = mby * 16 + (t >> 2);
       const int p = y & 1, line = mby * 8 + (t >> 3);
       int d_dual[4], d_field[4], at[4];
+      /* (@other: read only where dual prime is taken) */
       dual_prime_fits (dual_v, dual_dmv, args.span, args.order, mbx, mby, W,
           H, range, other);
       for (int i = 0; i < 4; i++) {
@@ -2426,11 +2424,8 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
           vector_bits (bits, dual_v - pv) + dmv_bits (dual_dmv),
           group_satd_sad (res, red, d_field, at, t), field_bits, lambda16);
     }
-    if (dual) {
+    if (dual)
       v[0] = v[1] = dual_v;
-      dual_prime_fits (dual_v, dual_dmv, args.span, args.order, mbx, mby, W,
-          H, range, other);
-    }
     for (int p = 0; p < 2; p++)
       write_field_prediction (ref, pred, W, H, mbx, mby, p, s[p], v[p], dual,
           other[p], t, 64);
@@ -2868,12 +2863,15 @@ plan_macroblock (__global const uchar * ref,
         }
       }
       alt_bits = vector_bits (rd_bits, v - pred);
+      /* the moving vector's luma residual, for the second candidate's
+       * and the field prediction's tests */
       int d_first[4], at[4];
-      for (int b = 0; b < 4; b++) {
-        at[b] = 64 * b + t;
-        d_first[b] = own[b] - predict (ref, W, bx[b] + c, by[b] + r,
-            v.x >> 1, v.y >> 1, v.x & 1, v.y & 1);
-      }
+      if (has_second || args.field_motion)
+        for (int b = 0; b < 4; b++) {
+          at[b] = 64 * b + t;
+          d_first[b] = own[b] - predict (ref, W, bx[b] + c, by[b] + r,
+              v.x >> 1, v.y >> 1, v.x & 1, v.y & 1);
+        }
       if (has_second) {
         int d_second[4];
         for (int b = 0; b < 4; b++)

@@ -1526,11 +1526,11 @@ field_cost (gint sad, gint vx, gint vy, gint px, gint py, gint lambda16)
 static gboolean
 field_neighbours (const guint8 * cur, const guint8 * ref, gint px, gint py,
     gint lambda16, gint W, gint H, gint mbx, gint mby, gint p, gint s,
-    gint range, gint step, gint * vx, gint * vy, gint * cost, gint * best)
+    gint range, gint * vx, gint * vy, gint * cost, gint * best)
 {
   gint fromx = *vx, fromy = *vy, k;
   for (k = 0; k < 9; k++) {
-    gint x = fromx + step * (k % 3 - 1), y = fromy + step * (k / 3 - 1), sad;
+    gint x = fromx + 2 * (k % 3 - 1), y = fromy + 2 * (k / 3 - 1), sad;
     gint j;
     if (k == 4 || !field_vector_fits (x, y, mbx, mby, W, H, range))
       continue;
@@ -1779,7 +1779,7 @@ mpegref_field_search (const MpegRefPicture * cur, const MpegRefPicture * ref,
         /* one-sample steps, then the half-pel vectors around the best */
         for (k = 0; k < FIELD_STEPS; k++)
           if (!field_neighbours (cur->data, ref->data, px, py, lambda16, W,
-                  H, mbx, mby, p, bs, range, 2, &bx, &by, &cost, &best))
+                  H, mbx, mby, p, bs, range, &bx, &by, &cost, &best))
             break;
         field_half_by_satd (cur->data, ref->data, px, py, lambda16, W, H,
             mbx, mby, p, bs, range, &bx, &by, &best);
