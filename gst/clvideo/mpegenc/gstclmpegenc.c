@@ -154,22 +154,27 @@ enum
   PROP_INTERVAL,
 };
 
-/* What each speed preset sets: rdo where it was not set on its own, and
- * the motion search's effort at full resolution */
+/* What each speed preset sets: rdo where it was not set on its own, the
+ * motion search's effort at full resolution, and whether with rdo its
+ * half-pel positions are ranked by SATD */
 typedef struct
 {
   gboolean rdo;
   GstClMotionEffort motion_effort;
+  gboolean search_satd;
 } SpeedPreset;
 
 static const SpeedPreset speed_presets[] = {
-  [GST_CL_MPEG_ENC_SPEED_PRESET_ULTRAFAST] = {FALSE, GST_CL_MOTION_EFFORT_LOW},
+  [GST_CL_MPEG_ENC_SPEED_PRESET_ULTRAFAST] = {FALSE, GST_CL_MOTION_EFFORT_LOW,
+      FALSE},
   [GST_CL_MPEG_ENC_SPEED_PRESET_VERYFAST] = {FALSE,
-      GST_CL_MOTION_EFFORT_MEDIUM},
-  [GST_CL_MPEG_ENC_SPEED_PRESET_FAST] = {TRUE, GST_CL_MOTION_EFFORT_LOW},
+      GST_CL_MOTION_EFFORT_MEDIUM, FALSE},
+  [GST_CL_MPEG_ENC_SPEED_PRESET_FAST] = {TRUE, GST_CL_MOTION_EFFORT_MEDIUM,
+      FALSE},
   [GST_CL_MPEG_ENC_SPEED_PRESET_MEDIUM] = {DEFAULT_RDO,
-      GST_CL_MOTION_EFFORT_MEDIUM},
-  [GST_CL_MPEG_ENC_SPEED_PRESET_SLOW] = {TRUE, GST_CL_MOTION_EFFORT_HIGH},
+      GST_CL_MOTION_EFFORT_MEDIUM, TRUE},
+  [GST_CL_MPEG_ENC_SPEED_PRESET_SLOW] = {TRUE, GST_CL_MOTION_EFFORT_HIGH,
+      TRUE},
 };
 
 GType
@@ -182,7 +187,8 @@ gst_cl_mpeg_enc_speed_preset_get_type (void)
         "ultrafast"},
     {GST_CL_MPEG_ENC_SPEED_PRESET_VERYFAST,
         "No rate-distortion decisions", "veryfast"},
-    {GST_CL_MPEG_ENC_SPEED_PRESET_FAST, "The lightest search", "fast"},
+    {GST_CL_MPEG_ENC_SPEED_PRESET_FAST,
+        "Half-pel vectors ranked by SAD in the motion search", "fast"},
     {GST_CL_MPEG_ENC_SPEED_PRESET_MEDIUM, "The defaults", "medium"},
     {GST_CL_MPEG_ENC_SPEED_PRESET_SLOW,
         "Slowest: the most thorough search", "slow"},
@@ -1367,6 +1373,7 @@ apply_speed_preset (GstClMpegEnc * self)
   if (!self->rdo_set)
     self->settings.rdo = p->rdo;
   self->settings.motion_effort = p->motion_effort;
+  self->settings.search_satd = p->search_satd;
 }
 
 static void
@@ -1781,8 +1788,9 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "one, and the left neighbour's or one above's) and intra coded "
           "and compared the same way, levels kept only where they pay for "
           "the macroblock's header, and the motion search's half-pel "
-          "positions ranked by SATD (off: rounding with a dead zone, SAD "
-          "rules for the vector and intra)", DEFAULT_RDO,
+          "positions ranked by SATD where the speed preset does (medium, "
+          "slow) (off: rounding with a dead zone, SAD rules for the vector "
+          "and intra)", DEFAULT_RDO,
           rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_INTRA_DC_PRECISION,
       g_param_spec_uint ("intra-dc-precision", "Intra DC precision",
@@ -1860,17 +1868,20 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
    *
    * Speed against compression, fastest first: whether rate-distortion
    * decisions are made (#GstClMpegEnc:rdo, unless it is set on its own,
-   * which it then keeps whatever the order the two are set in) and how
-   * much the hierarchical motion search does at full resolution. Reading
-   * rdo gives the value in effect.
+   * which it then keeps whatever the order the two are set in), how much
+   * the hierarchical motion search does at full resolution, and whether
+   * with rdo it ranks its half-pel positions by SATD or by the cheaper
+   * SAD. Reading rdo gives the value in effect.
    */
   g_object_class_install_property (gobject_class, PROP_SPEED_PRESET,
       g_param_spec_enum ("speed-preset", "Speed preset",
           "Speed against compression, fastest first: ultrafast (rdo off, "
           "the lightest search: one square around the best predictor at "
           "full resolution, no vector taken from a neighbour), veryfast "
-          "(rdo off), fast (the lightest search), medium (the defaults: "
-          "up to three squares, one pass taking the neighbours' vectors; "
+          "(rdo off), fast (rdo, the search's half-pel positions ranked by "
+          "SAD), medium (the defaults: rdo, the half-pel positions ranked "
+          "by SATD, up to three squares, one pass taking the neighbours' "
+          "vectors; "
           "in interlaced pictures a field search around the top fields' "
           "vectors too), slow (up to six squares, two such passes; in "
           "interlaced pictures a field search twice as wide, as wide "

@@ -894,8 +894,9 @@ forget_motion (GstClMpegEngine * e)
 
 /* With rate-distortion decisions the searches rank their half-pel
  * positions by SATD, which follows what the DCT codes more closely than
- * the SAD; the fast settings (rdo off) keep the cheaper SAD. Their
- * vectors' bits are priced at the quantiser @s is expected at. */
+ * the SAD, unless the speed preset keeps the cheaper SAD (as without
+ * rdo). Their vectors' bits are priced at the quantiser @s is expected
+ * at. */
 static void
 set_search_cost (GstClMpegEngine * e, const Slot * s)
 {
@@ -907,7 +908,7 @@ set_search_cost (GstClMpegEngine * e, const Slot * s)
   gboolean satd;
 
   g_mutex_lock (&e->settings_lock);
-  satd = e->settings.rdo;
+  satd = e->settings.rdo && e->settings.search_satd;
   g_mutex_unlock (&e->settings_lock);
   for (i = 0; i < n; i++) {
     gst_cl_motion_search_set_subpel_satd (ms[i], satd);

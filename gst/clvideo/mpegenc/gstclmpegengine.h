@@ -53,6 +53,9 @@ typedef struct
    * last (0: any), from the next gst_cl_mpeg_engine_configure() */
   gdouble vbv_initial_fullness, vbv_final_fullness;
   gboolean adaptive, subpel, rdo;
+  /* with rdo: the motion searches rank their half-pel positions by SATD
+   * (else by SAD, as without rdo) */
+  gboolean search_satd;
   /* from the next GOP: no B picture predicts from the GOP before (else
    * the frames before an I picture wait for it, B pictures) */
   gboolean closed_gop;
