@@ -1262,32 +1262,44 @@ b_sample (__global const uchar * fwd, __global const uchar * bwd, uint W,
 }
 
 #if !GST_CL_CPU_LAYOUT
-/* The SATD plus SAD (see satd16) of the macroblock's luma residual whose
- * samples @d work-item @t of the 64 holds, four of them, each at its
- * index @at of @res (64 block + 8 row + column: the four 8 x 8 blocks
- * one after the other): each work-item sums four of the Hadamard
- * coefficients of block t >> 4, +-1 times each of its samples (the sign
- * the parity of the bits that row and column share with the
- * coefficient's), and the magnitudes are summed across the group. */
+/* The SATD plus SAD (see satd16) of the luma residual of @n 8 x 8 blocks
+ * (two or four) whose samples @d work-item @t of the 64 holds, @n of
+ * them, each at its index @at of @res (64 block + 8 row + column: the
+ * blocks one after the other). The transform is separable: each
+ * work-item makes @n of the 64 @n sums along the rows, then @n down the
+ * columns, each of eight samples +-1 times (the sign the parity of the
+ * bits that the sample's column, or row, shares with the coefficient's),
+ * and the magnitudes are summed across the group. */
 static int
 group_blocks_satd_sad (__local int *res, __local int *red, const int *d,
     const int *at, uint n, uint t)
 {
-  const uint per_block = 64 / n, first = n * (t % per_block);
-  __local const int *block = res + 64 * (t / per_block);
-  int sum = 0;
+  int sum = 0, along[4];
   for (uint i = 0; i < n; i++) {
     res[at[i]] = d[i];
     sum += abs (d[i]);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
-  for (uint k = first; k < first + n; k++) {
-    const uint u = k >> 3, v = k & 7;
+  /* output k: coefficient k & 7 of row k >> 3 (the blocks' rows in turn) */
+  for (uint i = 0; i < n; i++) {
+    const uint k = n * t + i, v = k & 7;
+    __local const int *row = res + (k & ~7u);
+    int c = 0;
+    for (uint x = 0; x < 8; x++)
+      c += popcount (v & x) & 1 ? -row[x] : row[x];
+    along[i] = c;
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (uint i = 0; i < n; i++)
+    res[n * t + i] = along[i];
+  barrier (CLK_LOCAL_MEM_FENCE);
+  /* output k: coefficient (k >> 3) & 7 down column k & 7 of block k >> 6 */
+  for (uint i = 0; i < n; i++) {
+    const uint k = n * t + i, u = (k >> 3) & 7;
+    __local const int *col = res + (k & ~63u) + (k & 7);
     int c = 0;
     for (uint y = 0; y < 8; y++)
-      for (uint x = 0; x < 8; x++)
-        c += popcount ((u & y) ^ (v & x)) & 1 ? -block[8 * y + x] :
-            block[8 * y + x];
+      c += popcount (u & y) & 1 ? -col[8 * y] : col[8 * y];
     sum += abs (c);
   }
   /* (group_sum's barrier: every work-item has read @res before it is
