@@ -1787,10 +1787,10 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
           "in P pictures the zero vector, the moving vectors (the searched "
           "one, and the left neighbour's or one above's) and intra coded "
           "and compared the same way, levels kept only where they pay for "
-          "the macroblock's header, and the motion search's half-pel "
-          "positions ranked by SATD where the speed preset does (medium, "
-          "slow) (off: rounding with a dead zone, SAD rules for the vector "
-          "and intra)", DEFAULT_RDO,
+          "the macroblock's header, and at the medium and slow speed "
+          "presets the motion search's half-pel positions ranked by SATD "
+          "(off: rounding with a dead zone, SAD rules for the vector and "
+          "intra)", DEFAULT_RDO,
           rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_INTRA_DC_PRECISION,
       g_param_spec_uint ("intra-dc-precision", "Intra DC precision",
