@@ -1266,10 +1266,21 @@ b_sample (__global const uchar * fwd, __global const uchar * bwd, uint W,
  * (two or four) whose samples @d work-item @t of the 64 holds, @n of
  * them, each at its index @at of @res (64 block + 8 row + column: the
  * blocks one after the other). The transform is separable: each
- * work-item makes @n of the 64 @n sums along the rows, then @n down the
- * columns, each of eight samples +-1 times (the sign the parity of the
- * bits that the sample's column, or row, shares with the coefficient's),
- * and the magnitudes are summed across the group. */
+ * work-item makes @n of the 64 @n coefficients along the rows, then @n
+ * down the columns (hadamard8_coeff), and the magnitudes are summed
+ * across the group. */
+/* Coefficient @k of the order-8 Hadamard transform of the eight values
+ * @stride apart from @p: each +-1 times, the sign the parity of the bits
+ * its place shares with @k */
+static int
+hadamard8_coeff (__local const int *p, uint stride, uint k)
+{
+  int c = 0;
+  for (uint j = 0; j < 8; j++)
+    c += popcount (k & j) & 1 ? -p[stride * j] : p[stride * j];
+  return c;
+}
+
 static int
 group_blocks_satd_sad (__local int *res, __local int *red, const int *d,
     const int *at, uint n, uint t)
@@ -1282,12 +1293,8 @@ group_blocks_satd_sad (__local int *res, __local int *red, const int *d,
   barrier (CLK_LOCAL_MEM_FENCE);
   /* output k: coefficient k & 7 of row k >> 3 (the blocks' rows in turn) */
   for (uint i = 0; i < n; i++) {
-    const uint k = n * t + i, v = k & 7;
-    __local const int *row = res + (k & ~7u);
-    int c = 0;
-    for (uint x = 0; x < 8; x++)
-      c += popcount (v & x) & 1 ? -row[x] : row[x];
-    along[i] = c;
+    const uint k = n * t + i;
+    along[i] = hadamard8_coeff (res + (k & ~7u), 1, k & 7);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
   for (uint i = 0; i < n; i++)
@@ -1295,12 +1302,9 @@ group_blocks_satd_sad (__local int *res, __local int *red, const int *d,
   barrier (CLK_LOCAL_MEM_FENCE);
   /* output k: coefficient (k >> 3) & 7 down column k & 7 of block k >> 6 */
   for (uint i = 0; i < n; i++) {
-    const uint k = n * t + i, u = (k >> 3) & 7;
-    __local const int *col = res + (k & ~63u) + (k & 7);
-    int c = 0;
-    for (uint y = 0; y < 8; y++)
-      c += popcount (u & y) & 1 ? -col[8 * y] : col[8 * y];
-    sum += abs (c);
+    const uint k = n * t + i;
+    sum += abs (hadamard8_coeff (res + (k & ~63u) + (k & 7), 8,
+            (k >> 3) & 7));
   }
   /* (group_sum's barrier: every work-item has read @res before it is
    * written again) */
