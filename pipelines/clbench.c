@@ -34,7 +34,8 @@
  *
  * "density" runs that many clmpegenc pipelines of I420 at each encode
  * size in this process at once (not a default stage): all their frames
- * per second, and how many 30 fps streams that makes.
+ * per second, how many 30 fps streams that makes, and how many host
+ * cores the process kept busy meanwhile.
  *
  * The device times come from launches the queue times
  * (GST_CL_PROFILING_ENV), which costs some drivers a fifth or more of
@@ -49,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <gst/cl/gstclcontext.h>
 #include <gst/cl/gstclfilter.h>
@@ -1163,17 +1165,32 @@ pinned_copy (GstBuffer * buf)
 
 /* ---- stream density ---- */
 
+/* user and system time of this process so far, in seconds */
+static gdouble
+process_cpu_seconds (void)
+{
+  struct rusage ru;
+
+  if (getrusage (RUSAGE_SELF, &ru) != 0)
+    return 0;
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 /* @n pipelines "appsrc ! clmpegenc ! fakesink" in this process, started
  * at once, each coding @frames frames of @clip (I420, going back and
  * forth) as fast as it can. With @shared every element takes the bench's
  * context (one device queue for all); else each pipeline makes its own.
- * Returns the frames per second of all together. */
+ * Returns the frames per second of all together, and in *@cores_busy
+ * the host time this process spent meanwhile (user and system) over the
+ * wall time: how many host cores it kept busy. */
 static gdouble
 run_streams (guint n, gint w, gint h, guint frames, GstBuffer ** clip,
-    guint n_clip, gboolean shared, guint quant)
+    guint n_clip, gboolean shared, guint quant, gdouble * cores_busy)
 {
   GstElement **pipes = g_new0 (GstElement *, n);
   gint64 t0, t1;
+  gdouble cpu0, cpu1;
   guint i;
 
   for (i = 0; i < n; i++) {
@@ -1200,6 +1217,7 @@ run_streams (guint n, gint w, gint h, guint frames, GstBuffer ** clip,
   }
   for (i = 0; i < n; i++)
     gst_element_get_state (pipes[i], NULL, NULL, GST_CLOCK_TIME_NONE);
+  cpu0 = process_cpu_seconds ();
   t0 = g_get_monotonic_time ();
   for (i = 0; i < n; i++)
     gst_element_set_state (pipes[i], GST_STATE_PLAYING);
@@ -1217,6 +1235,8 @@ run_streams (guint n, gint w, gint h, guint frames, GstBuffer ** clip,
     gst_object_unref (bus);
   }
   t1 = g_get_monotonic_time ();
+  cpu1 = process_cpu_seconds ();
+  *cores_busy = (cpu1 - cpu0) / ((t1 - t0) / 1e6);
   for (i = 0; i < n; i++) {
     GstBus *bus = gst_element_get_bus (pipes[i]);
     gst_element_set_state (pipes[i], GST_STATE_NULL);
@@ -1257,11 +1277,13 @@ bench_density (gint w, gint h, guint frames, const gchar * streams,
     if (n == 0)
       continue;
     for (shared = FALSE; shared <= TRUE; shared++) {
+      gdouble busy;
       gdouble fps = run_streams (n, w, h, frames, shared ? pinned : clip,
-          n_clip, shared, quant);
-      printf ("| %5dx%-5d | %3u | %-34s | %8.1f | %7.1f | %6.1f |\n", w, h,
-          n, shared ? "one context, page-locked frames" :
-          "a context each, system memory", fps, fps / n, fps / 30);
+          n_clip, shared, quant, &busy);
+      printf ("| %5dx%-5d | %3u | %-34s | %8.1f | %7.1f | %6.1f | %5.1f of "
+          "%u |\n", w, h, n, shared ? "one context, page-locked frames" :
+          "a context each, system memory", fps, fps / n, fps / 30, busy,
+          g_get_num_processors ());
       fflush (stdout);
     }
   }
@@ -1549,7 +1571,7 @@ main (int argc, char **argv)
       return 1;
     }
     printf ("\n| size | streams | contexts, input | fps, all | fps a stream "
-        "| 30 fps streams |\n|---|---|---|---|---|---|\n");
+        "| 30 fps streams | host cores busy |\n|---|---|---|---|---|---|---|\n");
     size_list = g_strsplit (encode_sizes, ",", -1);
     for (i = 0; size_list[i]; i++) {
       gint w, h;
