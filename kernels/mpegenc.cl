@@ -1262,13 +1262,6 @@ b_sample (__global const uchar * fwd, __global const uchar * bwd, uint W,
 }
 
 #if !GST_CL_CPU_LAYOUT
-/* The SATD plus SAD (see satd16) of the luma residual of @n 8 x 8 blocks
- * (two or four) whose samples @d work-item @t of the 64 holds, @n of
- * them, each at its index @at of @res (64 block + 8 row + column: the
- * blocks one after the other). The transform is separable: each
- * work-item makes @n of the 64 @n coefficients along the rows, then @n
- * down the columns (hadamard8_coeff), and the magnitudes are summed
- * across the group. */
 /* Coefficient @k of the order-8 Hadamard transform of the eight values
  * @stride apart from @p: each +-1 times, the sign the parity of the bits
  * its place shares with @k */
@@ -1281,6 +1274,13 @@ hadamard8_coeff (__local const int *p, uint stride, uint k)
   return c;
 }
 
+/* The SATD plus SAD (see satd16) of the luma residual of @n 8 x 8 blocks
+ * (two or four) whose samples @d work-item @t of the 64 holds, @n of
+ * them, each at its index @at of @res (64 block + 8 row + column: the
+ * blocks one after the other). The transform is separable: each
+ * work-item makes @n of the 64 @n coefficients along the rows, then @n
+ * down the columns (hadamard8_coeff), and the magnitudes are summed
+ * across the group. */
 static int
 group_blocks_satd_sad (__local int *res, __local int *red, const int *d,
     const int *at, uint n, uint t)
