@@ -3795,6 +3795,25 @@ pairs_fitting_quant (const short16 * xs, int intra, int q)
   }
 }
 
+/* Whether the non-intra pair of blocks @src predicted by @pred (8 rows
+ * of both) quantises to no level at quantiser @q without rate-distortion
+ * quantisation, by the SAD of each block: a level is 0 where a
+ * coefficient's magnitude a has 2 a < 5 q. Each pass of the transform
+ * (fdct_cols) adds at most 0.4905 times the magnitudes of its inputs
+ * (the largest cosine 32138 / 65536) and at most 4 for the truncations
+ * of its products; with the scaling and roundings between, |x| <=
+ * 0.2406 SAD + 2.6 for every coefficient x of a block, so that a SAD of
+ * at most 10 q - 11 leaves all its levels 0. */
+static int
+pair_quantises_to_zero (const uchar16 * src, const uchar16 * pred, int q)
+{
+  sad_acc_t acc = SAD_ZERO;
+  #pragma unroll
+  for (int i = 0; i < 8; i++)
+    acc = sad_add16 (acc, src[i], pred[i]);
+  return (int) max (sad_left (acc), sad_right (acc)) <= 10 * q - 11;
+}
+
 /* The levels of the macroblock @src predicted by @pred (MB_ROWS rows:
  * luma, then Cb | Cr), pair by pair in natural rows into @levels_of
  * (MB_PAIRS x 8),
@@ -3830,6 +3849,10 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
   long floor2_sum = 0, floor3_sum = 0, slack[MB_PAIRS], slack_left;
   short16 cand_above[8];
   int i, p;
+  /* non-intra levels without rate-distortion quantisation, whose energy
+   * nobody reads: pairs of a small residual are known to take none */
+  const int plain_inter = !intra && (!rd_lambda || dc_only);
+  uint zero_pairs = 0;
 
   *rd_delta = 0;
   *rd_cbp = 0;
@@ -3844,6 +3867,15 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
     short16 h[8], x[8];
     int e_pair;
 
+    /* a pair that must quantise to nothing is not transformed */
+    if (plain_inter && pair_quantises_to_zero (src + 8 * p, pred + 8 * p,
+            q)) {
+      zero_pairs |= 1 << p;
+      #pragma unroll
+      for (i = 0; i < 8; i++)
+        xs[8 * p + i] = 0;
+      continue;
+    }
     /* rows of the residual times 16, halved, then columns */
     #pragma unroll
     for (i = 0; i < 8; i++)
@@ -3929,6 +3961,12 @@ quantise_pairs (const uchar16 * src, const uchar16 * pred, int intra,
     int16 L[8], A[8];
     short16 x[8];
 
+    if (zero_pairs & (1 << p)) {
+      #pragma unroll
+      for (i = 0; i < 8; i++)
+        levels_of[8 * p + i] = 0;
+      continue;
+    }
     #pragma unroll
     for (i = 0; i < 8; i++)
       x[i] = xs[8 * p + i];

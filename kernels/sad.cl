@@ -61,6 +61,19 @@ sad_total (sad_acc_t acc)
   return (uint) (acc[0] + acc[1]);
 }
 
+/* the sums of lanes 0 to 7 and of lanes 8 to 15 alone */
+static inline uint
+sad_left (sad_acc_t acc)
+{
+  return (uint) acc[0];
+}
+
+static inline uint
+sad_right (sad_acc_t acc)
+{
+  return (uint) acc[1];
+}
+
 #else
 
 typedef ushort16 sad_acc_t;
@@ -77,6 +90,23 @@ sad_total (sad_acc_t acc)
 {
   ushort8 a8 = acc.lo + acc.hi;
   ushort4 a4 = a8.lo + a8.hi;
+  ushort2 a2 = a4.lo + a4.hi;
+  return (uint) a2.x + a2.y;
+}
+
+/* the sums of lanes 0 to 7 and of lanes 8 to 15 alone */
+static inline uint
+sad_left (sad_acc_t acc)
+{
+  ushort4 a4 = acc.lo.lo + acc.lo.hi;
+  ushort2 a2 = a4.lo + a4.hi;
+  return (uint) a2.x + a2.y;
+}
+
+static inline uint
+sad_right (sad_acc_t acc)
+{
+  ushort4 a4 = acc.hi.lo + acc.hi.hi;
   ushort2 a2 = a4.lo + a4.hi;
   return (uint) a2.x + a2.y;
 }

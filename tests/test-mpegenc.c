@@ -1821,6 +1821,66 @@ GST_START_TEST (test_fdct_accuracy)
 
 GST_END_TEST;
 
+/* The bound the CPU kernel's quantise_pairs skips the transform by: a
+ * non-intra block whose residual's SAD is at most 10 q - 11 quantises to
+ * no level at quantiser q (a coefficient x takes level 0 where 2 |x| <
+ * 5 q), checked on the reference's DCT, which the kernels match, for
+ * residuals of every spread whose SAD lies near the bound at some
+ * quantiser (MPEG-2's non-linear scale reaches 112). */
+GST_START_TEST (test_small_residual_no_levels)
+{
+  guint32 rng = 2024;
+  gint it, i, checked = 0, nearest = G_MAXINT;
+
+  for (it = 0; it < 60000; it++) {
+    gint blk[64], sad = 0, top = 0, q, amp = 1 + it % 40;
+    gint u = (it / 40) % 8, v = (it / 320) % 8, corners = 1 + (it / 4) % 4;
+    for (i = 0; i < 64; i++) {
+      guint32 r = test_rng_next (&rng);
+      gint x = i & 7, y = i >> 3;
+      switch (it % 4) {
+        case 0:                /* up to four corners of any size, with the
+                                 * signs of the (1, 1) basis function: the
+                                 * largest coefficient for their SAD */
+          blk[i] = (x == 0 || x == 7) && (y == 0 || y == 7) &&
+              (x / 7 + 2 * (y / 7)) < corners ?
+              (gint) (1 + (it / 16) % 255) * ((x == 0) == (y == 0) ? 1 :
+              -1) : 0;
+          break;
+        case 1:                /* the signs of one basis function */
+          blk[i] = (r % 3 ? amp / 4 + 1 : 0) *
+              (cos ((2 * (i & 7) + 1) * u * G_PI / 16) *
+              cos ((2 * (i >> 3) + 1) * v * G_PI / 16) < 0 ? -1 : 1);
+          break;
+        case 2:                /* flat */
+          blk[i] = amp / 8 * (it & 4 ? -1 : 1);
+          break;
+        default:               /* noise */
+          blk[i] = (gint) (r % 3) - 1;
+          break;
+      }
+      sad += ABS (blk[i]);
+    }
+    mpegref_fdct (blk);
+    for (i = 0; i < 64; i++)
+      top = MAX (top, ABS (blk[i]));
+    for (q = 1; q <= 112; q++) {
+      if (sad > 10 * q - 11)
+        continue;
+      checked++;
+      /* how near a level the closest case came */
+      nearest = MIN (nearest, 5 * q - 2 * top);
+      fail_unless (2 * top < 5 * q, "SAD %d, largest coefficient %d: a "
+          "level at quantiser %d", sad, top, q);
+    }
+  }
+  GST_INFO ("%d cases, the nearest %d half-steps from a level", checked,
+      nearest);
+  fail_unless (checked > 100000);
+}
+
+GST_END_TEST;
+
 /* ---- streams ---- */
 
 static gdouble
@@ -6509,6 +6569,7 @@ mpegenc_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_idct_ieee1180);
   tcase_add_test (tc, test_fdct_accuracy);
+  tcase_add_test (tc, test_small_residual_no_levels);
   tcase_add_test (tc, test_device_load);
   tcase_add_test (tc, test_device_stages);
   tcase_add_test (tc, test_device_stages_422);
