@@ -30,10 +30,12 @@ typedef uchar8 uchar8_any __attribute__ ((aligned (1)));
 #define LOAD16_ANY(p) (*(__global const uchar16_any *) (p))
 #define LOAD8_ANY(p) (*(__global const uchar8_any *) (p))
 #define STORE16_ANY(v, p) (*(__global uchar16_any *) (p) = (v))
+#define STORE8_ANY(v, p) (*(__global uchar8_any *) (p) = (v))
 #else
 #define LOAD16_ANY(p) vload16 (0, (p))
 #define LOAD8_ANY(p) vload8 (0, (p))
 #define STORE16_ANY(v, p) vstore16 ((v), 0, (p))
+#define STORE8_ANY(v, p) vstore8 ((v), 0, (p))
 #endif
 
 #if defined(CPU_CLANG_BUILTINS) && defined(__x86_64__)
