@@ -1849,8 +1849,8 @@ GST_START_TEST (test_small_residual_no_levels)
           break;
         case 1:                /* the signs of one basis function */
           blk[i] = (r % 3 ? amp / 4 + 1 : 0) *
-              (cos ((2 * (i & 7) + 1) * u * G_PI / 16) *
-              cos ((2 * (i >> 3) + 1) * v * G_PI / 16) < 0 ? -1 : 1);
+              (cos ((2 * x + 1) * u * G_PI / 16) *
+              cos ((2 * y + 1) * v * G_PI / 16) < 0 ? -1 : 1);
           break;
         case 2:                /* flat */
           blk[i] = amp / 8 * (it & 4 ? -1 : 1);
