@@ -509,6 +509,105 @@ GST_START_TEST (test_search_hierarchical)
 
 GST_END_TEST;
 
+/* kernel launches of the motion searches on @ctx so far */
+static guint64
+search_launches (GstClContext * ctx)
+{
+  guint64 n = 0;
+  gst_cl_context_get_kernel_stats (ctx, GST_CL_MOTION_SEARCH_LABEL, &n, NULL,
+      NULL);
+  return n;
+}
+
+/* A hierarchical search told that its reference is the last search's
+ * current picture (gst_cl_motion_search_set_reference_is_last) finds the
+ * vectors of one that is not told, with one launch fewer (the
+ * reference's decimation), on a stream searched both ways in turn; where
+ * the last search made no levels (the first search, after
+ * gst_cl_motion_search_forget(), after a new size) it decimates the
+ * reference as usual. The pictures lie in buffers of different layouts. */
+GST_START_TEST (test_search_reference_is_last)
+{
+  static const gint sizes[][2] = { {100, 70}, {211, 97}, {33, 47} };
+  GstClContext *ctx = test_get_shared_context ();
+  GstClMotionSearchParams params = { 16, 16, TRUE, 0, 0.0,
+    GST_CL_MOTION_METHOD_HIERARCHICAL
+  };
+  GstClMotionSearch *told, *plain;
+  SearchPictures sp[G_N_ELEMENTS (sizes)];
+  GError *error = NULL;
+  guint32 rng = test_seed ("reference-is-last", 1);
+  guint step, z;
+
+  told = gst_cl_motion_search_new (ctx, &params, &error);
+  plain = gst_cl_motion_search_new (ctx, &params, &error);
+  fail_unless (told && plain, "%s", error ? error->message : "?");
+  for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, sizes[z][0],
+        sizes[z][1]);
+    search_pictures_make (&sp[z], &info, CONTENT_NATURAL, 5, -3, &rng);
+  }
+  /* each size searched forth and back three times (each search's
+   * reference the last one's current picture), then the first size again
+   * after a forget */
+  for (step = 0; step < 3 * G_N_ELEMENTS (sizes) + 3; step++) {
+    const guint zs = MIN (step / 3, G_N_ELEMENTS (sizes));
+    SearchPictures *p = &sp[zs % G_N_ELEMENTS (sizes)];
+    const GstClPlane *cur = step % 2 ? &p->cl_ref : &p->cl_cur;
+    const GstClPlane *ref = step % 2 ? &p->cl_cur : &p->cl_ref;
+    /* the last search made this reference's levels */
+    const gboolean kept = step % 3 != 0;
+    guint bx, by, n;
+    guint64 before, told_n, plain_n;
+    GstClMotionVector *got[2];
+    cl_mem vectors[2];
+    cl_int ret;
+    gint i;
+
+    if (zs == G_N_ELEMENTS (sizes) && step % 3 == 0) {
+      gst_cl_motion_search_forget (told);
+      gst_cl_motion_search_forget (plain);
+    }
+    gst_cl_motion_search_grid (told, cur->width, cur->height, &bx, &by);
+    n = bx * by;
+    for (i = 0; i < 2; i++) {
+      GstClMotionSearch *ms = i ? plain : told;
+      vectors[i] = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE,
+          n * sizeof (GstClMotionVector), NULL, &ret);
+      fail_unless (ret == CL_SUCCESS);
+      /* told every time: it must know when it has no levels to take */
+      if (!i)
+        gst_cl_motion_search_set_reference_is_last (ms, TRUE);
+      before = search_launches (ctx);
+      fail_unless (gst_cl_motion_search_run (ms, cur, ref, vectors[i],
+              &error), "%s", error ? error->message : "?");
+      if (i)
+        plain_n = search_launches (ctx) - before;
+      else
+        told_n = search_launches (ctx) - before;
+      got[i] = g_new (GstClMotionVector, n);
+      ret = clEnqueueReadBuffer (ctx->queue, vectors[i], CL_TRUE, 0,
+          n * sizeof (GstClMotionVector), got[i], 0, NULL, NULL);
+      fail_unless (ret == CL_SUCCESS);
+    }
+    fail_unless (memcmp (got[0], got[1], n * sizeof (GstClMotionVector)) ==
+        0, "search %u (%dx%d): other vectors", step, cur->width,
+        cur->height);
+    fail_unless_equals_int ((gint) told_n, (gint) plain_n - (kept ? 1 : 0));
+    for (i = 0; i < 2; i++) {
+      clReleaseMemObject (vectors[i]);
+      g_free (got[i]);
+    }
+  }
+  gst_cl_motion_search_free (told);
+  gst_cl_motion_search_free (plain);
+  for (z = 0; z < G_N_ELEMENTS (sizes); z++)
+    search_pictures_clear (&sp[z]);
+}
+
+GST_END_TEST;
+
 /* The search from seed vectors (gst_cl_motion_search_run_seeded) against
  * its C reference: sizes of hier_sizes, every content, panned, each
  * effort, with and without half-pel refinement (by SAD and by SATD) and
@@ -1556,6 +1655,7 @@ motionsearch_suite (void)
 
   tcase_add_loop_test (tc, test_search, 0, G_N_ELEMENTS (search_sizes));
   tcase_add_loop_test (tc, test_search_large, 0, 2);
+  tcase_add_test (tc, test_search_reference_is_last);
   tcase_add_loop_test (tc, test_search_hierarchical, 0,
       G_N_ELEMENTS (hier_sizes));
   tcase_add_loop_test (tc, test_search_hierarchical_wide, 0, 6);

@@ -153,6 +153,9 @@ struct _GstClMotionSearchElement
   gboolean have_ref;
   gboolean ref_has_chroma;
   GstClockTime ref_pts;
+  /* the reference was the current frame of self->search's last search,
+   * which keeps its decimated levels */
+  gboolean ref_searched;
 };
 
 /* Registered by hand rather than by G_DEFINE_TYPE: GstObject names an
@@ -349,6 +352,7 @@ static void
 drop_reference (GstClMotionSearchElement * self)
 {
   self->have_ref = FALSE;
+  self->ref_searched = FALSE;
   self->ref_pts = GST_CLOCK_TIME_NONE;
   if (self->search)
     gst_cl_motion_search_forget (self->search);
@@ -478,10 +482,15 @@ search_frame (GstClMotionSearchElement * self, GstClContext * ctx,
       gst_cl_frame_get_plane (ref, GST_VIDEO_COMP_U + i, &ref_c[i]);
     }
   }
+  gst_cl_motion_search_set_reference_is_last (self->search,
+      self->ref_searched && !self->lambda);
+  /* (this frame is the next one's reference) */
+  self->ref_searched = !self->lambda;
   if (self->lambda ? !gst_cl_motion_lambda_run (self->lambda, &cur_y, &ref_y,
           vectors, error) :
       !gst_cl_motion_search_run_with_chroma (self->search, &cur_y, &ref_y,
           chroma ? cur_c : NULL, chroma ? ref_c : NULL, vectors, error)) {
+    self->ref_searched = FALSE;
     gst_buffer_unref (storage);
     return NULL;
   }
@@ -550,6 +559,7 @@ gst_cl_motion_search_process_ip (GstClFilter * filter, GstBuffer * buffer,
   } else {
     /* no reference: vectors of an earlier search do not apply */
     gst_buffer_foreach_meta (buffer, drop_motion_meta, NULL);
+    self->ref_searched = FALSE;
   }
 
   /* this frame is the next one's reference; the in-order queue runs the

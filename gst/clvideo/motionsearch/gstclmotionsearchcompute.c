@@ -59,6 +59,12 @@ struct _GstClMotionSearch
    * vectors between the steps */
   cl_mem pyramid, steps[2];
   guint pyr_width, pyr_height;
+  /* which of the pyramid's two halves holds the current picture's levels
+   * (the other the reference's); whether the other half holds the levels
+   * of the last search's current picture; whether the next search's
+   * reference is that picture (gst_cl_motion_search_set_reference_is_last) */
+  guint pyr_current;
+  gboolean pyr_last_kept, reference_is_last;
   /* the hierarchical search's last vectors, which the next one follows */
   cl_mem history;
   gboolean history_valid;
@@ -330,8 +336,8 @@ static gboolean run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
     guint n_x, guint n_y, cl_mem vectors, GError ** error);
 
 static gboolean run_hierarchical (GstClMotionSearch * ms,
-    const GstClPlane * cur, const GstClPlane * ref, cl_mem vectors,
-    GError ** error);
+    const GstClPlane * cur, const GstClPlane * ref, gboolean last_levels,
+    cl_mem vectors, GError ** error);
 
 static gboolean
 run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
@@ -339,6 +345,7 @@ run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
     cl_mem vectors, GError ** error)
 {
   guint width = cur->width, height = cur->height, bx, by;
+  gboolean last_levels;
 
   g_return_val_if_fail (cur->pixel_stride == 1 && ref->pixel_stride == 1,
       FALSE);
@@ -367,8 +374,11 @@ run (GstClMotionSearch * ms, const GstClPlane * cur, const GstClPlane * ref,
   }
 
   gst_cl_motion_search_grid (ms, width, height, &bx, &by);
+  last_levels = ms->reference_is_last;
+  ms->reference_is_last = FALSE;
   if (ms->params.method == GST_CL_MOTION_METHOD_HIERARCHICAL)
-    return run_hierarchical (ms, cur, ref, vectors, error);
+    return run_hierarchical (ms, cur, ref, last_levels, vectors, error);
+  ms->pyr_last_kept = FALSE;
   if (ms->use_tiles && !cur_chroma) {
     guint fx = width / ms->params.block_size;
     guint fy = height / ms->params.block_size;
@@ -510,7 +520,8 @@ level_plane (GstClMotionSearch * ms, guint level, gboolean reference,
   gsize l2 = (gsize) ((w + 3) / 4) * ((h + 3) / 4);
 
   p->mem = ms->pyramid;
-  p->offset = (reference ? l1 + l2 : 0) + (level == 2 ? l1 : 0);
+  p->offset = ((reference ? 1 - ms->pyr_current : ms->pyr_current) ?
+      l1 + l2 : 0) + (level == 2 ? l1 : 0);
   p->width = p->stride = (w + (1 << level) - 1) >> level;
   p->height = (h + (1 << level) - 1) >> level;
   p->pixel_stride = 1;
@@ -560,6 +571,7 @@ ensure_pyramid (GstClMotionSearch * ms, guint width, guint height,
       sizeof (GstClMotionVector);
   sizes[4] = global_motion_size (width, height);
   ms->history_valid = FALSE;
+  ms->pyr_last_kept = FALSE;
   for (i = 0; i < G_N_ELEMENTS (mems); i++) {
     if (*mems[i])
       clReleaseMemObject (*mems[i]);
@@ -808,7 +820,17 @@ gst_cl_motion_search_forget (GstClMotionSearch * ms)
 {
   g_return_if_fail (ms != NULL);
   ms->history_valid = FALSE;
+  ms->pyr_last_kept = FALSE;
 }
+
+void
+gst_cl_motion_search_set_reference_is_last (GstClMotionSearch * ms,
+    gboolean is_last)
+{
+  g_return_if_fail (ms != NULL);
+  ms->reference_is_last = is_last;
+}
+
 
 /* The passes at full resolution, from the level-1 vectors in
  * ms->steps[1]: the first, the propagation (two at
@@ -847,21 +869,33 @@ run_full_resolution (GstClMotionSearch * ms, const GstClPlane * cur,
  * buffer the next reads. */
 static gboolean
 run_hierarchical (GstClMotionSearch * ms, const GstClPlane * cur,
-    const GstClPlane * ref, cl_mem vectors, GError ** error)
+    const GstClPlane * ref, gboolean last_levels, cl_mem vectors,
+    GError ** error)
 {
   GstClPlane c1, r1, c2, r2;
 
-  if (!ensure_pyramid (ms, cur->width, cur->height, error) ||
-      !decimate (ms, cur, FALSE, error) || !decimate (ms, ref, TRUE, error))
+  /* (a new size: no levels kept) */
+  if (!ensure_pyramid (ms, cur->width, cur->height, error))
+    return FALSE;
+  last_levels = last_levels && ms->pyr_last_kept;
+  /* kept again only once this search has made its own */
+  ms->pyr_last_kept = FALSE;
+  if (!decimate (ms, cur, FALSE, error) || (!last_levels &&
+          !decimate (ms, ref, TRUE, error)))
     return FALSE;
   level_plane (ms, 1, FALSE, &c1);
   level_plane (ms, 1, TRUE, &r1);
   level_plane (ms, 2, FALSE, &c2);
   level_plane (ms, 2, TRUE, &r2);
-  return global_motion (ms, &c2, &r2, error) &&
-      search_level (ms, 2, 1, &c2, &r2, ms->steps[1], ms->steps[0], error)
-      && search_level (ms, 1, 1, &c1, &r1, ms->steps[0], ms->steps[1], error)
-      && run_full_resolution (ms, cur, ref, vectors, error);
+  if (!global_motion (ms, &c2, &r2, error) ||
+      !search_level (ms, 2, 1, &c2, &r2, ms->steps[1], ms->steps[0], error)
+      || !search_level (ms, 1, 1, &c1, &r1, ms->steps[0], ms->steps[1],
+          error) || !run_full_resolution (ms, cur, ref, vectors, error))
+    return FALSE;
+  /* this picture's levels are the next reference's where it is this one */
+  ms->pyr_current = 1 - ms->pyr_current;
+  ms->pyr_last_kept = TRUE;
+  return TRUE;
 }
 
 gboolean
@@ -924,6 +958,10 @@ gst_cl_motion_search_run_seeded (GstClMotionSearch * ms,
           GST_CL_MOTION_SEARCH_LABEL, 1, &global, NULL, error))
     return FALSE;
   ms->history_valid = TRUE;
-  return whole ? run_hierarchical (ms, cur, ref, vectors, error) :
-      run_full_resolution (ms, cur, ref, vectors, error);
+  ms->reference_is_last = FALSE;
+  if (whole)
+    return run_hierarchical (ms, cur, ref, FALSE, vectors, error);
+  /* (the current picture's levels are not made) */
+  ms->pyr_last_kept = FALSE;
+  return run_full_resolution (ms, cur, ref, vectors, error);
 }

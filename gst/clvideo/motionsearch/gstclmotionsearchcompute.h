@@ -169,4 +169,14 @@ void gst_cl_motion_search_set_vector_price (GstClMotionSearch * ms,
  * zero and the global motion only). */
 void gst_cl_motion_search_forget (GstClMotionSearch * ms);
 
+/* Whether the next search's reference holds the samples of the last
+ * hierarchical search's current picture, as a stream searched frame
+ * after frame has them: that search's decimated levels of it then serve
+ * instead of being made again, with the same vectors. For the next
+ * search only; where the last one made no such levels (another method,
+ * a new size, gst_cl_motion_search_forget()), the reference is
+ * decimated as usual. */
+void gst_cl_motion_search_set_reference_is_last (GstClMotionSearch * ms,
+    gboolean is_last);
+
 G_END_DECLS
