@@ -165,6 +165,12 @@ struct _GstClMpegEngine
   GstClContext *shared, *ctx;
   GstClMpegTransform *tr;
   GstClMotionSearch *ms;
+  /* the picture (its place in display order) whose decimated levels @ms
+   * keeps from its last search, G_MAXUINT64: none. A P picture whose
+   * reference's source that is takes them for its reference's coarse
+   * levels: the source instead of its reconstruction, one decimation a
+   * picture instead of two, and as many bits on the real-content set. */
+  guint64 ms_levels_display;
   /* B pictures' searches, forward and backward: each follows its own
    * motion */
   GstClMotionSearch *ms_b[2];
@@ -885,6 +891,7 @@ forget_motion (GstClMpegEngine * e)
 
   for (i = 0; i < n; i++)
     gst_cl_motion_search_forget (ms[i]);
+  e->ms_levels_display = G_MAXUINT64;
 }
 
 /* The searches' price of a vector's bits, in sixteenths of a SAD unit a
@@ -1051,8 +1058,11 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
         && gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors,
         max_f_code (e), error);
   } else if (e->ms) {
+    gst_cl_motion_search_set_reference_is_last (e->ms,
+        e->ms_levels_display == e->recon_display[s->ref]);
     ok = search_towards (e, e->ms, s, s->ref, s->trail ? s->trail : seed,
         s->trail ? 0 : 1, s->vectors, error);
+    e->ms_levels_display = ok ? s->display : G_MAXUINT64;
   } else {
     ok = gst_cl_mpeg_transform_zero_vectors (e->tr, s->vectors, error);
   }
@@ -2217,6 +2227,7 @@ gst_cl_mpeg_engine_new (GstObject * parent,
   g_queue_init (&e->free_trails);
   g_queue_init (&e->pts);
   e->last_pts = GST_CLOCK_TIME_NONE;
+  e->ms_levels_display = G_MAXUINT64;
   e->length = G_MAXUINT64;
   g_mutex_init (&e->job_lock);
   g_cond_init (&e->job_cond);
