@@ -87,30 +87,32 @@ sad_add16 (sad_acc_t acc, uchar16 a, uchar16 b)
   return acc + convert_ushort16 (max (a, b) - min (a, b));
 }
 
+/* the sum of the eight lanes of @a8 */
 static inline uint
-sad_total (sad_acc_t acc)
+sad_sum8 (ushort8 a8)
 {
-  ushort8 a8 = acc.lo + acc.hi;
   ushort4 a4 = a8.lo + a8.hi;
   ushort2 a2 = a4.lo + a4.hi;
   return (uint) a2.x + a2.y;
+}
+
+static inline uint
+sad_total (sad_acc_t acc)
+{
+  return sad_sum8 (acc.lo + acc.hi);
 }
 
 /* the sums of lanes 0 to 7 and of lanes 8 to 15 alone */
 static inline uint
 sad_left (sad_acc_t acc)
 {
-  ushort4 a4 = acc.lo.lo + acc.lo.hi;
-  ushort2 a2 = a4.lo + a4.hi;
-  return (uint) a2.x + a2.y;
+  return sad_sum8 (acc.lo);
 }
 
 static inline uint
 sad_right (sad_acc_t acc)
 {
-  ushort4 a4 = acc.hi.lo + acc.hi.hi;
-  ushort2 a2 = a4.lo + a4.hi;
-  return (uint) a2.x + a2.y;
+  return sad_sum8 (acc.hi);
 }
 
 #endif

@@ -831,7 +831,6 @@ gst_cl_motion_search_set_reference_is_last (GstClMotionSearch * ms,
   ms->reference_is_last = is_last;
 }
 
-
 /* The passes at full resolution, from the level-1 vectors in
  * ms->steps[1]: the first, the propagation (two at
  * GST_CL_MOTION_EFFORT_HIGH), the half-pel refinement; into @vectors and
