@@ -1162,6 +1162,11 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   if (b.whole)
     for (int y = 0; y < LROWS; y++)
       rows[y] = load_row (b.c, cs, y);
+#if LEVEL == 0
+  /* the next line of the rows, which the blocks to the right read (the
+   * decimated levels' rows are short and stay in the caches) */
+  prefetch_next_lines (b.c, cs, LROWS, 0);
+#endif
 #endif
 
   ulong best = ULONG_MAX;

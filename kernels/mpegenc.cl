@@ -4181,6 +4181,7 @@ mpeg_predict_b_cpu (__global const uchar * cur, __global const uchar * fwd,
   #pragma unroll
   for (int i = 0; i < 16; i++)
     src[i] = *(__global const uchar16 *) (cur + o + i * W);
+  prefetch_next_lines (cur + o, W, 16, 0);
   b_candidates (fvec, bvec, mb, mbx, mby, W, H, fc, bc, &pf, &pb);
   b_candidate_sads (src, fwd, o, W, fc, sf);
   b_candidate_sads (src, bwd, o, W, bc, sb);
@@ -4313,6 +4314,14 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
   for (i = 0; i < CHROMA_ROWS; i++)
     src[16 + i] = (uchar16) (*(__global const uchar8 *) (cur + co + i * CW),
         *(__global const uchar8 *) (cur + co + cro + i * CW));
+  /* the next lines of the rows, which the macroblocks to the right read
+   * and write */
+  prefetch_next_lines (cur + yo, W, 16, 0);
+  prefetch_next_lines (cur + co, CW, CHROMA_ROWS, 0);
+  prefetch_next_lines (cur + co + cro, CW, CHROMA_ROWS, 0);
+  prefetch_next_lines (recon + yo, W, 16, 1);
+  prefetch_next_lines (recon + co, CW, CHROMA_ROWS, 1);
+  prefetch_next_lines (recon + co + cro, CW, CHROMA_ROWS, 1);
 
   /* activity: sum of |sample - mean| over the luma, in 1/256 steps.
    * With sum = 256 m + f (0 <= f < 256) and S (v) the sum of |sample -

@@ -38,6 +38,29 @@ typedef uchar8 uchar8_any __attribute__ ((aligned (1)));
 #define STORE8_ANY(v, p) vstore8 ((v), 0, (p))
 #endif
 
+/* A hint that the line at @p will be read soon (CPUs: the first touch
+ * of a picture's rows otherwise waits on memory); nothing elsewhere */
+#if defined(CPU_CLANG_BUILTINS) && __has_builtin(__builtin_prefetch)
+#define PREFETCH(p) __builtin_prefetch ((p))
+#define PREFETCH_WRITE(p) __builtin_prefetch ((p), 1)
+#else
+#define PREFETCH(p) ((void) 0)
+#define PREFETCH_WRITE(p) ((void) 0)
+#endif
+
+/* The next 64-byte line of each of the @n rows @stride apart at @p,
+ * which the blocks to the right read (@write: and write) */
+static inline void
+prefetch_next_lines (__global const uchar * p, int stride, int n, int write)
+{
+  for (int i = 0; i < n; i++) {
+    if (write)
+      PREFETCH_WRITE (p + i * stride + 64);
+    else
+      PREFETCH (p + i * stride + 64);
+  }
+}
+
 #if defined(CPU_CLANG_BUILTINS) && defined(__x86_64__)
 #if __has_builtin(__builtin_ia32_psadbw128)
 #define SAD_PSADBW 1
