@@ -47,7 +47,10 @@ mpeg_encode() {
         clmpegenc-fixedb) extra=(b-adapt=false) ;;
         *) extra=(speed-preset="${enc#clmpegenc-}") ;;
       esac
-      gst-launch-1.0 -q filesrc location="$src" ! y4mdec ! \
+      # (filesrc reads 4 KiB a buffer unless told, which y4mdec then
+      # joins into frames: a MiB a buffer, as FFmpeg's demuxer reads a
+      # whole frame a packet)
+      gst-launch-1.0 -q filesrc location="$src" blocksize=1048576 ! y4mdec ! \
         clmpegenc quantizer="$q" gop-size="$gop" \
         b-frames="${MPEG_B_FRAMES:-0}" "${extra[@]}" "$@" ! \
         "video/mpeg,mpegversion=${MPEG_VERSION:-1}" ! \
