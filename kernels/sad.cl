@@ -38,8 +38,9 @@ typedef uchar8 uchar8_any __attribute__ ((aligned (1)));
 #define STORE8_ANY(v, p) vstore8 ((v), 0, (p))
 #endif
 
-/* A hint that the line at @p will be read soon (CPUs: the first touch
- * of a picture's rows otherwise waits on memory); nothing elsewhere */
+/* A hint that the line at @p will be read (PREFETCH_WRITE: written)
+ * soon (CPUs: the first touch of a picture's rows otherwise waits on
+ * memory); nothing elsewhere */
 #if defined(CPU_CLANG_BUILTINS) && __has_builtin(__builtin_prefetch)
 #define PREFETCH(p) __builtin_prefetch ((p))
 #define PREFETCH_WRITE(p) __builtin_prefetch ((p), 1)

@@ -33,8 +33,9 @@
 # tables give the median over the rounds of each rate and of its ratio to
 # FFmpeg's default in the same round, with the least and the most. Every
 # encoder reads the same y4m file through the page cache; clmpegenc reads
-# it with filesrc (a MiB a buffer) and y4mdec, FFmpeg with its own demuxer. Compression of the same
-# presets: real-bench.sh with REAL_BENCH_ENCODERS.
+# it with filesrc (a MiB a buffer) and y4mdec, FFmpeg with its own
+# demuxer. Compression of the same presets: real-bench.sh with
+# REAL_BENCH_ENCODERS.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
