@@ -2376,6 +2376,52 @@ GST_END_TEST;
 
 /* ---- packed levels ---- */
 
+/* The packed levels' offsets of the @n records @recs and their total by
+ * plain sums; the engine's offsets and summary of the records (one pass,
+ * eight @last added at once) equal them. */
+static void
+check_records_summary (const GstClMpegMbRecord * recs, guint n,
+    guint32 * offsets, guint32 * total)
+{
+  GstClMpegRecordsSummary sum;
+  guint32 *lib_offsets = g_new (guint32, n);
+  guint64 quant = 0, activity = 0, coded_last = 0;
+  guint intra = 0, skippable = 0, coded = 0;
+  guint i, b;
+
+  *total = 0;
+  for (i = 0; i < n; i++) {
+    const GstClMpegMbRecord *r = &recs[i];
+    gboolean is_intra = (r->flags & GST_CL_MPEG_MB_INTRA) != 0;
+    gboolean is_skippable = (r->flags & GST_CL_MPEG_MB_SKIPPABLE) != 0;
+    offsets[i] = *total;
+    for (b = 0; b < r->n_blocks; b++) {
+      *total += levels_read (r, b);
+      if (is_intra || !is_skippable)
+        coded_last += r->last[b];
+    }
+    intra += is_intra;
+    skippable += is_skippable;
+    coded += is_intra || !is_skippable;
+    quant += r->quant;
+    activity += r->activity;
+  }
+  fail_unless_equals_int (gst_cl_mpeg_packed_offsets (recs, n, lib_offsets),
+      *total);
+  fail_unless (memcmp (lib_offsets, offsets, n * sizeof (guint32)) == 0);
+  memset (lib_offsets, 0xff, n * sizeof (guint32));
+  gst_cl_mpeg_records_summarize (recs, n, lib_offsets, &sum);
+  fail_unless (memcmp (lib_offsets, offsets, n * sizeof (guint32)) == 0);
+  fail_unless_equals_int (sum.packed_total, *total);
+  fail_unless_equals_int (sum.intra, intra);
+  fail_unless_equals_int (sum.skippable, skippable);
+  fail_unless_equals_int (sum.coded, coded);
+  fail_unless_equals_uint64 (sum.coded_last_sum, coded_last);
+  fail_unless_equals_uint64 (sum.quant_sum, quant);
+  fail_unless_equals_uint64 (sum.activity_sum, activity);
+  g_free (lib_offsets);
+}
+
 /* The levels of @n macroblocks packed on the host by the rule of
  * gst_cl_mpeg_transform_pack(), 64 zeros of slack after them. */
 static gint16 *
@@ -2385,7 +2431,7 @@ pack_on_host (const GstClMpegMbRecord * recs, const gint16 * lev, guint n,
   gint16 *packed;
   guint i, b;
 
-  *total = gst_cl_mpeg_packed_offsets (recs, n, offsets);
+  check_records_summary (recs, n, offsets, total);
   packed = g_new0 (gint16, *total + 64);
   for (i = 0; i < n; i++) {
     guint32 at = offsets[i];
@@ -2398,6 +2444,38 @@ pack_on_host (const GstClMpegMbRecord * recs, const gint16 * lev, guint n,
   }
   return packed;
 }
+
+/* Records of every kind (4:2:0 and 4:2:2, intra blocks whose last is 0,
+ * bytes past the blocks that are not zero, the largest @last): the
+ * engine's one-pass summary and offsets equal plain sums. */
+GST_START_TEST (test_records_summary)
+{
+  const guint n = 4096;
+  GstClMpegMbRecord *recs = g_new0 (GstClMpegMbRecord, n);
+  guint32 *offsets = g_new (guint32, n);
+  GRand *rand = g_rand_new_with_seed (7);
+  guint32 total;
+  guint i, b;
+
+  for (i = 0; i < n; i++) {
+    GstClMpegMbRecord *r = &recs[i];
+    r->n_blocks = g_rand_boolean (rand) ? GST_CL_MPEG_BLOCKS_422 :
+        GST_CL_MPEG_BLOCKS_420;
+    r->flags = (g_rand_int_range (rand, 0, 4) == 0 ? GST_CL_MPEG_MB_INTRA :
+        0) | (g_rand_boolean (rand) ? GST_CL_MPEG_MB_SKIPPABLE : 0);
+    r->quant = g_rand_int_range (rand, 1, 32);
+    r->activity = g_rand_int (rand);
+    for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
+      r->last[b] = i % 7 == 0 ? 64 : g_rand_int_range (rand, 0, 3) == 0 ?
+          0 : g_rand_int_range (rand, 1, 65);
+  }
+  check_records_summary (recs, n, offsets, &total);
+  g_rand_free (rand);
+  g_free (offsets);
+  g_free (recs);
+}
+
+GST_END_TEST;
 
 /* The slices coded from packed levels are byte for byte those coded from
  * whole blocks, over an I and a P picture at several quantisers; where
@@ -6605,6 +6683,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_mpeg2_level_refused);
   tcase_add_test (tc, test_format);
   tcase_add_test (tc, test_format_refused);
+  tcase_add_test (tc, test_records_summary);
   tcase_add_test (tc, test_packed_levels);
   tcase_add_test (tc, test_quality);
   tcase_add_test (tc, test_sizes);

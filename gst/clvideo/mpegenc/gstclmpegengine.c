@@ -102,6 +102,10 @@ typedef struct
   gint16 *packed_host;
   guint32 *mb_offsets;
   gboolean levels_read;
+  /* what the engine reads of the records besides the slices, once they
+   * are ready (slot_summary) */
+  GstClMpegRecordsSummary summary;
+  gboolean summarized;
   cl_event levels_ready;        /* the read of the packed levels */
   cl_event ready;
   guint type;                   /* GST_CL_MPEG_PICTURE_I, _P or _B */
@@ -629,34 +633,37 @@ worker_func (gpointer data G_GNUC_UNUSED, gpointer user_data)
   g_mutex_unlock (&e->job_lock);
 }
 
-/* The slices of a picture of the records @recs when "slices" leaves them
- * to the encoder: one per SLICE_TASK_BITS of the picture's estimated size
- * (16 bits a coded macroblock, 3 a level position up to each block's
- * last, 8 a B picture's macroblock without levels, which is skipped only
- * where it repeats its neighbour: within a factor of two, which is all
- * the choice needs), at least one, at most one per row. A still picture
- * of skipped macroblocks takes one slice instead of one per row, whose
- * headers were most of its bits. */
+/* The slices of a picture of the records summed up in @sum when "slices"
+ * leaves them to the encoder: one per SLICE_TASK_BITS of the picture's
+ * estimated size (16 bits a coded macroblock, 3 a level position up to
+ * each block's last, 8 a B picture's macroblock without levels, which is
+ * skipped only where it repeats its neighbour: within a factor of two,
+ * which is all the choice needs), at least one, at most one per row. A
+ * still picture of skipped macroblocks takes one slice instead of one per
+ * row, whose headers were most of its bits. */
 static guint
-auto_slices (GstClMpegEngine * e, const GstClMpegMbRecord * recs,
+auto_slices (GstClMpegEngine * e, const GstClMpegRecordsSummary * sum,
     gboolean bidir)
 {
-  guint n = e->mb_width * e->mb_height, i, b;
-  guint64 bits = 0;
+  guint n = e->mb_width * e->mb_height;
+  guint64 bits = 16 * (guint64) sum->coded + 3 * sum->coded_last_sum +
+      (bidir ? 8 * (guint64) (n - sum->coded) : 0);
 
-  for (i = 0; i < n; i++) {
-    const GstClMpegMbRecord *r = &recs[i];
-    if (!(r->flags & GST_CL_MPEG_MB_INTRA) &&
-        (r->flags & GST_CL_MPEG_MB_SKIPPABLE)) {
-      bits += bidir ? 8 : 0;
-      continue;
-    }
-    bits += 16;
-    for (b = 0; b < r->n_blocks; b++)
-      bits += 3 * r->last[b];
-  }
   return CLAMP ((bits + SLICE_TASK_BITS - 1) / SLICE_TASK_BITS, 1,
       e->mb_height);
+}
+
+/* The summary of the records of @s, ready, for the coding of @s they
+ * come from: the packed levels' offsets into s->mb_offsets with it */
+static const GstClMpegRecordsSummary *
+slot_summary (GstClMpegEngine * e, Slot * s)
+{
+  if (!s->summarized) {
+    gst_cl_mpeg_records_summarize (s->rec, e->mb_width * e->mb_height,
+        s->packed ? s->mb_offsets : NULL, &s->summary);
+    s->summarized = TRUE;
+  }
+  return &s->summary;
 }
 
 /* Codes every slice of @s into e->rows, in parallel. */
@@ -679,8 +686,11 @@ code_slices (GstClMpegEngine * e, Slot * s,
    * its row */
   if (e->seq.mpeg2 || slices > e->mb_height)
     slices = e->mb_height;
+  else if (slices == 0 && s->all_skipped)
+    slices = 1;
   else if (slices == 0)
-    slices = auto_slices (e, e->job_recs, s->type == GST_CL_MPEG_PICTURE_B);
+    slices = auto_slices (e, slot_summary (e, s),
+        s->type == GST_CL_MPEG_PICTURE_B);
   e->job_rows = (e->mb_height + slices - 1) / slices;
   e->job_slices = (e->mb_height + e->job_rows - 1) / e->job_rows;
   e->job_coding = *pc;
@@ -693,8 +703,10 @@ code_slices (GstClMpegEngine * e, Slot * s,
   g_atomic_int_set (&e->job_next, 0);
   /* the workers and this thread take slices in turn until none is left:
    * while the device's threads keep the cores busy, workers may wake up
-   * late, and this thread does not wait for them to start */
-  for (i = g_thread_pool_get_max_threads (e->workers); i > 0; i--)
+   * late, and this thread does not wait for them to start; a worker
+   * more than the slices left to others would only be woken for nothing */
+  for (i = MIN ((guint) g_thread_pool_get_max_threads (e->workers),
+          e->job_slices - 1); i > 0; i--)
     g_thread_pool_push (e->workers, GUINT_TO_POINTER (1), NULL);
   done = code_slices_left (e);
   g_mutex_lock (&e->job_lock);
@@ -1163,6 +1175,7 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
           e->recon[s->out], error))
     return FALSE;
   s->levels_read = FALSE;
+  s->summarized = FALSE;
   /* packed levels are read once the records give their size; whole ones
    * are mapped with the records */
   if (s->packed && !gst_cl_mpeg_transform_pack (e->tr, s->records,
@@ -1330,10 +1343,12 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   }
   gst_buffer_unmap (out, &map);
 
-  for (i = 0; i < n; i++) {
-    qsum += e->job_recs[i].quant;
-    asum += s->rec[i].activity;
-  }
+  if (s->all_skipped)
+    for (i = 0; i < n; i++)
+      qsum += e->job_recs[i].quant;
+  else
+    qsum = slot_summary (e, s)->quant_sum;
+  asum = slot_summary (e, s)->activity_sum;
   e->avg_activity = MAX (asum / n, 1);
   *bits = (total + stuff) * 8;
   gst_cl_mpeg_rate_control_update (&e->rc, s->type, model, stuff * 8,
@@ -1357,7 +1372,6 @@ static gboolean
 read_packed_levels (GstClMpegEngine * e, Slot * s, gboolean blocking,
     GError ** error)
 {
-  guint n = e->mb_width * e->mb_height;
   guint32 total;
   cl_int ret = CL_SUCCESS;
 
@@ -1365,7 +1379,7 @@ read_packed_levels (GstClMpegEngine * e, Slot * s, gboolean blocking,
     return TRUE;
   if (!wait_event (&s->ready, error))
     return FALSE;
-  total = gst_cl_mpeg_packed_offsets (s->rec, n, s->mb_offsets);
+  total = slot_summary (e, s)->packed_total;
   if (total > 0)
     ret = clEnqueueReadBuffer (e->ctx->queue, s->packed,
         blocking ? CL_TRUE : CL_FALSE, 0, (gsize) total * sizeof (gint16),
@@ -1484,7 +1498,7 @@ static gboolean
 is_scene_cut (GstClMpegEngine * e, Slot * s)
 {
   const Slot *next = other_slot (e, s);
-  guint n = e->mb_width * e->mb_height, intra = 0, i, percent;
+  guint n = e->mb_width * e->mb_height, percent;
 
   if (s->type != GST_CL_MPEG_PICTURE_P || s->dc_only || e->b_frames > 0 ||
       (next->frame && next->gop_start))
@@ -1494,22 +1508,16 @@ is_scene_cut (GstClMpegEngine * e, Slot * s)
   g_mutex_unlock (&e->settings_lock);
   if (percent == 0)
     return FALSE;
-  for (i = 0; i < n; i++)
-    intra += (s->rec[i].flags & GST_CL_MPEG_MB_INTRA) != 0;
-  return intra * 100 >= percent * n;
+  return slot_summary (e, s)->intra * 100 >= percent * n;
 }
 
 /* How many macroblocks of @s, coded, copy their reference */
 static guint
-slot_copies (GstClMpegEngine * e, const Slot * s)
+slot_copies (GstClMpegEngine * e, Slot * s)
 {
-  guint n = e->mb_width * e->mb_height, copies = 0, i;
-
   if (s->all_skipped)
-    return n;
-  for (i = 0; i < n; i++)
-    copies += (s->rec[i].flags & GST_CL_MPEG_MB_SKIPPABLE) != 0;
-  return copies;
+    return e->mb_width * e->mb_height;
+  return slot_summary (e, s)->skippable;
 }
 
 /* The P picture of @s, coded, to the rate control's automatic I picture

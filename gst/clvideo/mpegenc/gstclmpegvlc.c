@@ -601,19 +601,76 @@ gst_cl_mpeg_intra_table_bits (const GstClMpegMbRecord * recs, guint n,
   }
 }
 
+/* The sum of the @last of @r's blocks, eight bytes added at once */
+static inline guint
+last_sum (const GstClMpegMbRecord * r)
+{
+  guint64 v;
+
+  G_STATIC_ASSERT (sizeof (r->last) == 8);
+  memcpy (&v, r->last, 8);
+  v = GUINT64_FROM_LE (v);
+  /* (the bytes past the macroblock's blocks do not count) */
+  if (r->n_blocks < 8)
+    v &= (G_GUINT64_CONSTANT (1) << (8 * r->n_blocks)) - 1;
+  /* pairs of bytes into four 16-bit lanes (each at most 2 * 64), then
+   * the lanes into the top one */
+  v = (v & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff)) +
+      ((v >> 8) & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff));
+  return (guint) ((v * G_GUINT64_CONSTANT (0x0001000100010001)) >> 48);
+}
+
+/* packed_levels() summed over @r's blocks */
+static inline guint
+mb_packed_levels (const GstClMpegMbRecord * r)
+{
+  guint n = last_sum (r), b;
+
+  /* an intra block keeps its DC level even where it is its last */
+  if (r->flags & GST_CL_MPEG_MB_INTRA)
+    for (b = 0; b < r->n_blocks; b++)
+      n += r->last[b] == 0;
+  return n;
+}
+
 guint32
 gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
     guint32 * offsets)
 {
   guint32 total = 0;
-  guint i, b;
+  guint i;
 
   for (i = 0; i < n; i++) {
     offsets[i] = total;
-    for (b = 0; b < recs[i].n_blocks; b++)
-      total += packed_levels (&recs[i], b);
+    total += mb_packed_levels (&recs[i]);
   }
   return total;
+}
+
+void
+gst_cl_mpeg_records_summarize (const GstClMpegMbRecord * recs, guint n,
+    guint32 * offsets, GstClMpegRecordsSummary * sum)
+{
+  guint i;
+
+  memset (sum, 0, sizeof (*sum));
+  for (i = 0; i < n; i++) {
+    const GstClMpegMbRecord *r = &recs[i];
+    gboolean intra = (r->flags & GST_CL_MPEG_MB_INTRA) != 0;
+    gboolean skippable = (r->flags & GST_CL_MPEG_MB_SKIPPABLE) != 0;
+
+    if (offsets)
+      offsets[i] = sum->packed_total;
+    sum->packed_total += mb_packed_levels (r);
+    sum->intra += intra;
+    sum->skippable += skippable;
+    if (intra || !skippable) {
+      sum->coded++;
+      sum->coded_last_sum += last_sum (r);
+    }
+    sum->quant_sum += r->quant;
+    sum->activity_sum += r->activity;
+  }
 }
 
 /* macroblock_type of a non-intra macroblock of a B picture (11172-2

@@ -66,6 +66,33 @@ void gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row,
 guint32 gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
     guint32 * offsets);
 
+/**
+ * GstClMpegRecordsSummary:
+ * @packed_total: the packed levels of all macroblocks
+ *   (gst_cl_mpeg_packed_offsets())
+ * @intra: macroblocks coded intra
+ * @skippable: macroblocks flagged GST_CL_MPEG_MB_SKIPPABLE
+ * @coded: macroblocks intra or not skippable
+ * @coded_last_sum: the sum of their blocks' @last
+ * @quant_sum: the sum of all macroblocks' quantisers
+ * @activity_sum: the sum of all macroblocks' activities
+ *
+ * What the engine reads of a picture's records besides its slices.
+ */
+typedef struct
+{
+  guint32 packed_total;
+  guint intra, skippable, coded;
+  guint64 coded_last_sum, quant_sum, activity_sum;
+} GstClMpegRecordsSummary;
+
+/* The summary of the @n records @recs in one pass (a picture's records
+ * are read once, not once for each use), and, where @offsets is not
+ * NULL, the packed levels' offsets as gst_cl_mpeg_packed_offsets() gives
+ * them. */
+void gst_cl_mpeg_records_summarize (const GstClMpegMbRecord * recs, guint n,
+    guint32 * offsets, GstClMpegRecordsSummary * sum);
+
 /* The bits the AC levels and end_of_block of the intra blocks of the @n
  * macroblocks @recs (all of them in an @intra_picture) take in MPEG-2's
  * table B.14 (bits[0]) and B.15 (bits[1]) (escapes of 24 bits); @levels
