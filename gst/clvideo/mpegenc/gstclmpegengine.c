@@ -666,11 +666,26 @@ slot_summary (GstClMpegEngine * e, Slot * s)
   return &s->summary;
 }
 
+/* The summary of the records the slices of @s are coded from
+ * (e->job_recs): its own, or where every macroblock is skipped those of
+ * e->skip_recs, summed into @skipped */
+static const GstClMpegRecordsSummary *
+job_summary (GstClMpegEngine * e, Slot * s,
+    GstClMpegRecordsSummary * skipped)
+{
+  if (!s->all_skipped)
+    return slot_summary (e, s);
+  gst_cl_mpeg_records_summarize (e->skip_recs, e->mb_width * e->mb_height,
+      NULL, skipped);
+  return skipped;
+}
+
 /* Codes every slice of @s into e->rows, in parallel. */
 static void
 code_slices (GstClMpegEngine * e, Slot * s,
     const GstClMpegPictureCoding * pc)
 {
+  GstClMpegRecordsSummary skipped;
   guint slice, i, done, slices;
 
   g_mutex_lock (&e->settings_lock);
@@ -686,10 +701,8 @@ code_slices (GstClMpegEngine * e, Slot * s,
    * its row */
   if (e->seq.mpeg2 || slices > e->mb_height)
     slices = e->mb_height;
-  else if (slices == 0 && s->all_skipped)
-    slices = 1;
   else if (slices == 0)
-    slices = auto_slices (e, slot_summary (e, s),
+    slices = auto_slices (e, job_summary (e, s, &skipped),
         s->type == GST_CL_MPEG_PICTURE_B);
   e->job_rows = (e->mb_height + slices - 1) / slices;
   e->job_slices = (e->mb_height + e->job_rows - 1) / e->job_rows;
@@ -1268,7 +1281,8 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
     s->intra_vlc_format, e->seq.chroma_422, e->non_linear
   };
   gdouble shown = s->repeat_first_field ? 1.5 : 1.0;
-  guint64 total, model, stuff = 0, qsum = 0, asum = 0, header_bytes;
+  guint64 total, model, stuff = 0, qsum, asum, header_bytes;
+  GstClMpegRecordsSummary skipped;
   GstBuffer *out;
   GstMapInfo map;
   gsize off;
@@ -1343,11 +1357,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   }
   gst_buffer_unmap (out, &map);
 
-  if (s->all_skipped)
-    for (i = 0; i < n; i++)
-      qsum += e->job_recs[i].quant;
-  else
-    qsum = slot_summary (e, s)->quant_sum;
+  qsum = job_summary (e, s, &skipped)->quant_sum;
   asum = slot_summary (e, s)->activity_sum;
   e->avg_activity = MAX (asum / n, 1);
   *bits = (total + stuff) * 8;

@@ -227,8 +227,8 @@ gsize gst_cl_mpeg_transform_offsets_size (const GstClMpegTransform * tr);
  * gst_cl_mpeg_transform_offsets_size() bytes at least, receives where
  * each macroblock starts, as the start of its run of
  * GST_CL_MPEG_PACK_ITEMS macroblocks (after the macroblocks' entries)
- * plus its offset within the run. gst_cl_mpeg_packed_offsets() gives the
- * offsets from the records. @packed must hold
+ * plus its offset within the run. gst_cl_mpeg_records_summarize() gives
+ * the offsets from the records. @packed must hold
  * gst_cl_mpeg_transform_levels_size() bytes. */
 gboolean gst_cl_mpeg_transform_pack (GstClMpegTransform * tr,
     cl_mem records, cl_mem levels, cl_mem offsets, cl_mem packed,

@@ -633,20 +633,6 @@ mb_packed_levels (const GstClMpegMbRecord * r)
   return n;
 }
 
-guint32
-gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
-    guint32 * offsets)
-{
-  guint32 total = 0;
-  guint i;
-
-  for (i = 0; i < n; i++) {
-    offsets[i] = total;
-    total += mb_packed_levels (&recs[i]);
-  }
-  return total;
-}
-
 void
 gst_cl_mpeg_records_summarize (const GstClMpegMbRecord * recs, guint n,
     guint32 * offsets, GstClMpegRecordsSummary * sum)

@@ -60,16 +60,10 @@ void gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row,
     const GstClMpegFieldChoice * fields, const GstClMpegFieldChoice * bfields,
     const gint16 * levels, const guint32 * mb_offsets);
 
-/* Where each of the @n macroblocks' packed levels start (@offsets, @n
- * entries) and their total (returned): per block, the levels up to its
- * last non-zero one, intra blocks at least one. */
-guint32 gst_cl_mpeg_packed_offsets (const GstClMpegMbRecord * recs, guint n,
-    guint32 * offsets);
-
 /**
  * GstClMpegRecordsSummary:
- * @packed_total: the packed levels of all macroblocks
- *   (gst_cl_mpeg_packed_offsets())
+ * @packed_total: the packed levels of all macroblocks: per block, the
+ *   levels up to its last non-zero one, intra blocks at least one
  * @intra: macroblocks coded intra
  * @skippable: macroblocks flagged GST_CL_MPEG_MB_SKIPPABLE
  * @coded: macroblocks intra or not skippable
@@ -88,8 +82,7 @@ typedef struct
 
 /* The summary of the @n records @recs in one pass (a picture's records
  * are read once, not once for each use), and, where @offsets is not
- * NULL, the packed levels' offsets as gst_cl_mpeg_packed_offsets() gives
- * them. */
+ * NULL, where each macroblock's packed levels start (@n entries). */
 void gst_cl_mpeg_records_summarize (const GstClMpegMbRecord * recs, guint n,
     guint32 * offsets, GstClMpegRecordsSummary * sum);
 
