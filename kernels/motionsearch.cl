@@ -461,18 +461,35 @@ satd_half_rows (global const uchar * c, int cs, global const uchar * r,
 {
   short16 d[16];
   ushort16 m = 0;               /* (16 x 255 fits) */
-  global const uchar *o = r + hx + hy * rs;
-  #pragma unroll
-  for (int y = 0; y < 16; y++) {
-    uchar16 p = LOAD16_ANY (r + y * rs);
-    if (hx && hy)
-      p = half_avg4 (p, LOAD16_ANY (r + y * rs + 1),
-          LOAD16_ANY (r + (y + 1) * rs), LOAD16_ANY (r + (y + 1) * rs + 1));
-    else if (hx || hy)
-      p = half_avg2 (p, LOAD16_ANY (o + y * rs));
-    d[y] = convert_short16 (LOAD16_ANY (c + y * cs)) - convert_short16 (p);
-    m += as_ushort16 (max (d[y], -d[y]));
+  /* the prediction stays in 16-bit lanes, where the residual is taken
+   * (no narrowing to bytes and widening back), and each case has a loop
+   * of its own: no test of the fractions per row */
+#define WIDE(p) convert_short16 (LOAD16_ANY (p))
+  if (hx && hy) {
+    /* each row's horizontal pair sums serve two predicted rows */
+    short16 above = WIDE (r) + WIDE (r + 1);
+    #pragma unroll
+    for (int y = 0; y < 16; y++) {
+      global const uchar *n = r + (y + 1) * rs;
+      short16 below = WIDE (n) + WIDE (n + 1);
+      d[y] = WIDE (c + y * cs) - ((above + below + (short) 2) >> (short) 2);
+      above = below;
+    }
+  } else if (hx || hy) {
+    global const uchar *o = r + hx + hy * rs;
+    #pragma unroll
+    for (int y = 0; y < 16; y++)
+      d[y] = WIDE (c + y * cs) - ((WIDE (r + y * rs) + WIDE (o + y * rs) +
+              (short) 1) >> (short) 1);
+  } else {
+    #pragma unroll
+    for (int y = 0; y < 16; y++)
+      d[y] = WIDE (c + y * cs) - WIDE (r + y * rs);
   }
+#undef WIDE
+  #pragma unroll
+  for (int y = 0; y < 16; y++)
+    m += as_ushort16 (max (d[y], -d[y]));
   *sad = (uint) sum16 (convert_int16 (m));
   return satd16 (d);
 }
