@@ -640,6 +640,9 @@ search_block (global const uchar * cur, int cs, global const uchar * ref,
 #endif
 }
 
+/* (the full search's programs only: a program compiles all its kernels,
+ * used or not) */
+#if !defined (LEVEL) && !defined (REFINE_ITEMS)
 kernel void
 motion_search_blocks (global const uchar * cur, global const uchar * ref,
     global const uchar * chroma_cur, global const uchar * chroma_ref,
@@ -668,6 +671,7 @@ motion_search_blocks (global const uchar * cur, global const uchar * ref,
 #endif
       );
 }
+#endif
 
 
 /* ---- hierarchical search ---- */
@@ -739,6 +743,8 @@ rounded_mean (ushort16 sum, ushort shift)
 }
 #endif
 
+/* (level 2's program only) */
+#if defined (LEVEL) && LEVEL == 2
 /* GPUs: one work-item per level-2 sample. CPUs: one per run of 16
  * level-2 samples of a row, in vectors where the run's 64 x 4 samples lie
  * inside the plane. */
@@ -787,6 +793,7 @@ motion_decimate (global const uchar * src, global uchar * dst,
   }
 #endif
 }
+#endif
 
 #ifdef LEVEL
 

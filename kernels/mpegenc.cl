@@ -21,8 +21,10 @@
  * mpeg_encode_mb_cpu (CPU layout) does the same for one macroblock per
  * work-item, in vectors (see below).
  *
- * A build holds the kernels of its layout only (GST_CL_CPU_LAYOUT): a
- * driver asked for the program's binary compiles every kernel in it.
+ * A build holds the kernels of its layout only (GST_CL_CPU_LAYOUT), and of
+ * the groups in MPEG_KERNELS (all without it): a driver asked for the
+ * program's binary compiles every kernel in it, and a stream without B
+ * pictures or interlace needs none of theirs.
  */
 
 #include "gstclvideotypes.h"
@@ -30,6 +32,16 @@
 #include "sad.cl"
 #include "pairs.cl"
 #include "satd.cl"
+
+/* the kernel groups, bits of MPEG_KERNELS: those of every stream, those of
+ * B pictures, those of the field search (gstclmpegtransform.c) */
+#define MPEG_KERNELS_CORE 1
+#define MPEG_KERNELS_B 2
+#define MPEG_KERNELS_FIELD 4
+#ifndef MPEG_KERNELS
+#define MPEG_KERNELS 7
+#endif
+#define MPEG_KERNELS_OF(group) ((MPEG_KERNELS) & MPEG_KERNELS_##group)
 
 /* 4:2:2 (a build with -DMPEG_CHROMA_422=1): chroma planes of the luma's
  * height, 16 chroma lines and eight blocks a macroblock (Y0..Y3, then Cb
@@ -554,6 +566,7 @@ clamp_to_f_code (int2 v, int f)
 /* The totals @totals (F_CODES of them, zeroed before) of the macroblocks
  * of this work-group's run: FIT_ITEMS x per_item of them from the
  * group's first, a work-item each in turn */
+#if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (FIT_ITEMS, 1, 1)))
 void
 mpeg_fit_costs (__global const GstClMotionVector * vectors,
@@ -596,9 +609,11 @@ mpeg_fit_costs (__global const GstClMotionVector * vectors,
     barrier (CLK_LOCAL_MEM_FENCE);
   }
 }
+#endif
 
 /* Each macroblock's vector clamped to the cheapest f_code of @totals up
  * to max_f_code; a work-item per macroblock */
+#if MPEG_KERNELS_OF (CORE)
 __kernel void
 mpeg_fit_vectors (__global GstClMotionVector * vectors,
     __global const uint * totals, const GstClMpegFitArgs args)
@@ -616,6 +631,7 @@ mpeg_fit_vectors (__global GstClMotionVector * vectors,
   vectors[mb].dx = v.x;
   vectors[mb].dy = v.y;
 }
+#endif
 
 /* ---- mpeg_follow_vectors: motion carried across frames ----
  *
@@ -626,6 +642,7 @@ mpeg_fit_vectors (__global GstClMotionVector * vectors,
  * later one: the vectors from @a's frame to @b's, @b taken where the
  * content of @a's macroblock lies in @b's frame). A work-item per
  * macroblock; each vector within the search's reach. */
+#if MPEG_KERNELS_OF (B)
 __kernel void
 mpeg_follow_vectors (__global const GstClMotionVector * a,
     __global const GstClMotionVector * b, __global GstClMotionVector * out,
@@ -651,6 +668,7 @@ mpeg_follow_vectors (__global const GstClMotionVector * a,
   r.sad = 0;
   out[mb] = r;
 }
+#endif
 
 /* The lambda of the macroblock decisions (header, vector, mode bits):
  * 3/4 of the quantisation's @lambda4, the better trade-off measured. */
@@ -846,6 +864,7 @@ decide (int s0, int sv, int act, uint intra_bias, int2 v, int *intra,
 }
 
 #if !GST_CL_CPU_LAYOUT
+#if MPEG_KERNELS_OF (CORE)
 __kernel void
 mpeg_load (__global const uchar * src, __global uchar * dst,
     const GstClMpegLoadArgs args)
@@ -876,10 +895,12 @@ mpeg_load (__global const uchar * src, __global uchar * dst,
       src[v_off + sy * v_stride + sx * c_ps];
 }
 #endif
+#endif
 
 #if GST_CL_CPU_LAYOUT
 /* CPU layout: one work-item per chroma row, the two luma rows over it and
  * that chroma row of both planes, in long runs the compiler vectorises. */
+#if MPEG_KERNELS_OF (CORE)
 __kernel void
 mpeg_load_rows (__global const uchar * src, __global uchar * dst,
     const GstClMpegLoadArgs args)
@@ -928,6 +949,7 @@ mpeg_load_rows (__global const uchar * src, __global uchar * dst,
     dv[x] = sv[(cw - 1) * c_ps];
   }
 }
+#endif
 #endif
 
 /* Sum of @v over the work-group (64 items); every item gets it. */
@@ -1324,6 +1346,7 @@ group_satd_sad (__local int *res, __local int *red, const int *d,
 
 /* GPU layout: a work-group of 64 per macroblock, each work-item four
  * luma samples of a row and one sample of each chroma block */
+#if MPEG_KERNELS_OF (B)
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
@@ -1381,6 +1404,7 @@ mpeg_predict_b (__global const uchar * cur, __global const uchar * fwd,
           b_sample (fwd, bwd, W, H, c, cx, cy, dirs, vf, vb);
     }
 }
+#endif
 #endif
 
 /* ---- mpeg_field_search: field prediction in interlaced P pictures ----
@@ -2078,6 +2102,7 @@ field_neighbours (const uchar16 * lines, __global const uchar * ref,
   return v->x != from.x || v->y != from.y;
 }
 
+#if MPEG_KERNELS_OF (FIELD)
 __kernel void
 mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
     __global const GstClMotionVector * vectors,
@@ -2200,10 +2225,12 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   write_field_choice (&choices[mb], best_v, best_s, total, n_bits, dual,
       dual ? dmv : (int2) (0, 0));
 }
+#endif
 #else
 /* GPU layout: a work-group of 64 per macroblock, the grid's candidates a
  * work-item each in turns, then one line of a neighbour; the same choices
  * (the first least cost in search order) */
+#if MPEG_KERNELS_OF (FIELD)
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
@@ -2456,6 +2483,7 @@ mpeg_field_search (__global const uchar * cur, __global const uchar * ref,
   }
 }
 #endif
+#endif
 
 /* ---- mpeg_choose_b_fields: field prediction in interlaced B pictures ----
  *
@@ -2482,6 +2510,7 @@ b_type_bits (uint dirs)
       B_INTERPOLATED_TYPE_BITS;
 }
 
+#if MPEG_KERNELS_OF (FIELD)
 __kernel void
 mpeg_choose_b_fields (__global const uchar * cur,
     __global const GstClMotionVector * fvec,
@@ -2550,6 +2579,7 @@ mpeg_choose_b_fields (__global const uchar * cur,
   choices[mb].bdx = choices[mb].bdy = 0;
   choices[mb].directions = field | GST_CL_MPEG_B_FIELD;
 }
+#endif
 
 
 #if !GST_CL_CPU_LAYOUT
@@ -3109,6 +3139,7 @@ load_job (__global const GstClMpegTrellisJob * job, uint ks, int rd,
  * GstClMpegTrellisJob), a work-item a block: candidate by
  * candidate, then macroblock by macroblock, so that the lanes of a warp
  * walk blocks of one kind. The same walk as trellis_fourth's. */
+#if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_trellis_blocks (__global GstClMpegTrellisJob * jobs,
@@ -3152,9 +3183,11 @@ mpeg_trellis_blocks (__global GstClMpegTrellisJob * jobs,
   job->last[k][b] = last;
   job->delta[k][b] = delta;
 }
+#endif
 
 /* GPU layout, first launch: each macroblock's candidates, transformed,
  * into its job (see GstClMpegTrellisJob) */
+#if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_transform_mb (__global const uchar * cur, __global const uchar * ref,
@@ -3216,6 +3249,7 @@ mpeg_transform_mb (__global const uchar * cur, __global const uchar * ref,
   store_job (&jobs[get_group_id (0)], &p, CANDIDATES (p), rd, zz, cand,
       cand_q, energy, coef, t);
 }
+#endif
 
 /* GPU layout, last launch: the rate-distortion decisions from the
  * candidates' levels in the jobs, the fourth candidate (progressive: the
@@ -3223,6 +3257,7 @@ mpeg_transform_mb (__global const uchar * cur, __global const uchar * ref,
  * levels kept and the reconstruction. (@vectors and @fields, which
  * mpeg_transform_mb read, are there for the arguments of the CPU
  * layout's kernel.) */
+#if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
@@ -3462,6 +3497,7 @@ mpeg_encode_mb (__global const uchar * cur, __global const uchar * ref,
         field_mv, q, act, cost);
   }
 }
+#endif
 #endif
 
 /* ---- CPU layout: one work-item per macroblock, in vectors ----
@@ -4159,6 +4195,8 @@ predict_b_chroma (__global const uchar * fwd, __global const uchar * bwd,
   }
 }
 
+/* (CPU layout only: GPUs have mpeg_predict_b) */
+#if MPEG_KERNELS_OF (B) && GST_CL_CPU_LAYOUT
 __kernel void
 mpeg_predict_b_cpu (__global const uchar * cur, __global const uchar * fwd,
     __global const uchar * bwd, __global const GstClMotionVector * fvec,
@@ -4203,6 +4241,7 @@ mpeg_predict_b_cpu (__global const uchar * cur, __global const uchar * fwd,
         dirs == GST_CL_MPEG_B_BACKWARD ? b[i] : out[i];
   predict_b_chroma (fwd, bwd, W, H, mbx, mby, dirs, vf, vb, pred);
 }
+#endif
 
 
 #if GST_CL_CPU_LAYOUT
@@ -4260,6 +4299,7 @@ take_inter (long j_c, int2 v, int keep_c, int sad, const short16 * lv,
     pred[i] = p[i];
 }
 
+#if MPEG_KERNELS_OF (CORE)
 __kernel void
 mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
     __global uchar * recon, __global const GstClMotionVector * vectors,
@@ -4809,6 +4849,7 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
       act, cost);
 }
 #endif
+#endif
 
 #if !GST_CL_CPU_LAYOUT
 /* ---- packed levels for the read-back (GPU layout) ----
@@ -4834,6 +4875,7 @@ coded_levels (__global const GstClMpegMbRecord * r, int b)
  * (@offsets[mb]) and each run's total (@offsets[n + run]);
  * mpeg_pack_runs then turns the totals into where each run starts, and
  * mpeg_pack_levels adds the two. */
+#if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (PACK_ITEMS, 1, 1)))
 void
 mpeg_pack_counts (__global const GstClMpegMbRecord * records,
@@ -4852,9 +4894,11 @@ mpeg_pack_counts (__global const GstClMpegMbRecord * records,
   if (t == PACK_ITEMS - 1)
     offsets[n + get_group_id (0)] = upto;
 }
+#endif
 
 /* One work-group: the runs' totals at @offsets[n ..] become where each
  * run starts (at most PACK_ITEMS runs: the host sees to it) */
+#if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (PACK_ITEMS, 1, 1)))
 void
 mpeg_pack_runs (__global uint * offsets, uint n)
@@ -4868,8 +4912,10 @@ mpeg_pack_runs (__global uint * offsets, uint n)
   if (t < runs)
     offsets[n + t] = upto - v;
 }
+#endif
 
 /* One work-group of 64 per macroblock, a work-item per zigzag index. */
+#if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_pack_levels (__global const GstClMpegMbRecord * records,
@@ -4887,5 +4933,6 @@ mpeg_pack_levels (__global const GstClMpegMbRecord * records,
     at += c;
   }
 }
+#endif
 
 #endif /* !GST_CL_CPU_LAYOUT */

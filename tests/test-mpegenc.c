@@ -2376,6 +2376,59 @@ GST_END_TEST;
 
 /* ---- packed levels ---- */
 
+/* the binary cache's entries in @dir */
+static guint
+cached_programs (const gchar * dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+  guint n = 0;
+
+  fail_unless (d != NULL);
+  while ((name = g_dir_read_name (d)))
+    n += g_str_has_suffix (name, ".bin");
+  g_dir_close (d);
+  return n;
+}
+
+/* The kernels of B pictures and those of the field search are programs of
+ * their own, built only where asked for (a driver compiles every kernel of
+ * a program): a transform builds one program, each group asked for one
+ * more, asked again none; and each group's kernels work whichever way
+ * they come (the engine's tests code with all of them). Counted as the
+ * binary cache's entries of a context of its own. */
+GST_START_TEST (test_kernel_groups)
+{
+  GError *error = NULL;
+  GstClContext *ctx = gst_cl_context_new (NULL, &error);
+  gchar *dir = g_build_filename (tmpdir, "cache", NULL);
+  GstClMpegTransform *tr;
+
+  fail_unless (ctx != NULL, "%s", error ? error->message : "");
+  fail_unless (g_mkdir (dir, 0700) == 0);
+  g_setenv ("GST_CL_CACHE_DIR", dir, TRUE);
+  tr = gst_cl_mpeg_transform_new (ctx, 64, 48, FALSE, &error);
+  fail_unless (tr != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_int (cached_programs (dir), 1);
+  fail_unless (gst_cl_mpeg_transform_prepare (tr, FALSE, FALSE, &error));
+  fail_unless_equals_int (cached_programs (dir), 1);
+  fail_unless (gst_cl_mpeg_transform_prepare (tr, TRUE, FALSE, &error),
+      "%s", error ? error->message : "");
+  fail_unless_equals_int (cached_programs (dir), 2);
+  fail_unless (gst_cl_mpeg_transform_prepare (tr, TRUE, TRUE, &error),
+      "%s", error ? error->message : "");
+  fail_unless_equals_int (cached_programs (dir), 3);
+  fail_unless (gst_cl_mpeg_transform_prepare (tr, TRUE, TRUE, &error));
+  fail_unless_equals_int (cached_programs (dir), 3);
+  gst_cl_mpeg_transform_free (tr);
+  /* (the other tests build without the cache) */
+  g_setenv ("GST_CL_CACHE_DIR", "", TRUE);
+  gst_object_unref (ctx);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* The packed levels' offsets of the @n records @recs and their total by
  * plain sums; the engine's offsets and summary of the records (one pass,
  * eight @last added at once) equal them. */
@@ -6681,6 +6734,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_format);
   tcase_add_test (tc, test_format_refused);
   tcase_add_test (tc, test_records_summary);
+  tcase_add_test (tc, test_kernel_groups);
   tcase_add_test (tc, test_packed_levels);
   tcase_add_test (tc, test_quality);
   tcase_add_test (tc, test_sizes);

@@ -467,7 +467,9 @@ setup_device (GstClMpegEngine * e, GError ** error)
 
   e->tr = gst_cl_mpeg_transform_new_format (e->ctx, w, h, e->seq.interlaced,
       e->seq.chroma_422, error);
-  if (!e->tr)
+  /* (now, not at the first B picture or interlaced one: a stall there) */
+  if (!e->tr || !gst_cl_mpeg_transform_prepare (e->tr, e->b_frames > 0,
+          e->seq.interlaced, error))
     return FALSE;
   e->mb_width = gst_cl_mpeg_transform_mb_width (e->tr);
   e->mb_height = gst_cl_mpeg_transform_mb_height (e->tr);

@@ -39,6 +39,52 @@ struct _GstClMpegTransform
   gboolean chroma_422;
 };
 
+/* The groups of kernels/mpegenc.cl (its MPEG_KERNELS), each a program of
+ * its own: a driver compiles every kernel of a program, and a stream
+ * without B pictures or interlace needs none of theirs */
+#define KERNELS_CORE 1
+#define KERNELS_B 2
+#define KERNELS_FIELD 4
+
+/* kernel @name of @group's program; the chroma format is the build's too */
+static cl_kernel
+create_kernel (GstClMpegTransform * tr, guint group, const gchar * name,
+    GError ** error)
+{
+  gchar *opts = g_strdup_printf ("-DMPEG_KERNELS=%u%s", group,
+      tr->chroma_422 ? " -DMPEG_CHROMA_422=1" : "");
+  cl_kernel kernel = gst_cl_context_create_kernel (tr->ctx, "mpegenc", opts,
+      name, error);
+
+  g_free (opts);
+  return kernel;
+}
+
+/* *@kernel, created where it is not yet */
+static gboolean
+ensure_kernel (GstClMpegTransform * tr, cl_kernel * kernel, guint group,
+    const gchar * name, GError ** error)
+{
+  if (!*kernel)
+    *kernel = create_kernel (tr, group, name, error);
+  return *kernel != NULL;
+}
+
+gboolean
+gst_cl_mpeg_transform_prepare (GstClMpegTransform * tr, gboolean b_pictures,
+    gboolean fields, GError ** error)
+{
+  if (b_pictures && (!ensure_kernel (tr, &tr->follow_vectors, KERNELS_B,
+              "mpeg_follow_vectors", error) || !ensure_kernel (tr,
+              &tr->predict_b, KERNELS_B, tr->cpu_layout ?
+              "mpeg_predict_b_cpu" : "mpeg_predict_b", error)))
+    return FALSE;
+  return !fields || (ensure_kernel (tr, &tr->field_search, KERNELS_FIELD,
+          "mpeg_field_search", error) && ensure_kernel (tr,
+          &tr->choose_b_fields, KERNELS_FIELD, "mpeg_choose_b_fields",
+          error));
+}
+
 GstClMpegTransform *
 gst_cl_mpeg_transform_new (GstClContext * ctx, guint width, guint height,
     gboolean interlaced, GError ** error)
@@ -52,8 +98,6 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
     guint height, gboolean interlaced, gboolean chroma_422, GError ** error)
 {
   GstClMpegTransform *tr = g_new0 (GstClMpegTransform, 1);
-  /* the chroma format is the kernels' build's (a program of its own) */
-  const gchar *opts = chroma_422 ? "-DMPEG_CHROMA_422=1" : "";
 
   gst_cl_video_register_kernels ();
 
@@ -75,51 +119,39 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
     gst_cl_mpeg_transform_free (tr);
     return NULL;
   }
-  tr->load = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
-      ctx->cpu_layout ? "mpeg_load_rows" : "mpeg_load", error);
   /* GPUs: a work-group of 64 per macroblock; CPUs: one work-item per
-   * macroblock walking it in plain loops */
+   * macroblock walking it in plain loops. Those of B pictures and of the
+   * field search come with gst_cl_mpeg_transform_prepare (). */
+  tr->load = create_kernel (tr, KERNELS_CORE,
+      tr->cpu_layout ? "mpeg_load_rows" : "mpeg_load", error);
   if (tr->load)
-    tr->encode = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
+    tr->encode = create_kernel (tr, KERNELS_CORE,
         tr->cpu_layout ? "mpeg_encode_mb_cpu" : "mpeg_encode_mb", error);
   if (tr->encode)
-    tr->fit_costs = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
-        "mpeg_fit_costs", error);
+    tr->fit_costs = create_kernel (tr, KERNELS_CORE, "mpeg_fit_costs", error);
   if (tr->fit_costs)
-    tr->fit_vectors = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
-        "mpeg_fit_vectors", error);
-  if (tr->fit_vectors)
-    tr->follow_vectors = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
-        "mpeg_follow_vectors", error);
-  if (tr->follow_vectors)
-    tr->predict_b = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
-        tr->cpu_layout ? "mpeg_predict_b_cpu" : "mpeg_predict_b", error);
-  if (tr->predict_b)
-    tr->field_search = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
-        "mpeg_field_search", error);
-  if (tr->field_search)
-    tr->choose_b_fields = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
-        "mpeg_choose_b_fields", error);
-  if (tr->choose_b_fields && !tr->cpu_layout) {
-    tr->pack_counts = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
-        "mpeg_pack_counts", error);
+    tr->fit_vectors = create_kernel (tr, KERNELS_CORE, "mpeg_fit_vectors",
+        error);
+  if (tr->fit_vectors && !tr->cpu_layout) {
+    tr->pack_counts = create_kernel (tr, KERNELS_CORE, "mpeg_pack_counts",
+        error);
     if (tr->pack_counts)
-      tr->pack_runs = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
-          "mpeg_pack_runs", error);
+      tr->pack_runs = create_kernel (tr, KERNELS_CORE, "mpeg_pack_runs",
+          error);
     if (tr->pack_runs)
-      tr->pack_levels = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
-          "mpeg_pack_levels", error);
+      tr->pack_levels = create_kernel (tr, KERNELS_CORE, "mpeg_pack_levels",
+          error);
     if (tr->pack_levels)
-      tr->transform_mb = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
+      tr->transform_mb = create_kernel (tr, KERNELS_CORE,
           "mpeg_transform_mb", error);
     if (tr->transform_mb)
-      tr->trellis = gst_cl_context_create_kernel (ctx, "mpegenc", opts,
-          "mpeg_trellis_blocks", error);
+      tr->trellis = create_kernel (tr, KERNELS_CORE, "mpeg_trellis_blocks",
+          error);
     if (tr->trellis)
       tr->jobs = gst_cl_mpeg_transform_alloc (tr, (gsize) tr->mb_width *
           tr->mb_height * sizeof (GstClMpegTrellisJob), error);
   }
-  if (tr->choose_b_fields && (tr->cpu_layout || tr->jobs)) {
+  if (tr->fit_vectors && (tr->cpu_layout || tr->jobs)) {
     guint8 bits[GST_CL_MPEG_RD_BITS_SIZE];
     cl_int ret;
 
@@ -389,6 +421,8 @@ gst_cl_mpeg_transform_follow_vectors (GstClMpegTransform * tr, cl_mem a,
   const cl_int s = sign < 0 ? -1 : 1;
   guint arg = G_N_ELEMENTS (mems);
 
+  if (!gst_cl_mpeg_transform_prepare (tr, TRUE, FALSE, error))
+    return FALSE;
   if (!gst_cl_video_set_kernel_args (tr->follow_vectors, mems,
           G_N_ELEMENTS (mems), NULL, 0, error) ||
       !gst_cl_kernel_set_arg (tr->follow_vectors, &arg, sizeof (cl_uint),
@@ -411,6 +445,8 @@ gst_cl_mpeg_transform_predict_b (GstClMpegTransform * tr, cl_mem cur,
     pred, choices
   };
 
+  if (!gst_cl_mpeg_transform_prepare (tr, TRUE, FALSE, error))
+    return FALSE;
   args.mb_width = tr->mb_width;
   args.mb_height = tr->mb_height;
   args.lambda16 = lambda16;
@@ -438,6 +474,8 @@ gst_cl_mpeg_transform_field_search (GstClMpegTransform * tr, cl_mem cur,
       FALSE);
   g_return_val_if_fail (!field_vectors || (seed_reach >= 1 &&
           seed_reach <= GST_CL_MPEG_FIELD_REACH_MAX), FALSE);
+  if (!gst_cl_mpeg_transform_prepare (tr, FALSE, TRUE, error))
+    return FALSE;
   args.mb_width = tr->mb_width;
   args.mb_height = tr->mb_height;
   args.range = range;
@@ -464,6 +502,8 @@ gst_cl_mpeg_transform_choose_b_fields (GstClMpegTransform * tr, cl_mem cur,
     field_pred[0], field_pred[1], fields[0], fields[1], pred, choices
   };
 
+  if (!gst_cl_mpeg_transform_prepare (tr, FALSE, TRUE, error))
+    return FALSE;
   args.mb_width = tr->mb_width;
   args.mb_height = tr->mb_height;
   args.lambda16 = lambda16;

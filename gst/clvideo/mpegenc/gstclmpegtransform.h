@@ -84,6 +84,11 @@ GstClMpegTransform *gst_cl_mpeg_transform_new (GstClContext * ctx,
 GstClMpegTransform *gst_cl_mpeg_transform_new_format (GstClContext * ctx,
     guint width, guint height, gboolean interlaced, gboolean chroma_422,
     GError ** error);
+/* Creates the kernels of B pictures (@b_pictures) and of the field search
+ * (@fields) now, where they are not yet: their programs are built apart
+ * from the others, when first needed, and a first build takes seconds */
+gboolean gst_cl_mpeg_transform_prepare (GstClMpegTransform * tr,
+    gboolean b_pictures, gboolean fields, GError ** error);
 gboolean gst_cl_mpeg_transform_chroma_422 (const GstClMpegTransform * tr);
 void gst_cl_mpeg_transform_free (GstClMpegTransform * tr);
 
