@@ -761,6 +761,69 @@ GST_START_TEST (test_cache_entries)
 
 GST_END_TEST;
 
+/* Where the cache is kept without GST_CL_CACHE_DIR: under the user's cache
+ * directory, except on POCL while its own kernel cache is on (ours would
+ * make POCL compile every kernel once more); a directory named keeps it on
+ * there too. The platform's name read here, apart from the library. */
+GST_START_TEST (test_default_directory)
+{
+  GError *error = NULL;
+  GstClContext *ctx = gst_cl_context_new (NULL, &error);
+  gchar *saved_dir = g_strdup (g_getenv (GST_CL_CACHE_DIR_ENV));
+  gchar *saved_pocl = g_strdup (g_getenv ("POCL_KERNEL_CACHE"));
+  gchar *xdg = g_build_filename (g_get_user_cache_dir (), "gst-clvideo",
+      NULL);
+  cl_platform_id platform;
+  gchar name[256] = "", *path;
+  gboolean pocl;
+
+  fail_unless (ctx != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_int (clGetDeviceInfo (ctx->device, CL_DEVICE_PLATFORM,
+          sizeof (platform), &platform, NULL), CL_SUCCESS);
+  fail_unless_equals_int (clGetPlatformInfo (platform, CL_PLATFORM_NAME,
+          sizeof (name) - 1, name, NULL), CL_SUCCESS);
+  pocl = strcmp (name, "Portable Computing Language") == 0;
+
+  g_unsetenv (GST_CL_CACHE_DIR_ENV);
+  g_unsetenv ("POCL_KERNEL_CACHE");
+  path = gst_cl_binary_cache_path (ctx->device, "source", "-DX=1");
+  if (pocl) {
+    fail_unless (path == NULL, "a cache on POCL: %s", path);
+  } else {
+    fail_unless (path != NULL);
+    fail_unless (g_str_has_prefix (path, xdg), "%s", path);
+  }
+  g_free (path);
+
+  /* POCL's own cache off: ours is on */
+  g_setenv ("POCL_KERNEL_CACHE", "0", TRUE);
+  path = gst_cl_binary_cache_path (ctx->device, "source", "-DX=1");
+  fail_unless (path != NULL);
+  fail_unless (g_str_has_prefix (path, xdg), "%s", path);
+  g_free (path);
+
+  /* a directory named: on, there */
+  g_unsetenv ("POCL_KERNEL_CACHE");
+  g_setenv (GST_CL_CACHE_DIR_ENV, "/somewhere/else", TRUE);
+  path = gst_cl_binary_cache_path (ctx->device, "source", "-DX=1");
+  fail_unless (path != NULL);
+  fail_unless (g_str_has_prefix (path, "/somewhere/else/"), "%s", path);
+  g_free (path);
+
+  if (saved_pocl)
+    g_setenv ("POCL_KERNEL_CACHE", saved_pocl, TRUE);
+  if (saved_dir)
+    g_setenv (GST_CL_CACHE_DIR_ENV, saved_dir, TRUE);
+  else
+    g_unsetenv (GST_CL_CACHE_DIR_ENV);
+  g_free (saved_pocl);
+  g_free (saved_dir);
+  g_free (xdg);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
 static Suite *
 binarycache_suite (void)
 {
@@ -778,6 +841,7 @@ binarycache_suite (void)
   tcase_add_test (tc, test_concurrent_threads);
   tcase_add_test (tc, test_concurrent_processes);
   tcase_add_test (tc, test_cache_entries);
+  tcase_add_test (tc, test_default_directory);
   return s;
 }
 

@@ -11,14 +11,16 @@ G_BEGIN_DECLS
 
 /* Environment variable naming the directory of the binary cache; empty
  * turns the cache off. Unset: "gst-clvideo" under the user's cache
- * directory ($XDG_CACHE_HOME, ~/.cache). */
+ * directory ($XDG_CACHE_HOME, ~/.cache), except on POCL with its own
+ * kernel cache on (see gst_cl_binary_cache_path). */
 #define GST_CL_CACHE_DIR_ENV "GST_CL_CACHE_DIR"
 
 /* The file that holds (or would hold) the binary of @source built with
  * @options for @device: its name hashes them together with the device's
  * and the driver's names and versions, so that a changed source, option,
  * device or driver never meets an old binary. NULL when the cache is
- * off. */
+ * off: GST_CL_CACHE_DIR_ENV empty, or unset on POCL while POCL's kernel
+ * cache is on (POCL_KERNEL_CACHE not 0). */
 GST_CL_API
 gchar *gst_cl_binary_cache_path (cl_device_id device, const gchar * source,
     const gchar * options);
