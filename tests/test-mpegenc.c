@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include <gst/cl/gstclbufferpool.h>
+#include <gst/cl/gstclbinarycache-private.h>
 #include "gstclmotionsearchcompute.h"
 #include "gstclmpegtransform.h"
 #include "mpegcheck.h"
@@ -2402,11 +2403,12 @@ GST_START_TEST (test_kernel_groups)
   GError *error = NULL;
   GstClContext *ctx = gst_cl_context_new (NULL, &error);
   gchar *dir = g_build_filename (tmpdir, "cache", NULL);
+  gchar *saved = g_strdup (g_getenv (GST_CL_CACHE_DIR_ENV));
   GstClMpegTransform *tr;
 
   fail_unless (ctx != NULL, "%s", error ? error->message : "");
   fail_unless (g_mkdir (dir, 0700) == 0);
-  g_setenv ("GST_CL_CACHE_DIR", dir, TRUE);
+  g_setenv (GST_CL_CACHE_DIR_ENV, dir, TRUE);
   tr = gst_cl_mpeg_transform_new (ctx, 64, 48, FALSE, &error);
   fail_unless (tr != NULL, "%s", error ? error->message : "");
   fail_unless_equals_int (cached_programs (dir), 1);
@@ -2421,9 +2423,13 @@ GST_START_TEST (test_kernel_groups)
   fail_unless (gst_cl_mpeg_transform_prepare (tr, TRUE, TRUE, &error));
   fail_unless_equals_int (cached_programs (dir), 3);
   gst_cl_mpeg_transform_free (tr);
-  /* (the other tests build without the cache) */
-  g_setenv ("GST_CL_CACHE_DIR", "", TRUE);
+  /* (the other tests build as the suite set them to) */
+  if (saved)
+    g_setenv (GST_CL_CACHE_DIR_ENV, saved, TRUE);
+  else
+    g_unsetenv (GST_CL_CACHE_DIR_ENV);
   gst_object_unref (ctx);
+  g_free (saved);
   g_free (dir);
 }
 

@@ -2,10 +2,12 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Building a program from source costs a driver's front end every time
- * a pipeline starts, even where the driver keeps its own cache (POCL
- * preprocesses the whole source to find its entry): about 25 ms a program
- * on a CPU, and a pipeline may build ten. The binary a driver returns for
- * a built program is kept here and given back to it next time.
+ * a pipeline starts: NVIDIA's compiles the source again (its own cache
+ * keeps only the GPU code made from the PTX). The binary a driver returns
+ * for a built program is kept here and given back to it next time. Not on
+ * POCL by default (driver_caches_kernels): its own cache saves all but
+ * the preprocessing that finds its entries, about 25 ms a program, and
+ * the binary it hands out costs a second compilation of every kernel.
  */
 #include "gstclbinarycache-private.h"
 #include <gst/cl/gstclerror.h>
