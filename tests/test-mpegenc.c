@@ -6226,6 +6226,79 @@ GST_START_TEST (test_bitrate_too_low)
 
 GST_END_TEST;
 
+/* A bit rate below what even the rate control's last resorts take (1
+ * kbit/s for 25 fps of QCIF: a P picture of skipped macroblocks alone
+ * takes more than a picture period brings): every picture goes out as it
+ * is, with one warning, for the first; the stats' vbv-underflows counts
+ * them all. MPEG-1: each underflows the checker's VBV model; MPEG-2,
+ * low_delay: each is decoded late, which the model allows. */
+GST_START_TEST (test_bitrate_impossible)
+{
+  const guint w = 176, h = 144, n = 12;
+  guint c, k;
+
+  for (c = 0; c < 2; c++) {
+    GByteArray *stream = g_byte_array_new ();
+    GstHarness *hn = harness_new_parse (c ? "clmpegenc name=enc bitrate=1 "
+        "! capsfilter caps=video/mpeg,mpegversion=2" : "clmpegenc name=enc "
+        "bitrate=1 ! capsfilter caps=video/mpeg,mpegversion=1");
+    GstElement *enc = gst_bin_get_by_name (GST_BIN (hn->element), "enc");
+    GstStructure *stats = NULL;
+    guint64 underflows = 0;
+    guint warnings = 0;
+    GstBus *bus;
+    GstMessage *msg;
+    MpegCheckResult *r;
+    gchar *path;
+
+    test_attach_bus (hn->element);
+    set_caps (hn, w, h, 25, "I420");
+    for (k = 0; k < n; k++) {
+      guint8 *f = natural_frame_format (w, h, k, clip_pan_x, clip_pan_y, 7,
+          FALSE);
+      fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h,
+                  k * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
+      g_free (f);
+    }
+    end_stream (hn, stream);
+    bus = gst_element_get_bus (hn->element);
+    while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+      GError *error = NULL;
+      gst_message_parse_warning (msg, &error, NULL);
+      GST_INFO ("warning: %s", error->message);
+      warnings += strstr (error->message, "does not fit the VBV buffer") !=
+          NULL;
+      g_error_free (error);
+      gst_message_unref (msg);
+    }
+    gst_object_unref (bus);
+    g_object_get (enc, "stats", &stats, NULL);
+    fail_unless (gst_structure_get (stats, "vbv-underflows", G_TYPE_UINT64,
+            &underflows, NULL));
+    gst_structure_free (stats);
+    fail_unless_equals_int (warnings, 1);
+    fail_unless_equals_int (underflows, n);
+    r = mpegcheck_run (stream->data, stream->len, NULL);
+    fail_unless_equals_int (r->pictures->len, n);
+    fail_unless (r->vbv_simulated);
+    fail_unless_equals_int (g_array_index (r->sequences, MpegCheckSequence,
+            0).mpeg2, c);
+    if (c)
+      fail_unless (mpegcheck_passed (r), "MPEG-2 low delay: check failed");
+    else
+      fail_unless_equals_int (r->n_underflows, underflows);
+    path = write_stream (c ? "impossible.m2v" : "impossible.m1v", stream);
+    decode_check (path, n, w, h);
+    mpegcheck_result_free (r);
+    g_byte_array_unref (stream);
+    g_free (path);
+    gst_object_unref (enc);
+    test_harness_teardown (hn);
+  }
+}
+
+GST_END_TEST;
+
 /* A vbv-buffer-size too small for the stream (under two pictures at the
  * bit rate and frame rate, or under the largest picture the encoder may
  * be forced to write) is raised to the smallest that works, with one
@@ -6765,6 +6838,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_variable_bitrate);
   tcase_add_test (tc, test_rate_control);
   tcase_add_test (tc, test_bitrate_too_low);
+  tcase_add_test (tc, test_bitrate_impossible);
   tcase_add_test (tc, test_vbv_buffer_too_small);
   tcase_add_test (tc, test_vbv_tight);
   tcase_add_test (tc, test_vbv_fullness_join);

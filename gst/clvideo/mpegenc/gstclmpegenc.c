@@ -1353,6 +1353,7 @@ make_stats (GstClMpegEnc * self)
       "reencodes", G_TYPE_UINT64, stats.reencodes,
       "repeated-pictures", G_TYPE_UINT64, stats.repeated,
       "dc-only-pictures", G_TYPE_UINT64, stats.dc_only,
+      "vbv-underflows", G_TYPE_UINT64, stats.underflows,
       "scene-cuts", G_TYPE_UINT64, stats.scene_cuts,
       "stuffing-bytes", G_TYPE_UINT64, stats.stuffing_bytes,
       "vbv-buffer-size", G_TYPE_UINT, stats.vbv_size,
@@ -1931,7 +1932,8 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Frames, bytes, VBV re-encodes, pictures repeated, pictures of DC "
-          "levels only, P pictures coded again as I at cuts, and stuffing, "
+          "levels only, pictures that did not fit the VBV buffer, P "
+          "pictures coded again as I at cuts, and stuffing, "
           "the VBV buffer size used (units of 16384 bits), "
           "device time per stage (0 unless the context times launches: "
           "GST_CL_PROFILING=1) and host time waiting and entropy coding "

@@ -273,8 +273,9 @@ struct _GstClMpegEngine
   /* statistics */
   guint64 frames_out, bytes_out, vlc_ns, wait_ns;
   /* P pictures the rate control coded as a repeat of their reference,
-   * pictures it coded with DC levels only */
-  guint64 repeated, dc_only, scene_cuts;
+   * pictures it coded with DC levels only, pictures over the VBV buffer's
+   * fullness that went out as they were */
+  guint64 repeated, dc_only, underflows, scene_cuts;
   guint64 recoded;              /* pictures coded again but for the VBV */
 };
 
@@ -1326,11 +1327,14 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
     gdouble fullness = e->rc.fullness;
     guint late = gst_cl_mpeg_rate_control_wait (&e->rc, model);
 
-    warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The bit rate is too "
-        "low for this content: a picture of %" G_GUINT64_FORMAT " bits does "
-        "not fit the VBV buffer (%.0f bits there)%s", model, fullness,
-        late ? "; it is decoded late, and the picture before it shown "
-        "longer" : "");
+    /* (once: at a rate below what any picture takes, every one) */
+    if (e->underflows++ == 0)
+      warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The bit rate is "
+          "too low for this content: picture %" G_GUINT64_FORMAT ", of %"
+          G_GUINT64_FORMAT " bits, does not fit the VBV buffer (%.0f bits "
+          "there)%s (the stats' vbv-underflows counts those that follow)",
+          e->frames_out, model, fullness, late ? "; it is decoded late, "
+          "and the picture before it shown longer" : "");
     /* (low_delay: its vbv_delay says when it is decoded) */
     if (late) {
       gst_bit_writer_reset (&hw);
@@ -2287,7 +2291,7 @@ gst_cl_mpeg_engine_start (GstClMpegEngine * e)
   if (n > 1)
     e->workers = g_thread_pool_new (worker_func, e, n - 1, FALSE, NULL);
   e->frames_out = e->bytes_out = e->vlc_ns = e->wait_ns = 0;
-  e->repeated = e->dc_only = e->scene_cuts = e->recoded = 0;
+  e->repeated = e->dc_only = e->underflows = e->scene_cuts = e->recoded = 0;
 }
 
 gboolean
@@ -2395,6 +2399,7 @@ gst_cl_mpeg_engine_get_stats (GstClMpegEngine * e,
   stats->reencodes = e->rc.reencodes;
   stats->repeated = e->repeated;
   stats->dc_only = e->dc_only;
+  stats->underflows = e->underflows;
   stats->scene_cuts = e->scene_cuts;
   stats->stuffing_bytes = e->rc.stuffing_bits / 8;
   stats->vbv_size = e->seq.vbv_size_code;

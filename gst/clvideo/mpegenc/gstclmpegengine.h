@@ -84,8 +84,9 @@ typedef struct
 {
   guint64 frames, bytes;
   /* VBV re-encodes, P pictures coded as a repeat of their reference,
-   * pictures of DC levels only, zero stuffing */
-  guint64 reencodes, repeated, dc_only, stuffing_bytes;
+   * pictures of DC levels only, pictures that did not fit the VBV buffer
+   * (the rate control's last resort failed), zero stuffing */
+  guint64 reencodes, repeated, dc_only, underflows, stuffing_bytes;
   guint64 scene_cuts;           /* P pictures coded again as I (cuts) */
   guint vbv_size;               /* the sequence's vbv_buffer_size */
   guint64 wait_ns, vlc_ns;      /* host time waiting, entropy coding */
