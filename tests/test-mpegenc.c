@@ -6231,17 +6231,24 @@ GST_END_TEST;
  * takes more than a picture period brings): every picture goes out as it
  * is, with one warning, for the first; the stats' vbv-underflows counts
  * them all. MPEG-1: each underflows the checker's VBV model; MPEG-2,
- * low_delay: each is decoded late, which the model allows. */
+ * low_delay: each is decoded late, which the model allows. Last, a
+ * vbv-initial-fullness too low for the first picture, which the warning
+ * names. */
 GST_START_TEST (test_bitrate_impossible)
 {
+  static const gchar *launches[] = {
+    "clmpegenc name=enc bitrate=1 ! capsfilter caps=video/mpeg,mpegversion=1",
+    "clmpegenc name=enc bitrate=1 ! capsfilter caps=video/mpeg,mpegversion=2",
+    "clmpegenc name=enc bitrate=500 vbv-initial-fullness=0.01 ! capsfilter "
+        "caps=video/mpeg,mpegversion=1",
+  };
   const guint w = 176, h = 144, n = 12;
   guint c, k;
 
-  for (c = 0; c < 2; c++) {
+  for (c = 0; c < G_N_ELEMENTS (launches); c++) {
+    const gboolean mpeg2 = c == 1, initial = c == 2;
     GByteArray *stream = g_byte_array_new ();
-    GstHarness *hn = harness_new_parse (c ? "clmpegenc name=enc bitrate=1 "
-        "! capsfilter caps=video/mpeg,mpegversion=2" : "clmpegenc name=enc "
-        "bitrate=1 ! capsfilter caps=video/mpeg,mpegversion=1");
+    GstHarness *hn = harness_new_parse (launches[c]);
     GstElement *enc = gst_bin_get_by_name (GST_BIN (hn->element), "enc");
     GstStructure *stats = NULL;
     guint64 underflows = 0;
@@ -6266,8 +6273,12 @@ GST_START_TEST (test_bitrate_impossible)
       GError *error = NULL;
       gst_message_parse_warning (msg, &error, NULL);
       GST_INFO ("warning: %s", error->message);
-      warnings += strstr (error->message, "does not fit the VBV buffer") !=
-          NULL;
+      if (strstr (error->message, "does not fit the VBV buffer")) {
+        warnings++;
+        fail_unless (g_str_has_prefix (error->message, initial ?
+                "The vbv-initial-fullness is too low" :
+                "The bit rate is too low"), "%s", error->message);
+      }
       g_error_free (error);
       gst_message_unref (msg);
     }
@@ -6277,17 +6288,21 @@ GST_START_TEST (test_bitrate_impossible)
             &underflows, NULL));
     gst_structure_free (stats);
     fail_unless_equals_int (warnings, 1);
-    fail_unless_equals_int (underflows, n);
+    if (!initial)
+      fail_unless_equals_int (underflows, n);
     r = mpegcheck_run (stream->data, stream->len, NULL);
     fail_unless_equals_int (r->pictures->len, n);
     fail_unless (r->vbv_simulated);
     fail_unless_equals_int (g_array_index (r->sequences, MpegCheckSequence,
-            0).mpeg2, c);
-    if (c)
+            0).mpeg2, mpeg2);
+    if (mpeg2) {
       fail_unless (mpegcheck_passed (r), "MPEG-2 low delay: check failed");
-    else
+    } else {
       fail_unless_equals_int (r->n_underflows, underflows);
-    path = write_stream (c ? "impossible.m2v" : "impossible.m1v", stream);
+      fail_unless_equals_int (r->first_underflow, 0);
+    }
+    path = write_stream (mpeg2 ? "impossible.m2v" : "impossible.m1v",
+        stream);
     decode_check (path, n, w, h);
     mpegcheck_result_free (r);
     g_byte_array_unref (stream);

@@ -1271,6 +1271,16 @@ write_headers (GstClMpegEngine * e, const Slot * s,
           gst_bit_writer_get_size (hw) + 32), pc);
 }
 
+/* What leaves the picture about to go out too few bits, for the rate
+ * control's warnings: the first finds the fullness set, not one the bit
+ * rate left */
+static const gchar *
+vbv_limit (GstClMpegEngine * e)
+{
+  return e->frames_out == 0 && e->rc.initial_fullness > 0 ?
+      "vbv-initial-fullness" : "bit rate";
+}
+
 static GstBuffer *
 assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
     guint * requant)
@@ -1329,12 +1339,12 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
 
     /* (once: at a rate below what any picture takes, every one) */
     if (e->underflows++ == 0)
-      warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The bit rate is "
-          "too low for this content: picture %" G_GUINT64_FORMAT ", of %"
+      warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The %s is too "
+          "low for this content: picture %" G_GUINT64_FORMAT ", of %"
           G_GUINT64_FORMAT " bits, does not fit the VBV buffer (%.0f bits "
           "there)%s (the stats' vbv-underflows counts those that follow)",
-          e->frames_out, model, fullness, late ? "; it is decoded late, "
-          "and the picture before it shown longer" : "");
+          vbv_limit (e), e->frames_out, model, fullness, late ? "; it is "
+          "decoded late, and the picture before it shown longer" : "");
     /* (low_delay: its vbv_delay says when it is decoded) */
     if (late) {
       gst_bit_writer_reset (&hw);
@@ -1723,11 +1733,11 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
   slot_unmap (e, s);
   /* each block its mean alone: the application must know (once) */
   if (s->dc_only && !s->all_skipped && e->dc_only++ == 0)
-    warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The bit rate is "
-        "too low for this content: picture %" G_GUINT64_FORMAT " is coded "
-        "with DC levels only (each block's mean), to keep the VBV buffer "
-        "from underflowing (the stats' dc-only-pictures counts those that "
-        "follow)", e->frames_out);
+    warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The %s is too low "
+        "for this content: picture %" G_GUINT64_FORMAT " is coded with DC "
+        "levels only (each block's mean), to keep the VBV buffer from "
+        "underflowing (the stats' dc-only-pictures counts those that "
+        "follow)", vbv_limit (e), e->frames_out);
 
   frame = s->frame;
   s->frame = NULL;
