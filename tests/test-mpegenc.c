@@ -5269,6 +5269,40 @@ GST_START_TEST (test_mpeg2_intra_dc_precision)
 
 GST_END_TEST;
 
+/* Pushes @n frames of the natural clip, @w x @h at 25 fps (4:2:2 with
+ * @c422: Y42B caps set before), ends the stream and collects it in
+ * @stream; returns the warnings posted on the harness's bus (@hn with
+ * test_attach_bus), their messages */
+static GPtrArray *
+encode_natural_warnings (GstHarness * hn, guint w, guint h, guint n,
+    gboolean c422, GByteArray * stream)
+{
+  GPtrArray *warnings = g_ptr_array_new_with_free_func (g_free);
+  GstMessage *msg;
+  GstBus *bus;
+  guint k;
+
+  for (k = 0; k < n; k++) {
+    guint8 *f = natural_frame_format (w, h, k, clip_pan_x, clip_pan_y, 7,
+        c422);
+    fail_unless_equals_int (gst_harness_push (hn, planar_buffer (f, w, h,
+                c422, k * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
+    g_free (f);
+  }
+  end_stream (hn, stream);
+  bus = gst_element_get_bus (hn->element);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    GError *error = NULL;
+    gst_message_parse_warning (msg, &error, NULL);
+    GST_INFO ("warning: %s", error->message);
+    g_ptr_array_add (warnings, g_strdup (error->message));
+    g_error_free (error);
+    gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  return warnings;
+}
+
 /* 11 bits of intra DC in the 4:2:2 profile, which allows them; elsewhere
  * 10, with a warning that says so */
 GST_START_TEST (test_mpeg2_intra_dc_precision_11)
@@ -5281,36 +5315,18 @@ GST_START_TEST (test_mpeg2_intra_dc_precision_11)
     GByteArray *stream = g_byte_array_new ();
     GstHarness *hn = harness_new_parse ("clmpegenc quantizer=1 gop-size=1 "
         "intra-dc-precision=11 ! capsfilter caps=video/mpeg,mpegversion=2");
-    GstBus *bus;
-    GstMessage *msg;
+    GPtrArray *messages;
     MpegCheckResult *r;
-    gchar *caps, *path;
+    gchar *path;
     guint warnings = 0;
 
     test_attach_bus (hn->element);
-    caps = g_strdup_printf ("video/x-raw,format=%s,width=%u,height=%u,"
-        "framerate=25/1,pixel-aspect-ratio=1/1", c422 ? "Y42B" : "I420", w,
-        h);
-    gst_harness_set_src_caps_str (hn, caps);
-    g_free (caps);
-    for (k = 0; k < n; k++) {
-      guint8 *f = natural_frame_format (w, h, k, clip_pan_x, clip_pan_y, 7,
-          c422);
-      fail_unless_equals_int (gst_harness_push (hn, planar_buffer (f, w, h,
-                  c422, k * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
-      g_free (f);
-    }
-    end_stream (hn, stream);
-    bus = gst_element_get_bus (hn->element);
-    while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
-      GError *error = NULL;
-      gst_message_parse_warning (msg, &error, NULL);
-      GST_INFO ("warning: %s", error->message);
-      warnings += strstr (error->message, "intra-dc-precision 11") != NULL;
-      g_error_free (error);
-      gst_message_unref (msg);
-    }
-    gst_object_unref (bus);
+    set_caps (hn, w, h, 25, c422 ? "Y42B" : "I420");
+    messages = encode_natural_warnings (hn, w, h, n, c422, stream);
+    for (k = 0; k < messages->len; k++)
+      warnings += strstr (g_ptr_array_index (messages, k),
+          "intra-dc-precision 11") != NULL;
+    g_ptr_array_unref (messages);
     fail_unless_equals_int (warnings, c422 ? 0 : 1);
     r = check_stream (stream, n, w, h);
     for (k = 0; k < n; k++)
@@ -6253,36 +6269,23 @@ GST_START_TEST (test_bitrate_impossible)
     GstStructure *stats = NULL;
     guint64 underflows = 0;
     guint warnings = 0;
-    GstBus *bus;
-    GstMessage *msg;
+    GPtrArray *messages;
     MpegCheckResult *r;
     gchar *path;
 
     test_attach_bus (hn->element);
     set_caps (hn, w, h, 25, "I420");
-    for (k = 0; k < n; k++) {
-      guint8 *f = natural_frame_format (w, h, k, clip_pan_x, clip_pan_y, 7,
-          FALSE);
-      fail_unless_equals_int (gst_harness_push (hn, i420_buffer (f, w, h,
-                  k * GST_SECOND / 25, GST_SECOND / 25)), GST_FLOW_OK);
-      g_free (f);
-    }
-    end_stream (hn, stream);
-    bus = gst_element_get_bus (hn->element);
-    while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
-      GError *error = NULL;
-      gst_message_parse_warning (msg, &error, NULL);
-      GST_INFO ("warning: %s", error->message);
-      if (strstr (error->message, "does not fit the VBV buffer")) {
+    messages = encode_natural_warnings (hn, w, h, n, FALSE, stream);
+    for (k = 0; k < messages->len; k++) {
+      const gchar *m = g_ptr_array_index (messages, k);
+      if (strstr (m, "does not fit the VBV buffer")) {
         warnings++;
-        fail_unless (g_str_has_prefix (error->message, initial ?
+        fail_unless (g_str_has_prefix (m, initial ?
                 "The vbv-initial-fullness is too low" :
-                "The bit rate is too low"), "%s", error->message);
+                "The bit rate is too low"), "%s", m);
       }
-      g_error_free (error);
-      gst_message_unref (msg);
     }
-    gst_object_unref (bus);
+    g_ptr_array_unref (messages);
     g_object_get (enc, "stats", &stats, NULL);
     fail_unless (gst_structure_get (stats, "vbv-underflows", G_TYPE_UINT64,
             &underflows, NULL));
