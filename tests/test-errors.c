@@ -91,18 +91,6 @@ expect_error_with_kernels (const gchar * desc, const gchar * kernel_dir,
   return error;
 }
 
-/* Sets the environment variable @name back to @saved (NULL: unset it)
- * and frees @saved. */
-static void
-restore_env (const gchar * name, gchar * saved)
-{
-  if (saved)
-    g_setenv (name, saved, TRUE);
-  else
-    g_unsetenv (name);
-  g_free (saved);
-}
-
 /* Grey levels that differ from pixel to pixel, so that misplaced rows or
  * columns show in the output. */
 static guint8
@@ -826,8 +814,7 @@ GST_START_TEST (test_lying_video_meta)
 {
   const gchar *factory = reader_cases[__i__ / 2][0];
   const gchar *layout = __i__ % 2 ? "gpu" : "cpu";
-  gchar *saved_layout = g_strdup (g_getenv (GST_CL_LAYOUT_ENV));
-  gchar *saved_flags = g_strdup (g_getenv (GST_CL_BUILD_OPTIONS_ENV));
+  TestSavedLayout saved;
   gchar *caps_str = g_strdup_printf ("video/x-raw,format=%s,width=352,"
       "height=288,framerate=25/1", reader_cases[__i__ / 2][1]);
   GstVideoInfo info;
@@ -839,6 +826,7 @@ GST_START_TEST (test_lying_video_meta)
 
   GST_INFO ("%s, %s layout", factory, layout);
   /* read when the element makes its context */
+  test_save_layout (&saved);
   test_set_layout (layout);
   h = harness_with_bus (gst_element_factory_make (factory, NULL), &bus);
   gst_harness_set_src_caps_str (h, caps_str);
@@ -862,8 +850,7 @@ GST_START_TEST (test_lying_video_meta)
 
   test_harness_teardown (h);
   gst_object_unref (bus);
-  restore_env (GST_CL_LAYOUT_ENV, saved_layout);
-  restore_env (GST_CL_BUILD_OPTIONS_ENV, saved_flags);
+  test_restore_layout (&saved);
   g_free (caps_str);
 }
 

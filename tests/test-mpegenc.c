@@ -2758,25 +2758,61 @@ GST_START_TEST (test_size_change)
 
 GST_END_TEST;
 
+/* The frames clmpegenc holds before it gives one out, by its latency
+ * (@h's element at 30 fps) */
+static guint
+frames_held (GstHarness * h)
+{
+  GstClockTime latency = gst_harness_query_latency (h);
+
+  fail_unless (GST_CLOCK_TIME_IS_VALID (latency));
+  return (guint) gst_util_uint64_scale_round (latency, 30, GST_SECOND);
+}
+
+/* A harness of clmpegenc with @props on a context of its own, of the
+ * kernel @layout ("cpu", "gpu") */
+static GstHarness *
+harness_new_layout (const gchar * layout, const gchar * props)
+{
+  TestSavedLayout saved;
+  GstElement *enc = gst_element_factory_make ("clmpegenc", NULL);
+  GstHarness *h;
+
+  fail_unless (enc != NULL);
+  test_set_properties (enc, props);
+  test_attach_bus (enc);
+  /* (read when the element makes its context, as it starts) */
+  test_save_layout (&saved);
+  test_set_layout (layout);
+  h = gst_harness_new_with_element (enc, "sink", "src");
+  set_caps (h, 48, 32, 30, "I420");
+  test_restore_layout (&saved);
+  return h;
+}
+
 /* Frames pushed with nothing pulled in between all come out at EOS, with
- * their timestamps; a flush drops the one queued. */
+ * their timestamps; a flush drops those held. In both kernel layouts: the
+ * GPU one (a device of its own) holds a frame more than the latency of
+ * the CPU one, whose slices it codes while the next frame goes on the
+ * device, and says so in its latency. */
 GST_START_TEST (test_eos_and_flush)
 {
-  GstHarness *h = harness_new ("quantizer=8 gop-size=3");
+  const gchar *layout = __i__ ? "gpu" : "cpu";
+  GstHarness *h = harness_new_layout (layout, "quantizer=8 gop-size=3");
   Encoded e;
-  guint i;
+  guint i, held;
 
   encoded_init (&e);
-
-  set_caps (h, 48, 32, 30, "I420");
+  held = frames_held (h);
+  fail_unless_equals_int (held, __i__ ? 2 : 1);
   for (i = 0; i < 7; i++) {
     guint8 *f = natural_frame (48, 32, i, 2, 2, 5);
     fail_unless_equals_int (gst_harness_push (h, i420_buffer (f, 48, 32,
                 1000 + i * GST_SECOND / 30, GST_SECOND / 30)), GST_FLOW_OK);
     g_free (f);
   }
-  /* one frame of latency: the last one waits for the next or EOS */
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 6);
+  /* the last ones wait for the next frames or EOS */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 7 - held);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   pull_all (h, &e);
   fail_unless_equals_int (e.pts->len, 7);
@@ -2792,16 +2828,15 @@ GST_START_TEST (test_eos_and_flush)
   test_harness_teardown (h);
   encoded_free (&e);
 
-  /* a flush drops the queued frame; coding starts over with a sequence
+  /* a flush drops the frames held; coding starts over with a sequence
    * header and an I picture */
-  h = harness_new ("quantizer=8 gop-size=30");
+  h = harness_new_layout (layout, "quantizer=8 gop-size=30");
   encoded_init (&e);
-  set_caps (h, 48, 32, 30, "I420");
   for (i = 0; i < 6; i++) {
     guint8 *f = natural_frame (48, 32, i, 2, 2, 5);
     if (i == 3) {
       pull_all (h, &e);
-      fail_unless_equals_int (e.pts->len, 2);
+      fail_unless_equals_int (e.pts->len, 3 - held);
       fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
       fail_unless (gst_harness_push_event (h,
               gst_event_new_flush_stop (TRUE)));
@@ -6836,7 +6871,7 @@ mpegenc_suite (void)
   tcase_add_test (tc, test_quality);
   tcase_add_test (tc, test_sizes);
   tcase_add_test (tc, test_size_change);
-  tcase_add_test (tc, test_eos_and_flush);
+  tcase_add_loop_test (tc, test_eos_and_flush, 0, 2);
   tcase_add_test (tc, test_flush_starts_afresh);
   tcase_add_test (tc, test_upstream_vectors);
   tcase_add_test (tc, test_fit_vectors);

@@ -68,6 +68,31 @@ test_set_layout (const gchar * layout)
     g_unsetenv (GST_CL_BUILD_OPTIONS_ENV);
 }
 
+void
+test_save_layout (TestSavedLayout * saved)
+{
+  saved->layout = g_strdup (g_getenv (GST_CL_LAYOUT_ENV));
+  saved->build_options = g_strdup (g_getenv (GST_CL_BUILD_OPTIONS_ENV));
+}
+
+static void
+restore_env (const gchar * name, gchar * saved)
+{
+  if (saved)
+    g_setenv (name, saved, TRUE);
+  else
+    g_unsetenv (name);
+  g_free (saved);
+}
+
+void
+test_restore_layout (TestSavedLayout * saved)
+{
+  restore_env (GST_CL_LAYOUT_ENV, saved->layout);
+  restore_env (GST_CL_BUILD_OPTIONS_ENV, saved->build_options);
+  saved->layout = saved->build_options = NULL;
+}
+
 gboolean
 test_have_program (const gchar * name)
 {

@@ -42,6 +42,15 @@ TCase *test_suite_add_case (Suite * s);
 #define TEST_GPU_LAYOUT_BUILD_OPTIONS "-cl-opt-disable"
 gchar **test_layout_environ (gchar ** env, const gchar * layout);
 void test_set_layout (const gchar * layout);
+/* The layout settings of this process (GST_CL_LAYOUT and
+ * GST_CL_BUILD_OPTIONS), saved before test_set_layout() and restored
+ * after (which frees them) */
+typedef struct
+{
+  gchar *layout, *build_options;
+} TestSavedLayout;
+void test_save_layout (TestSavedLayout * saved);
+void test_restore_layout (TestSavedLayout * saved);
 
 /* Whether @name is a program in PATH. */
 gboolean test_have_program (const gchar * name);

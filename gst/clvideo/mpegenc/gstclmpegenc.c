@@ -969,10 +969,10 @@ gst_cl_mpeg_enc_set_format (GstVideoEncoder * enc, GstVideoCodecState * state)
       &out_state->info.fps_d);
   gst_video_codec_state_unref (out_state);
   {
-    /* a frame on the device, and the B frames waiting for their anchor */
     GstClockTime frame = gst_util_uint64_scale (GST_SECOND, self->fps_d,
         self->fps_n);
-    GstClockTime lat = frame * (1 + self->settings.b_frames);
+    GstClockTime lat = frame *
+        gst_cl_mpeg_engine_frames_held (self->engine);
     gst_video_encoder_set_latency (enc, lat, lat);
     /* B pictures: the decoding timestamps run a frame before the
      * presentation ones, which must leave room for that */

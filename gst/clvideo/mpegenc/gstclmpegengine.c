@@ -205,9 +205,12 @@ struct _GstClMpegEngine
    * unknown). b_between: a B picture's backward vectors made from them. */
   GQueue free_trails;
   cl_mem anchor_trail, last_trail, b_between;
-  Slot slots[2];
+  /* a frame each: on the device (pending); its decisions made, its
+   * slices coded by the workers (coding, see slices_async); and the next
+   * one, put on the device meanwhile */
+  Slot slots[3];
   guint next_slot;
-  Slot *pending;
+  Slot *pending, *coding;
 
   /* stream */
   GstClMpegSequenceParams seq;
@@ -352,6 +355,32 @@ slot_drop_frame (GstClMpegEngine * e, Slot * s)
   s->encoded = FALSE;
 }
 
+/* Waits for the workers' slices of the job (@done: those this thread
+ * coded itself) */
+static void
+wait_slices (GstClMpegEngine * e, guint done)
+{
+  g_mutex_lock (&e->job_lock);
+  e->job_left -= done;
+  while (e->job_left > 0)
+    g_cond_wait (&e->job_cond, &e->job_lock);
+  g_mutex_unlock (&e->job_lock);
+  /* workers still queued for this job find no slice, whatever comes
+   * next */
+  g_atomic_int_set (&e->job_next, G_MAXINT / 2);
+}
+
+/* Drops the frame whose slices the workers code, once they are done */
+static void
+drop_coding (GstClMpegEngine * e)
+{
+  if (!e->coding)
+    return;
+  wait_slices (e, 0);
+  slot_drop_frame (e, e->coding);
+  e->coding = NULL;
+}
+
 static void
 release_mem (cl_mem * m)
 {
@@ -393,7 +422,8 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
 {
   guint i;
 
-  for (i = 0; i < 2; i++) {
+  drop_coding (e);
+  for (i = 0; i < G_N_ELEMENTS (e->slots); i++) {
     Slot *s = &e->slots[i];
     slot_drop_frame (e, s);
     release_mem (&s->cur);
@@ -482,7 +512,7 @@ setup_device (GstClMpegEngine * e, GError ** error)
     if (!(e->recon[i] = gst_cl_mpeg_transform_alloc (e->tr, pic,
                 error)))
       return FALSE;
-  for (i = 0; i < 2; i++) {
+  for (i = 0; i < G_N_ELEMENTS (e->slots); i++) {
     Slot *s = &e->slots[i];
     if (!(s->cur = gst_cl_mpeg_transform_alloc (e->tr, pic, error)) ||
         !(s->vectors = gst_cl_mpeg_transform_alloc (e->tr, vec, error)) ||
@@ -683,13 +713,14 @@ job_summary (GstClMpegEngine * e, Slot * s,
   return skipped;
 }
 
-/* Codes every slice of @s into e->rows, in parallel. */
+/* Codes every slice of @s into e->rows, in parallel; with @async, on the
+ * workers alone, returning at once (wait_slices waits for them). */
 static void
 code_slices (GstClMpegEngine * e, Slot * s,
-    const GstClMpegPictureCoding * pc)
+    const GstClMpegPictureCoding * pc, gboolean async)
 {
   GstClMpegRecordsSummary skipped;
-  guint slice, i, done, slices;
+  guint slice, i, slices;
 
   g_mutex_lock (&e->settings_lock);
   slices = e->settings.slices;
@@ -710,9 +741,10 @@ code_slices (GstClMpegEngine * e, Slot * s,
   e->job_rows = (e->mb_height + slices - 1) / slices;
   e->job_slices = (e->mb_height + e->job_rows - 1) / e->job_rows;
   e->job_coding = *pc;
-  if (!e->workers || e->job_slices == 1) {
+  if (!e->workers || (e->job_slices == 1 && !async)) {
     for (slice = 0; slice < e->job_slices; slice++)
       code_slice (e, slice);
+    e->job_left = 0;
     return;
   }
   e->job_left = e->job_slices;
@@ -722,17 +754,10 @@ code_slices (GstClMpegEngine * e, Slot * s,
    * late, and this thread does not wait for them to start; a worker
    * more than the slices left to others would only be woken for nothing */
   for (i = MIN ((guint) g_thread_pool_get_max_threads (e->workers),
-          e->job_slices - 1); i > 0; i--)
+          e->job_slices - !async); i > 0; i--)
     g_thread_pool_push (e->workers, GUINT_TO_POINTER (1), NULL);
-  done = code_slices_left (e);
-  g_mutex_lock (&e->job_lock);
-  e->job_left -= done;
-  while (e->job_left > 0)
-    g_cond_wait (&e->job_cond, &e->job_lock);
-  g_mutex_unlock (&e->job_lock);
-  /* workers still queued for this job find no slice, whatever comes
-   * next */
-  g_atomic_int_set (&e->job_next, G_MAXINT / 2);
+  if (!async)
+    wait_slices (e, code_slices_left (e));
 }
 
 /* ---- device stages ---- */
@@ -1281,40 +1306,48 @@ vbv_limit (GstClMpegEngine * e)
       "vbv-initial-fullness" : "bit rate";
 }
 
-static GstBuffer *
-assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
-    guint * requant)
+/* How @s's picture is coded into @pc: its f_codes from its vectors */
+static void
+picture_coding (GstClMpegEngine * e, const Slot * s,
+    GstClMpegPictureCoding * pc)
 {
-  GstBitWriter hw;
-  guint n = e->mb_width * e->mb_height, i;
+  guint n = e->mb_width * e->mb_height;
   /* (a frame of two fields scans its blocks' levels in alternate order:
    * their vertical frequencies run higher) */
-  GstClMpegPictureCoding pc = { s->type, 1, e->seq.mpeg2, s->dc_shift, 1,
+  GstClMpegPictureCoding c = { s->type, 1, e->seq.mpeg2, s->dc_shift, 1,
     s->interlaced, s->top_field_first, s->repeat_first_field, s->interlaced,
     s->intra_vlc_format, e->seq.chroma_422, e->non_linear
   };
+
+  if (s->type == GST_CL_MPEG_PICTURE_B && !s->all_skipped)
+    gst_cl_mpeg_choose_b_f_codes (s->rec, s->ch, s->fc, s->bfc, n, &c.f_code,
+        &c.backward_f_code);
+  else if (!INTRA (s) && !s->all_skipped)
+    c.f_code = gst_cl_mpeg_choose_f_code (s->rec, s->fc, n);
+  *pc = c;
+}
+
+/* The picture of @s, coded as @pc says, its slices in e->rows: its
+ * headers and slices in a buffer, where the rate control takes it; NULL
+ * and the quantiser to code it at instead (*@requant) where not */
+static GstBuffer *
+assemble (GstClMpegEngine * e, Slot * s, gboolean end,
+    const GstClMpegPictureCoding * pc, guint64 * bits, guint * requant)
+{
+  GstBitWriter hw;
+  guint n = e->mb_width * e->mb_height, i;
   gdouble shown = s->repeat_first_field ? 1.5 : 1.0;
-  guint64 total, model, stuff = 0, qsum, asum, header_bytes;
+  guint64 total, model, stuff = 0, qsum, header_bytes;
   GstClMpegRecordsSummary skipped;
   GstBuffer *out;
   GstMapInfo map;
   gsize off;
-  gint64 t0;
-
-  t0 = g_get_monotonic_time ();
-  if (s->type == GST_CL_MPEG_PICTURE_B && !s->all_skipped)
-    gst_cl_mpeg_choose_b_f_codes (s->rec, s->ch, s->fc, s->bfc, n, &pc.f_code,
-        &pc.backward_f_code);
-  else if (!INTRA (s) && !s->all_skipped)
-    pc.f_code = gst_cl_mpeg_choose_f_code (s->rec, s->fc, n);
-  code_slices (e, s, &pc);
-  e->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
 
   /* a few dozen bytes a picture: a writer of their own costs nothing */
   gst_bit_writer_init_with_size (&hw, 256, FALSE);
   gst_cl_mpeg_rate_control_set_interval (&e->rc, decoding_interval (e, s,
           shown));
-  write_headers (e, s, &pc, &hw);
+  write_headers (e, s, pc, &hw);
   header_bytes = gst_bit_writer_get_size (&hw) / 8;
   total = header_bytes;
   for (i = 0; i < e->mb_height; i++)
@@ -1349,7 +1382,7 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
     if (late) {
       gst_bit_writer_reset (&hw);
       gst_bit_writer_init_with_size (&hw, 256, FALSE);
-      write_headers (e, s, &pc, &hw);
+      write_headers (e, s, pc, &hw);
     }
   }
   *requant = 0;
@@ -1374,8 +1407,6 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end, guint64 * bits,
   gst_buffer_unmap (out, &map);
 
   qsum = job_summary (e, s, &skipped)->quant_sum;
-  asum = slot_summary (e, s)->activity_sum;
-  e->avg_activity = MAX (asum / n, 1);
   *bits = (total + stuff) * 8;
   gst_cl_mpeg_rate_control_update (&e->rc, s->type, model, stuff * 8,
       (gdouble) qsum / n, s->dc_only || s->all_skipped);
@@ -1450,11 +1481,11 @@ next_dts (GstClMpegEngine * e)
   return dts;
 }
 
-/* The slot beside @s (the frame coded after it, if any) */
+/* The slot of the frame coded after @s's, if any */
 static Slot *
-other_slot (GstClMpegEngine * e, Slot * s)
+slot_after (GstClMpegEngine * e, Slot * s)
 {
-  return &e->slots[s == &e->slots[0] ? 1 : 0];
+  return &e->slots[(s - e->slots + 1) % G_N_ELEMENTS (e->slots)];
 }
 
 /* Adaptive B pictures: counts the @bits of @s, coded, in the bits a
@@ -1523,7 +1554,7 @@ plan_gop_b (GstClMpegEngine * e, gboolean adapt)
 static gboolean
 is_scene_cut (GstClMpegEngine * e, Slot * s)
 {
-  const Slot *next = other_slot (e, s);
+  const Slot *next = slot_after (e, s);
   guint n = e->mb_width * e->mb_height, percent;
 
   if (s->type != GST_CL_MPEG_PICTURE_P || s->dc_only || e->b_frames > 0 ||
@@ -1582,7 +1613,7 @@ static gboolean
 learn_ip_factor (GstClMpegEngine * e, Slot * s, gboolean * again,
     GError ** error)
 {
-  Slot *next = other_slot (e, s);
+  Slot *next = slot_after (e, s);
   guint quant;
 
   *again = FALSE;
@@ -1610,7 +1641,7 @@ learn_ip_factor (GstClMpegEngine * e, Slot * s, gboolean * again,
 static void
 restart_gop_at (GstClMpegEngine * e, Slot * s)
 {
-  Slot *next = other_slot (e, s);
+  Slot *next = slot_after (e, s);
 
   GST_DEBUG_OBJECT (e->parent, "picture %" G_GUINT64_FORMAT " (display %"
       G_GUINT64_FORMAT ") is a cut: coded as an I picture", e->frames_out,
@@ -1658,17 +1689,14 @@ reprices_intra_table (GstClMpegEngine * e, Slot * s)
   return TRUE;
 }
 
-/* Waits for the device results of @s, codes the picture (again, coarser,
- * while it would underflow the VBV or leave no room for the next I
- * picture: at quantiser 31 with DC levels only, a P picture then with
- * its macroblocks skipped) and finishes its frame. */
-static GstFlowReturn
-finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
+/* Waits for the device results of @s and makes the decisions that code
+ * it again: an I picture's quantiser from the P picture after it, a cut
+ * coded as an I picture, MPEG-2's intra table; each recoding is waited
+ * for and decided on in turn. */
+static gboolean
+decide_slot (GstClMpegEngine * e, Slot * s, GError ** error)
 {
-  GstVideoCodecFrame *frame;
-  GstBuffer *out;
-  guint64 bits = 0, recoded = e->recoded;
-  guint requant = 0;
+  guint64 recoded = e->recoded;
   gboolean learnt;
   gint64 t0;
 
@@ -1678,7 +1706,7 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
         !read_packed_levels (e, s, TRUE, error) ||
         !wait_event (&s->levels_ready, error) ||
         !learn_ip_factor (e, s, &learnt, error))
-      return GST_FLOW_ERROR;
+      return FALSE;
     e->wait_ns += (g_get_monotonic_time () - t0) * 1000;
     if (learnt)
       e->recoded++;
@@ -1686,14 +1714,79 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
       restart_gop_at (e, s);
     else if (reprices_intra_table (e, s))
       e->recoded++;
-    if (e->recoded != recoded) {
-      recoded = e->recoded;
-      slot_unmap (e, s);
-      if (!submit_encode (e, s, error))
-        return GST_FLOW_ERROR;
-      continue;
-    }
-    out = assemble (e, s, end, &bits, &requant);
+    if (e->recoded == recoded)
+      return TRUE;
+    recoded = e->recoded;
+    slot_unmap (e, s);
+    if (!submit_encode (e, s, error))
+      return FALSE;
+  }
+}
+
+/* What the pictures after @s's, coded for good, take from it: the mean
+ * activity (adaptive quantisers) and its copies (the I pictures'
+ * automatic factor) */
+static void
+learn_from_picture (GstClMpegEngine * e, Slot * s)
+{
+  e->avg_activity = MAX (slot_summary (e, s)->activity_sum /
+      (e->mb_width * e->mb_height), 1);
+  count_copies (e, s);
+}
+
+/* Gives out the frame of @s, its picture @out of @bits coded */
+static GstFlowReturn
+picture_out (GstClMpegEngine * e, Slot * s, GstBuffer * out, guint64 bits)
+{
+  GstVideoCodecFrame *frame;
+
+  record_b_adapt (e, s, bits);
+  slot_unmap (e, s);
+  /* each block its mean alone: the application must know (once) */
+  if (s->dc_only && !s->all_skipped && e->dc_only++ == 0)
+    warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The %s is too low "
+        "for this content: picture %" G_GUINT64_FORMAT " is coded with DC "
+        "levels only (each block's mean), to keep the VBV buffer from "
+        "underflowing (the stats' dc-only-pictures counts those that "
+        "follow)", vbv_limit (e), e->frames_out);
+
+  frame = s->frame;
+  s->frame = NULL;
+  s->encoded = FALSE;
+  frame->output_buffer = out;
+  if (INTRA (s))
+    GST_VIDEO_CODEC_FRAME_SET_SYNC_POINT (frame);
+  else
+    GST_VIDEO_CODEC_FRAME_UNSET_SYNC_POINT (frame);
+  frame->dts = next_dts (e);
+  e->frames_out++;
+  e->bytes_out += bits / 8;
+  GST_LOG_OBJECT (e->parent, "picture %c q %u: %" G_GUINT64_FORMAT " bits",
+      picture_letter (s), s->quant, bits);
+  return e->cb.picture_done (frame, bits / 8, s->quant, e->user_data);
+}
+
+/* Waits for the device results of @s, codes the picture (again, coarser,
+ * while it would underflow the VBV or leave no room for the next I
+ * picture: at quantiser 31 with DC levels only, a P picture then with
+ * its macroblocks skipped) and finishes its frame. */
+static GstFlowReturn
+finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
+{
+  GstClMpegPictureCoding pc;
+  GstBuffer *out;
+  guint64 bits = 0;
+  guint requant = 0;
+  gint64 t0;
+
+  for (;;) {
+    if (!decide_slot (e, s, error))
+      return GST_FLOW_ERROR;
+    picture_coding (e, s, &pc);
+    t0 = g_get_monotonic_time ();
+    code_slices (e, s, &pc, FALSE);
+    e->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
+    out = assemble (e, s, end, &pc, &bits, &requant);
     if (out)
       break;
     GST_DEBUG_OBJECT (e->parent, "%c picture of %" G_GUINT64_FORMAT " bits "
@@ -1728,39 +1821,93 @@ finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
     if (!submit_encode (e, s, error))
       return GST_FLOW_ERROR;
   }
-  record_b_adapt (e, s, bits);
-  count_copies (e, s);
-  slot_unmap (e, s);
-  /* each block its mean alone: the application must know (once) */
-  if (s->dc_only && !s->all_skipped && e->dc_only++ == 0)
-    warn (e, GST_STREAM_ERROR, GST_STREAM_ERROR_ENCODE, "The %s is too low "
-        "for this content: picture %" G_GUINT64_FORMAT " is coded with DC "
-        "levels only (each block's mean), to keep the VBV buffer from "
-        "underflowing (the stats' dc-only-pictures counts those that "
-        "follow)", vbv_limit (e), e->frames_out);
-
-  frame = s->frame;
-  s->frame = NULL;
-  s->encoded = FALSE;
-  frame->output_buffer = out;
-  if (INTRA (s))
-    GST_VIDEO_CODEC_FRAME_SET_SYNC_POINT (frame);
-  else
-    GST_VIDEO_CODEC_FRAME_UNSET_SYNC_POINT (frame);
-  frame->dts = next_dts (e);
-  e->frames_out++;
-  e->bytes_out += bits / 8;
-  GST_LOG_OBJECT (e->parent, "picture %c q %u: %" G_GUINT64_FORMAT " bits",
-      picture_letter (s), s->quant, bits);
-  return e->cb.picture_done (frame, bits / 8, s->quant, e->user_data);
+  learn_from_picture (e, s);
+  return picture_out (e, s, out, bits);
 }
 
-/* Finishes the frame queued on the device, if any. */
+/* Whether the engine may code a picture's slices while the next frame
+ * goes on the device (slices_async), the rate control aside */
+static gboolean
+may_code_slices_async (GstClMpegEngine * e)
+{
+  return e->workers && e->ctx && !e->ctx->cpu_layout && e->b_frames == 0;
+}
+
+/* Whether the slices of a picture are coded on the workers while the
+ * engine puts the next frame on the device (e->coding): where a device of
+ * its own runs the kernels (the streaming thread's launches, not the
+ * device, then bound the rate), the host has threads to spare, and
+ * nothing codes a picture again once its slices are coded (no buffer
+ * model: the rate control takes every size) nor plans a GOP from its
+ * size (no B pictures). The stream is the same; its frames come out a
+ * frame later. */
+static gboolean
+slices_async (GstClMpegEngine * e)
+{
+  return may_code_slices_async (e) && e->rc.bit_rate <= 0 &&
+      e->rc.peak_rate <= 0;
+}
+
+/* Makes the decisions on @s, waiting for its device results, and leaves
+ * its slices to the workers: it becomes e->coding. */
+static gboolean
+start_coding (GstClMpegEngine * e, Slot * s, GError ** error)
+{
+  GstClMpegPictureCoding pc;
+  gint64 t0;
+
+  if (!decide_slot (e, s, error))
+    return FALSE;
+  picture_coding (e, s, &pc);
+  t0 = g_get_monotonic_time ();
+  code_slices (e, s, &pc, TRUE);
+  e->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
+  /* (where finish_slot learns it: before the next frame's coding) */
+  learn_from_picture (e, s);
+  e->coding = s;
+  GST_LOG_OBJECT (e->parent, "%c picture: %u slices to the workers",
+      picture_letter (s), e->job_slices);
+  return TRUE;
+}
+
+/* Gives out the frame whose slices the workers code (e->coding), if
+ * any, once they are done. */
+static GstFlowReturn
+finish_coding (GstClMpegEngine * e, GError ** error)
+{
+  Slot *s = e->coding;
+  guint64 bits = 0;
+  guint requant = 0;
+  GstBuffer *out;
+  gint64 t0;
+
+  if (!s)
+    return GST_FLOW_OK;
+  e->coding = NULL;
+  t0 = g_get_monotonic_time ();
+  wait_slices (e, 0);
+  e->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
+  out = assemble (e, s, FALSE, &e->job_coding, &bits, &requant);
+  if (!out) {
+    /* (slices_async: no buffer model refuses a picture) */
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "picture %" G_GUINT64_FORMAT " refused by the rate control after "
+        "its slices were coded", e->frames_out);
+    slot_drop_frame (e, s);
+    return GST_FLOW_ERROR;
+  }
+  return picture_out (e, s, out, bits);
+}
+
+/* Finishes the frames on the device and coded, if any. */
 static GstFlowReturn
 finish_pending (GstClMpegEngine * e, gboolean end, GError ** error)
 {
   Slot *s = e->pending;
+  GstFlowReturn ret = finish_coding (e, error);
 
+  if (ret != GST_FLOW_OK)
+    return ret;
   e->pending = NULL;
   if (!s)
     return GST_FLOW_OK;
@@ -2004,7 +2151,7 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
   GstFlowReturn ret;
   guint64 reencodes;
 
-  g_assert (s != e->pending && s->frame == NULL);
+  g_assert (s != e->pending && s != e->coding && s->frame == NULL);
   s->frame = frame;             /* the reference the base class gave us */
   s->dc_only = s->all_skipped = FALSE;
   s->type = type;
@@ -2056,7 +2203,18 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
       goto failed;
   }
   reencodes = e->rc.reencodes + e->recoded;
-  ret = finish_pending (e, FALSE, error);
+  if (cq && slices_async (e)) {
+    /* the frame before that one out, this one's slices to the workers */
+    Slot *p = e->pending;
+    ret = finish_coding (e, error);
+    if (ret == GST_FLOW_OK && p) {
+      e->pending = NULL;
+      if (!start_coding (e, p, error))
+        ret = GST_FLOW_ERROR;
+    }
+  } else {
+    ret = finish_pending (e, FALSE, error);
+  }
   if (ret != GST_FLOW_OK) {
     slot_drop_frame (e, s);
     return ret;
@@ -2078,7 +2236,7 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
   e->pending = s;
   /* (only now: a frame that failed leaves its slot, emptied, to the next
    * one, which would otherwise take the slot still pending) */
-  e->next_slot ^= 1;
+  e->next_slot = (e->next_slot + 1) % G_N_ELEMENTS (e->slots);
   return GST_FLOW_OK;
 
 failed:
@@ -2373,9 +2531,18 @@ gst_cl_mpeg_engine_is_configured (GstClMpegEngine * e)
   return e->tr != NULL;
 }
 
+guint
+gst_cl_mpeg_engine_frames_held (GstClMpegEngine * e)
+{
+  /* (the rate control aside: a bit rate set while playing may stop or
+   * start it) */
+  return 1 + (may_code_slices_async (e) ? 1 : 0) + e->b_frames;
+}
+
 void
 gst_cl_mpeg_engine_flush (GstClMpegEngine * e)
 {
+  drop_coding (e);
   if (e->pending)
     slot_drop_frame (e, e->pending);
   e->pending = NULL;

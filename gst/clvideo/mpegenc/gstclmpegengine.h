@@ -114,6 +114,11 @@ gboolean gst_cl_mpeg_engine_configure (GstClMpegEngine * e, GstClContext * ctx,
     const GstVideoInfo * info, const GstClMpegSequenceParams * seq,
     const GstClMpeg2Level * level, GError ** error);
 gboolean gst_cl_mpeg_engine_is_configured (GstClMpegEngine * e);
+/* The most frames the configured engine holds before it gives one out:
+ * the one on the device, the one whose slices are coded meanwhile (a
+ * constant quantiser on a GPU), and the B frames waiting for their
+ * anchor (its latency, in frames). */
+guint gst_cl_mpeg_engine_frames_held (GstClMpegEngine * e);
 /* The stream holds @frames frames in all (G_MAXUINT64: unknown): what a
  * final VBV fullness needs. Before the first frame, or before
  * gst_cl_mpeg_engine_configure(). */
