@@ -1834,13 +1834,13 @@ may_code_slices_async (GstClMpegEngine * e)
 }
 
 /* Whether the slices of a picture are coded on the workers while the
- * engine puts the next frame on the device (e->coding): where a device of
- * its own runs the kernels (the streaming thread's launches, not the
- * device, then bound the rate), the host has threads to spare, and
- * nothing codes a picture again once its slices are coded (no buffer
- * model: the rate control takes every size) nor plans a GOP from its
- * size (no B pictures). The stream is the same; its frames come out a
- * frame later. */
+ * engine puts the next frame on the device (e->coding): with the GPU
+ * layout (a device beside the host, where the streaming thread's
+ * launches and slices, not the device, bound the rate), with workers, and
+ * where nothing codes a picture again once its slices are coded (no
+ * buffer model: the rate control takes every size) nor plans a GOP from
+ * its size (no B pictures). The stream is the same; its frames come out
+ * a frame later. */
 static gboolean
 slices_async (GstClMpegEngine * e)
 {
