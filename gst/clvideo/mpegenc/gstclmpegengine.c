@@ -1723,6 +1723,25 @@ decide_slot (GstClMpegEngine * e, Slot * s, GError ** error)
   }
 }
 
+/* Decides on @s (decide_slot) and codes its slices into e->rows, its
+ * picture's coding in e->job_coding (code_slices; @async: on the
+ * workers) */
+static gboolean
+decide_and_code_slices (GstClMpegEngine * e, Slot * s, gboolean async,
+    GError ** error)
+{
+  GstClMpegPictureCoding pc;
+  gint64 t0;
+
+  if (!decide_slot (e, s, error))
+    return FALSE;
+  picture_coding (e, s, &pc);
+  t0 = g_get_monotonic_time ();
+  code_slices (e, s, &pc, async);
+  e->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
+  return TRUE;
+}
+
 /* What the pictures after @s's, coded for good, take from it: the mean
  * activity (adaptive quantisers) and its copies (the I pictures'
  * automatic factor) */
@@ -1773,20 +1792,14 @@ picture_out (GstClMpegEngine * e, Slot * s, GstBuffer * out, guint64 bits)
 static GstFlowReturn
 finish_slot (GstClMpegEngine * e, Slot * s, gboolean end, GError ** error)
 {
-  GstClMpegPictureCoding pc;
   GstBuffer *out;
   guint64 bits = 0;
   guint requant = 0;
-  gint64 t0;
 
   for (;;) {
-    if (!decide_slot (e, s, error))
+    if (!decide_and_code_slices (e, s, FALSE, error))
       return GST_FLOW_ERROR;
-    picture_coding (e, s, &pc);
-    t0 = g_get_monotonic_time ();
-    code_slices (e, s, &pc, FALSE);
-    e->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
-    out = assemble (e, s, end, &pc, &bits, &requant);
+    out = assemble (e, s, end, &e->job_coding, &bits, &requant);
     if (out)
       break;
     GST_DEBUG_OBJECT (e->parent, "%c picture of %" G_GUINT64_FORMAT " bits "
@@ -1853,15 +1866,8 @@ slices_async (GstClMpegEngine * e)
 static gboolean
 start_coding (GstClMpegEngine * e, Slot * s, GError ** error)
 {
-  GstClMpegPictureCoding pc;
-  gint64 t0;
-
-  if (!decide_slot (e, s, error))
+  if (!decide_and_code_slices (e, s, TRUE, error))
     return FALSE;
-  picture_coding (e, s, &pc);
-  t0 = g_get_monotonic_time ();
-  code_slices (e, s, &pc, TRUE);
-  e->vlc_ns += (g_get_monotonic_time () - t0) * 1000;
   /* (where finish_slot learns it: before the next frame's coding) */
   learn_from_picture (e, s);
   e->coding = s;
