@@ -138,11 +138,7 @@ reference_output (void)
 
   g_setenv (GST_CL_CACHE_DIR_ENV, "", TRUE);
   output = run_smooth_checked (NULL, 0);
-  if (saved)
-    g_setenv (GST_CL_CACHE_DIR_ENV, saved, TRUE);
-  else
-    g_unsetenv (GST_CL_CACHE_DIR_ENV);
-  g_free (saved);
+  test_restore_env (GST_CL_CACHE_DIR_ENV, saved);
   return output;
 }
 
@@ -810,14 +806,8 @@ GST_START_TEST (test_default_directory)
   fail_unless (g_str_has_prefix (path, "/somewhere/else/"), "%s", path);
   g_free (path);
 
-  if (saved_pocl)
-    g_setenv ("POCL_KERNEL_CACHE", saved_pocl, TRUE);
-  if (saved_dir)
-    g_setenv (GST_CL_CACHE_DIR_ENV, saved_dir, TRUE);
-  else
-    g_unsetenv (GST_CL_CACHE_DIR_ENV);
-  g_free (saved_pocl);
-  g_free (saved_dir);
+  test_restore_env ("POCL_KERNEL_CACHE", saved_pocl);
+  test_restore_env (GST_CL_CACHE_DIR_ENV, saved_dir);
   g_free (xdg);
   gst_object_unref (ctx);
 }

@@ -2424,12 +2424,8 @@ GST_START_TEST (test_kernel_groups)
   fail_unless_equals_int (cached_programs (dir), 3);
   gst_cl_mpeg_transform_free (tr);
   /* (the other tests build as the suite set them to) */
-  if (saved)
-    g_setenv (GST_CL_CACHE_DIR_ENV, saved, TRUE);
-  else
-    g_unsetenv (GST_CL_CACHE_DIR_ENV);
+  test_restore_env (GST_CL_CACHE_DIR_ENV, saved);
   gst_object_unref (ctx);
-  g_free (saved);
   g_free (dir);
 }
 

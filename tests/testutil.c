@@ -75,8 +75,8 @@ test_save_layout (TestSavedLayout * saved)
   saved->build_options = g_strdup (g_getenv (GST_CL_BUILD_OPTIONS_ENV));
 }
 
-static void
-restore_env (const gchar * name, gchar * saved)
+void
+test_restore_env (const gchar * name, gchar * saved)
 {
   if (saved)
     g_setenv (name, saved, TRUE);
@@ -88,8 +88,8 @@ restore_env (const gchar * name, gchar * saved)
 void
 test_restore_layout (TestSavedLayout * saved)
 {
-  restore_env (GST_CL_LAYOUT_ENV, saved->layout);
-  restore_env (GST_CL_BUILD_OPTIONS_ENV, saved->build_options);
+  test_restore_env (GST_CL_LAYOUT_ENV, saved->layout);
+  test_restore_env (GST_CL_BUILD_OPTIONS_ENV, saved->build_options);
   saved->layout = saved->build_options = NULL;
 }
 

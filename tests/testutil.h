@@ -50,6 +50,9 @@ typedef struct
   gchar *layout, *build_options;
 } TestSavedLayout;
 void test_save_layout (TestSavedLayout * saved);
+/* Sets the environment variable @name back to @saved (NULL: unsets it),
+ * which it frees */
+void test_restore_env (const gchar * name, gchar * saved);
 void test_restore_layout (TestSavedLayout * saved);
 
 /* Whether @name is a program in PATH. */
