@@ -2209,7 +2209,7 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
       goto failed;
   }
   reencodes = e->rc.reencodes + e->recoded;
-  if (cq && slices_async (e)) {
+  if (slices_async (e)) {
     /* the frame before that one out, this one's slices to the workers */
     Slot *p = e->pending;
     ret = finish_coding (e, error);
