@@ -4858,7 +4858,9 @@ mpeg_encode_mb_cpu (__global const uchar * cur, __global const uchar * ref,
  * block's 64 levels (6.3 MB a 1080p picture) only those the entropy coder
  * reads cross it, the levels of each block up to its last non-zero one
  * (an intra block at least its DC), block after block, macroblock after
- * macroblock. The host finds the same offsets from the records. */
+ * macroblock. Where each macroblock's levels start, and the sums of the
+ * records the host decides with (GstClMpegPackSummary), cross with them:
+ * the host scans no record before it codes the slices. */
 
 static uint
 coded_levels (__global const GstClMpegMbRecord * r, int b)
@@ -4869,12 +4871,32 @@ coded_levels (__global const GstClMpegMbRecord * r, int b)
 
 #define PACK_ITEMS GST_CL_MPEG_PACK_ITEMS
 
-/* The offsets of the packed levels in two steps, each spread over the
+/* Sum of the nt (a power of 2) work-items' @v, for all of them; @parts
+ * holds nt. Every work-item of the group must call it. */
+__attribute__ ((always_inline)) static inline uint8
+group_sum8 (uint8 v, __local uint8 * parts, int lid, int nt)
+{
+  parts[lid] = v;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int k = nt / 2; k > 0; k >>= 1) {
+    if (lid < k)
+      parts[lid] += parts[lid + k];
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  v = parts[0];
+  /* everyone has read it before @parts is written again */
+  barrier (CLK_LOCAL_MEM_FENCE);
+  return v;
+}
+
+/* The offsets and the summary in three steps, each spread over the
  * device: mpeg_pack_counts, a work-item per macroblock, writes where its
  * levels start within its work-group's run of PACK_ITEMS macroblocks
- * (@offsets[mb]) and each run's total (@offsets[n + run]);
- * mpeg_pack_runs then turns the totals into where each run starts, and
- * mpeg_pack_levels adds the two. */
+ * (@offsets[mb]), each run's total (@offsets[n + run]) and each run's
+ * partial summary (after the head, GST_CL_MPEG_PACK_OFFSETS);
+ * mpeg_pack_runs then turns the totals into where each run starts and
+ * sums the partial summaries, and mpeg_pack_levels makes each
+ * macroblock's offset its run's start plus its own. */
 #if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (PACK_ITEMS, 1, 1)))
 void
@@ -4882,35 +4904,57 @@ mpeg_pack_counts (__global const GstClMpegMbRecord * records,
     __global uint * offsets, uint n)
 {
   __local uint sums[PACK_ITEMS];
+  __local uint8 parts[PACK_ITEMS];
   const uint mb = get_global_id (0), t = get_local_id (0);
   uint count = 0;
+  uint8 mine = 0;
 
-  if (mb < n)
-    for (int b = 0; b < MB_BLOCKS; b++)
-      count += coded_levels (&records[mb], b);
+  if (mb < n) {
+    __global const GstClMpegMbRecord *r = &records[mb];
+    const uint intra = (r->flags & GST_CL_MPEG_MB_INTRA) != 0;
+    const uint skippable = (r->flags & GST_CL_MPEG_MB_SKIPPABLE) != 0;
+    const uint coded = (uint) (intra || !skippable);
+    uint last = 0;
+    for (int b = 0; b < MB_BLOCKS; b++) {
+      count += coded_levels (r, b);
+      last += r->last[b];
+    }
+    mine = (uint8) (count, intra, skippable, coded, coded ? last : 0u,
+        (uint) r->quant, r->activity, 0u);
+  }
   const uint upto = group_prefix (count, sums, t, PACK_ITEMS);
+  const uint8 run = group_sum8 (mine, parts, t, PACK_ITEMS);
   if (mb < n)
     offsets[mb] = upto - count;
   if (t == PACK_ITEMS - 1)
     offsets[n + get_group_id (0)] = upto;
+  if (t == 0)
+    vstore8 (run, get_group_id (0), offsets + GST_CL_MPEG_PACK_HEAD (n));
 }
 #endif
 
 /* One work-group: the runs' totals at @offsets[n ..] become where each
- * run starts (at most PACK_ITEMS runs: the host sees to it) */
+ * run starts (at most PACK_ITEMS runs: the host sees to it), their
+ * partial summaries the picture's */
 #if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (PACK_ITEMS, 1, 1)))
 void
 mpeg_pack_runs (__global uint * offsets, uint n)
 {
   __local uint sums[PACK_ITEMS];
+  __local uint8 parts[PACK_ITEMS];
   const uint t = get_local_id (0);
-  const uint runs = (n + PACK_ITEMS - 1) / PACK_ITEMS;
+  const uint runs = GST_CL_MPEG_PACK_RUNS (n);
   const uint v = t < runs ? offsets[n + t] : 0;
   const uint upto = group_prefix (v, sums, t, PACK_ITEMS);
+  const uint8 sum = group_sum8 (t < runs ?
+      vload8 (t, offsets + GST_CL_MPEG_PACK_HEAD (n)) : (uint8) 0, parts, t,
+      PACK_ITEMS);
 
   if (t < runs)
     offsets[n + t] = upto - v;
+  if (t == 0)
+    vstore8 (sum, 0, offsets + GST_CL_MPEG_PACK_SUMMARY_AT (n));
 }
 #endif
 
@@ -4919,13 +4963,17 @@ mpeg_pack_runs (__global uint * offsets, uint n)
 __kernel __attribute__ ((reqd_work_group_size (64, 1, 1)))
 void
 mpeg_pack_levels (__global const GstClMpegMbRecord * records,
-    __global const short * levels, __global const uint * offsets,
+    __global const short * levels, __global uint * offsets,
     __global short * packed, uint n)
 {
   const uint mb = get_group_id (0), t = get_local_id (0);
   __global const GstClMpegMbRecord *r = &records[mb];
   uint at = offsets[n + mb / PACK_ITEMS] + offsets[mb];
 
+  /* (every work-item has read the offset before it is replaced) */
+  barrier (CLK_GLOBAL_MEM_FENCE);
+  if (t == 0)
+    offsets[mb] = at;
   for (int b = 0; b < MB_BLOCKS; b++) {
     uint c = coded_levels (r, b);
     if (t < c)

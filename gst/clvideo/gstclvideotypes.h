@@ -275,11 +275,41 @@ typedef struct {
 } GstClMpegPredictArgs;
 
 /* mpeg_pack_counts and mpeg_pack_runs (GPU layout): macroblocks a
- * work-group; the offsets buffer of n macroblocks holds n + runs values
- * (GST_CL_MPEG_PACK_OFFSETS) */
+ * work-group, each group's macroblocks a run */
 #define GST_CL_MPEG_PACK_ITEMS 256
-#define GST_CL_MPEG_PACK_OFFSETS(n) \
-  ((n) + ((n) + GST_CL_MPEG_PACK_ITEMS - 1) / GST_CL_MPEG_PACK_ITEMS)
+#define GST_CL_MPEG_PACK_RUNS(n) \
+  (((n) + GST_CL_MPEG_PACK_ITEMS - 1) / GST_CL_MPEG_PACK_ITEMS)
+
+/**
+ * GstClMpegPackSummary:
+ * @packed_total: the packed levels of all macroblocks
+ * @intra: macroblocks coded intra
+ * @skippable: macroblocks flagged GST_CL_MPEG_MB_SKIPPABLE
+ * @coded: macroblocks intra or not skippable
+ * @coded_last_sum: the sum of their blocks' @last
+ * @quant_sum: the sum of all macroblocks' quantisers
+ * @activity_sum: the sum of all macroblocks' activities
+ * @unused: 0
+ *
+ * A picture's records summed on the device where its levels are packed
+ * (GPU layout), so that the host reads the sums instead of scanning every
+ * record; eight words, a uint8 to the kernels.
+ */
+typedef struct {
+  guint32 packed_total, intra, skippable, coded;
+  guint32 coded_last_sum, quant_sum, activity_sum, unused;
+} GstClMpegPackSummary;
+
+#define GST_CL_MPEG_PACK_SUMMARY_WORDS 8
+/* The offsets buffer of the packing of n macroblocks, in 32-bit words:
+ * where each macroblock's packed levels start (n), where each run's start
+ * (GST_CL_MPEG_PACK_RUNS), the picture's GstClMpegPackSummary: the head,
+ * which the host reads; then the runs' partial summaries. */
+#define GST_CL_MPEG_PACK_SUMMARY_AT(n) ((n) + GST_CL_MPEG_PACK_RUNS (n))
+#define GST_CL_MPEG_PACK_HEAD(n) \
+  (GST_CL_MPEG_PACK_SUMMARY_AT (n) + GST_CL_MPEG_PACK_SUMMARY_WORDS)
+#define GST_CL_MPEG_PACK_OFFSETS(n) (GST_CL_MPEG_PACK_HEAD (n) + \
+  GST_CL_MPEG_PACK_SUMMARY_WORDS * GST_CL_MPEG_PACK_RUNS (n))
 
 /* mpeg_fit_costs and mpeg_fit_vectors, a P picture's f_code: the
  * work-group size of mpeg_fit_costs (GPU and CPU layouts) and the f_codes

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <gst/cl/gstclerror.h>
+#include <gst/cl/gstclhostmemory.h>
 #include <gst/cl/gstclmemory.h>
 #include "gstclmotionsearchcompute.h"
 #include "gstclmpegbitwriter.h"
@@ -69,6 +70,10 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cl_mpeg_enc_debug);
  * 1080p P picture of 150 kbit: 8). A fixed size, not the host's thread
  * count: the stream must not depend on the machine. */
 #define SLICE_TASK_BITS 20000
+/* GPU layout: the packed levels read with a picture's records beyond half
+ * as many again as the last picture of its type had (a still picture's
+ * few vary by more than half) */
+#define PACKED_SLACK 4096
 /* VBV buffer when not set: half a second at the bit rate (more where
  * the stream needs it) */
 #define AUTO_VBV_SECONDS 0.5
@@ -97,16 +102,22 @@ typedef struct
   GstClMpegFieldChoice *fc;     /* mapped field choices, once @ready */
   GstClMpegFieldChoice *bfc;    /* ... the backward ones (B) */
   gint16 *lev;                  /* mapped levels (CPU layout) */
-  /* GPU layout: the levels packed on the device and read back */
+  /* GPU layout: the levels packed on the device and read back into
+   * page-locked memory (the driver copies into pageable memory with the
+   * CPU, and may block until the copy is done); the head of @offsets
+   * (where each macroblock's levels start, the summary: see
+   * gst_cl_mpeg_transform_pack) read back into @head */
   cl_mem offsets, packed;
+  GstMapInfo packed_map, head_map;
   gint16 *packed_host;
-  guint32 *mb_offsets;
+  guint32 *head, *mb_offsets;
+  /* the packed levels read with the records, and whether the rest are */
+  guint32 levels_ahead;
   gboolean levels_read;
   /* what the engine reads of the records besides the slices, once they
    * are ready (slot_summary) */
   GstClMpegRecordsSummary summary;
   gboolean summarized;
-  cl_event levels_ready;        /* the read of the packed levels */
   cl_event ready;
   guint type;                   /* GST_CL_MPEG_PICTURE_I, _P or _B */
   gboolean gop_start, seq_start;
@@ -184,6 +195,12 @@ struct _GstClMpegEngine
   /* the field search's reaches (gst_cl_mpeg_transform_field_search) */
   guint field_reach, field_seed_reach;
   GstBufferPool *staging;
+  /* page-locked host memory (GPU layout: the packed levels' read-back) */
+  GstAllocator *host_alloc;
+  /* GPU layout: the packed levels of the last picture of each type
+   * (GST_CL_MPEG_PICTURE_I, _P, _B), for how many to read with the
+   * records */
+  guint32 packed_seen[4];
   GstVideoInfo info;
   guint mb_width, mb_height;
   /* the anchors' reconstructions in turn, and the B pictures' (which no
@@ -317,11 +334,46 @@ wait_event (cl_event * event, GError ** error)
   return gst_cl_check (ret, "clWaitForEvents", error);
 }
 
+/* Page-locked host memory of @size bytes, zeroed, mapped into @map
+ * (host_free) */
+static gboolean
+host_alloc (GstClMpegEngine * e, gsize size, GstMapInfo * map,
+    GError ** error)
+{
+  GstMemory *mem;
+
+  if (!e->host_alloc)
+    e->host_alloc = gst_cl_host_allocator_new (e->ctx);
+  mem = gst_allocator_alloc (e->host_alloc, size, NULL);
+  if (!mem || !gst_memory_map (mem, map, GST_MAP_READWRITE)) {
+    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL, "%" G_GSIZE_FORMAT
+        " bytes of page-locked host memory, for the levels' read-back, "
+        "could not be allocated (the clhostmemory log says why)", size);
+    if (mem)
+      gst_memory_unref (mem);
+    memset (map, 0, sizeof (*map));
+    return FALSE;
+  }
+  memset (map->data, 0, size);
+  return TRUE;
+}
+
+static void
+host_free (GstMapInfo * map)
+{
+  GstMemory *mem = map->memory;
+
+  if (mem) {
+    gst_memory_unmap (mem, map);
+    gst_memory_unref (mem);
+  }
+  memset (map, 0, sizeof (*map));
+}
+
 static void
 slot_unmap (GstClMpegEngine * e, Slot * s)
 {
   /* on the way out: the commands' own errors were reported */
-  wait_event (&s->levels_ready, NULL);
   wait_event (&s->ready, NULL);
   if (s->rec)
     clEnqueueUnmapMemObject (e->ctx->queue, s->records, s->rec, 0, NULL,
@@ -441,9 +493,12 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
     release_mem (&s->field_vectors[1]);
     release_mem (&s->offsets);
     release_mem (&s->packed);
-    g_clear_pointer (&s->packed_host, g_free);
-    g_clear_pointer (&s->mb_offsets, g_free);
+    host_free (&s->packed_map);
+    host_free (&s->head_map);
+    s->packed_host = NULL;
+    s->head = s->mb_offsets = NULL;
   }
+  gst_clear_object (&e->host_alloc);
   e->pending = NULL;
   drop_waiting (e);
   for (i = 0; i < G_N_ELEMENTS (e->recon); i++)
@@ -544,11 +599,15 @@ setup_device (GstClMpegEngine * e, GError ** error)
       gsize n = (gsize) e->mb_width * e->mb_height;
       if (!(s->offsets = gst_cl_mpeg_transform_alloc (e->tr,
                   gst_cl_mpeg_transform_offsets_size (e->tr), error)) ||
-          !(s->packed = gst_cl_mpeg_transform_alloc (e->tr, lev, error)))
+          !(s->packed = gst_cl_mpeg_transform_alloc (e->tr, lev, error)) ||
+          /* the entropy coder may read 64 levels past the last */
+          !host_alloc (e, (n * GST_CL_MPEG_MB_LEVELS + 64) * sizeof (gint16),
+              &s->packed_map, error) ||
+          !host_alloc (e, GST_CL_MPEG_PACK_HEAD (n) * sizeof (guint32),
+              &s->head_map, error))
         return FALSE;
-      /* the entropy coder may read 64 levels past the last */
-      s->packed_host = g_new0 (gint16, n * GST_CL_MPEG_MB_LEVELS + 64);
-      s->mb_offsets = g_new (guint32, n);
+      s->packed_host = (gint16 *) s->packed_map.data;
+      s->head = s->mb_offsets = (guint32 *) s->head_map.data;
     }
   }
   g_mutex_lock (&e->settings_lock);
@@ -687,15 +746,29 @@ auto_slices (GstClMpegEngine * e, const GstClMpegRecordsSummary * sum,
 }
 
 /* The summary of the records of @s, ready, for the coding of @s they
- * come from: the packed levels' offsets into s->mb_offsets with it */
+ * come from: read back with them where the device packs the levels (with
+ * the packed levels' offsets), else summed here */
 static const GstClMpegRecordsSummary *
 slot_summary (GstClMpegEngine * e, Slot * s)
 {
-  if (!s->summarized) {
-    gst_cl_mpeg_records_summarize (s->rec, e->mb_width * e->mb_height,
-        s->packed ? s->mb_offsets : NULL, &s->summary);
-    s->summarized = TRUE;
+  guint n = e->mb_width * e->mb_height;
+
+  if (s->summarized)
+    return &s->summary;
+  if (s->packed) {
+    GstClMpegPackSummary dev;
+    memcpy (&dev, s->head + GST_CL_MPEG_PACK_SUMMARY_AT (n), sizeof (dev));
+    s->summary.packed_total = dev.packed_total;
+    s->summary.intra = dev.intra;
+    s->summary.skippable = dev.skippable;
+    s->summary.coded = dev.coded;
+    s->summary.coded_last_sum = dev.coded_last_sum;
+    s->summary.quant_sum = dev.quant_sum;
+    s->summary.activity_sum = dev.activity_sum;
+  } else {
+    gst_cl_mpeg_records_summarize (s->rec, n, NULL, &s->summary);
   }
+  s->summarized = TRUE;
   return &s->summary;
 }
 
@@ -1137,6 +1210,35 @@ map_field_choices (GstClMpegEngine * e, cl_mem fields,
 }
 
 /* Enqueues the macroblock stages of @s and the mapping of their results. */
+/* Enqueues the read-back of @s's packed levels with its records: the
+ * head of the offsets, and as many levels as the last picture of its
+ * type had, half as many again (where there are more, read_packed_levels
+ * reads the rest once the records say, behind the next frame's device
+ * work), s->ready the event of the last read. Reading them all before
+ * the next frame's work goes to the device would wait for the records
+ * in between, the device idle. */
+static gboolean
+read_back_packed (GstClMpegEngine * e, Slot * s, GError ** error)
+{
+  guint n = e->mb_width * e->mb_height;
+  /* (the first picture of a type: a sixth of the most there can be) */
+  guint64 seen = e->packed_seen[s->type] ? e->packed_seen[s->type] :
+      (guint64) n * 64;
+  cl_int ret;
+
+  s->levels_ahead = MIN (seen + seen / 2 + PACKED_SLACK,
+      (guint64) n * GST_CL_MPEG_MB_LEVELS);
+  ret = clEnqueueReadBuffer (e->ctx->queue, s->offsets, CL_FALSE, 0,
+      GST_CL_MPEG_PACK_HEAD ((gsize) n) * sizeof (guint32), s->head, 0, NULL,
+      NULL);
+  if (!gst_cl_check (ret, "clEnqueueReadBuffer", error))
+    return FALSE;
+  ret = clEnqueueReadBuffer (e->ctx->queue, s->packed, CL_FALSE, 0,
+      (gsize) s->levels_ahead * sizeof (gint16), s->packed_host, 0, NULL,
+      &s->ready);
+  return gst_cl_check (ret, "clEnqueueReadBuffer", error);
+}
+
 static gboolean
 submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
 {
@@ -1217,12 +1319,13 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
     return FALSE;
   s->levels_read = FALSE;
   s->summarized = FALSE;
-  /* packed levels are read once the records give their size; whole ones
-   * are mapped with the records */
+  /* packed levels are read with the records (read_back_packed); whole
+   * ones are mapped with them */
   if (s->packed && !gst_cl_mpeg_transform_pack (e->tr, s->records,
           s->levels, s->offsets, s->packed, error))
     return FALSE;
-  /* (before the records, whose map the packed levels wait for) */
+  /* (before the records: their event, or the packed levels' after them,
+   * is the last) */
   if (s->field_motion && (!map_field_choices (e, s->fields, &s->fc, error) ||
           (s->type == GST_CL_MPEG_PICTURE_B &&
               !map_field_choices (e, s->bfields, &s->bfc, error))))
@@ -1236,8 +1339,10 @@ submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
   }
   s->rec = clEnqueueMapBuffer (e->ctx->queue, s->records, CL_FALSE,
       CL_MAP_READ, 0, gst_cl_mpeg_transform_records_size (e->tr), 0, NULL,
-      s->packed ? &s->ready : NULL, &ret);
+      NULL, &ret);
   if (!gst_cl_check (ret, "clEnqueueMapBuffer", error))
+    return FALSE;
+  if (s->packed && !read_back_packed (e, s, error))
     return FALSE;
   if (!s->packed) {
     s->lev = clEnqueueMapBuffer (e->ctx->queue, s->levels, CL_FALSE,
@@ -1422,30 +1527,31 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end,
   return out;
 }
 
-/* Starts the read of the packed levels of @s, as many as its records
- * say (waiting for the records first), unless there is none to do;
- * @blocking waits for it too. */
+/* Reads the packed levels of @s that its read-back (read_back_packed)
+ * left, now that its records say how many there are (waiting for them
+ * first), and keeps their number for the next picture of its type */
 static gboolean
-read_packed_levels (GstClMpegEngine * e, Slot * s, gboolean blocking,
-    GError ** error)
+read_packed_levels (GstClMpegEngine * e, Slot * s, GError ** error)
 {
   guint32 total;
-  cl_int ret = CL_SUCCESS;
+  cl_int ret;
 
   if (!s->packed || !s->encoded || s->levels_read || s->all_skipped)
     return TRUE;
   if (!wait_event (&s->ready, error))
     return FALSE;
   total = slot_summary (e, s)->packed_total;
-  if (total > 0)
-    ret = clEnqueueReadBuffer (e->ctx->queue, s->packed,
-        blocking ? CL_TRUE : CL_FALSE, 0, (gsize) total * sizeof (gint16),
-        s->packed_host, 0, NULL, blocking ? NULL : &s->levels_ready);
-  if (!gst_cl_check (ret, "clEnqueueReadBuffer", error))
-    return FALSE;
-  if (!blocking && !gst_cl_check (clFlush (e->ctx->queue), "clFlush",
-          error))
-    return FALSE;
+  e->packed_seen[s->type] = total;
+  if (total > s->levels_ahead) {
+    GST_DEBUG_OBJECT (e->parent, "%u packed levels, %u read ahead", total,
+        s->levels_ahead);
+    ret = clEnqueueReadBuffer (e->ctx->queue, s->packed, CL_TRUE,
+        (gsize) s->levels_ahead * sizeof (gint16),
+        (gsize) (total - s->levels_ahead) * sizeof (gint16),
+        s->packed_host + s->levels_ahead, 0, NULL, NULL);
+    if (!gst_cl_check (ret, "clEnqueueReadBuffer", error))
+      return FALSE;
+  }
   s->levels_read = TRUE;
   return TRUE;
 }
@@ -1703,8 +1809,7 @@ decide_slot (GstClMpegEngine * e, Slot * s, GError ** error)
   for (;;) {
     t0 = g_get_monotonic_time ();
     if (!wait_event (&s->ready, error) ||
-        !read_packed_levels (e, s, TRUE, error) ||
-        !wait_event (&s->levels_ready, error) ||
+        !read_packed_levels (e, s, error) ||
         !learn_ip_factor (e, s, &learnt, error))
       return FALSE;
     e->wait_ns += (g_get_monotonic_time () - t0) * 1000;
@@ -2193,10 +2298,6 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
   /* dual prime: P pictures right after their reference */
   s->fwd_timing.dual_prime = type == GST_CL_MPEG_PICTURE_P;
 
-  /* the previous frame's levels go back to the host ahead of this
-   * frame's device work, not behind it */
-  if (e->pending && !read_packed_levels (e, e->pending, FALSE, error))
-    goto failed;
   if (!submit_input (e, s, error))
     goto failed;
   /* With a constant quantiser the device can code this frame while the

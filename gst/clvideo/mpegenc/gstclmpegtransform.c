@@ -602,6 +602,9 @@ gst_cl_mpeg_transform_packs_levels (const GstClMpegTransform * tr)
 gsize
 gst_cl_mpeg_transform_offsets_size (const GstClMpegTransform * tr)
 {
+  /* (the kernels see the summary as a uint8) */
+  G_STATIC_ASSERT (sizeof (GstClMpegPackSummary) ==
+      GST_CL_MPEG_PACK_SUMMARY_WORDS * sizeof (guint32));
   return GST_CL_MPEG_PACK_OFFSETS ((gsize) tr->mb_width * tr->mb_height) *
       sizeof (guint32);
 }
@@ -630,7 +633,7 @@ gst_cl_mpeg_transform_pack (GstClMpegTransform * tr, cl_mem records,
     return FALSE;
   }
   /* a work-item per macroblock, in runs of PACK_ITEMS */
-  global = (GST_CL_MPEG_PACK_OFFSETS (n) - n) * local;
+  global = GST_CL_MPEG_PACK_RUNS (n) * local;
   if (!gst_cl_video_set_kernel_args (tr->pack_counts, count_mems,
           G_N_ELEMENTS (count_mems), &n, sizeof (n), error) ||
       !gst_cl_context_enqueue_kernel (tr->ctx, tr->pack_counts,

@@ -229,12 +229,11 @@ gsize gst_cl_mpeg_transform_offsets_size (const GstClMpegTransform * tr);
 /* Enqueues the packing of @levels into @packed: per macroblock, per block,
  * the levels up to the block's last non-zero one (intra blocks at least
  * one), in that order, without gaps; @offsets, of
- * gst_cl_mpeg_transform_offsets_size() bytes at least, receives where
- * each macroblock starts, as the start of its run of
- * GST_CL_MPEG_PACK_ITEMS macroblocks (after the macroblocks' entries)
- * plus its offset within the run. gst_cl_mpeg_records_summarize() gives
- * the offsets from the records. @packed must hold
- * gst_cl_mpeg_transform_levels_size() bytes. */
+ * gst_cl_mpeg_transform_offsets_size() bytes at least, receives in its
+ * head (GST_CL_MPEG_PACK_HEAD words) where each macroblock starts, as
+ * gst_cl_mpeg_records_summarize() gives it from the records, and at
+ * GST_CL_MPEG_PACK_SUMMARY_AT the GstClMpegPackSummary of the records.
+ * @packed must hold gst_cl_mpeg_transform_levels_size() bytes. */
 gboolean gst_cl_mpeg_transform_pack (GstClMpegTransform * tr,
     cl_mem records, cl_mem levels, cl_mem offsets, cl_mem packed,
     GError ** error);
