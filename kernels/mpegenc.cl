@@ -4889,14 +4889,12 @@ group_sum8 (uint8 v, __local uint8 * parts, int lid, int nt)
   return v;
 }
 
-/* The offsets and the summary in three steps, each spread over the
- * device: mpeg_pack_counts, a work-item per macroblock, writes where its
- * levels start within its work-group's run of PACK_ITEMS macroblocks
+/* The offsets and the summary in two steps, each spread over the device:
+ * mpeg_pack_counts, a work-item per macroblock, writes where its levels
+ * start within its work-group's run of PACK_ITEMS macroblocks
  * (@offsets[mb]), each run's total (@offsets[n + run]) and each run's
- * partial summary (after the head, GST_CL_MPEG_PACK_OFFSETS);
- * mpeg_pack_runs then turns the totals into where each run starts and
- * sums the partial summaries, and mpeg_pack_levels makes each
- * macroblock's offset its run's start plus its own. */
+ * summary (GST_CL_MPEG_PACK_PARTS_AT); mpeg_pack_levels makes each
+ * macroblock's offset the runs' totals before it plus its own. */
 #if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (PACK_ITEMS, 1, 1)))
 void
@@ -4929,32 +4927,7 @@ mpeg_pack_counts (__global const GstClMpegMbRecord * records,
   if (t == PACK_ITEMS - 1)
     offsets[n + get_group_id (0)] = upto;
   if (t == 0)
-    vstore8 (run, get_group_id (0), offsets + GST_CL_MPEG_PACK_HEAD (n));
-}
-#endif
-
-/* One work-group: the runs' totals at @offsets[n ..] become where each
- * run starts (at most PACK_ITEMS runs: the host sees to it), their
- * partial summaries the picture's */
-#if MPEG_KERNELS_OF (CORE)
-__kernel __attribute__ ((reqd_work_group_size (PACK_ITEMS, 1, 1)))
-void
-mpeg_pack_runs (__global uint * offsets, uint n)
-{
-  __local uint sums[PACK_ITEMS];
-  __local uint8 parts[PACK_ITEMS];
-  const uint t = get_local_id (0);
-  const uint runs = GST_CL_MPEG_PACK_RUNS (n);
-  const uint v = t < runs ? offsets[n + t] : 0;
-  const uint upto = group_prefix (v, sums, t, PACK_ITEMS);
-  const uint8 sum = group_sum8 (t < runs ?
-      vload8 (t, offsets + GST_CL_MPEG_PACK_HEAD (n)) : (uint8) 0, parts, t,
-      PACK_ITEMS);
-
-  if (t < runs)
-    offsets[n + t] = upto - v;
-  if (t == 0)
-    vstore8 (sum, 0, offsets + GST_CL_MPEG_PACK_SUMMARY_AT (n));
+    vstore8 (run, get_group_id (0), offsets + GST_CL_MPEG_PACK_PARTS_AT (n));
 }
 #endif
 
@@ -4966,10 +4939,15 @@ mpeg_pack_levels (__global const GstClMpegMbRecord * records,
     __global const short * levels, __global uint * offsets,
     __global short * packed, uint n)
 {
+  __local int red[64];
   const uint mb = get_group_id (0), t = get_local_id (0);
   __global const GstClMpegMbRecord *r = &records[mb];
-  uint at = offsets[n + mb / PACK_ITEMS] + offsets[mb];
+  uint at = offsets[mb];
+  int before = 0;
 
+  for (uint run = t; run < mb / PACK_ITEMS; run += 64)
+    before += offsets[n + run];
+  at += (uint) group_sum (red, before, t);
   /* (every work-item has read the offset before it is replaced) */
   barrier (CLK_GLOBAL_MEM_FENCE);
   if (t == 0)

@@ -2474,15 +2474,15 @@ check_records_summary (const GstClMpegMbRecord * recs, guint n,
   g_free (lib_offsets);
 }
 
-/* The device's summary of the @n records @recs, at @words: the host's */
+/* The device's summary of the @n records @recs, from the @offsets that
+ * @tr packed them into: the host's */
 static void
-check_pack_summary (const GstClMpegMbRecord * recs, guint n,
-    const guint32 * words)
+check_pack_summary (GstClMpegTransform * tr, const GstClMpegMbRecord * recs,
+    guint n, const guint32 * offsets)
 {
-  GstClMpegRecordsSummary sum;
-  GstClMpegPackSummary dev;
+  GstClMpegRecordsSummary sum, dev;
 
-  memcpy (&dev, words, sizeof (dev));
+  gst_cl_mpeg_transform_pack_summary (tr, offsets, &dev);
   gst_cl_mpeg_records_summarize (recs, n, NULL, &sum);
   fail_unless_equals_int (dev.packed_total, sum.packed_total);
   fail_unless_equals_int (dev.intra, sum.intra);
@@ -2516,44 +2516,118 @@ pack_on_host (const GstClMpegMbRecord * recs, const gint16 * lev, guint n,
   return packed;
 }
 
+/* @n records of every kind from @seed: intra, skippable or neither,
+ * @n_blocks blocks (0: 4:2:0 and 4:2:2 mixed), intra blocks whose last
+ * is 0, bytes past the blocks that are not zero, the largest @last,
+ * activities up to @max_activity */
+static GstClMpegMbRecord *
+random_records (guint n, guint32 seed, guint n_blocks, guint32 max_activity)
+{
+  GstClMpegMbRecord *recs = g_new0 (GstClMpegMbRecord, n);
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint i, b;
+
+  for (i = 0; i < n; i++) {
+    GstClMpegMbRecord *r = &recs[i];
+    r->n_blocks = n_blocks ? n_blocks : g_rand_boolean (rand) ?
+        GST_CL_MPEG_BLOCKS_422 : GST_CL_MPEG_BLOCKS_420;
+    r->flags = (g_rand_int_range (rand, 0, 4) == 0 ? GST_CL_MPEG_MB_INTRA :
+        0) | (g_rand_boolean (rand) ? GST_CL_MPEG_MB_SKIPPABLE : 0);
+    r->quant = g_rand_int_range (rand, 1, 32);
+    r->activity = (guint32) (g_rand_double (rand) * max_activity);
+    for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
+      r->last[b] = i % 7 == 0 ? 64 : g_rand_int_range (rand, 0, 3) == 0 ?
+          0 : g_rand_int_range (rand, 1, 65);
+  }
+  g_rand_free (rand);
+  return recs;
+}
+
 /* Records of every kind (4:2:0 and 4:2:2, intra blocks whose last is 0,
  * bytes past the blocks that are not zero, the largest @last): the
  * engine's one-pass summary and offsets equal plain sums. */
 GST_START_TEST (test_records_summary)
 {
   const guint n = 4096;
-  GstClMpegMbRecord *recs = g_new0 (GstClMpegMbRecord, n);
+  /* (activities of 32 bits: the sums take 64) */
+  GstClMpegMbRecord *recs = random_records (n, 7, 0, G_MAXUINT32);
   guint32 *offsets = g_new (guint32, n);
-  GRand *rand = g_rand_new_with_seed (7);
   guint32 total;
-  guint i, b;
 
-  for (i = 0; i < n; i++) {
-    GstClMpegMbRecord *r = &recs[i];
-    r->n_blocks = g_rand_boolean (rand) ? GST_CL_MPEG_BLOCKS_422 :
-        GST_CL_MPEG_BLOCKS_420;
-    r->flags = (g_rand_int_range (rand, 0, 4) == 0 ? GST_CL_MPEG_MB_INTRA :
-        0) | (g_rand_boolean (rand) ? GST_CL_MPEG_MB_SKIPPABLE : 0);
-    r->quant = g_rand_int_range (rand, 1, 32);
-    r->activity = g_rand_int (rand);
-    for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
-      r->last[b] = i % 7 == 0 ? 64 : g_rand_int_range (rand, 0, 3) == 0 ?
-          0 : g_rand_int_range (rand, 1, 65);
-  }
   check_records_summary (recs, n, offsets, &total);
-  g_rand_free (rand);
   g_free (offsets);
   g_free (recs);
 }
 
 GST_END_TEST;
 
+/* The packing of @tr (GPU layout) of its picture's records @recs and
+ * levels @lev: its offsets, its summary of the records and its packed
+ * levels equal the host's, @offsets and the @total levels @packed; an
+ * offsets buffer too short is refused. */
+static void
+check_device_packing (GstClMpegTransform * tr, const GstClMpegMbRecord * recs,
+    const gint16 * lev, const gint16 * packed, const guint32 * offsets,
+    guint32 total)
+{
+  GstClContext *ctx = test_get_shared_context ();
+  GError *error = NULL;
+  const guint n = gst_cl_mpeg_transform_mb_width (tr) *
+      gst_cl_mpeg_transform_mb_height (tr);
+  gsize lev_size = gst_cl_mpeg_transform_levels_size (tr);
+  cl_mem d_recs = gst_cl_mpeg_transform_alloc (tr,
+      gst_cl_mpeg_transform_records_size (tr), &error);
+  cl_mem d_lev = gst_cl_mpeg_transform_alloc (tr, lev_size, &error);
+  const gsize n_off = gst_cl_mpeg_transform_offsets_size (tr) /
+      sizeof (guint32);
+  cl_mem d_off = gst_cl_mpeg_transform_alloc (tr, n_off * sizeof (guint32),
+      &error);
+  cl_mem short_off = gst_cl_mpeg_transform_alloc (tr,
+      (n_off - 1) * sizeof (guint32), &error);
+  cl_mem d_packed = gst_cl_mpeg_transform_alloc (tr, lev_size, &error);
+  guint32 *dev_off = g_new (guint32, n_off);
+  gint16 *dev_packed = g_new0 (gint16, total + 1);
+  guint i;
+
+  fail_unless (d_recs && d_lev && d_off && short_off && d_packed);
+  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, d_recs, CL_TRUE,
+          0, gst_cl_mpeg_transform_records_size (tr), recs, 0, NULL, NULL),
+      CL_SUCCESS);
+  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, d_lev, CL_TRUE,
+          0, lev_size, lev, 0, NULL, NULL), CL_SUCCESS);
+  fail_if (gst_cl_mpeg_transform_pack (tr, d_recs, d_lev, short_off,
+          d_packed, &error));
+  fail_unless (error != NULL && strstr (error->message, "offsets"));
+  g_clear_error (&error);
+  fail_unless (gst_cl_mpeg_transform_pack (tr, d_recs, d_lev, d_off,
+          d_packed, &error), "%s", error ? error->message : "");
+  fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, d_off, CL_TRUE, 0,
+          n_off * sizeof (guint32), dev_off, 0, NULL, NULL), CL_SUCCESS);
+  for (i = 0; i < n; i++)
+    fail_unless_each (dev_off[i] == offsets[i], "offset of macroblock %u: "
+        "%u, expected %u", i, dev_off[i], offsets[i]);
+  check_pack_summary (tr, recs, n, dev_off);
+  if (total > 0)
+    fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, d_packed,
+            CL_TRUE, 0, total * sizeof (gint16), dev_packed, 0, NULL, NULL),
+        CL_SUCCESS);
+  fail_unless (memcmp (dev_packed, packed, total * 2) == 0,
+      "device packing differs");
+  g_free (dev_off);
+  g_free (dev_packed);
+  clReleaseMemObject (d_recs);
+  clReleaseMemObject (d_lev);
+  clReleaseMemObject (d_off);
+  clReleaseMemObject (short_off);
+  clReleaseMemObject (d_packed);
+}
+
 /* The slices coded from packed levels are byte for byte those coded from
  * whole blocks, over an I and a P picture at several quantisers; where
  * the transform packs on the device (GPU layout), its offsets, its
  * summary of the records and its packed levels equal the host's. 396
  * macroblocks: a whole run of GST_CL_MPEG_PACK_ITEMS and a partial
- * one. */
+ * one; then the largest picture. */
 GST_START_TEST (test_packed_levels)
 {
   const guint w = 352, h = 288;
@@ -2604,62 +2678,41 @@ GST_START_TEST (test_packed_levels)
         gst_cl_mpeg_bit_writer_clear (&b);
       }
 
-      if (gst_cl_mpeg_transform_packs_levels (tr)) {
-        gsize lev_size = gst_cl_mpeg_transform_levels_size (tr);
-        cl_mem d_recs = gst_cl_mpeg_transform_alloc (tr,
-            gst_cl_mpeg_transform_records_size (tr), &error);
-        cl_mem d_lev = gst_cl_mpeg_transform_alloc (tr, lev_size, &error);
-        const gsize n_off = gst_cl_mpeg_transform_offsets_size (tr) /
-            sizeof (guint32);
-        cl_mem d_off = gst_cl_mpeg_transform_alloc (tr,
-            n_off * sizeof (guint32), &error);
-        cl_mem short_off = gst_cl_mpeg_transform_alloc (tr,
-            (c.mbn + 1) * sizeof (guint32), &error);
-        cl_mem d_packed = gst_cl_mpeg_transform_alloc (tr, lev_size, &error);
-        guint32 *dev_off = g_new (guint32, n_off);
-        gint16 *dev_packed = g_new0 (gint16, total + 1);
-
-        fail_unless (d_recs && d_lev && d_off && d_packed);
-        fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, d_recs,
-                CL_TRUE, 0, gst_cl_mpeg_transform_records_size (tr), c.recs, 0,
-                NULL, NULL), CL_SUCCESS);
-        fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, d_lev,
-                CL_TRUE, 0, lev_size, c.lev, 0, NULL, NULL), CL_SUCCESS);
-        /* a buffer too short for the runs' starts is refused */
-        fail_if (gst_cl_mpeg_transform_pack (tr, d_recs, d_lev, short_off,
-                d_packed, &error));
-        fail_unless (error != NULL && strstr (error->message, "offsets"));
-        g_clear_error (&error);
-        clReleaseMemObject (short_off);
-        fail_unless (gst_cl_mpeg_transform_pack (tr, d_recs, d_lev, d_off,
-                d_packed, &error), "%s", error ? error->message : "");
-        fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, d_off,
-                CL_TRUE, 0, n_off * sizeof (guint32), dev_off, 0, NULL,
-                NULL), CL_SUCCESS);
-        for (i = 0; i < c.mbn; i++)
-          fail_unless_each (dev_off[i] == offsets[i], "offset of macroblock "
-              "%u: %u, expected %u", i, dev_off[i], offsets[i]);
-        check_pack_summary (c.recs, c.mbn,
-            dev_off + GST_CL_MPEG_PACK_SUMMARY_AT (c.mbn));
-        if (total > 0)
-          fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, d_packed,
-                  CL_TRUE, 0, total * sizeof (gint16), dev_packed, 0, NULL,
-                  NULL), CL_SUCCESS);
-        fail_unless (memcmp (dev_packed, packed, total * 2) == 0,
-            "device packing differs (picture %u, q %u)", t, q);
-        g_free (dev_off);
-        g_free (dev_packed);
-        clReleaseMemObject (d_recs);
-        clReleaseMemObject (d_lev);
-        clReleaseMemObject (d_off);
-        clReleaseMemObject (d_packed);
-      }
+      if (gst_cl_mpeg_transform_packs_levels (tr))
+        check_device_packing (tr, c.recs, c.lev, packed, offsets, total);
       g_free (packed);
     }
     ref_coder_next (&c);
   }
   g_free (offsets);
   ref_coder_clear (&c);
+  gst_cl_mpeg_transform_free (tr);
+
+  /* the largest picture, records and levels at random: 175 runs, more
+   * than mpeg_pack_levels's 64 work-items add up at once */
+  tr = gst_cl_mpeg_transform_new (ctx, 4095, 2800, FALSE, &error);
+  fail_unless (tr != NULL, "%s", error ? error->message : "");
+  if (gst_cl_mpeg_transform_packs_levels (tr)) {
+    const guint n = gst_cl_mpeg_transform_mb_width (tr) *
+        gst_cl_mpeg_transform_mb_height (tr);
+    GstClMpegMbRecord *recs = random_records (n, 5, GST_CL_MPEG_BLOCKS_420,
+        16 * 16 * 255);
+    gint16 *lev = g_new (gint16, (gsize) n * GST_CL_MPEG_MB_LEVELS);
+    guint32 total;
+    gint16 *packed;
+    GRand *rand = g_rand_new_with_seed (6);
+
+    for (i = 0; i < n * GST_CL_MPEG_MB_LEVELS; i++)
+      lev[i] = g_rand_int_range (rand, -2048, 2048);
+    offsets = g_new (guint32, n);
+    packed = pack_on_host (recs, lev, n, offsets, &total);
+    check_device_packing (tr, recs, lev, packed, offsets, total);
+    g_rand_free (rand);
+    g_free (packed);
+    g_free (offsets);
+    g_free (lev);
+    g_free (recs);
+  }
   gst_cl_mpeg_transform_free (tr);
 }
 

@@ -274,8 +274,8 @@ typedef struct {
   guint32 zero_bias;
 } GstClMpegPredictArgs;
 
-/* mpeg_pack_counts and mpeg_pack_runs (GPU layout): macroblocks a
- * work-group, each group's macroblocks a run */
+/* mpeg_pack_counts (GPU layout): macroblocks a work-group, each group's
+ * macroblocks a run */
 #define GST_CL_MPEG_PACK_ITEMS 256
 #define GST_CL_MPEG_PACK_RUNS(n) \
   (((n) + GST_CL_MPEG_PACK_ITEMS - 1) / GST_CL_MPEG_PACK_ITEMS)
@@ -291,9 +291,10 @@ typedef struct {
  * @activity_sum: the sum of all macroblocks' activities
  * @unused: 0
  *
- * A picture's records summed on the device where its levels are packed
- * (GPU layout), so that the host reads the sums instead of scanning every
- * record; eight words, a uint8 to the kernels.
+ * The records of a run of macroblocks summed on the device where the
+ * levels are packed (GPU layout), so that the host adds up the runs'
+ * sums instead of scanning every record; eight words, a uint8 to the
+ * kernels.
  */
 typedef struct {
   guint32 packed_total, intra, skippable, coded;
@@ -302,13 +303,11 @@ typedef struct {
 
 #define GST_CL_MPEG_PACK_SUMMARY_WORDS 8
 /* The offsets buffer of the packing of n macroblocks, in 32-bit words:
- * where each macroblock's packed levels start (n), where each run's start
- * (GST_CL_MPEG_PACK_RUNS), the picture's GstClMpegPackSummary: the head,
- * which the host reads; then the runs' partial summaries. */
-#define GST_CL_MPEG_PACK_SUMMARY_AT(n) ((n) + GST_CL_MPEG_PACK_RUNS (n))
-#define GST_CL_MPEG_PACK_HEAD(n) \
-  (GST_CL_MPEG_PACK_SUMMARY_AT (n) + GST_CL_MPEG_PACK_SUMMARY_WORDS)
-#define GST_CL_MPEG_PACK_OFFSETS(n) (GST_CL_MPEG_PACK_HEAD (n) + \
+ * where each macroblock's packed levels start (n), each run's total
+ * (GST_CL_MPEG_PACK_RUNS), each run's GstClMpegPackSummary (at
+ * GST_CL_MPEG_PACK_PARTS_AT), which the host adds up. */
+#define GST_CL_MPEG_PACK_PARTS_AT(n) ((n) + GST_CL_MPEG_PACK_RUNS (n))
+#define GST_CL_MPEG_PACK_OFFSETS(n) (GST_CL_MPEG_PACK_PARTS_AT (n) + \
   GST_CL_MPEG_PACK_SUMMARY_WORDS * GST_CL_MPEG_PACK_RUNS (n))
 
 /* mpeg_fit_costs and mpeg_fit_vectors, a P picture's f_code: the

@@ -102,15 +102,15 @@ typedef struct
   GstClMpegFieldChoice *fc;     /* mapped field choices, once @ready */
   GstClMpegFieldChoice *bfc;    /* ... the backward ones (B) */
   gint16 *lev;                  /* mapped levels (CPU layout) */
-  /* GPU layout: the levels packed on the device and read back into
-   * page-locked memory (the driver copies into pageable memory with the
-   * CPU, and may block until the copy is done); the head of @offsets
-   * (where each macroblock's levels start, the summary: see
-   * gst_cl_mpeg_transform_pack) read back into @head */
+  /* GPU layout: the levels packed on the device and @offsets (where each
+   * macroblock's levels start, then the summary's parts: see
+   * gst_cl_mpeg_transform_pack) read back into page-locked memory (the
+   * driver copies into pageable memory with the CPU, and may block until
+   * the copy is done) */
   cl_mem offsets, packed;
-  GstMapInfo packed_map, head_map;
+  GstMapInfo packed_map, offsets_map;
   gint16 *packed_host;
-  guint32 *head, *mb_offsets;
+  guint32 *mb_offsets;
   /* the packed levels read with the records, and whether the rest are */
   guint32 levels_ahead;
   gboolean levels_read;
@@ -494,9 +494,9 @@ gst_cl_mpeg_engine_release (GstClMpegEngine * e)
     release_mem (&s->offsets);
     release_mem (&s->packed);
     host_free (&s->packed_map);
-    host_free (&s->head_map);
+    host_free (&s->offsets_map);
     s->packed_host = NULL;
-    s->head = s->mb_offsets = NULL;
+    s->mb_offsets = NULL;
   }
   gst_clear_object (&e->host_alloc);
   e->pending = NULL;
@@ -603,11 +603,11 @@ setup_device (GstClMpegEngine * e, GError ** error)
           /* the entropy coder may read 64 levels past the last */
           !host_alloc (e, (n * GST_CL_MPEG_MB_LEVELS + 64) * sizeof (gint16),
               &s->packed_map, error) ||
-          !host_alloc (e, GST_CL_MPEG_PACK_HEAD (n) * sizeof (guint32),
-              &s->head_map, error))
+          !host_alloc (e, gst_cl_mpeg_transform_offsets_size (e->tr),
+              &s->offsets_map, error))
         return FALSE;
       s->packed_host = (gint16 *) s->packed_map.data;
-      s->head = s->mb_offsets = (guint32 *) s->head_map.data;
+      s->mb_offsets = (guint32 *) s->offsets_map.data;
     }
   }
   g_mutex_lock (&e->settings_lock);
@@ -755,19 +755,11 @@ slot_summary (GstClMpegEngine * e, Slot * s)
 
   if (s->summarized)
     return &s->summary;
-  if (s->packed) {
-    GstClMpegPackSummary dev;
-    memcpy (&dev, s->head + GST_CL_MPEG_PACK_SUMMARY_AT (n), sizeof (dev));
-    s->summary.packed_total = dev.packed_total;
-    s->summary.intra = dev.intra;
-    s->summary.skippable = dev.skippable;
-    s->summary.coded = dev.coded;
-    s->summary.coded_last_sum = dev.coded_last_sum;
-    s->summary.quant_sum = dev.quant_sum;
-    s->summary.activity_sum = dev.activity_sum;
-  } else {
+  if (s->packed)
+    gst_cl_mpeg_transform_pack_summary (e->tr, s->mb_offsets,
+        &s->summary);
+  else
     gst_cl_mpeg_records_summarize (s->rec, n, NULL, &s->summary);
-  }
   s->summarized = TRUE;
   return &s->summary;
 }
@@ -1209,14 +1201,13 @@ map_field_choices (GstClMpegEngine * e, cl_mem fields,
   return gst_cl_check (ret, "clEnqueueMapBuffer", error);
 }
 
-/* Enqueues the macroblock stages of @s and the mapping of their results. */
 /* Enqueues the read-back of @s's packed levels with its records: the
- * head of the offsets, and as many levels as the last picture of its
- * type had, half as many again (where there are more, read_packed_levels
- * reads the rest once the records say, behind the next frame's device
- * work), s->ready the event of the last read. Reading them all before
- * the next frame's work goes to the device would wait for the records
- * in between, the device idle. */
+ * offsets, and as many levels as the last picture of its type had, half
+ * as many again (where there are more, read_packed_levels reads the rest
+ * once the records say, behind the next frame's device work), s->ready
+ * the event of the last read. Reading them all before the next frame's
+ * work goes to the device would wait for the records in between, the
+ * device idle. */
 static gboolean
 read_back_packed (GstClMpegEngine * e, Slot * s, GError ** error)
 {
@@ -1229,7 +1220,7 @@ read_back_packed (GstClMpegEngine * e, Slot * s, GError ** error)
   s->levels_ahead = MIN (seen + seen / 2 + PACKED_SLACK,
       (guint64) n * GST_CL_MPEG_MB_LEVELS);
   ret = clEnqueueReadBuffer (e->ctx->queue, s->offsets, CL_FALSE, 0,
-      GST_CL_MPEG_PACK_HEAD ((gsize) n) * sizeof (guint32), s->head, 0, NULL,
+      gst_cl_mpeg_transform_offsets_size (e->tr), s->mb_offsets, 0, NULL,
       NULL);
   if (!gst_cl_check (ret, "clEnqueueReadBuffer", error))
     return FALSE;
@@ -1239,6 +1230,7 @@ read_back_packed (GstClMpegEngine * e, Slot * s, GError ** error)
   return gst_cl_check (ret, "clEnqueueReadBuffer", error);
 }
 
+/* Enqueues the macroblock stages of @s and the mapping of their results. */
 static gboolean
 submit_encode (GstClMpegEngine * e, Slot * s, GError ** error)
 {

@@ -29,7 +29,7 @@ struct _GstClMpegTransform
   cl_kernel load, encode, fit_costs, fit_vectors, follow_vectors, predict_b,
       field_search;
   cl_kernel choose_b_fields;
-  cl_kernel pack_counts, pack_runs, pack_levels;  /* GPU layout */
+  cl_kernel pack_counts, pack_levels;  /* GPU layout */
   cl_kernel transform_mb, trellis;      /* GPU layout */
   cl_mem jobs;                  /* GPU layout: a GstClMpegTrellisJob per
                                  * macroblock */
@@ -108,17 +108,6 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
   tr->mb_height = interlaced ? 2 * ((height + 31) / 32) : (height + 15) / 16;
   tr->cpu_layout = ctx->cpu_layout;
   tr->chroma_422 = chroma_422;
-  /* (mpeg_pack_runs scans at most GST_CL_MPEG_PACK_ITEMS runs: 65536
-   * macroblocks, more than the largest picture of the caps, 4095 x 2800,
-   * has) */
-  if ((gsize) tr->mb_width * tr->mb_height > (gsize) GST_CL_MPEG_PACK_ITEMS *
-      GST_CL_MPEG_PACK_ITEMS) {
-    g_set_error (error, GST_CL_ERROR, GST_CL_ERROR_CALL,
-        "%ux%u: more macroblocks than the encoder codes (at most %u)", width,
-        height, GST_CL_MPEG_PACK_ITEMS * GST_CL_MPEG_PACK_ITEMS);
-    gst_cl_mpeg_transform_free (tr);
-    return NULL;
-  }
   /* GPUs: a work-group of 64 per macroblock; CPUs: one work-item per
    * macroblock walking it in plain loops. Those of B pictures and of the
    * field search come with gst_cl_mpeg_transform_prepare (). */
@@ -136,9 +125,6 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
     tr->pack_counts = create_kernel (tr, KERNELS_CORE, "mpeg_pack_counts",
         error);
     if (tr->pack_counts)
-      tr->pack_runs = create_kernel (tr, KERNELS_CORE, "mpeg_pack_runs",
-          error);
-    if (tr->pack_runs)
       tr->pack_levels = create_kernel (tr, KERNELS_CORE, "mpeg_pack_levels",
           error);
     if (tr->pack_levels)
@@ -181,7 +167,7 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
   gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_costs,
       &tr->fit_vectors, &tr->follow_vectors, &tr->predict_b,
       &tr->field_search, &tr->choose_b_fields, &tr->pack_counts,
-      &tr->pack_runs, &tr->pack_levels, &tr->transform_mb, &tr->trellis,
+      &tr->pack_levels, &tr->transform_mb, &tr->trellis,
       NULL);
   if (tr->jobs)
     clReleaseMemObject (tr->jobs);
@@ -609,6 +595,27 @@ gst_cl_mpeg_transform_offsets_size (const GstClMpegTransform * tr)
       sizeof (guint32);
 }
 
+void
+gst_cl_mpeg_transform_pack_summary (const GstClMpegTransform * tr,
+    const guint32 * offsets, GstClMpegRecordsSummary * sum)
+{
+  guint n = tr->mb_width * tr->mb_height, run;
+
+  memset (sum, 0, sizeof (*sum));
+  for (run = 0; run < GST_CL_MPEG_PACK_RUNS (n); run++) {
+    GstClMpegPackSummary part;
+    memcpy (&part, offsets + GST_CL_MPEG_PACK_PARTS_AT (n) +
+        run * GST_CL_MPEG_PACK_SUMMARY_WORDS, sizeof (part));
+    sum->packed_total += part.packed_total;
+    sum->intra += part.intra;
+    sum->skippable += part.skippable;
+    sum->coded += part.coded;
+    sum->coded_last_sum += part.coded_last_sum;
+    sum->quant_sum += part.quant_sum;
+    sum->activity_sum += part.activity_sum;
+  }
+}
+
 gboolean
 gst_cl_mpeg_transform_pack (GstClMpegTransform * tr, cl_mem records,
     cl_mem levels, cl_mem offsets, cl_mem packed, GError ** error)
@@ -637,12 +644,6 @@ gst_cl_mpeg_transform_pack (GstClMpegTransform * tr, cl_mem records,
   if (!gst_cl_video_set_kernel_args (tr->pack_counts, count_mems,
           G_N_ELEMENTS (count_mems), &n, sizeof (n), error) ||
       !gst_cl_context_enqueue_kernel (tr->ctx, tr->pack_counts,
-          GST_CL_MPEG_PACK_LABEL, 1, &global, &local, error))
-    return FALSE;
-  global = local;
-  if (!gst_cl_video_set_kernel_args (tr->pack_runs, &offsets, 1, &n,
-          sizeof (n), error) ||
-      !gst_cl_context_enqueue_kernel (tr->ctx, tr->pack_runs,
           GST_CL_MPEG_PACK_LABEL, 1, &global, &local, error))
     return FALSE;
   if (!gst_cl_video_set_kernel_args (tr->pack_levels, pack_mems,

@@ -229,13 +229,18 @@ gsize gst_cl_mpeg_transform_offsets_size (const GstClMpegTransform * tr);
 /* Enqueues the packing of @levels into @packed: per macroblock, per block,
  * the levels up to the block's last non-zero one (intra blocks at least
  * one), in that order, without gaps; @offsets, of
- * gst_cl_mpeg_transform_offsets_size() bytes at least, receives in its
- * head (GST_CL_MPEG_PACK_HEAD words) where each macroblock starts, as
- * gst_cl_mpeg_records_summarize() gives it from the records, and at
- * GST_CL_MPEG_PACK_SUMMARY_AT the GstClMpegPackSummary of the records.
+ * gst_cl_mpeg_transform_offsets_size() bytes at least, receives where
+ * each macroblock starts (its first words, as
+ * gst_cl_mpeg_records_summarize() gives them from the records) and the
+ * summary of @records in parts (gst_cl_mpeg_transform_pack_summary()).
  * @packed must hold gst_cl_mpeg_transform_levels_size() bytes. */
 gboolean gst_cl_mpeg_transform_pack (GstClMpegTransform * tr,
     cl_mem records, cl_mem levels, cl_mem offsets, cl_mem packed,
     GError ** error);
+
+/* The summary of the records packed by gst_cl_mpeg_transform_pack() from
+ * its @offsets, read back, as gst_cl_mpeg_records_summarize() gives it. */
+void gst_cl_mpeg_transform_pack_summary (const GstClMpegTransform * tr,
+    const guint32 * offsets, GstClMpegRecordsSummary * sum);
 
 G_END_DECLS
