@@ -4871,16 +4871,20 @@ coded_levels (__global const GstClMpegMbRecord * r, int b)
 
 #define PACK_ITEMS GST_CL_MPEG_PACK_ITEMS
 
-/* Sum of the nt (a power of 2) work-items' @v, for all of them; @parts
+/* The GstClMpegPackSummary of the nt (a power of 2) work-items' @v, for
+ * all of them: the sum of each word, the largest vector_reach; @parts
  * holds nt. Every work-item of the group must call it. */
 __attribute__ ((always_inline)) static inline uint8
-group_sum8 (uint8 v, __local uint8 * parts, int lid, int nt)
+group_summary (uint8 v, __local uint8 * parts, int lid, int nt)
 {
+  const uint8 reach = (uint8) (0, 0, 0, 0, 0, 0, 0, 0x80000000u);
+
   parts[lid] = v;
   barrier (CLK_LOCAL_MEM_FENCE);
   for (int k = nt / 2; k > 0; k >>= 1) {
     if (lid < k)
-      parts[lid] += parts[lid + k];
+      parts[lid] = select (parts[lid] + parts[lid + k],
+          max (parts[lid], parts[lid + k]), reach);
     barrier (CLK_LOCAL_MEM_FENCE);
   }
   v = parts[0];
@@ -4917,11 +4921,13 @@ mpeg_pack_counts (__global const GstClMpegMbRecord * records,
       count += coded_levels (r, b);
       last += r->last[b];
     }
+    const int lo = min (r->dx, r->dy), hi = max (r->dx, r->dy);
+    const uint reach = intra ? 1u : (uint) max (max (-lo, hi + 1), 1);
     mine = (uint8) (count, intra, skippable, coded, coded ? last : 0u,
-        (uint) r->quant, r->activity, 0u);
+        (uint) r->quant, r->activity, reach);
   }
   const uint upto = group_prefix (count, sums, t, PACK_ITEMS);
-  const uint8 run = group_sum8 (mine, parts, t, PACK_ITEMS);
+  const uint8 run = group_summary (mine, parts, t, PACK_ITEMS);
   if (mb < n)
     offsets[mb] = upto - count;
   if (t == PACK_ITEMS - 1)

@@ -2433,7 +2433,8 @@ GST_END_TEST;
 
 /* The packed levels' offsets of the @n records @recs and their total by
  * plain sums; the engine's offsets and summary of the records (one pass,
- * eight @last added at once) equal them. */
+ * eight @last added at once) equal them, and the f_code of its vectors'
+ * reach is the one of the vectors. */
 static void
 check_records_summary (const GstClMpegMbRecord * recs, guint n,
     guint32 * offsets, guint32 * total)
@@ -2441,7 +2442,7 @@ check_records_summary (const GstClMpegMbRecord * recs, guint n,
   GstClMpegRecordsSummary sum;
   guint32 *lib_offsets = g_new (guint32, n);
   guint64 quant = 0, activity = 0, coded_last = 0;
-  guint intra = 0, skippable = 0, coded = 0;
+  guint intra = 0, skippable = 0, coded = 0, reach = 1;
   guint i, b;
 
   *total = 0;
@@ -2460,6 +2461,9 @@ check_records_summary (const GstClMpegMbRecord * recs, guint n,
     coded += is_intra || !is_skippable;
     quant += r->quant;
     activity += r->activity;
+    if (!is_intra)
+      reach = MAX (reach, (guint) MAX (MAX (-r->dx, r->dx + 1),
+              MAX (-r->dy, r->dy + 1)));
   }
   memset (lib_offsets, 0xff, n * sizeof (guint32));
   gst_cl_mpeg_records_summarize (recs, n, lib_offsets, &sum);
@@ -2471,6 +2475,9 @@ check_records_summary (const GstClMpegMbRecord * recs, guint n,
   fail_unless_equals_uint64 (sum.coded_last_sum, coded_last);
   fail_unless_equals_uint64 (sum.quant_sum, quant);
   fail_unless_equals_uint64 (sum.activity_sum, activity);
+  fail_unless_equals_int (sum.vector_reach, reach);
+  fail_unless_equals_int (gst_cl_mpeg_f_code_for_reach (sum.vector_reach),
+      gst_cl_mpeg_choose_f_code (recs, NULL, n));
   g_free (lib_offsets);
 }
 
@@ -2491,6 +2498,7 @@ check_pack_summary (GstClMpegTransform * tr, const GstClMpegMbRecord * recs,
   fail_unless_equals_uint64 (dev.coded_last_sum, sum.coded_last_sum);
   fail_unless_equals_uint64 (dev.quant_sum, sum.quant_sum);
   fail_unless_equals_uint64 (dev.activity_sum, sum.activity_sum);
+  fail_unless_equals_int (dev.vector_reach, sum.vector_reach);
 }
 
 /* The levels of @n macroblocks packed on the host by the rule of
@@ -2519,7 +2527,7 @@ pack_on_host (const GstClMpegMbRecord * recs, const gint16 * lev, guint n,
 /* @n records of every kind from @seed: intra, skippable or neither,
  * @n_blocks blocks (0: 4:2:0 and 4:2:2 mixed), intra blocks whose last
  * is 0, bytes past the blocks that are not zero, the largest @last,
- * activities up to @max_activity */
+ * activities up to @max_activity, vectors of every f_code's range */
 static GstClMpegMbRecord *
 random_records (guint n, guint32 seed, guint n_blocks, guint32 max_activity)
 {
@@ -2535,6 +2543,11 @@ random_records (guint n, guint32 seed, guint n_blocks, guint32 max_activity)
         0) | (g_rand_boolean (rand) ? GST_CL_MPEG_MB_SKIPPABLE : 0);
     r->quant = g_rand_int_range (rand, 1, 32);
     r->activity = (guint32) (g_rand_double (rand) * max_activity);
+    if (!(r->flags & GST_CL_MPEG_MB_INTRA)) {
+      gint range = 16 << g_rand_int_range (rand, 0, 7);
+      r->dx = g_rand_int_range (rand, -range, range);
+      r->dy = g_rand_int_range (rand, -range, range);
+    }
     for (b = 0; b < GST_CL_MPEG_BLOCKS; b++)
       r->last[b] = i % 7 == 0 ? 64 : g_rand_int_range (rand, 0, 3) == 0 ?
           0 : g_rand_int_range (rand, 1, 65);
@@ -2553,7 +2566,11 @@ GST_START_TEST (test_records_summary)
   GstClMpegMbRecord *recs = random_records (n, 7, 0, G_MAXUINT32);
   guint32 *offsets = g_new (guint32, n);
   guint32 total;
+  guint prefix;
 
+  /* (the first few: smaller reaches, other f_codes) */
+  for (prefix = 1; prefix < n; prefix *= 4)
+    check_records_summary (recs, prefix, offsets, &total);
   check_records_summary (recs, n, offsets, &total);
   g_free (offsets);
   g_free (recs);

@@ -289,7 +289,9 @@ typedef struct {
  * @coded_last_sum: the sum of their blocks' @last
  * @quant_sum: the sum of all macroblocks' quantisers
  * @activity_sum: the sum of all macroblocks' activities
- * @unused: 0
+ * @vector_reach: the largest max (-v, v + 1) of the components v of the
+ *   vectors of the macroblocks not intra (frame vectors: those of field
+ *   prediction are elsewhere), at least 1: a maximum, not a sum
  *
  * The records of a run of macroblocks summed on the device where the
  * levels are packed (GPU layout), so that the host adds up the runs'
@@ -298,7 +300,7 @@ typedef struct {
  */
 typedef struct {
   guint32 packed_total, intra, skippable, coded;
-  guint32 coded_last_sum, quant_sum, activity_sum, unused;
+  guint32 coded_last_sum, quant_sum, activity_sum, vector_reach;
 } GstClMpegPackSummary;
 
 #define GST_CL_MPEG_PACK_SUMMARY_WORDS 8

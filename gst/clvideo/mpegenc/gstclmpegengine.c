@@ -1405,8 +1405,7 @@ vbv_limit (GstClMpegEngine * e)
 
 /* How @s's picture is coded into @pc: its f_codes from its vectors */
 static void
-picture_coding (GstClMpegEngine * e, const Slot * s,
-    GstClMpegPictureCoding * pc)
+picture_coding (GstClMpegEngine * e, Slot * s, GstClMpegPictureCoding * pc)
 {
   guint n = e->mb_width * e->mb_height;
   /* (a frame of two fields scans its blocks' levels in alternate order:
@@ -1420,7 +1419,8 @@ picture_coding (GstClMpegEngine * e, const Slot * s,
     gst_cl_mpeg_choose_b_f_codes (s->rec, s->ch, s->fc, s->bfc, n, &c.f_code,
         &c.backward_f_code);
   else if (!INTRA (s) && !s->all_skipped)
-    c.f_code = gst_cl_mpeg_choose_f_code (s->rec, s->fc, n);
+    c.f_code = s->fc ? gst_cl_mpeg_choose_f_code (s->rec, s->fc, n) :
+        gst_cl_mpeg_f_code_for_reach (slot_summary (e, s)->vector_reach);
   *pc = c;
 }
 

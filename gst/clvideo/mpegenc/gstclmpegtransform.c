@@ -602,6 +602,7 @@ gst_cl_mpeg_transform_pack_summary (const GstClMpegTransform * tr,
   guint n = tr->mb_width * tr->mb_height, run;
 
   memset (sum, 0, sizeof (*sum));
+  sum->vector_reach = 1;
   for (run = 0; run < GST_CL_MPEG_PACK_RUNS (n); run++) {
     GstClMpegPackSummary part;
     memcpy (&part, offsets + GST_CL_MPEG_PACK_PARTS_AT (n) +
@@ -613,6 +614,7 @@ gst_cl_mpeg_transform_pack_summary (const GstClMpegTransform * tr,
     sum->coded_last_sum += part.coded_last_sum;
     sum->quant_sum += part.quant_sum;
     sum->activity_sum += part.activity_sum;
+    sum->vector_reach = MAX (sum->vector_reach, part.vector_reach);
   }
 }
 

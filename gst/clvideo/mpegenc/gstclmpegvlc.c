@@ -271,19 +271,24 @@ gst_cl_mpeg_rd_bits (guint8 bits[GST_CL_MPEG_RD_BITS_SIZE])
   }
 }
 
-/* The smallest f_code (1..7) whose range [-16 f, 16 f - 1] holds
- * [@lo, @hi]. */
-static guint
-f_code_for (gint lo, gint hi)
+guint
+gst_cl_mpeg_f_code_for_reach (guint reach)
 {
   guint f_code;
 
-  for (f_code = 1; f_code < 7; f_code++) {
-    gint f = 1 << (f_code - 1);
-    if (lo >= -16 * f && hi <= 16 * f - 1)
+  /* (the range [-16 f, 16 f - 1] holds v where max (-v, v + 1) <= 16 f) */
+  for (f_code = 1; f_code < 7; f_code++)
+    if (reach <= 16u << (f_code - 1))
       break;
-  }
   return f_code;
+}
+
+/* The smallest f_code (1..7) whose range [-16 f, 16 f - 1] holds
+ * [@lo, @hi] (@lo <= 0 <= @hi). */
+static guint
+f_code_for (gint lo, gint hi)
+{
+  return gst_cl_mpeg_f_code_for_reach (MAX (-lo, hi + 1));
 }
 
 /* Widens [@lo, @hi] to the field vectors of @f */
@@ -640,10 +645,12 @@ gst_cl_mpeg_records_summarize (const GstClMpegMbRecord * recs, guint n,
   guint i;
 
   memset (sum, 0, sizeof (*sum));
+  sum->vector_reach = 1;
   for (i = 0; i < n; i++) {
     const GstClMpegMbRecord *r = &recs[i];
     gboolean intra = (r->flags & GST_CL_MPEG_MB_INTRA) != 0;
     gboolean skippable = (r->flags & GST_CL_MPEG_MB_SKIPPABLE) != 0;
+    gint lo = MIN (r->dx, r->dy), hi = MAX (r->dx, r->dy);
 
     if (offsets)
       offsets[i] = sum->packed_total;
@@ -656,6 +663,8 @@ gst_cl_mpeg_records_summarize (const GstClMpegMbRecord * recs, guint n,
     }
     sum->quant_sum += r->quant;
     sum->activity_sum += r->activity;
+    if (!intra)
+      sum->vector_reach = MAX (sum->vector_reach, (guint) MAX (-lo, hi + 1));
   }
 }
 

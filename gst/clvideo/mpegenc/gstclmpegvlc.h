@@ -16,6 +16,9 @@ G_BEGIN_DECLS
  * those of @fields, NULL where none is). */
 guint gst_cl_mpeg_choose_f_code (const GstClMpegMbRecord * recs,
     const GstClMpegFieldChoice * fields, guint n);
+/* ... of vectors whose components v all have max (-v, v + 1) up to
+ * @reach (GstClMpegRecordsSummary's vector_reach) */
+guint gst_cl_mpeg_f_code_for_reach (guint reach);
 /* ... the forward and backward f_codes of a B picture's vectors
  * (@choices, the macroblocks' records @recs say which are intra; where
  * predicted field by field, the field vectors of @fields and @bfields). */
@@ -70,6 +73,10 @@ void gst_cl_mpeg_write_slice (GstClMpegBitWriter * bw, guint row,
  * @coded_last_sum: the sum of their blocks' @last
  * @quant_sum: the sum of all macroblocks' quantisers
  * @activity_sum: the sum of all macroblocks' activities
+ * @vector_reach: the largest max (-v, v + 1) of the components v of the
+ *   vectors of the macroblocks not intra, at least 1: where the
+ *   macroblocks predicted field by field are not, their f_code
+ *   (gst_cl_mpeg_f_code_for_reach())
  *
  * What the engine reads of a picture's records besides its slices.
  */
@@ -78,6 +85,7 @@ typedef struct
   guint32 packed_total;
   guint intra, skippable, coded;
   guint64 coded_last_sum, quant_sum, activity_sum;
+  guint vector_reach;
 } GstClMpegRecordsSummary;
 
 /* The summary of the @n records @recs in one pass (a picture's records
