@@ -563,9 +563,9 @@ clamp_to_f_code (int2 v, int f)
   return clamp (v, -reach, reach - 1);
 }
 
-/* The totals @totals (F_CODES of them, zeroed before) of the macroblocks
- * of this work-group's run: FIT_ITEMS x per_item of them from the
- * group's first, a work-item each in turn */
+/* The totals (F_CODES of them at @totals + F_CODES x args.totals, zeroed
+ * before) of the macroblocks of this work-group's run: FIT_ITEMS x
+ * per_item of them from the group's first, a work-item each in turn */
 #if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (FIT_ITEMS, 1, 1)))
 void
@@ -574,6 +574,7 @@ mpeg_fit_costs (__global const GstClMotionVector * vectors,
     const GstClMpegFitArgs args)
 {
   __local uint red[FIT_ITEMS];
+  __global uint *sums = totals + F_CODES * args.totals;
   const uint mb_width = args.mb_width;
   const uint t = get_local_id (0), n = mb_width * args.mb_height;
   const uint W = 16 * mb_width, H = 16 * args.mb_height;
@@ -605,26 +606,31 @@ mpeg_fit_costs (__global const GstClMotionVector * vectors,
       barrier (CLK_LOCAL_MEM_FENCE);
     }
     if (t == 0)
-      atomic_add (&totals[f], red[0]);
+      atomic_add (&sums[f], red[0]);
     barrier (CLK_LOCAL_MEM_FENCE);
   }
 }
 #endif
 
-/* Each macroblock's vector clamped to the cheapest f_code of @totals up
- * to max_f_code; a work-item per macroblock */
+/* Each macroblock's vector clamped to the cheapest f_code of the totals
+ * up to max_f_code; a work-item per macroblock (the first zeroes the
+ * other totals) */
 #if MPEG_KERNELS_OF (CORE)
 __kernel void
 mpeg_fit_vectors (__global GstClMotionVector * vectors,
-    __global const uint * totals, const GstClMpegFitArgs args)
+    __global uint * totals, const GstClMpegFitArgs args)
 {
   const uint mb = get_global_id (0), mb_width = args.mb_width;
+  __global const uint *sums = totals + F_CODES * args.totals;
   uint best = 0;
 
+  if (mb == 0)
+    for (int f = 0; f < F_CODES; f++)
+      totals[F_CODES * (1 - args.totals) + f] = 0;
   if (mb >= mb_width * args.mb_height)
     return;
   for (uint f = 1; f < min (args.max_f_code, (uint) F_CODES); f++)
-    if (totals[f] < totals[best])
+    if (sums[f] < sums[best])
       best = f;
   int2 v = clamp_to_f_code (mb_vector (vectors, mb, mb % mb_width,
           mb / mb_width, 16 * mb_width, 16 * args.mb_height), best + 1);

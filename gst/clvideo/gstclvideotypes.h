@@ -315,7 +315,10 @@ typedef struct {
 /* mpeg_fit_costs and mpeg_fit_vectors, a P picture's f_code: the
  * work-group size of mpeg_fit_costs (GPU and CPU layouts) and the f_codes
  * it weighs; each of its work-items weighs @per_item macroblocks, and
- * mpeg_fit_vectors keeps the cheapest f_code up to @max_f_code */
+ * mpeg_fit_vectors keeps the cheapest f_code up to @max_f_code. The
+ * totals are two sets of GST_CL_MPEG_F_CODES words: @totals the one
+ * this picture's costs go to, zeroed before; mpeg_fit_vectors zeroes the
+ * other for the next picture (no command of its own). */
 #define GST_CL_MPEG_FIT_ITEMS 256
 #define GST_CL_MPEG_FIT_ITEMS_CPU 1
 #define GST_CL_MPEG_F_CODES 7
@@ -323,6 +326,7 @@ typedef struct {
   guint32 mb_width, mb_height;
   guint32 per_item;
   guint32 max_f_code;
+  guint32 totals;               /* 0 or 1 */
 } GstClMpegFitArgs;
 
 /* ---- motion search (kernels/motionsearch.cl) ---- */
@@ -419,7 +423,7 @@ GST_CL_VIDEO_SIZE_IS (GstClMpegFieldChoice, 20);
 GST_CL_VIDEO_SIZE_IS (GstClMpegFieldArgs, 36);
 GST_CL_VIDEO_SIZE_IS (GstClMpegBChoice, 12);
 GST_CL_VIDEO_SIZE_IS (GstClMpegPredictArgs, 16);
-GST_CL_VIDEO_SIZE_IS (GstClMpegFitArgs, 16);
+GST_CL_VIDEO_SIZE_IS (GstClMpegFitArgs, 20);
 GST_CL_VIDEO_SIZE_IS (GstClMotionSearchArgs, 84);
 GST_CL_VIDEO_SIZE_IS (GstClMotionDecimateArgs, 24);
 GST_CL_VIDEO_SIZE_IS (GstClMotionLambdaArgs, 48);

@@ -34,7 +34,12 @@ struct _GstClMpegTransform
   cl_mem jobs;                  /* GPU layout: a GstClMpegTrellisJob per
                                  * macroblock */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
-  cl_mem fit_totals;            /* mpeg_fit_costs' sums, an f_code each */
+  /* mpeg_fit_costs' sums, an f_code each, in two sets (GstClMpegFitArgs):
+   * the one zeroed for the next picture, and whether a picture may have
+   * left it dirty (a call that failed half-way) */
+  cl_mem fit_totals;
+  guint fit_next;
+  gboolean fit_dirty;
   gboolean cpu_layout;          /* one work-item per macroblock */
   gboolean chroma_422;
 };
@@ -146,7 +151,9 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
         CL_MEM_COPY_HOST_PTR, sizeof (bits), bits, &ret);
     if (ret == CL_SUCCESS)
       tr->fit_totals = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE,
-          GST_CL_MPEG_F_CODES * sizeof (cl_uint), NULL, &ret);
+          2 * GST_CL_MPEG_F_CODES * sizeof (cl_uint), NULL, &ret);
+    /* (zeroed at the first picture) */
+    tr->fit_dirty = TRUE;
     if (!gst_cl_check (ret, "clCreateBuffer", error)) {
       gst_cl_mpeg_transform_free (tr);
       return NULL;
@@ -383,19 +390,29 @@ gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
   args.mb_height = tr->mb_height;
   args.per_item = per_item;
   args.max_f_code = CLAMP (max_f_code, 1, GST_CL_MPEG_F_CODES);
+  args.totals = tr->fit_next;
+  /* the totals this picture adds to were zeroed by the picture before,
+   * unless it failed half-way */
+  if (tr->fit_dirty) {
+    ret = clEnqueueFillBuffer (tr->ctx->queue, tr->fit_totals, &zero,
+        sizeof (zero), 0, 2 * GST_CL_MPEG_F_CODES * sizeof (cl_uint), 0,
+        NULL, NULL);
+    if (!gst_cl_check (ret, "clEnqueueFillBuffer", error))
+      return FALSE;
+  }
+  tr->fit_dirty = TRUE;
   /* the sums of runs of macroblocks in parallel, then the clamp */
-  ret = clEnqueueFillBuffer (tr->ctx->queue, tr->fit_totals, &zero,
-      sizeof (zero), 0, GST_CL_MPEG_F_CODES * sizeof (cl_uint), 0, NULL,
-      NULL);
-  if (!gst_cl_check (ret, "clEnqueueFillBuffer", error) ||
-      !gst_cl_video_set_kernel_args (tr->fit_costs, cost_mems,
+  if (!gst_cl_video_set_kernel_args (tr->fit_costs, cost_mems,
           G_N_ELEMENTS (cost_mems), &args, sizeof (args), error) ||
       !gst_cl_context_enqueue_kernel (tr->ctx, tr->fit_costs,
           GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error) ||
       !gst_cl_video_set_kernel_args (tr->fit_vectors, fit_mems,
-          G_N_ELEMENTS (fit_mems), &args, sizeof (args), error))
+          G_N_ELEMENTS (fit_mems), &args, sizeof (args), error) ||
+      !enqueue_macroblocks (tr, tr->fit_vectors, TRUE, error))
     return FALSE;
-  return enqueue_macroblocks (tr, tr->fit_vectors, TRUE, error);
+  tr->fit_next = 1 - tr->fit_next;
+  tr->fit_dirty = FALSE;
+  return TRUE;
 }
 
 gboolean
