@@ -759,7 +759,7 @@ slot_summary (GstClMpegEngine * e, Slot * s)
     gst_cl_mpeg_transform_pack_summary (e->tr, s->mb_offsets,
         &s->summary);
   else
-    gst_cl_mpeg_records_summarize (s->rec, n, NULL, &s->summary);
+    gst_cl_mpeg_records_summarize (s->rec, n, &s->summary);
   s->summarized = TRUE;
   return &s->summary;
 }
@@ -774,7 +774,7 @@ job_summary (GstClMpegEngine * e, Slot * s,
   if (!s->all_skipped)
     return slot_summary (e, s);
   gst_cl_mpeg_records_summarize (e->skip_recs, e->mb_width * e->mb_height,
-      NULL, skipped);
+      skipped);
   return skipped;
 }
 

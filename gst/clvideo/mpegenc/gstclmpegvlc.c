@@ -640,7 +640,7 @@ mb_packed_levels (const GstClMpegMbRecord * r)
 
 void
 gst_cl_mpeg_records_summarize (const GstClMpegMbRecord * recs, guint n,
-    guint32 * offsets, GstClMpegRecordsSummary * sum)
+    GstClMpegRecordsSummary * sum)
 {
   guint i;
 
@@ -652,8 +652,6 @@ gst_cl_mpeg_records_summarize (const GstClMpegMbRecord * recs, guint n,
     gboolean skippable = (r->flags & GST_CL_MPEG_MB_SKIPPABLE) != 0;
     gint lo = MIN (r->dx, r->dy), hi = MAX (r->dx, r->dy);
 
-    if (offsets)
-      offsets[i] = sum->packed_total;
     sum->packed_total += mb_packed_levels (r);
     sum->intra += intra;
     sum->skippable += skippable;

@@ -89,10 +89,9 @@ typedef struct
 } GstClMpegRecordsSummary;
 
 /* The summary of the @n records @recs in one pass (a picture's records
- * are read once, not once for each use), and, where @offsets is not
- * NULL, where each macroblock's packed levels start (@n entries). */
+ * are read once, not once for each use). */
 void gst_cl_mpeg_records_summarize (const GstClMpegMbRecord * recs, guint n,
-    guint32 * offsets, GstClMpegRecordsSummary * sum);
+    GstClMpegRecordsSummary * sum);
 
 /* The bits the AC levels and end_of_block of the intra blocks of the @n
  * macroblocks @recs (all of them in an @intra_picture) take in MPEG-2's
