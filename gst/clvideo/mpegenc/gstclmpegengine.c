@@ -1787,6 +1787,14 @@ reprices_intra_table (GstClMpegEngine * e, Slot * s)
   return TRUE;
 }
 
+/* Waits for the device results of @s: its records, and its packed levels
+ * (the rest read once the records say how many) */
+static gboolean
+wait_results (GstClMpegEngine * e, Slot * s, GError ** error)
+{
+  return wait_event (&s->ready, error) && read_packed_levels (e, s, error);
+}
+
 /* Waits for the device results of @s and makes the decisions that code
  * it again: an I picture's quantiser from the P picture after it, a cut
  * coded as an I picture, MPEG-2's intra table; each recoding is waited
@@ -1800,8 +1808,7 @@ decide_slot (GstClMpegEngine * e, Slot * s, GError ** error)
 
   for (;;) {
     t0 = g_get_monotonic_time ();
-    if (!wait_event (&s->ready, error) ||
-        !read_packed_levels (e, s, error) ||
+    if (!wait_results (e, s, error) ||
         !learn_ip_factor (e, s, &learnt, error))
       return FALSE;
     e->wait_ns += (g_get_monotonic_time () - t0) * 1000;
@@ -2303,9 +2310,17 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
   }
   reencodes = e->rc.reencodes + e->recoded;
   if (slices_async (e)) {
-    /* the frame before that one out, this one's slices to the workers */
+    /* the frame before that one out, this one's slices to the workers;
+     * this one's results waited for first, while the workers still code
+     * the slices of the one before */
     Slot *p = e->pending;
-    ret = finish_coding (e, error);
+    gint64 t0 = g_get_monotonic_time ();
+    if (p && !wait_results (e, p, error)) {
+      ret = GST_FLOW_ERROR;
+    } else {
+      e->wait_ns += (g_get_monotonic_time () - t0) * 1000;
+      ret = finish_coding (e, error);
+    }
     if (ret == GST_FLOW_OK && p) {
       e->pending = NULL;
       if (!start_coding (e, p, error))
