@@ -2553,8 +2553,9 @@ random_records (guint n, guint32 seed, guint n_blocks, guint32 max_activity)
 }
 
 /* Records of every kind (4:2:0 and 4:2:2, intra blocks whose last is 0,
- * bytes past the blocks that are not zero, the largest @last): the
- * engine's one-pass summary and offsets equal plain sums. */
+ * bytes past the blocks that are not zero, the largest @last, vectors of
+ * every f_code's range): the engine's one-pass summary equals plain
+ * sums. */
 GST_START_TEST (test_records_summary)
 {
   const guint n = 4096;

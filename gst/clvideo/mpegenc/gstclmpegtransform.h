@@ -231,8 +231,9 @@ gsize gst_cl_mpeg_transform_offsets_size (const GstClMpegTransform * tr);
  * one), in that order, without gaps; @offsets, of
  * gst_cl_mpeg_transform_offsets_size() bytes at least, receives where
  * each macroblock starts (its first words: per macroblock, the packed
- * levels of those before it) and the summary of @records in parts (gst_cl_mpeg_transform_pack_summary()).
- * @packed must hold gst_cl_mpeg_transform_levels_size() bytes. */
+ * levels of those before it) and the summary of @records in parts
+ * (gst_cl_mpeg_transform_pack_summary()). @packed must hold
+ * gst_cl_mpeg_transform_levels_size() bytes. */
 gboolean gst_cl_mpeg_transform_pack (GstClMpegTransform * tr,
     cl_mem records, cl_mem levels, cl_mem offsets, cl_mem packed,
     GError ** error);
