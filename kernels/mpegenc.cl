@@ -4902,8 +4902,8 @@ group_summary (uint8 v, __local uint8 * parts, int lid, int nt)
 /* The offsets and the summary in two steps, each spread over the device:
  * mpeg_pack_counts, a work-item per macroblock, writes where its levels
  * start within its work-group's run of PACK_ITEMS macroblocks
- * (@offsets[mb]), each run's total (@offsets[n + run]) and each run's
- * summary (GST_CL_MPEG_PACK_PARTS_AT); mpeg_pack_levels makes each
+ * (@offsets[mb]) and each run's summary (GST_CL_MPEG_PACK_PARTS_AT),
+ * its first word the run's total; mpeg_pack_levels makes each
  * macroblock's offset the runs' totals before it plus its own. */
 #if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (PACK_ITEMS, 1, 1)))
@@ -4936,8 +4936,6 @@ mpeg_pack_counts (__global const GstClMpegMbRecord * records,
   const uint8 run = group_summary (mine, parts, t, PACK_ITEMS);
   if (mb < n)
     offsets[mb] = upto - count;
-  if (t == PACK_ITEMS - 1)
-    offsets[n + get_group_id (0)] = upto;
   if (t == 0)
     vstore8 (run, get_group_id (0), offsets + GST_CL_MPEG_PACK_PARTS_AT (n));
 }
@@ -4957,8 +4955,10 @@ mpeg_pack_levels (__global const GstClMpegMbRecord * records,
   uint at = offsets[mb];
   int before = 0;
 
+  /* (word 0 of each run's summary: its packed_total) */
   for (uint run = t; run < mb / PACK_ITEMS; run += 64)
-    before += offsets[n + run];
+    before += offsets[GST_CL_MPEG_PACK_PARTS_AT (n) +
+        run * GST_CL_MPEG_PACK_SUMMARY_WORDS];
   at += (uint) group_sum (red, before, t);
   /* (every work-item has read the offset before it is replaced) */
   barrier (CLK_GLOBAL_MEM_FENCE);

@@ -2431,6 +2431,21 @@ GST_START_TEST (test_kernel_groups)
 
 GST_END_TEST;
 
+/* @got, field by field, is @want */
+static void
+check_summaries_equal (const GstClMpegRecordsSummary * got,
+    const GstClMpegRecordsSummary * want)
+{
+  fail_unless_equals_int (got->packed_total, want->packed_total);
+  fail_unless_equals_int (got->intra, want->intra);
+  fail_unless_equals_int (got->skippable, want->skippable);
+  fail_unless_equals_int (got->coded, want->coded);
+  fail_unless_equals_uint64 (got->coded_last_sum, want->coded_last_sum);
+  fail_unless_equals_uint64 (got->quant_sum, want->quant_sum);
+  fail_unless_equals_uint64 (got->activity_sum, want->activity_sum);
+  fail_unless_equals_int (got->vector_reach, want->vector_reach);
+}
+
 /* The packed levels' offsets of the @n records @recs and their total by
  * plain sums; the engine's summary of the records (one pass, eight @last
  * added at once) equals the plain sums, and the f_code of its vectors'
@@ -2439,40 +2454,32 @@ static void
 check_records_summary (const GstClMpegMbRecord * recs, guint n,
     guint32 * offsets, guint32 * total)
 {
-  GstClMpegRecordsSummary sum;
-  guint64 quant = 0, activity = 0, coded_last = 0;
-  guint intra = 0, skippable = 0, coded = 0, reach = 1;
+  GstClMpegRecordsSummary sum, plain = { 0, };
   guint i, b;
 
-  *total = 0;
+  plain.vector_reach = 1;
   for (i = 0; i < n; i++) {
     const GstClMpegMbRecord *r = &recs[i];
     gboolean is_intra = (r->flags & GST_CL_MPEG_MB_INTRA) != 0;
     gboolean is_skippable = (r->flags & GST_CL_MPEG_MB_SKIPPABLE) != 0;
-    offsets[i] = *total;
+    offsets[i] = plain.packed_total;
     for (b = 0; b < r->n_blocks; b++) {
-      *total += levels_read (r, b);
+      plain.packed_total += levels_read (r, b);
       if (is_intra || !is_skippable)
-        coded_last += r->last[b];
+        plain.coded_last_sum += r->last[b];
     }
-    intra += is_intra;
-    skippable += is_skippable;
-    coded += is_intra || !is_skippable;
-    quant += r->quant;
-    activity += r->activity;
+    plain.intra += is_intra;
+    plain.skippable += is_skippable;
+    plain.coded += is_intra || !is_skippable;
+    plain.quant_sum += r->quant;
+    plain.activity_sum += r->activity;
     if (!is_intra)
-      reach = MAX (reach, (guint) MAX (MAX (-r->dx, r->dx + 1),
-              MAX (-r->dy, r->dy + 1)));
+      plain.vector_reach = MAX (plain.vector_reach,
+          (guint) MAX (MAX (-r->dx, r->dx + 1), MAX (-r->dy, r->dy + 1)));
   }
+  *total = plain.packed_total;
   gst_cl_mpeg_records_summarize (recs, n, &sum);
-  fail_unless_equals_int (sum.packed_total, *total);
-  fail_unless_equals_int (sum.intra, intra);
-  fail_unless_equals_int (sum.skippable, skippable);
-  fail_unless_equals_int (sum.coded, coded);
-  fail_unless_equals_uint64 (sum.coded_last_sum, coded_last);
-  fail_unless_equals_uint64 (sum.quant_sum, quant);
-  fail_unless_equals_uint64 (sum.activity_sum, activity);
-  fail_unless_equals_int (sum.vector_reach, reach);
+  check_summaries_equal (&sum, &plain);
   fail_unless_equals_int (gst_cl_mpeg_f_code_for_reach (sum.vector_reach),
       gst_cl_mpeg_choose_f_code (recs, NULL, n));
 }
@@ -2487,14 +2494,7 @@ check_pack_summary (GstClMpegTransform * tr, const GstClMpegMbRecord * recs,
 
   gst_cl_mpeg_transform_pack_summary (tr, offsets, &dev);
   gst_cl_mpeg_records_summarize (recs, n, &sum);
-  fail_unless_equals_int (dev.packed_total, sum.packed_total);
-  fail_unless_equals_int (dev.intra, sum.intra);
-  fail_unless_equals_int (dev.skippable, sum.skippable);
-  fail_unless_equals_int (dev.coded, sum.coded);
-  fail_unless_equals_uint64 (dev.coded_last_sum, sum.coded_last_sum);
-  fail_unless_equals_uint64 (dev.quant_sum, sum.quant_sum);
-  fail_unless_equals_uint64 (dev.activity_sum, sum.activity_sum);
-  fail_unless_equals_int (dev.vector_reach, sum.vector_reach);
+  check_summaries_equal (&dev, &sum);
 }
 
 /* The levels of @n macroblocks packed on the host by the rule of

@@ -305,10 +305,10 @@ typedef struct {
 
 #define GST_CL_MPEG_PACK_SUMMARY_WORDS 8
 /* The offsets buffer of the packing of n macroblocks, in 32-bit words:
- * where each macroblock's packed levels start (n), each run's total
- * (GST_CL_MPEG_PACK_RUNS), each run's GstClMpegPackSummary (at
- * GST_CL_MPEG_PACK_PARTS_AT), which the host adds up. */
-#define GST_CL_MPEG_PACK_PARTS_AT(n) ((n) + GST_CL_MPEG_PACK_RUNS (n))
+ * where each macroblock's packed levels start (n), then each run's
+ * GstClMpegPackSummary (at GST_CL_MPEG_PACK_PARTS_AT), which the host
+ * adds up and whose packed_total places the runs after it. */
+#define GST_CL_MPEG_PACK_PARTS_AT(n) (n)
 #define GST_CL_MPEG_PACK_OFFSETS(n) (GST_CL_MPEG_PACK_PARTS_AT (n) + \
   GST_CL_MPEG_PACK_SUMMARY_WORDS * GST_CL_MPEG_PACK_RUNS (n))
 

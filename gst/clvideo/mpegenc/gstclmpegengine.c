@@ -334,6 +334,17 @@ wait_event (cl_event * event, GError ** error)
   return gst_cl_check (ret, "clWaitForEvents", error);
 }
 
+/* wait_event (@event), the time counted as waiting for the device */
+static gboolean
+wait_device (GstClMpegEngine * e, cl_event * event, GError ** error)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  gboolean ok = wait_event (event, error);
+
+  e->wait_ns += (g_get_monotonic_time () - t0) * 1000;
+  return ok;
+}
+
 /* Page-locked host memory of @size bytes, zeroed, mapped into @map
  * (host_free) */
 static gboolean
@@ -1520,8 +1531,8 @@ assemble (GstClMpegEngine * e, Slot * s, gboolean end,
 }
 
 /* Reads the packed levels of @s that its read-back (read_back_packed)
- * left, now that its records say how many there are (waiting for them
- * first), and keeps their number for the next picture of its type */
+ * left, now that its records (complete) say how many there are, and
+ * keeps their number for the next picture of its type */
 static gboolean
 read_packed_levels (GstClMpegEngine * e, Slot * s, GError ** error)
 {
@@ -1530,8 +1541,6 @@ read_packed_levels (GstClMpegEngine * e, Slot * s, GError ** error)
 
   if (!s->packed || !s->encoded || s->levels_read || s->all_skipped)
     return TRUE;
-  if (!wait_event (&s->ready, error))
-    return FALSE;
   total = slot_summary (e, s)->packed_total;
   e->packed_seen[s->type] = total;
   if (total > s->levels_ahead) {
@@ -1721,7 +1730,7 @@ learn_ip_factor (GstClMpegEngine * e, Slot * s, gboolean * again,
       !gst_cl_mpeg_rate_control_guesses_ip_factor (&e->rc) || !next->frame || !next->encoded || next->type != GST_CL_MPEG_PICTURE_P
       || next->ref != s->out)
     return TRUE;
-  if (!wait_event (&next->ready, error))
+  if (!wait_device (e, &next->ready, error))
     return FALSE;
   gst_cl_mpeg_rate_control_learn_ip_factor (&e->rc, e->mb_width *
       e->mb_height, slot_copies (e, next));
@@ -1788,11 +1797,13 @@ reprices_intra_table (GstClMpegEngine * e, Slot * s)
 }
 
 /* Waits for the device results of @s: its records, and its packed levels
- * (the rest read once the records say how many) */
+ * (the rest read once the records say how many); the time counted as
+ * waiting for the device */
 static gboolean
 wait_results (GstClMpegEngine * e, Slot * s, GError ** error)
 {
-  return wait_event (&s->ready, error) && read_packed_levels (e, s, error);
+  return wait_device (e, &s->ready, error) &&
+      read_packed_levels (e, s, error);
 }
 
 /* Waits for the device results of @s and makes the decisions that code
@@ -1804,14 +1815,11 @@ decide_slot (GstClMpegEngine * e, Slot * s, GError ** error)
 {
   guint64 recoded = e->recoded;
   gboolean learnt;
-  gint64 t0;
 
   for (;;) {
-    t0 = g_get_monotonic_time ();
     if (!wait_results (e, s, error) ||
         !learn_ip_factor (e, s, &learnt, error))
       return FALSE;
-    e->wait_ns += (g_get_monotonic_time () - t0) * 1000;
     if (learnt)
       e->recoded++;
     else if (is_scene_cut (e, s))
@@ -2314,13 +2322,10 @@ code_picture (GstClMpegEngine * e, GstVideoCodecFrame * frame, guint type,
      * this one's results waited for first, while the workers still code
      * the slices of the one before */
     Slot *p = e->pending;
-    gint64 t0 = g_get_monotonic_time ();
-    if (p && !wait_results (e, p, error)) {
+    if (p && !wait_results (e, p, error))
       ret = GST_FLOW_ERROR;
-    } else {
-      e->wait_ns += (g_get_monotonic_time () - t0) * 1000;
+    else
       ret = finish_coding (e, error);
-    }
     if (ret == GST_FLOW_OK && p) {
       e->pending = NULL;
       if (!start_coding (e, p, error))

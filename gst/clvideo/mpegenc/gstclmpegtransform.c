@@ -605,9 +605,11 @@ gst_cl_mpeg_transform_packs_levels (const GstClMpegTransform * tr)
 gsize
 gst_cl_mpeg_transform_offsets_size (const GstClMpegTransform * tr)
 {
-  /* (the kernels see the summary as a uint8) */
+  /* (the kernels see the summary as a uint8, the run's total its first
+   * word) */
   G_STATIC_ASSERT (sizeof (GstClMpegPackSummary) ==
       GST_CL_MPEG_PACK_SUMMARY_WORDS * sizeof (guint32));
+  G_STATIC_ASSERT (G_STRUCT_OFFSET (GstClMpegPackSummary, packed_total) == 0);
   return GST_CL_MPEG_PACK_OFFSETS ((gsize) tr->mb_width * tr->mb_height) *
       sizeof (guint32);
 }
