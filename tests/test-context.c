@@ -774,6 +774,114 @@ GST_START_TEST (test_transfer_counts)
 
 GST_END_TEST;
 
+/* ---- device-side frame copies ---- */
+
+/* gst_cl_frame_copy() copies every plane's rows of @src into @dst: with
+ * the same layout (one command) and with another (a rectangle a plane);
+ * outside the planes' rows @dst keeps its bytes. */
+static void
+check_frame_copy (const GstVideoInfo * info, gint dst_stride_pad)
+{
+  GstClContext *ctx = test_get_shared_context ();
+  GError *error = NULL;
+  const gsize size = info->size * 2 + 4096;
+  GstBufferPool *pool = gst_cl_buffer_pool_new_sized (ctx, size, 2, &error);
+  GstBuffer *sb = NULL, *db = NULL;
+  GstClFrame src, dst;
+  guint8 *src_bytes = g_malloc (size), *dst_bytes = g_malloc (size);
+  guint8 *back = g_malloc (size), *expect = g_malloc (size);
+  GRand *rand = g_rand_new_with_seed (3);
+  guint p, i;
+  gsize off = 0;
+
+  fail_unless (pool != NULL, "%s", error ? error->message : "");
+  fail_unless (gst_buffer_pool_acquire_buffer (pool, &sb, NULL) ==
+      GST_FLOW_OK);
+  fail_unless (gst_buffer_pool_acquire_buffer (pool, &db, NULL) ==
+      GST_FLOW_OK);
+  fail_unless (gst_cl_frame_init (&src, info, sb));
+  fail_unless (gst_cl_frame_init (&dst, info, db));
+  /* another layout: each plane's rows wider apart, the planes further in */
+  if (dst_stride_pad) {
+    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+      dst.info.stride[p] += dst_stride_pad;
+      dst.info.offset[p] = off + 64;
+      off = dst.info.offset[p] + (gsize) dst.info.stride[p] *
+          GST_VIDEO_INFO_COMP_HEIGHT (info, p);
+    }
+    fail_unless (off <= size);
+  }
+  for (i = 0; i < size; i++) {
+    src_bytes[i] = g_rand_int (rand);
+    dst_bytes[i] = g_rand_int (rand);
+  }
+  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, src.mem, CL_TRUE,
+          0, size, src_bytes, 0, NULL, NULL), CL_SUCCESS);
+  fail_unless_equals_int (clEnqueueWriteBuffer (ctx->queue, dst.mem, CL_TRUE,
+          0, size, dst_bytes, 0, NULL, NULL), CL_SUCCESS);
+  fail_unless (gst_cl_frame_copy (ctx, &dst, &src, &error), "%s",
+      error ? error->message : "");
+  fail_unless_equals_int (clEnqueueReadBuffer (ctx->queue, dst.mem, CL_TRUE,
+          0, size, back, 0, NULL, NULL), CL_SUCCESS);
+
+  /* the plane rows moved; every other byte of @dst as it was, but for
+   * what lies between the planes where the layouts are the same */
+  memcpy (expect, dst_bytes, size);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    guint row, rows = GST_VIDEO_INFO_COMP_HEIGHT (info, p);
+    gsize row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, p) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, p);
+    for (row = 0; row < rows; row++)
+      memcpy (expect + dst.info.offset[p] + (gsize) row * dst.info.stride[p],
+          src_bytes + src.info.offset[p] + (gsize) row * src.info.stride[p],
+          row_bytes);
+  }
+  if (!dst_stride_pad) {
+    gsize first = src.info.offset[0];
+    gsize last = GST_VIDEO_INFO_N_PLANES (info) - 1;
+    gsize end = src.info.offset[last] + (gsize) src.info.stride[last] *
+        (GST_VIDEO_INFO_COMP_HEIGHT (info, last) - 1) +
+        GST_VIDEO_INFO_COMP_WIDTH (info, last) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, last);
+    /* (the padding between the planes comes along) */
+    for (i = first; i < end; i++)
+      if (expect[i] == dst_bytes[i] && back[i] == src_bytes[i])
+        expect[i] = src_bytes[i];
+  }
+  for (i = 0; i < size; i++)
+    fail_unless_each (back[i] == expect[i], "byte %u of the copy: %u, "
+        "expected %u", i, back[i], expect[i]);
+
+  gst_buffer_unref (sb);
+  gst_buffer_unref (db);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  g_rand_free (rand);
+  g_free (src_bytes);
+  g_free (dst_bytes);
+  g_free (back);
+  g_free (expect);
+}
+
+GST_START_TEST (test_frame_copy)
+{
+  static const struct { GstVideoFormat format; guint w, h; } cases[] = {
+    {GST_VIDEO_FORMAT_I420, 17, 9}, {GST_VIDEO_FORMAT_NV12, 33, 7},
+    {GST_VIDEO_FORMAT_RGB, 5, 3}, {GST_VIDEO_FORMAT_Y42B, 64, 16},
+  };
+  guint c;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, cases[c].format, cases[c].w,
+        cases[c].h);
+    check_frame_copy (&info, 0);
+    check_frame_copy (&info, 12);
+  }
+}
+
+GST_END_TEST;
+
 /* ---- sibling queues ---- */
 
 #define SIBLING_BYTES (8 << 20)
@@ -1055,6 +1163,7 @@ context_suite (void)
   tcase_add_test (tc, test_encoder_sibling_counts);
   tcase_add_test (tc, test_concurrent_start);
   tcase_add_test (tc, test_concurrent_start_one_pipeline);
+  tcase_add_test (tc, test_frame_copy);
   return s;
 }
 

@@ -436,6 +436,43 @@ plane_extent (const GstVideoInfo * info, guint plane, gsize * row_bytes,
   }
 }
 
+/* the bytes [*@first, *@end) that the planes of @info span */
+static void
+layout_span (const GstVideoInfo * info, gsize * first, gsize * end)
+{
+  guint p;
+
+  *first = G_MAXSIZE;
+  *end = 0;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize row_bytes, rows;
+    plane_extent (info, p, &row_bytes, &rows);
+    if (!rows)
+      continue;
+    *first = MIN (*first, info->offset[p]);
+    *end = MAX (*end, info->offset[p] + (rows - 1) *
+        (gsize) info->stride[p] + row_bytes);
+  }
+  *first = MIN (*first, *end);
+}
+
+/* whether the planes of @a and @b lie at the same offsets with the same
+ * strides and sizes */
+static gboolean
+same_layout (const GstVideoInfo * a, const GstVideoInfo * b)
+{
+  guint p;
+
+  if (GST_VIDEO_INFO_FORMAT (a) != GST_VIDEO_INFO_FORMAT (b) ||
+      a->width != b->width || a->height != b->height)
+    return FALSE;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (a); p++)
+    if (a->offset[p] != b->offset[p] || a->stride[p] != b->stride[p] ||
+        a->stride[p] <= 0)
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 layout_error (GError ** error, const gchar * format, ...) G_GNUC_PRINTF (2, 3);
 
@@ -1154,6 +1191,17 @@ gst_cl_frame_copy (GstClContext * ctx, GstClFrame * dst,
 
   g_return_val_if_fail (GST_VIDEO_INFO_FORMAT (&dst->info) ==
       GST_VIDEO_INFO_FORMAT (&src->info), FALSE);
+  if (same_layout (&src->info, &dst->info)) {
+    /* one command for all planes (and what lies between them) */
+    gsize first, end;
+    layout_span (&src->info, &first, &end);
+    ret = clEnqueueCopyBuffer (ctx->queue, src->mem, dst->mem, first, first,
+        end - first, 0, NULL, NULL);
+    if (!gst_cl_check (ret, "clEnqueueCopyBuffer", error))
+      return FALSE;
+    gst_cl_memory_mark_written (gst_buffer_peek_memory (dst->buffer, 0));
+    return TRUE;
+  }
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&src->info); p++) {
     gsize row_bytes, rows;
     size_t src_origin[3], dst_origin[3], region[3];
