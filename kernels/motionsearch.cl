@@ -1785,11 +1785,14 @@ motion_search_tiles (global const uchar * cur, global const uchar * ref,
  * samples and sums their differences from the eight half-pel
  * predictions around the vector, the group adds the sums up, and the
  * positions are ranked as refine_half ranks them (the same vectors). A
- * work-item per block walked 256 samples nine times on its own. */
+ * work-item per block walked 256 samples nine times on its own. Each
+ * result also goes to @copy (the search's history: no copy command of
+ * its own; @vectors again where none is kept). */
 __kernel __attribute__ ((reqd_work_group_size (REFINE_ITEMS, 1, 1)))
 void
 motion_refine_groups (global const uchar * cur, global const uchar * ref,
-    global GstClMotionVector * vectors, const GstClMotionSearchArgs args)
+    global GstClMotionVector * vectors, global GstClMotionVector * copy,
+    const GstClMotionSearchArgs args)
 {
   local uint sums[8][REFINE_ITEMS];
 #if SATD
@@ -1806,8 +1809,8 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
     return;
   int x0 = bx * BS, y0 = by * BS;
   int bw = min (BS, width - x0), bh = min (BS, height - y0);
-  global GstClMotionVector *v = vectors + by * ((width + BS - 1) / BS) + bx;
-  GstClMotionVector mv = *v;
+  const int at = by * ((width + BS - 1) / BS) + bx;
+  GstClMotionVector mv = vectors[at];
   int fx = mv.dx / 2, fy = mv.dy / 2;
   uint acc[8];
   /* position k (half_key's h without the centre): vector (vx, vy), its
@@ -1876,7 +1879,7 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
       }
       GstClMotionVector out = half_result (fx, fy, best);
       out.sad = (uint) (keys[best & 0xffff] >> 32);
-      *v = out;
+      vectors[at] = copy[at] = out;
     }
     return;
   }
@@ -1885,7 +1888,7 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
     ulong best = ULONG_MAX;
     for (int h = 0; h < 9; h++)
       best = min (best, keys[h]);
-    *v = half_result (fx, fy, best);
+    vectors[at] = copy[at] = half_result (fx, fy, best);
   }
 }
 #endif /* REFINE_ITEMS */

@@ -458,14 +458,14 @@ run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
 static gboolean
 refine_groups (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, guint first_x, guint first_y, guint n_x,
-    guint n_y, guint price, cl_mem vectors, GError ** error)
+    guint n_y, guint price, cl_mem vectors, cl_mem copy, GError ** error)
 {
   gchar *options = g_strdup_printf ("-DBS=%u -DREFINE_ITEMS=%u -DSATD=%d",
       ms->params.block_size, REFINE_ITEMS, satd_option (ms));
   cl_kernel kernel = lookup_kernel (ms, "motion_refine_groups", options,
       error);
   GstClMotionSearchArgs args;
-  const cl_mem mems[3] = { cur->mem, ref->mem, vectors };
+  const cl_mem mems[4] = { cur->mem, ref->mem, vectors, copy };
   size_t global[2], local[2] = { REFINE_ITEMS, 1 };
 
   g_free (options);
@@ -505,7 +505,7 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
           GST_CL_MOTION_SEARCH_LABEL, 2, global, local, error))
     return FALSE;
   return !ms->params.subpel || refine_groups (ms, cur, ref, first_x,
-      first_y, n_x, n_y, 0, vectors, error);
+      first_y, n_x, n_y, 0, vectors, vectors, error);
 }
 
 /* ---- hierarchical search ---- */
@@ -851,14 +851,14 @@ run_full_resolution (GstClMotionSearch * ms, const GstClPlane * cur,
           error))
     return FALSE;
   /* GPUs refine to half-pel in a step of their own, a work-group per
-   * block (CPUs in pass 2) */
+   * block (CPUs in pass 2), which also writes the history */
   if (ms->params.subpel && !ms->ctx->cpu_layout) {
     guint bx, by;
 
     gst_cl_motion_search_grid (ms, ms->pyr_width, ms->pyr_height, &bx, &by);
-    if (!refine_groups (ms, cur, ref, 0, 0, bx, by, ms->vector_price,
-            vectors, error))
-      return FALSE;
+    ms->history_valid = refine_groups (ms, cur, ref, 0, 0, bx, by,
+        ms->vector_price, vectors, ms->history, error);
+    return ms->history_valid;
   }
   return save_history (ms, vectors, error);
 }
