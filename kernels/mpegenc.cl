@@ -506,18 +506,20 @@ vector_bits (__global const uchar * bits, int2 d)
       bits[RD_MV_BITS + min (abs (d.y), (uint) RD_MV_MAX)];
 }
 
-/* ---- mpeg_fit_costs, mpeg_fit_vectors: a P picture's forward_f_code ----
+/* ---- mpeg_fit_vectors: a P picture's forward_f_code ----
  *
  * The larger forward_f_code, the further a vector reaches and the more
- * bits each coded difference takes. mpeg_fit_costs weighs each f_code:
+ * bits each coded difference takes. mpeg_fit_vectors weighs each f_code:
  * the exact bits of the vectors it codes (each against its left
  * neighbour, both within its range) and OUTLIER_BITS for each vector past
  * its range, summed by work-groups of FIT_ITEMS over runs of the
  * macroblocks, each adding its sums to the totals (integer atomics: the
- * order does not change them). mpeg_fit_vectors then keeps the cheapest
- * up to max_f_code (an MPEG-2 level's limit) and clamps each vector to
- * it, so that a few stray vectors do not make the whole picture pay for a
- * wide range while a fast pan gets the range it needs. */
+ * order does not change them). The last work-group to finish then keeps
+ * the cheapest up to max_f_code (an MPEG-2 level's limit) and clamps each
+ * vector to it, so that a few stray vectors do not make the whole
+ * picture pay for a wide range while a fast pan gets the range it needs;
+ * one launch, where a second kernel for the clamp cost the host a launch
+ * each P picture. */
 
 #if GST_CL_CPU_LAYOUT
 /* (see gst_cl_mpeg_transform_fit_vectors) */
@@ -563,18 +565,24 @@ clamp_to_f_code (int2 v, int f)
   return clamp (v, -reach, reach - 1);
 }
 
-/* The totals (F_CODES of them at @totals + F_CODES x args.totals, zeroed
- * before) of the macroblocks of this work-group's run: FIT_ITEMS x
- * per_item of them from the group's first, a work-item each in turn */
+/* The totals of a picture: F_CODES sums and a count of the work-groups
+ * done (FIT_SET words at @totals + FIT_SET x args.totals, zeroed
+ * before). Each work-group adds up the macroblocks of its run, FIT_ITEMS
+ * x per_item of them from its first, a work-item each in turn; the last
+ * one picks the f_code, clamps every vector to it and zeroes the other
+ * set for the next picture. */
+#define FIT_SET GST_CL_MPEG_FIT_SET_WORDS
 #if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (FIT_ITEMS, 1, 1)))
 void
-mpeg_fit_costs (__global const GstClMotionVector * vectors,
+mpeg_fit_vectors (__global GstClMotionVector * vectors,
     __global const uchar * bits, __global uint * totals,
     const GstClMpegFitArgs args)
 {
   __local uint red[FIT_ITEMS];
-  __global uint *sums = totals + F_CODES * args.totals;
+  /* the f_code index the last work-group picked, F_CODES in the others */
+  __local uint picked;
+  __global uint *sums = totals + FIT_SET * args.totals;
   const uint mb_width = args.mb_width;
   const uint t = get_local_id (0), n = mb_width * args.mb_height;
   const uint W = 16 * mb_width, H = 16 * args.mb_height;
@@ -609,33 +617,37 @@ mpeg_fit_costs (__global const GstClMotionVector * vectors,
       atomic_add (&sums[f], red[0]);
     barrier (CLK_LOCAL_MEM_FENCE);
   }
-}
-#endif
-
-/* Each macroblock's vector clamped to the cheapest f_code of the totals
- * up to max_f_code; a work-item per macroblock (the first zeroes the
- * other totals) */
-#if MPEG_KERNELS_OF (CORE)
-__kernel void
-mpeg_fit_vectors (__global GstClMotionVector * vectors,
-    __global uint * totals, const GstClMpegFitArgs args)
-{
-  const uint mb = get_global_id (0), mb_width = args.mb_width;
-  __global const uint *sums = totals + F_CODES * args.totals;
-  uint best = 0;
-
-  if (mb == 0)
-    for (int f = 0; f < F_CODES; f++)
-      totals[F_CODES * (1 - args.totals) + f] = 0;
-  if (mb >= mb_width * args.mb_height)
+  if (t == 0) {
+    uint best = F_CODES;
+    /* (this group's sums added before it counts itself done) */
+    mem_fence (CLK_GLOBAL_MEM_FENCE);
+    if (atomic_inc (&sums[F_CODES]) == get_num_groups (0) - 1) {
+      mem_fence (CLK_GLOBAL_MEM_FENCE);
+      /* (the sums read as atomics: all groups' additions) */
+      uint least = atomic_or (&sums[0], 0u);
+      best = 0;
+      for (uint g = 1; g < min (args.max_f_code, (uint) F_CODES); g++) {
+        uint sum = atomic_or (&sums[g], 0u);
+        if (sum < least) {
+          least = sum;
+          best = g;
+        }
+      }
+      for (f = 0; f < FIT_SET; f++)
+        totals[FIT_SET * (1 - args.totals) + f] = 0;
+    }
+    picked = best;
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  if (picked == F_CODES)
     return;
-  for (uint f = 1; f < min (args.max_f_code, (uint) F_CODES); f++)
-    if (sums[f] < sums[best])
-      best = f;
-  int2 v = clamp_to_f_code (mb_vector (vectors, mb, mb % mb_width,
-          mb / mb_width, 16 * mb_width, 16 * args.mb_height), best + 1);
-  vectors[mb].dx = v.x;
-  vectors[mb].dy = v.y;
+  /* (every other group has read the vectors: it counted itself done) */
+  for (uint mb = t; mb < n; mb += FIT_ITEMS) {
+    int2 v = clamp_to_f_code (mb_vector (vectors, mb, mb % mb_width,
+            mb / mb_width, W, H), picked + 1);
+    vectors[mb].dx = v.x;
+    vectors[mb].dy = v.y;
+  }
 }
 #endif
 

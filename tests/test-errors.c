@@ -452,7 +452,7 @@ GST_START_TEST (test_mpeg_launch_failure_mid_stream)
   source = gst_cl_kernel_source_lookup ("mpegenc", &error);
   fail_unless (source != NULL, "%s", error ? error->message : "");
   at = strstr (source, needle);
-  fail_unless (at != NULL, "mpeg_fit_costs' group size is not spelt "
+  fail_unless (at != NULL, "mpeg_fit_vectors' group size is not spelt "
       "\"%s\" any more", needle);
   /* "FIT_ITEMS" -> "FIT_ITEMS+1" */
   at += strlen ("reqd_work_group_size (FIT_ITEMS");

@@ -312,16 +312,18 @@ typedef struct {
 #define GST_CL_MPEG_PACK_OFFSETS(n) (GST_CL_MPEG_PACK_PARTS_AT (n) + \
   GST_CL_MPEG_PACK_SUMMARY_WORDS * GST_CL_MPEG_PACK_RUNS (n))
 
-/* mpeg_fit_costs and mpeg_fit_vectors, a P picture's f_code: the
- * work-group size of mpeg_fit_costs (GPU and CPU layouts) and the f_codes
- * it weighs; each of its work-items weighs @per_item macroblocks, and
- * mpeg_fit_vectors keeps the cheapest f_code up to @max_f_code. The
- * totals are two sets of GST_CL_MPEG_F_CODES words: @totals the one
- * this picture's costs go to, zeroed before; mpeg_fit_vectors zeroes the
- * other for the next picture (no command of its own). */
+/* mpeg_fit_vectors, a P picture's f_code: its work-group size (GPU and
+ * CPU layouts) and the f_codes it weighs; each of its work-items weighs
+ * @per_item macroblocks, and the last work-group keeps the cheapest
+ * f_code up to @max_f_code. The totals are two sets of
+ * GST_CL_MPEG_FIT_SET_WORDS words, the sums of the GST_CL_MPEG_F_CODES
+ * and the count of work-groups done: @totals the one this picture's
+ * costs go to, zeroed before; the last work-group zeroes the other for
+ * the next picture (no command of its own). */
 #define GST_CL_MPEG_FIT_ITEMS 256
 #define GST_CL_MPEG_FIT_ITEMS_CPU 1
 #define GST_CL_MPEG_F_CODES 7
+#define GST_CL_MPEG_FIT_SET_WORDS (GST_CL_MPEG_F_CODES + 1)
 typedef struct {
   guint32 mb_width, mb_height;
   guint32 per_item;

@@ -14,7 +14,7 @@
  * of one (1080p driving, with and without B pictures) */
 #define ITEM_GROUP_GPU 64
 #define ITEM_GROUP_CPU 1
-/* the macroblocks each work-item of mpeg_fit_costs weighs: on GPUs in
+/* the macroblocks each work-item of mpeg_fit_vectors weighs: on GPUs in
  * work-groups of GST_CL_MPEG_FIT_ITEMS, on CPUs of
  * GST_CL_MPEG_FIT_ITEMS_CPU, one (as ITEM_GROUP_CPU: POCL took twice as
  * long over groups of 256, which sum their costs in local memory) */
@@ -26,7 +26,7 @@ struct _GstClMpegTransform
   GstClContext *ctx;
   guint width, height;
   guint mb_width, mb_height;
-  cl_kernel load, encode, fit_costs, fit_vectors, follow_vectors, predict_b,
+  cl_kernel load, encode, fit_vectors, follow_vectors, predict_b,
       field_search;
   cl_kernel choose_b_fields;
   cl_kernel pack_counts, pack_levels;  /* GPU layout */
@@ -34,7 +34,7 @@ struct _GstClMpegTransform
   cl_mem jobs;                  /* GPU layout: a GstClMpegTrellisJob per
                                  * macroblock */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
-  /* mpeg_fit_costs' sums, an f_code each, in two sets (GstClMpegFitArgs):
+  /* mpeg_fit_vectors' sums, an f_code each, in two sets (GstClMpegFitArgs):
    * the one zeroed for the next picture, and whether a picture may have
    * left it dirty (a call that failed half-way) */
   cl_mem fit_totals;
@@ -122,8 +122,6 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
     tr->encode = create_kernel (tr, KERNELS_CORE,
         tr->cpu_layout ? "mpeg_encode_mb_cpu" : "mpeg_encode_mb", error);
   if (tr->encode)
-    tr->fit_costs = create_kernel (tr, KERNELS_CORE, "mpeg_fit_costs", error);
-  if (tr->fit_costs)
     tr->fit_vectors = create_kernel (tr, KERNELS_CORE, "mpeg_fit_vectors",
         error);
   if (tr->fit_vectors && !tr->cpu_layout) {
@@ -151,7 +149,7 @@ gst_cl_mpeg_transform_new_format (GstClContext * ctx, guint width,
         CL_MEM_COPY_HOST_PTR, sizeof (bits), bits, &ret);
     if (ret == CL_SUCCESS)
       tr->fit_totals = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE,
-          2 * GST_CL_MPEG_F_CODES * sizeof (cl_uint), NULL, &ret);
+          2 * GST_CL_MPEG_FIT_SET_WORDS * sizeof (cl_uint), NULL, &ret);
     /* (zeroed at the first picture) */
     tr->fit_dirty = TRUE;
     if (!gst_cl_check (ret, "clCreateBuffer", error)) {
@@ -171,7 +169,7 @@ gst_cl_mpeg_transform_free (GstClMpegTransform * tr)
 {
   if (!tr)
     return;
-  gst_cl_video_clear_kernels (&tr->load, &tr->encode, &tr->fit_costs,
+  gst_cl_video_clear_kernels (&tr->load, &tr->encode,
       &tr->fit_vectors, &tr->follow_vectors, &tr->predict_b,
       &tr->field_search, &tr->choose_b_fields, &tr->pack_counts,
       &tr->pack_levels, &tr->transform_mb, &tr->trellis,
@@ -375,8 +373,7 @@ gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
     guint max_f_code, GError ** error)
 {
   const cl_uint zero = 0;
-  const cl_mem cost_mems[3] = { vectors, tr->rd_bits, tr->fit_totals };
-  const cl_mem fit_mems[2] = { vectors, tr->fit_totals };
+  const cl_mem mems[3] = { vectors, tr->rd_bits, tr->fit_totals };
   GstClMpegFitArgs args;
   size_t n = (size_t) tr->mb_width * tr->mb_height;
   size_t local = tr->cpu_layout ? GST_CL_MPEG_FIT_ITEMS_CPU :
@@ -395,20 +392,17 @@ gst_cl_mpeg_transform_fit_vectors (GstClMpegTransform * tr, cl_mem vectors,
    * unless it failed half-way */
   if (tr->fit_dirty) {
     ret = clEnqueueFillBuffer (tr->ctx->queue, tr->fit_totals, &zero,
-        sizeof (zero), 0, 2 * GST_CL_MPEG_F_CODES * sizeof (cl_uint), 0,
+        sizeof (zero), 0, 2 * GST_CL_MPEG_FIT_SET_WORDS * sizeof (cl_uint), 0,
         NULL, NULL);
     if (!gst_cl_check (ret, "clEnqueueFillBuffer", error))
       return FALSE;
   }
   tr->fit_dirty = TRUE;
   /* the sums of runs of macroblocks in parallel, then the clamp */
-  if (!gst_cl_video_set_kernel_args (tr->fit_costs, cost_mems,
-          G_N_ELEMENTS (cost_mems), &args, sizeof (args), error) ||
-      !gst_cl_context_enqueue_kernel (tr->ctx, tr->fit_costs,
-          GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error) ||
-      !gst_cl_video_set_kernel_args (tr->fit_vectors, fit_mems,
-          G_N_ELEMENTS (fit_mems), &args, sizeof (args), error) ||
-      !enqueue_macroblocks (tr, tr->fit_vectors, TRUE, error))
+  if (!gst_cl_video_set_kernel_args (tr->fit_vectors, mems,
+          G_N_ELEMENTS (mems), &args, sizeof (args), error) ||
+      !gst_cl_context_enqueue_kernel (tr->ctx, tr->fit_vectors,
+          GST_CL_MPEG_ENCODE_LABEL, 1, &global, &local, error))
     return FALSE;
   tr->fit_next = 1 - tr->fit_next;
   tr->fit_dirty = FALSE;
