@@ -572,6 +572,7 @@ clamp_to_f_code (int2 v, int f)
  * one picks the f_code, clamps every vector to it and zeroes the other
  * set for the next picture. */
 #define FIT_SET GST_CL_MPEG_FIT_SET_WORDS
+#define FIT_LOADS 8
 #if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (FIT_ITEMS, 1, 1)))
 void
@@ -641,12 +642,24 @@ mpeg_fit_vectors (__global GstClMotionVector * vectors,
   barrier (CLK_LOCAL_MEM_FENCE);
   if (picked == F_CODES)
     return;
-  /* (every other group has read the vectors: it counted itself done) */
-  for (uint mb = t; mb < n; mb += FIT_ITEMS) {
-    int2 v = clamp_to_f_code (mb_vector (vectors, mb, mb % mb_width,
-            mb / mb_width, W, H), picked + 1);
-    vectors[mb].dx = v.x;
-    vectors[mb].dy = v.y;
+  /* (every other group has read the vectors: it counted itself done.
+   * One work-group walks them all, FIT_LOADS read at once a work-item:
+   * a load at a time waited on each.) */
+  for (uint base = t; base < n; base += FIT_LOADS * FIT_ITEMS) {
+    short2 got[FIT_LOADS];
+    for (int k = 0; k < FIT_LOADS; k++)
+      if (base + k * FIT_ITEMS < n)
+        got[k] = (short2) (vectors[base + k * FIT_ITEMS].dx,
+            vectors[base + k * FIT_ITEMS].dy);
+    for (int k = 0; k < FIT_LOADS; k++) {
+      uint mb = base + k * FIT_ITEMS;
+      if (mb >= n)
+        break;
+      int2 v = clamp_to_f_code (clamp_vector (convert_int2 (got[k]),
+              mb % mb_width, mb / mb_width, W, H), picked + 1);
+      vectors[mb].dx = v.x;
+      vectors[mb].dy = v.y;
+    }
   }
 }
 #endif
