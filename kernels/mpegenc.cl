@@ -4927,9 +4927,9 @@ group_summary (uint8 v, __local uint8 * parts, int lid, int nt)
 /* The offsets and the summary in two steps, each spread over the device:
  * mpeg_pack_counts, a work-item per macroblock, writes where its levels
  * start within its work-group's run of PACK_ITEMS macroblocks
- * (@offsets[mb]) and each run's summary (GST_CL_MPEG_PACK_PARTS_AT),
- * its first word the run's total; mpeg_pack_levels makes each
- * macroblock's offset the runs' totals before it plus its own. */
+ * (@offsets[mb]) and each run's summary (GST_CL_MPEG_PACK_PARTS_AT,
+ * word by word: the runs' totals side by side); mpeg_pack_levels makes
+ * each macroblock's offset the runs' totals before it plus its own. */
 #if MPEG_KERNELS_OF (CORE)
 __kernel __attribute__ ((reqd_work_group_size (PACK_ITEMS, 1, 1)))
 void
@@ -4961,8 +4961,14 @@ mpeg_pack_counts (__global const GstClMpegMbRecord * records,
   const uint8 run = group_summary (mine, parts, t, PACK_ITEMS);
   if (mb < n)
     offsets[mb] = upto - count;
-  if (t == 0)
-    vstore8 (run, get_group_id (0), offsets + GST_CL_MPEG_PACK_PARTS_AT (n));
+  if (t == 0) {
+    __global uint *parts = offsets + GST_CL_MPEG_PACK_PARTS_AT (n) +
+        get_group_id (0);
+    uint words[GST_CL_MPEG_PACK_SUMMARY_WORDS];
+    vstore8 (run, 0, words);
+    for (int k = 0; k < GST_CL_MPEG_PACK_SUMMARY_WORDS; k++)
+      parts[k * GST_CL_MPEG_PACK_RUNS (n)] = words[k];
+  }
 }
 #endif
 
@@ -4980,10 +4986,9 @@ mpeg_pack_levels (__global const GstClMpegMbRecord * records,
   uint at = offsets[mb];
   int before = 0;
 
-  /* (word 0 of each run's summary: its packed_total) */
+  /* (word 0 of the runs' summaries, their packed_total, side by side) */
   for (uint run = t; run < mb / PACK_ITEMS; run += 64)
-    before += offsets[GST_CL_MPEG_PACK_PARTS_AT (n) +
-        run * GST_CL_MPEG_PACK_SUMMARY_WORDS];
+    before += offsets[GST_CL_MPEG_PACK_PARTS_AT (n) + run];
   at += (uint) group_sum (red, before, t);
   /* (every work-item has read the offset before it is replaced) */
   barrier (CLK_GLOBAL_MEM_FENCE);

@@ -305,9 +305,11 @@ typedef struct {
 
 #define GST_CL_MPEG_PACK_SUMMARY_WORDS 8
 /* The offsets buffer of the packing of n macroblocks, in 32-bit words:
- * where each macroblock's packed levels start (n), then each run's
- * GstClMpegPackSummary (at GST_CL_MPEG_PACK_PARTS_AT), which the host
- * adds up and whose packed_total places the runs after it. */
+ * where each macroblock's packed levels start (n), then the runs'
+ * GstClMpegPackSummary words, word by word (from
+ * GST_CL_MPEG_PACK_PARTS_AT, word k of run r at k x
+ * GST_CL_MPEG_PACK_RUNS (n) + r), which the host adds up; the runs'
+ * packed_total, together first, place the runs after them. */
 #define GST_CL_MPEG_PACK_PARTS_AT(n) (n)
 #define GST_CL_MPEG_PACK_OFFSETS(n) (GST_CL_MPEG_PACK_PARTS_AT (n) + \
   GST_CL_MPEG_PACK_SUMMARY_WORDS * GST_CL_MPEG_PACK_RUNS (n))

@@ -612,14 +612,18 @@ void
 gst_cl_mpeg_transform_pack_summary (const GstClMpegTransform * tr,
     const guint32 * offsets, GstClMpegRecordsSummary * sum)
 {
-  guint n = tr->mb_width * tr->mb_height, run;
+  guint n = tr->mb_width * tr->mb_height, run, k;
+  const guint runs = GST_CL_MPEG_PACK_RUNS (n);
 
   memset (sum, 0, sizeof (*sum));
   sum->vector_reach = 1;
-  for (run = 0; run < GST_CL_MPEG_PACK_RUNS (n); run++) {
+  for (run = 0; run < runs; run++) {
+    guint32 words[GST_CL_MPEG_PACK_SUMMARY_WORDS];
     GstClMpegPackSummary part;
-    memcpy (&part, offsets + GST_CL_MPEG_PACK_PARTS_AT (n) +
-        run * GST_CL_MPEG_PACK_SUMMARY_WORDS, sizeof (part));
+    /* (the runs' summaries lie word by word) */
+    for (k = 0; k < GST_CL_MPEG_PACK_SUMMARY_WORDS; k++)
+      words[k] = offsets[GST_CL_MPEG_PACK_PARTS_AT (n) + k * runs + run];
+    memcpy (&part, words, sizeof (part));
     sum->packed_total += part.packed_total;
     sum->intra += part.intra;
     sum->skippable += part.skippable;
