@@ -4962,12 +4962,12 @@ mpeg_pack_counts (__global const GstClMpegMbRecord * records,
   if (mb < n)
     offsets[mb] = upto - count;
   if (t == 0) {
-    __global uint *parts = offsets + GST_CL_MPEG_PACK_PARTS_AT (n) +
+    __global uint *summary = offsets + GST_CL_MPEG_PACK_PARTS_AT (n) +
         get_group_id (0);
     uint words[GST_CL_MPEG_PACK_SUMMARY_WORDS];
     vstore8 (run, 0, words);
     for (int k = 0; k < GST_CL_MPEG_PACK_SUMMARY_WORDS; k++)
-      parts[k * GST_CL_MPEG_PACK_RUNS (n)] = words[k];
+      summary[k * GST_CL_MPEG_PACK_RUNS (n)] = words[k];
   }
 }
 #endif

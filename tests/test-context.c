@@ -776,6 +776,20 @@ GST_END_TEST;
 
 /* ---- device-side frame copies ---- */
 
+/* the bytes of a row of @plane of @info and its rows (the plane's first
+ * component's: those of the formats below share them) */
+static void
+plane_size (const GstVideoInfo * info, guint plane, gsize * row_bytes,
+    guint * rows)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+  gst_video_format_info_component (info->finfo, plane, comp);
+  *row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+  *rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+}
+
 /* gst_cl_frame_copy() copies every plane's rows of @src into @dst: with
  * the same layout (one command) and with another (a rectangle a plane);
  * outside the planes' rows @dst keeps its bytes. */
@@ -804,10 +818,12 @@ check_frame_copy (const GstVideoInfo * info, gint dst_stride_pad)
   /* another layout: each plane's rows wider apart, the planes further in */
   if (dst_stride_pad) {
     for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+      gsize row_bytes;
+      guint rows;
+      plane_size (info, p, &row_bytes, &rows);
       dst.info.stride[p] += dst_stride_pad;
       dst.info.offset[p] = off + 64;
-      off = dst.info.offset[p] + (gsize) dst.info.stride[p] *
-          GST_VIDEO_INFO_COMP_HEIGHT (info, p);
+      off = dst.info.offset[p] + (gsize) dst.info.stride[p] * rows;
     }
     fail_unless (off <= size);
   }
@@ -828,21 +844,20 @@ check_frame_copy (const GstVideoInfo * info, gint dst_stride_pad)
    * what lies between the planes where the layouts are the same */
   memcpy (expect, dst_bytes, size);
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    guint row, rows = GST_VIDEO_INFO_COMP_HEIGHT (info, p);
-    gsize row_bytes = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, p) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, p);
+    gsize row_bytes;
+    guint row, rows;
+    plane_size (info, p, &row_bytes, &rows);
     for (row = 0; row < rows; row++)
       memcpy (expect + dst.info.offset[p] + (gsize) row * dst.info.stride[p],
           src_bytes + src.info.offset[p] + (gsize) row * src.info.stride[p],
           row_bytes);
   }
   if (!dst_stride_pad) {
-    gsize first = src.info.offset[0];
-    gsize last = GST_VIDEO_INFO_N_PLANES (info) - 1;
-    gsize end = src.info.offset[last] + (gsize) src.info.stride[last] *
-        (GST_VIDEO_INFO_COMP_HEIGHT (info, last) - 1) +
-        GST_VIDEO_INFO_COMP_WIDTH (info, last) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, last);
+    guint last = GST_VIDEO_INFO_N_PLANES (info) - 1, rows;
+    gsize first = src.info.offset[0], row_bytes, end;
+    plane_size (info, last, &row_bytes, &rows);
+    end = src.info.offset[last] + (gsize) src.info.stride[last] *
+        (rows - 1) + row_bytes;
     /* (the padding between the planes comes along) */
     for (i = first; i < end; i++)
       if (expect[i] == dst_bytes[i] && back[i] == src_bytes[i])

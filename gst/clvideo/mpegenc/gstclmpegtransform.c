@@ -34,9 +34,10 @@ struct _GstClMpegTransform
   cl_mem jobs;                  /* GPU layout: a GstClMpegTrellisJob per
                                  * macroblock */
   cl_mem rd_bits;               /* gst_cl_mpeg_rd_bits () */
-  /* mpeg_fit_vectors' sums, an f_code each, in two sets (GstClMpegFitArgs):
-   * the one zeroed for the next picture, and whether a picture may have
-   * left it dirty (a call that failed half-way) */
+  /* mpeg_fit_vectors' sums, an f_code each, and its count of work-groups
+   * done, in two sets (GstClMpegFitArgs): the one zeroed for the next
+   * picture, and whether a picture may have left it dirty (a call that
+   * failed half-way) */
   cl_mem fit_totals;
   guint fit_next;
   gboolean fit_dirty;
@@ -599,8 +600,8 @@ gst_cl_mpeg_transform_packs_levels (const GstClMpegTransform * tr)
 gsize
 gst_cl_mpeg_transform_offsets_size (const GstClMpegTransform * tr)
 {
-  /* (the kernels see the summary as a uint8, the run's total its first
-   * word) */
+  /* (the kernels see the summary as a uint8; its first word, the runs'
+   * totals, is the one mpeg_pack_levels reads) */
   G_STATIC_ASSERT (sizeof (GstClMpegPackSummary) ==
       GST_CL_MPEG_PACK_SUMMARY_WORDS * sizeof (guint32));
   G_STATIC_ASSERT (G_STRUCT_OFFSET (GstClMpegPackSummary, packed_total) == 0);
