@@ -580,9 +580,12 @@ mpeg_fit_vectors (__global GstClMotionVector * vectors,
     __global const uchar * bits, __global uint * totals,
     const GstClMpegFitArgs args)
 {
-  __local uint red[FIT_ITEMS];
-  /* the f_code index the last work-group picked, F_CODES in the others */
-  __local uint picked;
+  /* the work-items' costs, an f_code a row, summed a row at a time
+   * side by side; then the sums the last group reads */
+  __local uint red[F_CODES][FIT_ITEMS];
+  __local uint least_of[F_CODES];
+  /* whether this group is the last; the f_code index it picked */
+  __local uint last, picked;
   __global uint *sums = totals + FIT_SET * args.totals;
   const uint mb_width = args.mb_width;
   const uint t = get_local_id (0), n = mb_width * args.mb_height;
@@ -606,42 +609,45 @@ mpeg_fit_vectors (__global GstClMotionVector * vectors,
           component_bits (bits, v.y - p.y, f);
     }
   }
-  for (f = 0; f < F_CODES; f++) {
-    red[t] = cost[f];
-    barrier (CLK_LOCAL_MEM_FENCE);
-    for (uint d = FIT_ITEMS / 2; d > 0; d >>= 1) {
-      if (t < d)
-        red[t] += red[t + d];
-      barrier (CLK_LOCAL_MEM_FENCE);
-    }
-    if (t == 0)
-      atomic_add (&sums[f], red[0]);
+  /* (one tree for all f_codes: a barrier a level, not a level an f_code;
+   * the atomics a work-item an f_code, issued together) */
+  for (f = 0; f < F_CODES; f++)
+    red[f][t] = cost[f];
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (uint d = FIT_ITEMS / 2; d > 0; d >>= 1) {
+    if (t < d)
+      for (f = 0; f < F_CODES; f++)
+        red[f][t] += red[f][t + d];
     barrier (CLK_LOCAL_MEM_FENCE);
   }
+  for (uint g = t; g < F_CODES; g += FIT_ITEMS)
+    atomic_add (&sums[g], red[g][0]);
+  /* (this group's sums added before it counts itself done) */
+  mem_fence (CLK_GLOBAL_MEM_FENCE);
+  barrier (CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (t == 0)
+    last = atomic_inc (&sums[F_CODES]) == get_num_groups (0) - 1;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  if (!last)
+    return;
+  mem_fence (CLK_GLOBAL_MEM_FENCE);
+  /* (the sums read as atomics: all groups' additions; a work-item each,
+   * at once) */
+  for (uint g = t; g < F_CODES; g += FIT_ITEMS)
+    least_of[g] = atomic_or (&sums[g], 0u);
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (uint g = t; g < FIT_SET; g += FIT_ITEMS)
+    totals[FIT_SET * (1 - args.totals) + g] = 0;
   if (t == 0) {
-    uint best = F_CODES;
-    /* (this group's sums added before it counts itself done) */
-    mem_fence (CLK_GLOBAL_MEM_FENCE);
-    if (atomic_inc (&sums[F_CODES]) == get_num_groups (0) - 1) {
-      mem_fence (CLK_GLOBAL_MEM_FENCE);
-      /* (the sums read as atomics: all groups' additions) */
-      uint least = atomic_or (&sums[0], 0u);
-      best = 0;
-      for (uint g = 1; g < min (args.max_f_code, (uint) F_CODES); g++) {
-        uint sum = atomic_or (&sums[g], 0u);
-        if (sum < least) {
-          least = sum;
-          best = g;
-        }
+    uint least = least_of[0], best = 0;
+    for (uint g = 1; g < min (args.max_f_code, (uint) F_CODES); g++)
+      if (least_of[g] < least) {
+        least = least_of[g];
+        best = g;
       }
-      for (f = 0; f < FIT_SET; f++)
-        totals[FIT_SET * (1 - args.totals) + f] = 0;
-    }
     picked = best;
   }
   barrier (CLK_LOCAL_MEM_FENCE);
-  if (picked == F_CODES)
-    return;
   /* (every other group has read the vectors: it counted itself done.
    * One work-group walks them all, FIT_LOADS read at once a work-item:
    * a load at a time waited on each.) */
