@@ -1,0 +1,465 @@
+/* gst-clvideo: device timeline of any OpenCL program
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Preloaded into a process (LD_PRELOAD=.../libcltimeline.so), it makes
+ * every command queue time its commands and writes one line per command
+ * to $CL_TIMELINE_OUT (default cltimeline.txt):
+ *
+ *   QUEUE THREAD NAME QUEUED SUBMIT START END HOST
+ *
+ * QUEUE numbers the queues in the order they were first used, THREAD is
+ * the enqueueing thread's id, NAME the kernel's function name or the
+ * command (write, read, copy, fill, map, unmap, marker, barrier...), then
+ * the four profiling times of the device (ns) and the host's monotonic
+ * clock at the enqueue (ns); host waits (clWaitForEvents, clFinish) as
+ *
+ *   W THREAD wait|finish BEGIN END
+ *
+ * on the host's clock. pipelines/cltimeline.py reads them. Timing every
+ * command costs the driver an event each: rates fall (by a third on the
+ * 1080p chain on an H100), so compare builds under it, never a rate
+ * taken under it with one taken without.
+ */
+#define _GNU_SOURCE
+#define CL_TARGET_OPENCL_VERSION 300
+/* (clCreateCommandQueue too: a program may still call it) */
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct
+{
+  cl_event event;
+  cl_command_queue queue;
+  int thread;
+  char name[48];
+  unsigned long long host_ns;
+} Pending;
+
+/* commands whose times are not read yet; read once complete, checked
+ * every PENDING_CHECK enqueues */
+#define MAX_PENDING 8192
+#define PENDING_CHECK 512
+#define MAX_QUEUES 256
+
+static Pending pending[MAX_PENDING];
+static int n_pending;
+static cl_command_queue queues[MAX_QUEUES];
+static int n_queues;
+static FILE *out;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned long long
+host_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* (under the lock) */
+static FILE *
+output (void)
+{
+  if (!out) {
+    const char *path = getenv ("CL_TIMELINE_OUT");
+
+    out = fopen (path && *path ? path : "cltimeline.txt", "w");
+    if (!out)
+      perror ("cltimeline: cannot open CL_TIMELINE_OUT");
+  }
+  return out;
+}
+
+static int
+queue_index (cl_command_queue queue)
+{
+  int i;
+
+  for (i = 0; i < n_queues; i++)
+    if (queues[i] == queue)
+      return i;
+  if (n_queues == MAX_QUEUES)
+    return MAX_QUEUES;
+  queues[n_queues] = queue;
+  return n_queues++;
+}
+
+/* Writes the commands that have completed (@all: and those that failed)
+ * and forgets them; keeps the others. (Under the lock.) */
+static void
+write_completed (int all)
+{
+  static const cl_profiling_info info[4] = { CL_PROFILING_COMMAND_QUEUED,
+    CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
+    CL_PROFILING_COMMAND_END
+  };
+  int i, k, kept = 0;
+
+  for (i = 0; i < n_pending; i++) {
+    Pending *p = &pending[i];
+    cl_int status = CL_QUEUED;
+    cl_ulong t[4] = { 0, 0, 0, 0 };
+
+    if (clGetEventInfo (p->event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+            sizeof (status), &status, NULL) != CL_SUCCESS)
+      status = -1;
+    if (status > CL_COMPLETE && !all) {
+      pending[kept++] = *p;
+      continue;
+    }
+    /* (a command that failed or whose times cannot be read: zeros) */
+    for (k = 0; status == CL_COMPLETE && k < 4; k++)
+      if (clGetEventProfilingInfo (p->event, info[k], sizeof (t[k]), &t[k],
+              NULL) != CL_SUCCESS)
+        t[k] = 0;
+    if (output ())
+      fprintf (out, "%d %d %s %llu %llu %llu %llu %llu\n",
+          queue_index (p->queue), p->thread, p->name,
+          (unsigned long long) t[0], (unsigned long long) t[1],
+          (unsigned long long) t[2], (unsigned long long) t[3], p->host_ns);
+    clReleaseEvent (p->event);
+  }
+  n_pending = kept;
+}
+
+static void
+remember (cl_command_queue queue, cl_event event, const char *name,
+    unsigned long long enqueued)
+{
+  /* (the driver's wait, not this file's, which takes the lock) */
+  static __typeof__ (clWaitForEvents) *driver_wait;
+  Pending *p;
+
+  if (!driver_wait)
+    driver_wait = (__typeof__ (clWaitForEvents) *) dlsym (RTLD_NEXT,
+        "clWaitForEvents");
+  pthread_mutex_lock (&lock);
+  if (n_pending == MAX_PENDING)
+    write_completed (0);
+  if (n_pending == MAX_PENDING) {
+    /* the oldest is still running: wait for it */
+    driver_wait (1, &pending[0].event);
+    write_completed (0);
+  }
+  if (n_pending == MAX_PENDING) {
+    clReleaseEvent (event);
+    pthread_mutex_unlock (&lock);
+    return;
+  }
+  p = &pending[n_pending++];
+  p->event = event;
+  p->queue = queue;
+  p->thread = (int) syscall (SYS_gettid);
+  p->host_ns = enqueued;
+  snprintf (p->name, sizeof (p->name), "%s", name);
+  if (n_pending % PENDING_CHECK == 0)
+    write_completed (0);
+  pthread_mutex_unlock (&lock);
+}
+
+static void
+remember_wait (const char *what, unsigned long long begin)
+{
+  unsigned long long end = host_ns ();
+
+  pthread_mutex_lock (&lock);
+  if (output ())
+    fprintf (out, "W %d %s %llu %llu\n", (int) syscall (SYS_gettid), what,
+        begin, end);
+  pthread_mutex_unlock (&lock);
+}
+
+__attribute__((destructor))
+static void
+finish_timeline (void)
+{
+  pthread_mutex_lock (&lock);
+  write_completed (1);
+  if (out)
+    fclose (out);
+  out = NULL;
+  pthread_mutex_unlock (&lock);
+}
+
+#define REAL(fn) \
+  static __typeof__ (fn) *real_##fn; \
+  if (!real_##fn) \
+    real_##fn = (__typeof__ (fn) *) dlsym (RTLD_NEXT, #fn)
+
+/* The event the driver gets: the caller's where it asks for one (kept
+ * for the timeline too), else the timeline's own. */
+#define EVENT_BEGIN \
+  cl_event own_event = NULL; \
+  cl_event *use_event = event ? event : &own_event; \
+  unsigned long long enqueued = host_ns ()
+#define EVENT_END(queue, name) \
+  do { \
+    if (ret == CL_SUCCESS) { \
+      if (event) \
+        clRetainEvent (*use_event); \
+      remember (queue, *use_event, name, enqueued); \
+    } \
+  } while (0)
+
+cl_command_queue
+clCreateCommandQueueWithProperties (cl_context context, cl_device_id device,
+    const cl_queue_properties * props, cl_int * errcode_ret)
+{
+  cl_queue_properties with[32];
+  int n = 0, timed = 0;
+
+  REAL (clCreateCommandQueueWithProperties);
+  for (; props && props[n] && n < 28; n += 2) {
+    with[n] = props[n];
+    with[n + 1] = props[n + 1];
+    if (props[n] == CL_QUEUE_PROPERTIES) {
+      with[n + 1] |= CL_QUEUE_PROFILING_ENABLE;
+      timed = 1;
+    }
+  }
+  if (!timed) {
+    with[n++] = CL_QUEUE_PROPERTIES;
+    with[n++] = CL_QUEUE_PROFILING_ENABLE;
+  }
+  with[n] = 0;
+  return real_clCreateCommandQueueWithProperties (context, device, with,
+      errcode_ret);
+}
+
+cl_command_queue
+clCreateCommandQueue (cl_context context, cl_device_id device,
+    cl_command_queue_properties props, cl_int * errcode_ret)
+{
+  REAL (clCreateCommandQueue);
+  return real_clCreateCommandQueue (context, device,
+      props | CL_QUEUE_PROFILING_ENABLE, errcode_ret);
+}
+
+cl_int
+clEnqueueNDRangeKernel (cl_command_queue queue, cl_kernel kernel,
+    cl_uint dims, const size_t * offset, const size_t * global,
+    const size_t * local, cl_uint n_wait, const cl_event * wait,
+    cl_event * event)
+{
+  char name[48] = "kernel";
+  cl_int ret;
+  EVENT_BEGIN;
+
+  REAL (clEnqueueNDRangeKernel);
+  ret = real_clEnqueueNDRangeKernel (queue, kernel, dims, offset, global,
+      local, n_wait, wait, use_event);
+  if (clGetKernelInfo (kernel, CL_KERNEL_FUNCTION_NAME, sizeof (name), name,
+          NULL) != CL_SUCCESS)
+    snprintf (name, sizeof (name), "kernel");
+  EVENT_END (queue, name);
+  return ret;
+}
+
+cl_int
+clEnqueueCopyBuffer (cl_command_queue queue, cl_mem src, cl_mem dst,
+    size_t src_offset, size_t dst_offset, size_t size, cl_uint n_wait,
+    const cl_event * wait, cl_event * event)
+{
+  cl_int ret;
+  EVENT_BEGIN;
+
+  REAL (clEnqueueCopyBuffer);
+  ret = real_clEnqueueCopyBuffer (queue, src, dst, src_offset, dst_offset,
+      size, n_wait, wait, use_event);
+  EVENT_END (queue, "copy");
+  return ret;
+}
+
+cl_int
+clEnqueueCopyBufferRect (cl_command_queue queue, cl_mem src, cl_mem dst,
+    const size_t * src_origin, const size_t * dst_origin,
+    const size_t * region, size_t src_row_pitch, size_t src_slice_pitch,
+    size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint n_wait,
+    const cl_event * wait, cl_event * event)
+{
+  cl_int ret;
+  EVENT_BEGIN;
+
+  REAL (clEnqueueCopyBufferRect);
+  ret = real_clEnqueueCopyBufferRect (queue, src, dst, src_origin,
+      dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch,
+      dst_slice_pitch, n_wait, wait, use_event);
+  EVENT_END (queue, "copy-rect");
+  return ret;
+}
+
+cl_int
+clEnqueueWriteBuffer (cl_command_queue queue, cl_mem buffer,
+    cl_bool blocking, size_t offset, size_t size, const void *ptr,
+    cl_uint n_wait, const cl_event * wait, cl_event * event)
+{
+  cl_int ret;
+  EVENT_BEGIN;
+
+  REAL (clEnqueueWriteBuffer);
+  ret = real_clEnqueueWriteBuffer (queue, buffer, blocking, offset, size,
+      ptr, n_wait, wait, use_event);
+  EVENT_END (queue, "write");
+  return ret;
+}
+
+cl_int
+clEnqueueWriteBufferRect (cl_command_queue queue, cl_mem buffer,
+    cl_bool blocking, const size_t * buffer_origin,
+    const size_t * host_origin, const size_t * region,
+    size_t buffer_row_pitch, size_t buffer_slice_pitch,
+    size_t host_row_pitch, size_t host_slice_pitch, const void *ptr,
+    cl_uint n_wait, const cl_event * wait, cl_event * event)
+{
+  cl_int ret;
+  EVENT_BEGIN;
+
+  REAL (clEnqueueWriteBufferRect);
+  ret = real_clEnqueueWriteBufferRect (queue, buffer, blocking,
+      buffer_origin, host_origin, region, buffer_row_pitch,
+      buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, n_wait,
+      wait, use_event);
+  EVENT_END (queue, "write-rect");
+  return ret;
+}
+
+cl_int
+clEnqueueReadBuffer (cl_command_queue queue, cl_mem buffer,
+    cl_bool blocking, size_t offset, size_t size, void *ptr, cl_uint n_wait,
+    const cl_event * wait, cl_event * event)
+{
+  cl_int ret;
+  EVENT_BEGIN;
+
+  REAL (clEnqueueReadBuffer);
+  ret = real_clEnqueueReadBuffer (queue, buffer, blocking, offset, size,
+      ptr, n_wait, wait, use_event);
+  EVENT_END (queue, "read");
+  return ret;
+}
+
+cl_int
+clEnqueueReadBufferRect (cl_command_queue queue, cl_mem buffer,
+    cl_bool blocking, const size_t * buffer_origin,
+    const size_t * host_origin, const size_t * region,
+    size_t buffer_row_pitch, size_t buffer_slice_pitch,
+    size_t host_row_pitch, size_t host_slice_pitch, void *ptr,
+    cl_uint n_wait, const cl_event * wait, cl_event * event)
+{
+  cl_int ret;
+  EVENT_BEGIN;
+
+  REAL (clEnqueueReadBufferRect);
+  ret = real_clEnqueueReadBufferRect (queue, buffer, blocking,
+      buffer_origin, host_origin, region, buffer_row_pitch,
+      buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, n_wait,
+      wait, use_event);
+  EVENT_END (queue, "read-rect");
+  return ret;
+}
+
+cl_int
+clEnqueueFillBuffer (cl_command_queue queue, cl_mem buffer,
+    const void *pattern, size_t pattern_size, size_t offset, size_t size,
+    cl_uint n_wait, const cl_event * wait, cl_event * event)
+{
+  cl_int ret;
+  EVENT_BEGIN;
+
+  REAL (clEnqueueFillBuffer);
+  ret = real_clEnqueueFillBuffer (queue, buffer, pattern, pattern_size,
+      offset, size, n_wait, wait, use_event);
+  EVENT_END (queue, "fill");
+  return ret;
+}
+
+void *
+clEnqueueMapBuffer (cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+    cl_map_flags flags, size_t offset, size_t size, cl_uint n_wait,
+    const cl_event * wait, cl_event * event, cl_int * errcode_ret)
+{
+  cl_int ret = CL_SUCCESS;
+  void *mapped;
+  EVENT_BEGIN;
+
+  REAL (clEnqueueMapBuffer);
+  mapped = real_clEnqueueMapBuffer (queue, buffer, blocking, flags, offset,
+      size, n_wait, wait, use_event, &ret);
+  if (errcode_ret)
+    *errcode_ret = ret;
+  EVENT_END (queue, "map");
+  return mapped;
+}
+
+cl_int
+clEnqueueUnmapMemObject (cl_command_queue queue, cl_mem memobj,
+    void *mapped, cl_uint n_wait, const cl_event * wait, cl_event * event)
+{
+  cl_int ret;
+  EVENT_BEGIN;
+
+  REAL (clEnqueueUnmapMemObject);
+  ret = real_clEnqueueUnmapMemObject (queue, memobj, mapped, n_wait, wait,
+      use_event);
+  EVENT_END (queue, "unmap");
+  return ret;
+}
+
+cl_int
+clEnqueueMarkerWithWaitList (cl_command_queue queue, cl_uint n_wait,
+    const cl_event * wait, cl_event * event)
+{
+  cl_int ret;
+  EVENT_BEGIN;
+
+  REAL (clEnqueueMarkerWithWaitList);
+  ret = real_clEnqueueMarkerWithWaitList (queue, n_wait, wait, use_event);
+  EVENT_END (queue, "marker");
+  return ret;
+}
+
+cl_int
+clEnqueueBarrierWithWaitList (cl_command_queue queue, cl_uint n_wait,
+    const cl_event * wait, cl_event * event)
+{
+  cl_int ret;
+  EVENT_BEGIN;
+
+  REAL (clEnqueueBarrierWithWaitList);
+  ret = real_clEnqueueBarrierWithWaitList (queue, n_wait, wait, use_event);
+  EVENT_END (queue, "barrier");
+  return ret;
+}
+
+cl_int
+clWaitForEvents (cl_uint n, const cl_event * events)
+{
+  unsigned long long begin = host_ns ();
+  cl_int ret;
+
+  REAL (clWaitForEvents);
+  ret = real_clWaitForEvents (n, events);
+  remember_wait ("wait", begin);
+  return ret;
+}
+
+cl_int
+clFinish (cl_command_queue queue)
+{
+  unsigned long long begin = host_ns ();
+  cl_int ret;
+
+  REAL (clFinish);
+  ret = real_clFinish (queue);
+  remember_wait ("finish", begin);
+  return ret;
+}
