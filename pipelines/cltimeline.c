@@ -264,124 +264,6 @@ clEnqueueNDRangeKernel (cl_command_queue queue, cl_kernel kernel,
   return ret;
 }
 
-cl_int
-clEnqueueCopyBuffer (cl_command_queue queue, cl_mem src, cl_mem dst,
-    size_t src_offset, size_t dst_offset, size_t size, cl_uint n_wait,
-    const cl_event * wait, cl_event * event)
-{
-  cl_int ret;
-  EVENT_BEGIN;
-
-  REAL (clEnqueueCopyBuffer);
-  ret = real_clEnqueueCopyBuffer (queue, src, dst, src_offset, dst_offset,
-      size, n_wait, wait, use_event);
-  EVENT_END (queue, "copy");
-  return ret;
-}
-
-cl_int
-clEnqueueCopyBufferRect (cl_command_queue queue, cl_mem src, cl_mem dst,
-    const size_t * src_origin, const size_t * dst_origin,
-    const size_t * region, size_t src_row_pitch, size_t src_slice_pitch,
-    size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint n_wait,
-    const cl_event * wait, cl_event * event)
-{
-  cl_int ret;
-  EVENT_BEGIN;
-
-  REAL (clEnqueueCopyBufferRect);
-  ret = real_clEnqueueCopyBufferRect (queue, src, dst, src_origin,
-      dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch,
-      dst_slice_pitch, n_wait, wait, use_event);
-  EVENT_END (queue, "copy-rect");
-  return ret;
-}
-
-cl_int
-clEnqueueWriteBuffer (cl_command_queue queue, cl_mem buffer,
-    cl_bool blocking, size_t offset, size_t size, const void *ptr,
-    cl_uint n_wait, const cl_event * wait, cl_event * event)
-{
-  cl_int ret;
-  EVENT_BEGIN;
-
-  REAL (clEnqueueWriteBuffer);
-  ret = real_clEnqueueWriteBuffer (queue, buffer, blocking, offset, size,
-      ptr, n_wait, wait, use_event);
-  EVENT_END (queue, "write");
-  return ret;
-}
-
-cl_int
-clEnqueueWriteBufferRect (cl_command_queue queue, cl_mem buffer,
-    cl_bool blocking, const size_t * buffer_origin,
-    const size_t * host_origin, const size_t * region,
-    size_t buffer_row_pitch, size_t buffer_slice_pitch,
-    size_t host_row_pitch, size_t host_slice_pitch, const void *ptr,
-    cl_uint n_wait, const cl_event * wait, cl_event * event)
-{
-  cl_int ret;
-  EVENT_BEGIN;
-
-  REAL (clEnqueueWriteBufferRect);
-  ret = real_clEnqueueWriteBufferRect (queue, buffer, blocking,
-      buffer_origin, host_origin, region, buffer_row_pitch,
-      buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, n_wait,
-      wait, use_event);
-  EVENT_END (queue, "write-rect");
-  return ret;
-}
-
-cl_int
-clEnqueueReadBuffer (cl_command_queue queue, cl_mem buffer,
-    cl_bool blocking, size_t offset, size_t size, void *ptr, cl_uint n_wait,
-    const cl_event * wait, cl_event * event)
-{
-  cl_int ret;
-  EVENT_BEGIN;
-
-  REAL (clEnqueueReadBuffer);
-  ret = real_clEnqueueReadBuffer (queue, buffer, blocking, offset, size,
-      ptr, n_wait, wait, use_event);
-  EVENT_END (queue, "read");
-  return ret;
-}
-
-cl_int
-clEnqueueReadBufferRect (cl_command_queue queue, cl_mem buffer,
-    cl_bool blocking, const size_t * buffer_origin,
-    const size_t * host_origin, const size_t * region,
-    size_t buffer_row_pitch, size_t buffer_slice_pitch,
-    size_t host_row_pitch, size_t host_slice_pitch, void *ptr,
-    cl_uint n_wait, const cl_event * wait, cl_event * event)
-{
-  cl_int ret;
-  EVENT_BEGIN;
-
-  REAL (clEnqueueReadBufferRect);
-  ret = real_clEnqueueReadBufferRect (queue, buffer, blocking,
-      buffer_origin, host_origin, region, buffer_row_pitch,
-      buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, n_wait,
-      wait, use_event);
-  EVENT_END (queue, "read-rect");
-  return ret;
-}
-
-cl_int
-clEnqueueFillBuffer (cl_command_queue queue, cl_mem buffer,
-    const void *pattern, size_t pattern_size, size_t offset, size_t size,
-    cl_uint n_wait, const cl_event * wait, cl_event * event)
-{
-  cl_int ret;
-  EVENT_BEGIN;
-
-  REAL (clEnqueueFillBuffer);
-  ret = real_clEnqueueFillBuffer (queue, buffer, pattern, pattern_size,
-      offset, size, n_wait, wait, use_event);
-  EVENT_END (queue, "fill");
-  return ret;
-}
-
 void *
 clEnqueueMapBuffer (cl_command_queue queue, cl_mem buffer, cl_bool blocking,
     cl_map_flags flags, size_t offset, size_t size, cl_uint n_wait,
@@ -400,45 +282,92 @@ clEnqueueMapBuffer (cl_command_queue queue, cl_mem buffer, cl_bool blocking,
   return mapped;
 }
 
-cl_int
-clEnqueueUnmapMemObject (cl_command_queue queue, cl_mem memobj,
-    void *mapped, cl_uint n_wait, const cl_event * wait, cl_event * event)
-{
-  cl_int ret;
-  EVENT_BEGIN;
+/* A wrapper of the enqueue @fn (returning cl_int, its event pointer
+ * last: @params ends with "cl_event * event"), recording the command as
+ * @label; @args are the driver's arguments, use_event last. */
+#define TIMED_ENQUEUE(fn, label, params, args) \
+  cl_int fn params \
+  { \
+    cl_int ret; \
+    EVENT_BEGIN; \
+    REAL (fn); \
+    ret = real_##fn args; \
+    EVENT_END (queue, label); \
+    return ret; \
+  }
 
-  REAL (clEnqueueUnmapMemObject);
-  ret = real_clEnqueueUnmapMemObject (queue, memobj, mapped, n_wait, wait,
-      use_event);
-  EVENT_END (queue, "unmap");
-  return ret;
-}
+TIMED_ENQUEUE (clEnqueueCopyBuffer, "copy",
+    (cl_command_queue queue, cl_mem src, cl_mem dst, size_t src_offset,
+        size_t dst_offset, size_t size, cl_uint n_wait,
+        const cl_event * wait, cl_event * event),
+    (queue, src, dst, src_offset, dst_offset, size, n_wait, wait,
+        use_event))
 
-cl_int
-clEnqueueMarkerWithWaitList (cl_command_queue queue, cl_uint n_wait,
-    const cl_event * wait, cl_event * event)
-{
-  cl_int ret;
-  EVENT_BEGIN;
+TIMED_ENQUEUE (clEnqueueCopyBufferRect, "copy-rect",
+    (cl_command_queue queue, cl_mem src, cl_mem dst,
+        const size_t * src_origin, const size_t * dst_origin,
+        const size_t * region, size_t src_row_pitch, size_t src_slice_pitch,
+        size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint n_wait,
+        const cl_event * wait, cl_event * event),
+    (queue, src, dst, src_origin, dst_origin, region, src_row_pitch,
+        src_slice_pitch, dst_row_pitch, dst_slice_pitch, n_wait, wait,
+        use_event))
 
-  REAL (clEnqueueMarkerWithWaitList);
-  ret = real_clEnqueueMarkerWithWaitList (queue, n_wait, wait, use_event);
-  EVENT_END (queue, "marker");
-  return ret;
-}
+TIMED_ENQUEUE (clEnqueueWriteBuffer, "write",
+    (cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+        size_t offset, size_t size, const void *ptr, cl_uint n_wait,
+        const cl_event * wait, cl_event * event),
+    (queue, buffer, blocking, offset, size, ptr, n_wait, wait, use_event))
 
-cl_int
-clEnqueueBarrierWithWaitList (cl_command_queue queue, cl_uint n_wait,
-    const cl_event * wait, cl_event * event)
-{
-  cl_int ret;
-  EVENT_BEGIN;
+TIMED_ENQUEUE (clEnqueueWriteBufferRect, "write-rect",
+    (cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+        const size_t * buffer_origin, const size_t * host_origin,
+        const size_t * region, size_t buffer_row_pitch,
+        size_t buffer_slice_pitch, size_t host_row_pitch,
+        size_t host_slice_pitch, const void *ptr, cl_uint n_wait,
+        const cl_event * wait, cl_event * event),
+    (queue, buffer, blocking, buffer_origin, host_origin, region,
+        buffer_row_pitch, buffer_slice_pitch, host_row_pitch,
+        host_slice_pitch, ptr, n_wait, wait, use_event))
 
-  REAL (clEnqueueBarrierWithWaitList);
-  ret = real_clEnqueueBarrierWithWaitList (queue, n_wait, wait, use_event);
-  EVENT_END (queue, "barrier");
-  return ret;
-}
+TIMED_ENQUEUE (clEnqueueReadBuffer, "read",
+    (cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+        size_t offset, size_t size, void *ptr, cl_uint n_wait,
+        const cl_event * wait, cl_event * event),
+    (queue, buffer, blocking, offset, size, ptr, n_wait, wait, use_event))
+
+TIMED_ENQUEUE (clEnqueueReadBufferRect, "read-rect",
+    (cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+        const size_t * buffer_origin, const size_t * host_origin,
+        const size_t * region, size_t buffer_row_pitch,
+        size_t buffer_slice_pitch, size_t host_row_pitch,
+        size_t host_slice_pitch, void *ptr, cl_uint n_wait,
+        const cl_event * wait, cl_event * event),
+    (queue, buffer, blocking, buffer_origin, host_origin, region,
+        buffer_row_pitch, buffer_slice_pitch, host_row_pitch,
+        host_slice_pitch, ptr, n_wait, wait, use_event))
+
+TIMED_ENQUEUE (clEnqueueFillBuffer, "fill",
+    (cl_command_queue queue, cl_mem buffer, const void *pattern,
+        size_t pattern_size, size_t offset, size_t size, cl_uint n_wait,
+        const cl_event * wait, cl_event * event),
+    (queue, buffer, pattern, pattern_size, offset, size, n_wait, wait,
+        use_event))
+
+TIMED_ENQUEUE (clEnqueueUnmapMemObject, "unmap",
+    (cl_command_queue queue, cl_mem memobj, void *mapped, cl_uint n_wait,
+        const cl_event * wait, cl_event * event),
+    (queue, memobj, mapped, n_wait, wait, use_event))
+
+TIMED_ENQUEUE (clEnqueueMarkerWithWaitList, "marker",
+    (cl_command_queue queue, cl_uint n_wait, const cl_event * wait,
+        cl_event * event),
+    (queue, n_wait, wait, use_event))
+
+TIMED_ENQUEUE (clEnqueueBarrierWithWaitList, "barrier",
+    (cl_command_queue queue, cl_uint n_wait, const cl_event * wait,
+        cl_event * event),
+    (queue, n_wait, wait, use_event))
 
 cl_int
 clWaitForEvents (cl_uint n, const cl_event * events)
