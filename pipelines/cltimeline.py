@@ -6,8 +6,10 @@
 Usage: cltimeline.py [--frame-kernel NAME] [--top N] FILE[.gz]
 
 For each queue that runs NAME (default mpeg_encode_mb, once a frame in
-clmpegenc) at least 20 times, the middle 80% of that queue's span (past
-the start-up and the drain) is a window; in it, over all queues:
+clmpegenc; NAME_cpu, its CPU layout's, counts too) at least 20 times,
+the time from its launch at the first tenth of those frames to its
+launch at the last tenth (past the start-up and the drain) is a window;
+in it, over all queues:
 
 - the device's busy time a frame (the union of all commands' start..end,
   transfers included), and its idle time, of which the part where the
@@ -41,14 +43,19 @@ def read(path):
     return commands
 
 
+def is_frame_kernel(name, frame_kernel):
+    return name in (frame_kernel, frame_kernel + "_cpu")
+
+
 def window_report(commands, queue, frame_kernel, top):
-    own = [c for c in commands if c[3] == queue]
-    first, last = own[0][0], own[-1][1]
-    lo, hi = first + (last - first) // 10, last - (last - first) // 10
+    # (by the frames, not the time: a first frame that waits for the
+    # kernels' build would leave few in the middle of the span)
+    starts = [c[0] for c in commands
+              if c[3] == queue and is_frame_kernel(c[5], frame_kernel)]
+    skip = len(starts) // 10
+    lo, hi = starts[skip], starts[len(starts) - 1 - skip]
+    frames = len(starts) - 1 - 2 * skip
     window = [c for c in commands if lo <= c[0] < hi]
-    frames = sum(1 for c in window if c[3] == queue and c[5] == frame_kernel)
-    if frames == 0:
-        return
     span = hi - lo
     busy, until, host_late = 0, lo, 0
     late_by = collections.Counter()
@@ -102,7 +109,7 @@ def main():
     if not commands:
         sys.exit("cltimeline: no timed commands in %s" % args.file)
     runs = collections.Counter(c[3] for c in commands
-                               if c[5] == args.frame_kernel)
+                               if is_frame_kernel(c[5], args.frame_kernel))
     queues = sorted(q for q, n in runs.items() if n >= 20)
     if not queues:
         sys.exit("cltimeline: no queue runs %s 20 times" % args.frame_kernel)
