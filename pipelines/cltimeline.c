@@ -16,9 +16,9 @@
  *   W THREAD wait|finish BEGIN END
  *
  * on the host's clock. pipelines/cltimeline.py reads them. Timing every
- * command costs the driver an event each: rates fall (by a third on the
- * 1080p chain on an H100), so compare builds under it, never a rate
- * taken under it with one taken without.
+ * command costs the driver an event each: rates fall (by a third to a
+ * half on the chain on an H100), so compare builds under it, never a
+ * rate taken under it with one taken without.
  */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300

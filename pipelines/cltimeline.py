@@ -47,6 +47,11 @@ def is_frame_kernel(name, frame_kernel):
     return name in (frame_kernel, frame_kernel + "_cpu")
 
 
+def queue_label(q, queue):
+    """The column of queue @q in the report of @queue's window."""
+    return "own" if q == queue else "q%d" % q
+
+
 def window_report(commands, queue, frame_kernel, top):
     # (by the frames, not the time: a first frame that waits for the
     # kernels' build would leave few in the middle of the span)
@@ -63,8 +68,8 @@ def window_report(commands, queue, frame_kernel, top):
         if start > until:
             late = max(0, min(submit, start) - until)
             host_late += late
-            who = "own" if q == queue else "q%d" % q
-            late_by["%s %s (thread %d)" % (who, name, thread)] += late
+            late_by["%s %s (thread %d)" % (queue_label(q, queue), name,
+                                            thread)] += late
             busy += end - start
             until = end
         elif end > until:
@@ -81,7 +86,7 @@ def window_report(commands, queue, frame_kernel, top):
     print()
     per = collections.defaultdict(lambda: [0, 0])
     for start, end, _submit, q, _thread, name in window:
-        key = ("own" if q == queue else "q%d" % q, name)
+        key = (queue_label(q, queue), name)
         per[key][0] += 1
         per[key][1] += end - start
     print("| queue | command | a frame | us a frame | us each |")
