@@ -122,7 +122,7 @@ done
 # the last anchor before it, shown for two or three fields)
 film="videorate ! video/x-raw,framerate=24000/1001 ! videoconvert"
 gst-launch-1.0 -q filesrc location="$clip" ! decodebin ! $film ! \
-  clmpegenc scene-cut=0 b-adapt=false quantizer=4 b-frames=2 gop-size=9 pulldown=true ! \
+  clmpegenc scene-cut=0 b-adapt=false ip-factor=1.4 quantizer=4 b-frames=2 gop-size=9 pulldown=true ! \
   video/mpeg,mpegversion=2 ! filesink location="$work/whole-film.m2v"
 "$chunk" -p "quantizer=4 b-frames=2 gop-size=9 pulldown=true" \
   -c "video/mpeg,mpegversion=2" -f "$film" -n 20 -j 2 -w "$work/w4" \
