@@ -410,21 +410,11 @@ sad_half_ring (global const uchar * c, int cs, global const uchar * r,
 #endif
 
 #if SATD
-/* The SATD of the 8 x 8 block at c against the half-pel prediction at
- * integer part r, fractions hx, hy, MPEG-1 rounding (see satd16) */
+/* The SATD of the 8 x 8 residual @d (transformed in place) */
 static uint
-satd8_half (global const uchar * c, int cs, global const uchar * r, int rs,
-    int hx, int hy)
+satd8_residual (int *d)
 {
-  int d[64];
   uint total = 0;
-  #pragma unroll
-  for (int y = 0; y < 8; y++) {
-    #pragma unroll
-    for (int x = 0; x < 8; x++)
-      d[8 * y + x] = (int) c[y * cs + x] -
-          (int) half_pred (r + y * rs + x, rs, hx, hy);
-  }
   /* the rows' butterflies, then the columns' (step 1: along a row) */
   #pragma unroll
   for (int step = 1; step <= 8; step *= 8) {
@@ -448,6 +438,23 @@ satd8_half (global const uchar * c, int cs, global const uchar * r, int rs,
   for (int i = 0; i < 64; i++)
     total += abs (d[i]);
   return total;
+}
+
+/* The SATD of the 8 x 8 block at c against the half-pel prediction at
+ * integer part r, fractions hx, hy, MPEG-1 rounding (see satd16) */
+static uint
+satd8_half (global const uchar * c, int cs, global const uchar * r, int rs,
+    int hx, int hy)
+{
+  int d[64];
+  #pragma unroll
+  for (int y = 0; y < 8; y++) {
+    #pragma unroll
+    for (int x = 0; x < 8; x++)
+      d[8 * y + x] = (int) c[y * cs + x] -
+          (int) half_pred (r + y * rs + x, rs, hx, hy);
+  }
+  return satd8_residual (d);
 }
 #endif
 
@@ -1779,15 +1786,32 @@ motion_search_tiles (global const uchar * cur, global const uchar * ref,
 
 #ifdef REFINE_ITEMS
 
+/* the block and the reference around its full-pel vector, staged in
+ * local memory: AREA_SIDE samples a row, from a sample left of and above
+ * the vector's integer position */
+#define AREA_SIDE (BS + 2)
+
+/* The half-pel prediction of sample (x, y) of the block at position
+ * (ox, oy) of the staged area (0 or 1: where the position's integer part
+ * lies against the full-pel vector's, less one), fractions hx, hy */
+static inline uint
+staged_half_pred (local const uchar * area, int x, int y, int ox, int oy,
+    int hx, int hy)
+{
+  local const uchar *q = area + (y + oy) * AREA_SIDE + x + ox;
+  return ((uint) q[0] + q[hx] + q[hy * AREA_SIDE] + q[hy * AREA_SIDE + hx] +
+      2) >> 2;
+}
+
 /* Half-pel refinement of the full-pel vectors (in half-pel units) of the
  * blocks [first_bx, end_bx) x [first_by, end_by), one work-group of
- * REFINE_ITEMS per block: each work-item takes a share of the block's
- * samples and sums their differences from the eight half-pel
- * predictions around the vector, the group adds the sums up, and the
- * positions are ranked as refine_half ranks them (the same vectors). A
- * work-item per block walked 256 samples nine times on its own. Each
- * result also goes to @copy (the search's history: no copy command of
- * its own; @vectors again where none is kept). */
+ * REFINE_ITEMS per block: the block and the reference samples around its
+ * vector are staged in local memory once, each work-item takes a share
+ * of the block's samples and sums their differences from the eight
+ * half-pel predictions around the vector, the group adds the sums up,
+ * and the positions are ranked as refine_half ranks them (the same
+ * vectors). Each result also goes to @copy (the search's history: no
+ * copy command of its own; @vectors again where none is kept). */
 __kernel __attribute__ ((reqd_work_group_size (REFINE_ITEMS, 1, 1)))
 void
 motion_refine_groups (global const uchar * cur, global const uchar * ref,
@@ -1795,6 +1819,8 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
     const GstClMotionSearchArgs args)
 {
   local uint sums[8][REFINE_ITEMS];
+  local uchar block[BS * BS];
+  local uchar area[AREA_SIDE * AREA_SIDE];
 #if SATD
   local uint satd[9][4];
 #endif
@@ -1814,9 +1840,9 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
   int fx = mv.dx / 2, fy = mv.dy / 2;
   uint acc[8];
   /* position k (half_key's h without the centre): vector (vx, vy), its
-   * prediction read from offset[k] of the sample's place, interpolated
-   * across (hx, hy), and tried only where it reads inside the plane */
-  int vx[8], vy[8], offset[8], hx[8], hy[8], inside[8];
+   * integer part at (ox, oy) of the staged area, interpolated across
+   * (hx, hy), and tried only where it reads inside the plane */
+  int vx[8], vy[8], ox[8], oy[8], hx[8], hy[8], inside[8];
 
   for (int k = 0; k < 8; k++) {
     int2 hv = half_vector (fx, fy, k + (k >= 4));
@@ -1824,19 +1850,31 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
     vy[k] = hv.y;
     hx[k] = vx[k] & 1;
     hy[k] = vy[k] & 1;
-    offset[k] = (vy[k] >> 1) * rs + (vx[k] >> 1);
+    ox[k] = (vx[k] >> 1) - fx + 1;
+    oy[k] = (vy[k] >> 1) - fy + 1;
     inside[k] = half_inside (vx[k], vy[k], x0, y0, bw, bh, width, height);
     acc[k] = 0;
   }
+  /* the samples read, each once: coordinates outside the plane are
+   * clamped, and only positions not tried read those */
+  for (int i = lid; i < AREA_SIDE * AREA_SIDE; i += REFINE_ITEMS) {
+    int y = clamp (y0 + fy - 1 + i / AREA_SIDE, 0, height - 1);
+    int x = clamp (x0 + fx - 1 + i % AREA_SIDE, 0, width - 1);
+    area[i] = r[y * rs + x];
+  }
+  for (int i = lid; i < BS * BS; i += REFINE_ITEMS)
+    block[i] = c[min (y0 + i / BS, height - 1) * cs + min (x0 + i % BS,
+            width - 1)];
+  barrier (CLK_LOCAL_MEM_FENCE);
   for (int s = lid; s < BS * BS; s += REFINE_ITEMS) {
-    int x = x0 + s % BS, y = y0 + s / BS;
-    if (x - x0 >= bw || y - y0 >= bh)
+    int x = s % BS, y = s / BS;
+    if (x >= bw || y >= bh)
       continue;
-    uint cv = c[y * cs + x];
+    uint cv = block[s];
     for (int k = 0; k < 8; k++) {
       if (!inside[k])
         continue;
-      acc[k] += abs_diff (cv, half_pred (r + y * rs + x + offset[k], rs,
+      acc[k] += abs_diff (cv, staged_half_pred (area, x, y, ox[k], oy[k],
               hx[k], hy[k]));
     }
   }
@@ -1859,12 +1897,18 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
    * work-item */
   if (BS == 16 && bw == 16 && bh == 16) {
     for (int t = lid; t < 4 * 9; t += REFINE_ITEMS) {
-      int h = t / 4, q = t % 4, ox = q % 2 * 8, oy = q / 2 * 8;
+      int h = t / 4, q = t % 4, qx = q % 2 * 8, qy = q / 2 * 8;
       int2 sv = half_vector (fx, fy, h);
-      satd[h][q] = keys[h] == ULONG_MAX ? 0 :
-          satd8_half (c + (y0 + oy) * cs + x0 + ox, cs,
-          r + (y0 + oy + (sv.y >> 1)) * rs + x0 + ox + (sv.x >> 1), rs,
-          sv.x & 1, sv.y & 1);
+      int sx = (sv.x >> 1) - fx + 1, sy = (sv.y >> 1) - fy + 1;
+      int d[64];
+      #pragma unroll
+      for (int y = 0; y < 8; y++)
+        #pragma unroll
+        for (int x = 0; x < 8; x++)
+          d[8 * y + x] = (int) block[(qy + y) * BS + qx + x] -
+              (int) staged_half_pred (area, qx + x, qy + y, sx, sy,
+              sv.x & 1, sv.y & 1);
+      satd[h][q] = keys[h] == ULONG_MAX ? 0 : satd8_residual (d);
     }
     barrier (CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
