@@ -1786,9 +1786,13 @@ motion_search_tiles (global const uchar * cur, global const uchar * ref,
 
 #ifdef REFINE_ITEMS
 
-/* the block and the reference around its full-pel vector, staged in
- * local memory: AREA_SIDE samples a row, from a sample left of and above
- * the vector's integer position */
+#if SATD
+/* With SATD the block and the reference around its full-pel vector are
+ * staged in local memory (AREA_SIDE samples a row, from a sample left of
+ * and above the vector's integer position): the SATD's work-items read
+ * each sample's half-pel neighbours again, from global memory a fifth
+ * slower on the H100. The SAD alone reads them from global memory, where
+ * the caches serve it faster than a staging step. */
 #define AREA_SIDE (BS + 2)
 
 /* The half-pel prediction of sample (x, y) of the block at position
@@ -1803,15 +1807,25 @@ staged_half_pred (local const uchar * area, int x, int y, int ox, int oy,
       2) >> 2;
 }
 
+/* sample (x, y) of the block, and its prediction at position k */
+#define BLOCK_SAMPLE(x, y) block[(y) * BS + (x)]
+#define PREDICTION(x, y, k) staged_half_pred (area, x, y, ox[k], oy[k],     \
+    hx[k], hy[k])
+#else
+#define BLOCK_SAMPLE(x, y) c[(y0 + (y)) * cs + x0 + (x)]
+#define PREDICTION(x, y, k) half_pred (r + (y0 + (y)) * rs + x0 + (x) +      \
+    offset[k], rs, hx[k], hy[k])
+#endif
+
 /* Half-pel refinement of the full-pel vectors (in half-pel units) of the
  * blocks [first_bx, end_bx) x [first_by, end_by), one work-group of
- * REFINE_ITEMS per block: the block and the reference samples around its
- * vector are staged in local memory once, each work-item takes a share
- * of the block's samples and sums their differences from the eight
- * half-pel predictions around the vector, the group adds the sums up,
- * and the positions are ranked as refine_half ranks them (the same
- * vectors). Each result also goes to @copy (the search's history: no
- * copy command of its own; @vectors again where none is kept). */
+ * REFINE_ITEMS per block: each work-item takes a share of the block's
+ * samples and sums their differences from the eight half-pel
+ * predictions around the vector, the group adds the sums up, and the
+ * positions are ranked as refine_half ranks them (the same vectors). A
+ * work-item per block walked 256 samples nine times on its own. Each
+ * result also goes to @copy (the search's history: no copy command of
+ * its own; @vectors again where none is kept). */
 __kernel __attribute__ ((reqd_work_group_size (REFINE_ITEMS, 1, 1)))
 void
 motion_refine_groups (global const uchar * cur, global const uchar * ref,
@@ -1819,9 +1833,9 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
     const GstClMotionSearchArgs args)
 {
   local uint sums[8][REFINE_ITEMS];
+#if SATD
   local uchar block[BS * BS];
   local uchar area[AREA_SIDE * AREA_SIDE];
-#if SATD
   local uint satd[9][4];
 #endif
   const int lid = get_local_id (0);
@@ -1840,9 +1854,11 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
   int fx = mv.dx / 2, fy = mv.dy / 2;
   uint acc[8];
   /* position k (half_key's h without the centre): vector (vx, vy), its
-   * integer part at (ox, oy) of the staged area, interpolated across
-   * (hx, hy), and tried only where it reads inside the plane */
-  int vx[8], vy[8], ox[8], oy[8], hx[8], hy[8], inside[8];
+   * prediction read from offset[k] of the sample's place (staged: from
+   * (ox, oy), a sample left of and above the full-pel vector's),
+   * interpolated across (hx, hy), and tried only where it reads inside
+   * the plane */
+  int vx[8], vy[8], offset[8], ox[8], oy[8], hx[8], hy[8], inside[8];
 
   for (int k = 0; k < 8; k++) {
     int2 hv = half_vector (fx, fy, k + (k >= 4));
@@ -1850,11 +1866,13 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
     vy[k] = hv.y;
     hx[k] = vx[k] & 1;
     hy[k] = vy[k] & 1;
+    offset[k] = (vy[k] >> 1) * rs + (vx[k] >> 1);
     ox[k] = (vx[k] >> 1) - fx + 1;
     oy[k] = (vy[k] >> 1) - fy + 1;
     inside[k] = half_inside (vx[k], vy[k], x0, y0, bw, bh, width, height);
     acc[k] = 0;
   }
+#if SATD
   /* the samples read, each once: coordinates outside the plane are
    * clamped, and only positions not tried read those */
   for (int i = lid; i < AREA_SIDE * AREA_SIDE; i += REFINE_ITEMS) {
@@ -1866,16 +1884,16 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
     block[i] = c[min (y0 + i / BS, height - 1) * cs + min (x0 + i % BS,
             width - 1)];
   barrier (CLK_LOCAL_MEM_FENCE);
+#endif
   for (int s = lid; s < BS * BS; s += REFINE_ITEMS) {
     int x = s % BS, y = s / BS;
     if (x >= bw || y >= bh)
       continue;
-    uint cv = block[s];
+    uint cv = BLOCK_SAMPLE (x, y);
     for (int k = 0; k < 8; k++) {
       if (!inside[k])
         continue;
-      acc[k] += abs_diff (cv, staged_half_pred (area, x, y, ox[k], oy[k],
-              hx[k], hy[k]));
+      acc[k] += abs_diff (cv, PREDICTION (x, y, k));
     }
   }
   for (int k = 0; k < 8; k++)
@@ -1935,4 +1953,6 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
     vectors[at] = copy[at] = half_result (fx, fy, best);
   }
 }
+#undef BLOCK_SAMPLE
+#undef PREDICTION
 #endif /* REFINE_ITEMS */
