@@ -33,7 +33,9 @@ mpeg_dirs() {
 # for it) and FFmpeg's encoders are mpeg2video, with the same options;
 # with MPEG_INTERLACED=1 as well (interlaced clips, see mpeg_cut_clip),
 # FFmpeg's codes them with its interlaced DCT and motion estimation
-# (-flags +ildct+ilme -top 1), clmpegenc as its input caps say.
+# (-flags +ildct+ilme -top 1), clmpegenc as its input caps say. With
+# MPEG_UPSTREAM_SEARCH=1 clmpegenc codes the frames as they come out of
+# clmotionsearch with its defaults, with its vectors (the chain).
 mpeg_encode() {
   local enc="$1" q="$2" gop="$3" src="$4" out="$5"
   shift 5
@@ -50,8 +52,10 @@ mpeg_encode() {
       # (filesrc reads 4 KiB a buffer unless told, which y4mdec then
       # joins into frames: a MiB a buffer, as FFmpeg's demuxer reads a
       # whole frame a packet)
+      local upstream=()
+      [ "${MPEG_UPSTREAM_SEARCH:-0}" = 1 ] && upstream=(clmotionsearch !)
       gst-launch-1.0 -q filesrc location="$src" blocksize=1048576 ! y4mdec ! \
-        clmpegenc quantizer="$q" gop-size="$gop" \
+        "${upstream[@]}" clmpegenc quantizer="$q" gop-size="$gop" \
         b-frames="${MPEG_B_FRAMES:-0}" "${extra[@]}" "$@" ! \
         "video/mpeg,mpegversion=${MPEG_VERSION:-1}" ! \
         filesink location="$out" ;;

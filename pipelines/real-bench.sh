@@ -26,6 +26,8 @@
 #   REAL_BENCH_WORK       work directory, kept when given [a temporary one]
 #   MPEG_VERSION          2: MPEG-2, clmpegenc's and FFmpeg's mpeg2video [1]
 #   MPEG_B_FRAMES         B pictures between anchors, every encoder [0]
+#   MPEG_UPSTREAM_SEARCH  1: clmpegenc behind clmotionsearch, taking its
+#                         vectors (the chain) [0]
 #   MPEG_INTERLACED       1: interlaced clips, each frame woven from two of
 #                         the clip's (mpeg-common.sh), with MPEG_VERSION=2 [0]
 #
@@ -166,6 +168,7 @@ codec=mpeg1video
 [ "${MPEG_VERSION:-1}" = 2 ] && codec=mpeg2video
 structure="I and P"
 [ "${MPEG_B_FRAMES:-0}" -gt 0 ] && structure="I, P and ${MPEG_B_FRAMES} B pictures between anchors, every encoder"
+[ "${MPEG_UPSTREAM_SEARCH:-0}" = 1 ] && structure="$structure; clmpegenc behind clmotionsearch"
 [ "${MPEG_INTERLACED:-0}" = 1 ] && structure="$structure; interlaced frames, each woven from two of the clip, FFmpeg with -flags +ildct+ilme -top 1"
 echo "### Real-content set, MPEG-${MPEG_VERSION:-1}: up to $frames frames a clip, GOP $gop ($structure), quantisers ${quants// /, }"
 echo

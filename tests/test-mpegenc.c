@@ -3109,6 +3109,53 @@ GST_START_TEST (test_chain_not_worse)
 
 GST_END_TEST;
 
+/* At ultrafast, P pictures behind clmotionsearch take its vectors as they
+ * are, with no search of their own: its vectors code the pan about as
+ * well as the encoder alone, while vectors held within a sample of zero
+ * (a full search of range 1) cost far more bytes. At veryfast the
+ * encoder searches around the same poor vectors and finds the pan. */
+GST_START_TEST (test_ultrafast_takes_upstream_vectors)
+{
+  static const gchar *runs[] = {
+    "speed-preset=ultrafast quantizer=6",
+    "launch:clmotionsearch ! clmpegenc speed-preset=ultrafast quantizer=6",
+    "launch:clmotionsearch method=full search-range=1 ! "
+        "clmpegenc speed-preset=ultrafast quantizer=6",
+    "speed-preset=veryfast quantizer=6",
+    "launch:clmotionsearch method=full search-range=1 ! "
+        "clmpegenc speed-preset=veryfast quantizer=6",
+  };
+  const guint w = 352, h = 288, n = 10;
+  gdouble psnr[G_N_ELEMENTS (runs)];
+  guint bytes[G_N_ELEMENTS (runs)], r;
+
+  clip_pan_x = 1.5;
+  clip_pan_y = -0.5;
+  for (r = 0; r < G_N_ELEMENTS (runs); r++) {
+    Encoded e;
+    encode_clip (runs[r], w, h, n, TRUE, NULL, &e);
+    fail_unless_equals_int (e.pts->len, n);
+    bytes[r] = e.stream->len;
+    psnr[r] = clip_psnr_y (&e, "upstream-as-is.m1v", w, h, n);
+    GST_INFO ("%s: %u bytes, PSNR-Y %.2f dB", runs[r], bytes[r], psnr[r]);
+    mpegcheck_result_free (check_stream (e.stream, n, w, h));
+    encoded_free (&e);
+  }
+  fail_unless (bytes[1] * 100 <= bytes[0] * 105 && psnr[1] > psnr[0] - 0.1,
+      "ultrafast behind clmotionsearch: %u bytes at %.2f dB, alone %u at "
+      "%.2f dB", bytes[1], psnr[1], bytes[0], psnr[0]);
+  fail_unless (bytes[2] * 100 >= bytes[1] * 150, "ultrafast behind a search "
+      "of range 1: %u bytes, behind the default search %u", bytes[2],
+      bytes[1]);
+  fail_unless (bytes[4] * 100 <= bytes[3] * 105 && psnr[4] > psnr[3] - 0.1,
+      "veryfast behind a search of range 1: %u bytes at %.2f dB, alone %u "
+      "at %.2f dB", bytes[4], psnr[4], bytes[3], psnr[3]);
+  clip_pan_x = 2;
+  clip_pan_y = 1;
+}
+
+GST_END_TEST;
+
 /* The encoder's own search, by motion-method (hierarchical by default):
  * both methods find the pan of the clip (far fewer bits than zero
  * vectors), to within a few percent of each other's bits at the same
@@ -6956,6 +7003,7 @@ mpegenc_suite (void)
   tcase_add_loop_test (tc, test_eos_and_flush, 0, 2);
   tcase_add_test (tc, test_flush_starts_afresh);
   tcase_add_test (tc, test_upstream_vectors);
+  tcase_add_test (tc, test_ultrafast_takes_upstream_vectors);
   tcase_add_test (tc, test_fit_vectors);
   tcase_add_test (tc, test_live_changes);
   tcase_add_test (tc, test_chain_not_worse);

@@ -155,26 +155,28 @@ enum
 };
 
 /* What each speed preset sets: rdo where it was not set on its own, the
- * motion search's effort at full resolution, and whether with rdo its
- * half-pel positions are ranked by SATD */
+ * motion search's effort at full resolution, whether with rdo its
+ * half-pel positions are ranked by SATD, and whether P pictures search
+ * around upstream's vectors or take them as they are */
 typedef struct
 {
   gboolean rdo;
   GstClMotionEffort motion_effort;
   gboolean search_satd;
+  gboolean refine_upstream_vectors;
 } SpeedPreset;
 
 static const SpeedPreset speed_presets[] = {
   [GST_CL_MPEG_ENC_SPEED_PRESET_ULTRAFAST] = {FALSE, GST_CL_MOTION_EFFORT_LOW,
-      FALSE},
+      FALSE, FALSE},
   [GST_CL_MPEG_ENC_SPEED_PRESET_VERYFAST] = {FALSE,
-      GST_CL_MOTION_EFFORT_MEDIUM, FALSE},
+      GST_CL_MOTION_EFFORT_MEDIUM, FALSE, TRUE},
   [GST_CL_MPEG_ENC_SPEED_PRESET_FAST] = {TRUE, GST_CL_MOTION_EFFORT_MEDIUM,
-      FALSE},
+      FALSE, TRUE},
   [GST_CL_MPEG_ENC_SPEED_PRESET_MEDIUM] = {DEFAULT_RDO,
-      GST_CL_MOTION_EFFORT_MEDIUM, TRUE},
+      GST_CL_MOTION_EFFORT_MEDIUM, TRUE, TRUE},
   [GST_CL_MPEG_ENC_SPEED_PRESET_SLOW] = {TRUE, GST_CL_MOTION_EFFORT_HIGH,
-      TRUE},
+      TRUE, TRUE},
 };
 
 GType
@@ -1375,6 +1377,7 @@ apply_speed_preset (GstClMpegEnc * self)
     self->settings.rdo = p->rdo;
   self->settings.motion_effort = p->motion_effort;
   self->settings.search_satd = p->search_satd;
+  self->settings.refine_upstream_vectors = p->refine_upstream_vectors;
 }
 
 static void
@@ -1870,15 +1873,18 @@ gst_cl_mpeg_enc_class_init (GstClMpegEncClass * klass)
    * Speed against compression, fastest first: whether rate-distortion
    * decisions are made (#GstClMpegEnc:rdo, unless it is set on its own,
    * which it then keeps whatever the order the two are set in), how much
-   * the hierarchical motion search does at full resolution, and whether
+   * the hierarchical motion search does at full resolution, whether
    * with rdo it ranks its half-pel positions by SATD or by the cheaper
-   * SAD. Reading rdo gives the value in effect.
+   * SAD, and whether behind clmotionsearch P pictures search around its
+   * vectors (all but ultrafast) or take them as they are. Reading rdo
+   * gives the value in effect.
    */
   g_object_class_install_property (gobject_class, PROP_SPEED_PRESET,
       g_param_spec_enum ("speed-preset", "Speed preset",
           "Speed against compression, fastest first: ultrafast (rdo off, "
           "the lightest search: one square around the best predictor at "
-          "full resolution, no vector taken from a neighbour), veryfast "
+          "full resolution, no vector taken from a neighbour; behind "
+          "clmotionsearch its vectors taken as they are), veryfast "
           "(rdo off), fast (rdo, the search's half-pel positions ranked by "
           "SAD), medium (the defaults: rdo, the half-pel positions ranked "
           "by SATD, up to three squares, one pass taking the neighbours' "

@@ -1158,7 +1158,7 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
   GstBuffer *in = s->frame->input_buffer, *staged = NULL;
   cl_mem borrowed, seed;
   GstClFrame clf;
-  gboolean ok;
+  gboolean ok, refine;
 
   if (!device_frame (e, in, &clf, &staged, &borrowed, error))
     return FALSE;
@@ -1179,9 +1179,13 @@ submit_input (GstClMpegEngine * e, Slot * s, GError ** error)
   seed = upstream_vectors (e, in);
   if (s->type == GST_CL_MPEG_PICTURE_B)
     return search_b (e, s, seed, error) && search_fields (e, s, error);
-  /* upstream's vectors serve as they are only where the search cannot
-   * start from them (none, or the full method), a frame apart */
-  if (seed && s->distance == 1 && !(e->ms && searches_from_seed (e->ms))) {
+  /* upstream's vectors serve as they are a frame apart where the search
+   * cannot start from them (none, or the full method) or is not to */
+  g_mutex_lock (&e->settings_lock);
+  refine = e->settings.refine_upstream_vectors;
+  g_mutex_unlock (&e->settings_lock);
+  if (seed && s->distance == 1 && !(refine && e->ms
+          && searches_from_seed (e->ms))) {
     GST_LOG_OBJECT (e->parent, "vectors from upstream");
     ok = gst_cl_mpeg_transform_copy_vectors (e->tr, seed, s->vectors, error)
         && gst_cl_mpeg_transform_fit_vectors (e->tr, s->vectors,

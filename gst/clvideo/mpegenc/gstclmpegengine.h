@@ -65,6 +65,10 @@ typedef struct
   guint scene_cut;
   GstClMotionMethod motion_method;
   GstClMotionEffort motion_effort;
+  /* P pictures a frame from their reference search around upstream's
+   * vectors (a GstClMotionMeta) against the reconstruction; else they
+   * take those vectors as they are, with no search of their own */
+  gboolean refine_upstream_vectors;
 } GstClMpegEngineSettings;
 
 typedef struct
