@@ -1836,7 +1836,7 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
 #if SATD
   local uchar block[BS * BS];
   local uchar area[AREA_SIDE * AREA_SIDE];
-  local uint satd[9][4];
+  local uint satd[9][4], quarter_sad[9][4];
 #endif
   const int lid = get_local_id (0);
   const int bx = get_group_id (0) + args.first_bx;
@@ -1885,6 +1885,50 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
             width - 1)];
   barrier (CLK_LOCAL_MEM_FENCE);
 #endif
+#if SATD
+  /* whole blocks: the SATD and the SAD of each position's four 8 x 8
+   * quarters, a quarter a work-item, ranked as satd_best ranks them (the
+   * centre's SAD the search's) */
+  if (BS == 16 && bw == 16 && bh == 16) {
+    for (int t = lid; t < 4 * 9; t += REFINE_ITEMS) {
+      int h = t / 4, q = t % 4, qx = q % 2 * 8, qy = q / 2 * 8;
+      int2 sv = half_vector (fx, fy, h);
+      int sx = (sv.x >> 1) - fx + 1, sy = (sv.y >> 1) - fy + 1;
+      int d[64];
+      uint sad = 0;
+      #pragma unroll
+      for (int y = 0; y < 8; y++)
+        #pragma unroll
+        for (int x = 0; x < 8; x++) {
+          d[8 * y + x] = (int) block[(qy + y) * BS + qx + x] -
+              (int) staged_half_pred (area, qx + x, qy + y, sx, sy,
+              sv.x & 1, sv.y & 1);
+          sad += abs (d[8 * y + x]);
+        }
+      satd[h][q] = h == 4 || inside[h - (h > 4)] ? satd8_residual (d) : 0;
+      quarter_sad[h][q] = sad;
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+      ulong best = ULONG_MAX;
+      uint sads[9];
+      for (int h = 0; h < 9; h++) {
+        sads[h] = h == 4 ? mv.sad : quarter_sad[h][0] + quarter_sad[h][1] +
+            quarter_sad[h][2] + quarter_sad[h][3];
+        if (h != 4 && !inside[h - (h > 4)])
+          continue;
+        int2 sv = half_vector (fx, fy, h);
+        best = min (best, half_rank (satd[h][0] + satd[h][1] + satd[h][2] +
+                satd[h][3] + sads[h] + half_price (args.vector_price, sv),
+                sv.x, sv.y, h));
+      }
+      GstClMotionVector out = half_result (fx, fy, best);
+      out.sad = sads[best & 0xffff];
+      vectors[at] = copy[at] = out;
+    }
+    return;
+  }
+#endif
   for (int s = lid; s < BS * BS; s += REFINE_ITEMS) {
     int x = s % BS, y = s / BS;
     if (x >= bw || y >= bh)
@@ -1910,42 +1954,6 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
   for (int k = 0; k < 8; k++)
     keys[k + (k >= 4)] = inside[k] ? half_rank (sums[k][0], vx[k], vy[k],
         k + (k >= 4)) : ULONG_MAX;
-#if SATD
-  /* whole blocks: as satd_best, an 8 x 8 block of a position a
-   * work-item */
-  if (BS == 16 && bw == 16 && bh == 16) {
-    for (int t = lid; t < 4 * 9; t += REFINE_ITEMS) {
-      int h = t / 4, q = t % 4, qx = q % 2 * 8, qy = q / 2 * 8;
-      int2 sv = half_vector (fx, fy, h);
-      int sx = (sv.x >> 1) - fx + 1, sy = (sv.y >> 1) - fy + 1;
-      int d[64];
-      #pragma unroll
-      for (int y = 0; y < 8; y++)
-        #pragma unroll
-        for (int x = 0; x < 8; x++)
-          d[8 * y + x] = (int) block[(qy + y) * BS + qx + x] -
-              (int) staged_half_pred (area, qx + x, qy + y, sx, sy,
-              sv.x & 1, sv.y & 1);
-      satd[h][q] = keys[h] == ULONG_MAX ? 0 : satd8_residual (d);
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) {
-      ulong best = ULONG_MAX;
-      for (int h = 0; h < 9; h++) {
-        if (keys[h] == ULONG_MAX)
-          continue;
-        int2 sv = half_vector (fx, fy, h);
-        best = min (best, half_rank (satd[h][0] + satd[h][1] + satd[h][2] +
-                satd[h][3] + (uint) (keys[h] >> 32) +
-                half_price (args.vector_price, sv), sv.x, sv.y, h));
-      }
-      GstClMotionVector out = half_result (fx, fy, best);
-      out.sad = (uint) (keys[best & 0xffff] >> 32);
-      vectors[at] = copy[at] = out;
-    }
-    return;
-  }
-#endif
   if (lid == 0) {
     ulong best = ULONG_MAX;
     for (int h = 0; h < 9; h++)
