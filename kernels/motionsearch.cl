@@ -1790,9 +1790,10 @@ motion_search_tiles (global const uchar * cur, global const uchar * ref,
 /* With SATD the block and the reference around its full-pel vector are
  * staged in local memory (AREA_SIDE samples a row, from a sample left of
  * and above the vector's integer position): the SATD's work-items read
- * each sample's half-pel neighbours again, from global memory a fifth
- * slower on the H100. The SAD alone reads them from global memory, where
- * the caches serve it faster than a staging step. */
+ * each sample's half-pel neighbours for nine positions, which from
+ * global memory took a quarter longer on the H100. The SAD alone reads
+ * them from global memory, where the caches serve it faster than a
+ * staging step. */
 #define AREA_SIDE (BS + 2)
 
 /* The half-pel prediction of sample (x, y) of the block at position
@@ -1822,10 +1823,12 @@ staged_half_pred (local const uchar * area, int x, int y, int ox, int oy,
  * REFINE_ITEMS per block: each work-item takes a share of the block's
  * samples and sums their differences from the eight half-pel
  * predictions around the vector, the group adds the sums up, and the
- * positions are ranked as refine_half ranks them (the same vectors). A
- * work-item per block walked 256 samples nine times on its own. Each
- * result also goes to @copy (the search's history: no copy command of
- * its own; @vectors again where none is kept). */
+ * positions are ranked as refine_half ranks them (the same vectors); a
+ * whole block ranked by SATD instead takes each position's SAD and SATD
+ * from its four 8 x 8 quarters, a quarter a work-item. A work-item per
+ * block walked 256 samples nine times on its own. Each result also goes
+ * to @copy (the search's history: no copy command of its own; @vectors
+ * again where none is kept). */
 __kernel __attribute__ ((reqd_work_group_size (REFINE_ITEMS, 1, 1)))
 void
 motion_refine_groups (global const uchar * cur, global const uchar * ref,
