@@ -15,7 +15,11 @@
  *
  *   W THREAD wait|finish BEGIN END
  *
- * on the host's clock. pipelines/cltimeline.py reads them. Timing every
+ * on the host's clock. With CL_TIMELINE_DETAIL set, a kernel's NAME
+ * also tells its program and its global size, NAME#P:GXxGY (P numbers the
+ * programs in the order their kernels were first enqueued): the steps
+ * that one function serves with programs of different build options are
+ * told apart. pipelines/cltimeline.py reads them. Timing every
  * command costs the driver an event each: rates fall (by a third to a
  * half on the chain on an H100), so compare builds under it, never a
  * rate taken under it with one taken without.
@@ -54,6 +58,10 @@ static int n_pending;
 static cl_command_queue queues[MAX_QUEUES];
 static int n_queues;
 static FILE *out;
+/* programs in the order first seen (CL_TIMELINE_DETAIL) */
+#define MAX_PROGRAMS 256
+static cl_program programs[MAX_PROGRAMS];
+static int n_programs;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static unsigned long long
@@ -244,6 +252,35 @@ clCreateCommandQueue (cl_context context, cl_device_id device,
       props | CL_QUEUE_PROFILING_ENABLE, errcode_ret);
 }
 
+/* The number of @program in the order first seen */
+static int
+program_index (cl_program program)
+{
+  int i;
+
+  pthread_mutex_lock (&lock);
+  for (i = 0; i < n_programs && programs[i] != program; i++);
+  if (i == n_programs && n_programs < MAX_PROGRAMS)
+    programs[n_programs++] = program;
+  pthread_mutex_unlock (&lock);
+  return i;
+}
+
+/* appends #P:GXxGY to @name */
+static void
+add_detail (char *name, size_t size, cl_kernel kernel, cl_uint dims,
+    const size_t * global)
+{
+  cl_program program = NULL;
+  size_t len = strlen (name);
+
+  if (clGetKernelInfo (kernel, CL_KERNEL_PROGRAM, sizeof (program), &program,
+          NULL) != CL_SUCCESS)
+    program = NULL;
+  snprintf (name + len, size - len, "#%d:%zux%zu", program_index (program),
+      global[0], dims > 1 ? global[1] : (size_t) 1);
+}
+
 cl_int
 clEnqueueNDRangeKernel (cl_command_queue queue, cl_kernel kernel,
     cl_uint dims, const size_t * offset, const size_t * global,
@@ -260,6 +297,8 @@ clEnqueueNDRangeKernel (cl_command_queue queue, cl_kernel kernel,
   if (clGetKernelInfo (kernel, CL_KERNEL_FUNCTION_NAME, sizeof (name), name,
           NULL) != CL_SUCCESS)
     snprintf (name, sizeof (name), "kernel");
+  if (getenv ("CL_TIMELINE_DETAIL"))
+    add_detail (name, sizeof (name), kernel, dims, global);
   EVENT_END (queue, name);
   return ret;
 }

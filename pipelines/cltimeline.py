@@ -44,7 +44,8 @@ def read(path):
 
 
 def is_frame_kernel(name, frame_kernel):
-    return name in (frame_kernel, frame_kernel + "_cpu")
+    # (CL_TIMELINE_DETAIL appends #program:size to a kernel's name)
+    return name.split("#")[0] in (frame_kernel, frame_kernel + "_cpu")
 
 
 def queue_label(q, queue):
