@@ -4,7 +4,9 @@
 # timeline must hold every command with times in order (queued, submitted,
 # started, ended), the commands of each in-order queue one after another,
 # the encoder's launch of each frame and its host waits; and the reader
-# must find the encoder's queue and its frames in it.
+# must find the encoder's queue and its frames in it. With
+# CL_TIMELINE_DETAIL the names tell the programs and global sizes apart:
+# the motion search's steps, one function in programs of their own.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Usage: tests/cltimeline-test.sh MODULE READER
@@ -61,9 +63,30 @@ assert waits > 0, "no host waits"
 print("%d commands on %d queues, %d host waits" % (sum(launches.values()), len(by_queue), waits))
 EOF
 
-"$reader" "$work/timeline.txt" >"$work/report.md" || fail "the reader failed"
+CL_TIMELINE_DETAIL=1 CL_TIMELINE_OUT="$work/detail.txt" LD_PRELOAD="$module" \
+  encode "$work/detailed.mpv" || fail "the encode failed with the details"
+cmp -s "$work/plain.mpv" "$work/detailed.mpv" ||
+  fail "the stream differs with the details"
+python3 - "$work/detail.txt" <<'EOF' || fail "details"
+import re, sys
+
+steps, encodes = set(), set()
+for line in open(sys.argv[1]):
+    p = line.split()
+    m = re.fullmatch(r"([a-z_0-9]+)#(\d+):(\d+)x(\d+)", p[2]) if p[0] != "W" else None
+    if m and m.group(1) == "motion_search_level":
+        steps.add(m.group(2))
+    if m and m.group(1).startswith("mpeg_encode_mb"):
+        encodes.add(p[2])
+# levels 2 and 1 and the passes at full resolution
+assert len(steps) >= 3, "motion_search_level programs: %s" % steps
+assert len(encodes) == 1, "mpeg_encode_mb names: %s" % encodes
+print("motion_search_level in %d programs" % len(steps))
+EOF
+
+"$reader" "$work/detail.txt" >"$work/report.md" || fail "the reader failed"
 grep -Eq "^## queue [0-9]+: ([2-9][0-9]|[0-9]{3,}) frames" "$work/report.md" ||
   fail "the reader found no encoder's queue: $(cat "$work/report.md")"
 grep -q "mpeg_encode_mb" "$work/report.md" ||
   fail "the reader's table lacks the encoder's kernel: $(cat "$work/report.md")"
-echo "cltimeline-test: the same stream; the timeline and its report hold"
+echo "cltimeline-test: the same stream; the timeline, its details and its report hold"
