@@ -31,6 +31,50 @@ group_min (ulong v, local ulong * keys, int lid, int nt)
   return v;
 }
 
+/* WARP_PTX (NVIDIA's compiler, where the 32 work-items of a warp are
+ * consecutive in a one-dimensional work-group): the work-items of a warp
+ * exchange values through its registers, with no barrier and no local
+ * memory. A group of one warp per task then needs no barrier at all, and
+ * several such tasks share a work-group without waiting on each other. */
+#ifndef WARP_PTX
+#define WARP_PTX 0
+#endif
+#if WARP_PTX
+#define WARP_SIZE 32
+
+/* @v of the work-item whose lane is this one's XOR @mask; every work-item
+ * of the warp must call it together */
+static inline uint
+warp_xor (uint v, int mask)
+{
+  uint r;
+  asm volatile ("shfl.sync.bfly.b32 %0, %1, %2, 31, 0xffffffff;" : "=r" (r)
+      : "r" (v), "r" (mask));
+  return r;
+}
+
+/* The smallest of the warp's keys, for all of its work-items */
+static inline ulong
+warp_min (ulong v)
+{
+  #pragma unroll
+  for (int m = WARP_SIZE / 2; m > 0; m >>= 1)
+    v = min (v, ((ulong) warp_xor ((uint) (v >> 32), m) << 32) |
+        warp_xor ((uint) v, m));
+  return v;
+}
+
+/* The sum of @v over the n (a power of 2 up to WARP_SIZE) consecutive
+ * work-items from a multiple of n that hold this one, for each of them */
+static inline uint
+warp_sum (uint v, int n)
+{
+  for (int m = 1; m < n; m <<= 1)
+    v += warp_xor (v, m);
+  return v;
+}
+#endif
+
 /* Inclusive prefix sum of the nt (a power of 2) work-items' values,
  * each work-item's own in @sums[lid] (Hillis-Steele: log2 nt steps);
  * @sums holds nt. Every work-item of the group must call it. (Inlined:

@@ -60,7 +60,9 @@
  * (1 | 2 | 3 at level 0), LBS (the side of a whole block at that level),
  * SQUARES (the most squares at level 0) and NEIGHBOURS (0 | 4, taken in
  * passes 2 and 3), and HNT (GPUs) or BPW (CPUs) for the hierarchical
- * steps, which take the range as an argument instead of RANGE.
+ * steps, which take the range as an argument instead of RANGE;
+ * WARP_PTX (NVIDIA: the warp's work-items reduce in registers) and
+ * GROUP_BLOCKS (1 | 4, with WARP_PTX at levels 1 and 0) with HNT.
  */
 
 #ifndef BS
@@ -98,6 +100,52 @@
 #include "sad.cl"
 #include "pairs.cl"
 #include "satd.cl"
+
+#ifndef SAD_PTX
+#define SAD_PTX 0
+#endif
+
+#if SAD_PTX
+/* c + the 4 absolute byte differences of a and b, in one instruction */
+static inline uint
+sad4 (uint a, uint b, uint c)
+{
+  uint d;
+  asm ("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r" (d) : "r" (a),
+      "r" (b), "r" (c));
+  return d;
+}
+#else
+static inline uint
+sad4 (uint a, uint b, uint c)
+{
+  uchar4 d = abs_diff (as_uchar4 (a), as_uchar4 (b));
+  return c + d.x + d.y + d.z + d.w;
+}
+#endif
+
+#if SAD_PTX
+/* @acc plus the SAD of the @n words @c against the bytes at @r (any
+ * address): r's words read aligned, each funnel-shifted out of two, four
+ * differences an instruction, where a row of bytes took a load and a few
+ * instructions a byte. (Where r is not aligned the last word read holds
+ * up to 3 bytes past the row: of the same aligned word, so inside the
+ * allocation, and shifted out.) */
+static inline uint
+sad_words (const uint * c, int n, global const uchar * r, uint acc)
+{
+  const uint mis = (uint) ((size_t) r & 3), sh = 8 * mis;
+  global const uint *w = (global const uint *) (r - mis);
+  uint lo = w[0];
+  #pragma unroll
+  for (int i = 0; i < n; i++) {
+    uint hi = i + 1 < n || sh ? w[i + 1] : 0;
+    acc = sad4 ((uint) (upsample (hi, lo) >> sh), c[i], acc);
+    lo = hi;
+  }
+  return acc;
+}
+#endif
 
 /* ranking key of a full-pel candidate in the window of @range */
 #define KEY_IN(cost, dx, dy, range)                                         \
@@ -146,10 +194,42 @@ load_row (global const uchar * p, int stride, int y)
 #endif
 }
 
+#if SAD_PTX && (LBS == 16 || LBS == 8)
+/* @acc plus the SAD of @row against the bytes at r (see sad_words) */
+static inline uint
+sad_row_words (LVEC row, global const uchar * r, uint acc)
+{
+#if LBS == 16
+  const uint4 v = as_uint4 (row);
+  const uint c[4] = { v.x, v.y, v.z, v.w };
+#else
+  const uint2 v = as_uint2 (row);
+  const uint c[2] = { v.x, v.y };
+#endif
+  return sad_words (c, LBS / 4, r, acc);
+}
+#endif
+
 /* SAD of the whole block held in @rows against the one at r */
 static inline uint
 sad_rows (const LVEC * rows, global const uchar * r, int rs)
 {
+#if SAD_PTX && (LBS == 16 || LBS == 8)
+  uint s = 0;
+  #pragma unroll
+  for (int y = 0; y < LROWS; y++)
+    s = sad_row_words (rows[y], r + y * rs, s);
+  return s;
+#elif SAD_PTX
+  /* the four 4-byte rows of a 4 x 4 block */
+  const uint4 v = as_uint4 (rows[0]);
+  const uint c[4] = { v.x, v.y, v.z, v.w };
+  uint s = 0;
+  #pragma unroll
+  for (int y = 0; y < 4; y++)
+    s = sad_words (c + y, 1, r + y * rs, s);
+  return s;
+#endif
   sad_acc_t acc = SAD_ZERO;
   #pragma unroll
   for (int y = 0; y < LROWS; y++)
@@ -440,20 +520,23 @@ satd8_residual (int *d)
   return total;
 }
 
-/* The SATD of the 8 x 8 block at c against the half-pel prediction at
- * integer part r, fractions hx, hy, MPEG-1 rounding (see satd16) */
+/* The SATD of the 8 x 8 block at c against the block at r (a full-pel
+ * prediction), and the SAD of the same residual into *@sad */
 static uint
-satd8_half (global const uchar * c, int cs, global const uchar * r, int rs,
-    int hx, int hy)
+satd8_full (global const uchar * c, int cs, global const uchar * r, int rs,
+    uint * sad)
 {
   int d[64];
+  uint s = 0;
   #pragma unroll
   for (int y = 0; y < 8; y++) {
     #pragma unroll
-    for (int x = 0; x < 8; x++)
-      d[8 * y + x] = (int) c[y * cs + x] -
-          (int) half_pred (r + y * rs + x, rs, hx, hy);
+    for (int x = 0; x < 8; x++) {
+      d[8 * y + x] = (int) c[y * cs + x] - (int) r[y * rs + x];
+      s += abs (d[8 * y + x]);
+    }
   }
+  *sad = s;
   return satd8_residual (d);
 }
 #endif
@@ -930,6 +1013,56 @@ satd_key (const level_block_t * b, const LVEC * rows, int2 v)
 }
 #endif
 
+#if HNT
+/* A block a warp where its work-items exchange values in registers
+ * (WARP_PTX, HNT of one warp; level 2's areas take two warps): no
+ * barrier, no local memory, and GROUP_BLOCKS blocks a work-group, which
+ * keeps more warps on the device than a group a block could. */
+#if WARP_PTX && HNT == WARP_SIZE && LEVEL < 2
+#define WARP_STEPS 1
+#else
+#define WARP_STEPS 0
+#endif
+#ifndef GROUP_BLOCKS
+#define GROUP_BLOCKS 1
+#endif
+#if GROUP_BLOCKS > 1 && !WARP_STEPS
+#error "blocks that share a work-group take a warp each"
+#endif
+
+/* The least of the block's work-items' keys, for each of them; every
+ * work-item of the block calls it together (@keys holds HNT) */
+__attribute__ ((always_inline)) static inline ulong
+block_min (ulong v, local ulong * keys, int lid)
+{
+#if WARP_STEPS
+  return warp_min (v);
+#else
+  return group_min (v, keys, lid, HNT);
+#endif
+}
+
+/* The sum of @v over the n (a power of 2) consecutive work-items from a
+ * multiple of n that hold this one, for each of them; every work-item of
+ * the block calls it together (@partial holds HNT) */
+__attribute__ ((always_inline)) static inline uint
+block_sum (uint v, int n, local uint * partial, int lid)
+{
+#if WARP_STEPS
+  return warp_sum (v, n);
+#else
+  uint sum = 0;
+  partial[lid] = v;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int i = 0; i < n; i++)
+    sum += partial[(lid & -n) + i];
+  /* everyone has read @partial before it is written again */
+  barrier (CLK_LOCAL_MEM_FENCE);
+  return sum;
+#endif
+}
+#endif
+
 #if HNT && LEVEL < 2
 #if LBS != 16 && LBS != 8
 #error "level 1 and full resolution search blocks of 16 or 8"
@@ -960,26 +1093,25 @@ split_key (const level_block_t * b, const LVEC * mine, int2 v, int part,
   if (allowed) {
     global const uchar *r = b->r + (v.y + y0) * b->rs + v.x;
     if (b->whole) {
+#if SAD_PTX
+      #pragma unroll
+      for (int y = 0; y < SPLIT_ROWS; y++)
+        s = sad_row_words (mine[y], r + y * b->rs, s);
+#else
       sad_acc_t acc = SAD_ZERO;
       #pragma unroll
       for (int y = 0; y < SPLIT_ROWS; y++)
         acc = SAD_ADD (acc, mine[y], load_row (r, b->rs, y));
       s = sad_total (acc);
+#endif
     } else if (y0 < b->bh) {
       s = sad_any (b->c + y0 * b->cs, b->cs, r, b->rs, b->bw,
           min (SPLIT_ROWS, b->bh - y0));
     }
   }
-  partial[lid] = s;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  if (allowed && part == 0) {
-    uint sum = 0;
-    for (int i = 0; i < SPLIT; i++)
-      sum += partial[lid + i];
+  const uint sum = block_sum (s, SPLIT, partial, lid);
+  if (allowed && part == 0)
     key = LKEY (sum + vector_price (b, v), v.x, v.y);
-  }
-  /* everyone has read @partial before it is written again */
-  barrier (CLK_LOCAL_MEM_FENCE);
   return key;
 }
 #endif
@@ -1046,7 +1178,7 @@ neighbour (global const GstClMotionVector * v, int bx, int by, int gx,
       best = min (best, split_key (&b, rows, t < (n) ? (CAND) : NO_CAND,    \
               lid % SPLIT, partial, lid));                                  \
     }                                                                       \
-    best = group_min (best, keys, lid, HNT);                                \
+    best = block_min (best, keys, lid);                                     \
   } while (0)
 #else
 /* (n at most 8) vector fields are smooth, the predictors often the same:
@@ -1252,7 +1384,7 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
               (int2) (t % SIDE - RADIUS, t / SIDE - RADIUS) : NO_CAND,
               lid % SPLIT, partial, lid));
     }
-    best = group_min (best, keys, lid, HNT);
+    best = block_min (best, keys, lid);
 #else
 #if LBS == 16 || LBS == 8
     /* (the centre's key is the best so far: taking it again changes
@@ -1279,20 +1411,18 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
     /* four work-items a candidate, an 8 x 8 quarter of the block each */
     int t = lid / 4, qx = lid % 2 * 8, qy = lid / 2 % 2 * 8;
     int2 v = t <= NEIGHBOURS ? PROPAGATED (t) : NO_CAND;
-    int allowed = level_allowed (&b, v);
-    partial[lid] = allowed ? satd8_half (b.c + qy * cs + qx, cs,
-        b.r + (v.y + qy) * rs + v.x + qx, rs, 0, 0) : 0;
-    barrier (CLK_LOCAL_MEM_FENCE);
-    ulong key = ULONG_MAX;
-    if (allowed && lid % 4 == 0)
-      key = LKEY (partial[lid] + partial[lid + 1] + partial[lid + 2] +
-          partial[lid + 3] + SATD_PRICE_FACTOR * vector_price (&b, v), v.x,
-          v.y);
-    barrier (CLK_LOCAL_MEM_FENCE);
-    int2 f = key_vector (group_min (key, keys, lid, HNT));
-    /* the chosen vector's SAD, as the other passes rank it */
-    best = group_min (split_key (&b, rows, lid < SPLIT ? f : NO_CAND,
-            lid % SPLIT, partial, lid), keys, lid, HNT);
+    int allowed = level_allowed (&b, v), first = allowed && lid % 4 == 0;
+    uint quarter_sad = 0;
+    uint quarter_satd = allowed ? satd8_full (b.c + qy * cs + qx, cs,
+        b.r + (v.y + qy) * rs + v.x + qx, rs, &quarter_sad) : 0;
+    uint satd = block_sum (quarter_satd, 4, partial, lid);
+    uint sad = block_sum (quarter_sad, 4, partial, lid);
+    int2 f = key_vector (block_min (first ? LKEY (satd + SATD_PRICE_FACTOR *
+                vector_price (&b, v), v.x, v.y) : ULONG_MAX, keys, lid));
+    /* the chosen vector's SAD, from its quarters, as the other passes
+     * rank it */
+    best = block_min (first && all (v == f) ? LKEY (sad + vector_price (&b,
+                f), f.x, f.y) : ULONG_MAX, keys, lid);
 #else
     BEST_BY (best, 0, 1 + NEIGHBOURS, PROPAGATED (t), satd_key);
     /* (the refinement ranks the winner by this SATD again) */
@@ -1536,8 +1666,9 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
  *   Pass 3, where it runs, propagates so too (by SAD) between passes 1 and
  *   2, so that a match travels two blocks.
  * vectors receives level samples, or half-pel units after pass 2. One
- * work-group of HNT per block or area, or (CPUs) one work-item per run of
- * BPW of them along a row. The window's range is an argument here, not
+ * work-group of HNT per block or area (with WARP_STEPS, GROUP_BLOCKS
+ * blocks of a row a work-group, a warp each), or (CPUs) one work-item per
+ * run of BPW of them along a row. The window's range is an argument here, not
  * RANGE: one program serves every range. */
 kernel void
 motion_search_level (global const uchar * cur, global const uchar * ref,
@@ -1554,8 +1685,9 @@ motion_search_level (global const uchar * cur, global const uchar * ref,
 #if HNT
   local ulong keys[HNT];
   local uint partial[HNT];
-  int lid = get_local_id (0);
-  int bx = get_group_id (0), by = get_group_id (1);
+  int lid = get_local_id (0) % HNT;
+  int bx = get_group_id (0) * GROUP_BLOCKS + get_local_id (0) / HNT;
+  int by = get_group_id (1);
 
   if (bx >= gx || by >= gy)
     return;
@@ -1625,9 +1757,6 @@ motion_seed (global const GstClMotionVector * seed,
 #ifndef K
 #define K 8
 #endif
-#ifndef SAD_PTX
-#define SAD_PTX 0
-#endif
 #ifndef PARTIAL
 #define PARTIAL 0
 #endif
@@ -1640,24 +1769,6 @@ motion_seed (global const GstClMotionVector * seed,
 #define ACOLS (4 * AW + 4)
 #define NTASKS (SPAN * NDY)
 
-#if SAD_PTX
-/* c + the 4 absolute byte differences of a and b, in one instruction */
-static inline uint
-sad4 (uint a, uint b, uint c)
-{
-  uint d;
-  asm ("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r" (d) : "r" (a),
-      "r" (b), "r" (c));
-  return d;
-}
-#else
-static inline uint
-sad4 (uint a, uint b, uint c)
-{
-  uchar4 d = abs_diff (as_uchar4 (a), as_uchar4 (b));
-  return c + d.x + d.y + d.z + d.w;
-}
-#endif
 
 kernel void
 motion_search_tiles (global const uchar * cur, global const uchar * ref,

@@ -27,6 +27,10 @@
  * search (64 candidates at range 16) */
 #define LEVEL_NT 32
 #define LEVEL_TOP_NT 64
+/* NVIDIA (a warp of 32 work-items reduces in registers, no barrier):
+ * blocks of levels 1 and 0 a work-group, a warp each */
+#define WARP_ITEMS 32
+#define LEVEL_WARP_BLOCKS 4
 /* GPU half-pel refinement: work-items per block */
 #define REFINE_ITEMS 64
 /* hierarchical: the coarsest level, and the areas searched above full
@@ -53,6 +57,8 @@ struct _GstClMotionSearch
   gboolean use_tiles;
   guint tile_nt, tile_k;
   gboolean sad_ptx;             /* NVIDIA's vabsdiff4, until it fails to build */
+  gboolean warp_ptx;            /* the same, and its warp shuffles, for the
+                                 * hierarchical steps */
 
   /* hierarchical, for pictures of pyr_width x pyr_height: the decimated
    * pictures (current level 1, level 2, then the reference's), the
@@ -170,6 +176,7 @@ gst_cl_motion_search_new (GstClContext * ctx,
         nt <= ctx->max_work_group_size;
     ms->sad_ptx = ctx->platform_name &&
         g_strstr_len (ctx->platform_name, -1, "NVIDIA") != NULL;
+    ms->warp_ptx = ms->sad_ptx;
   }
   return ms;
 }
@@ -609,6 +616,15 @@ level_work_items (GstClMotionSearch * ms, guint level)
   return LEVEL_NT;
 }
 
+/* blocks a work-group of @level's kernel on GPUs: one, or a warp each
+ * where the warp's work-items reduce in registers */
+static guint
+level_group_blocks (GstClMotionSearch * ms, guint level)
+{
+  return ms->warp_ptx && level < HIER_TOP &&
+      level_work_items (ms, level) == WARP_ITEMS ? LEVEL_WARP_BLOCKS : 1;
+}
+
 /* At full resolution, by effort: the most squares of pass 1, and the
  * neighbours that passes 2 and 3 take vectors from */
 static const guint effort_squares[] = { 1, 3, 6 };
@@ -626,9 +642,15 @@ level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
   gchar *options, *hnt;
   gboolean refine;
   cl_kernel kernel;
+  GError *ptx_error = NULL;
 
-  hnt = nt ? g_strdup_printf (" -DHNT=%u", nt) :
-      g_strdup_printf (" -DBPW=%u", LEVEL_CPU_RUN);
+  if (!nt)
+    hnt = g_strdup_printf (" -DBPW=%u", LEVEL_CPU_RUN);
+  else if (ms->warp_ptx)
+    hnt = g_strdup_printf (" -DHNT=%u -DSAD_PTX=1 -DWARP_PTX=1 "
+        "-DGROUP_BLOCKS=%u", nt, level_group_blocks (ms, level));
+  else
+    hnt = g_strdup_printf (" -DHNT=%u", nt);
   /* the range is an argument, and the coarse levels do not depend on the
    * block size or half-pel refinement: few programs serve all searches */
   refine = pass == 2 && ms->params.subpel && ms->ctx->cpu_layout;
@@ -641,9 +663,18 @@ level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
       level > 0 ? 1 : pass, level_block (ms, level) >> level,
       level > 0 ? 1 : effort_squares[ms->effort],
       level > 0 ? 0 : effort_neighbours[ms->effort], hnt);
-  kernel = lookup_kernel (ms, name, options, error);
+  kernel = lookup_kernel (ms, name, options, nt && ms->warp_ptx ?
+      &ptx_error : error);
   g_free (options);
   g_free (hnt);
+  if (!kernel && ptx_error) {
+    /* the driver refused the instructions: the portable forms serve */
+    GST_WARNING ("motion search steps without NVIDIA's instructions: %s",
+        ptx_error->message);
+    g_clear_error (&ptx_error);
+    ms->warp_ptx = FALSE;
+    return level_kernel (ms, name, level, pass, error);
+  }
   return kernel;
 }
 
@@ -692,7 +723,7 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
   cl_kernel kernel = level_kernel (ms, "motion_search_level", level, pass,
       error);
   guint nt = ms->ctx->cpu_layout ? 1 : level_work_items (ms, level);
-  guint bs = level_block (ms, level), gx;
+  guint bs = level_block (ms, level), gx, group_blocks;
   guint width = ms->pyr_width, height = ms->pyr_height;
   GstClMotionSearchArgs args;
   const cl_mem mems[6] = { cur->mem, ref->mem, in, out, ms->history,
@@ -713,8 +744,11 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
     return FALSE;
   /* CPUs: one work-item per group, as in run_blocks, for a run of blocks */
   gx = (width + bs - 1) / bs;
-  if (ms->ctx->cpu_layout)
-    gx = (gx + LEVEL_CPU_RUN - 1) / LEVEL_CPU_RUN;
+  group_blocks = ms->ctx->cpu_layout ? LEVEL_CPU_RUN :
+      level_group_blocks (ms, level);
+  gx = (gx + group_blocks - 1) / group_blocks;
+  if (!ms->ctx->cpu_layout)
+    nt *= group_blocks;
   global[0] = (size_t) gx * nt;
   global[1] = (height + bs - 1) / bs;
   local[0] = nt;
