@@ -62,7 +62,8 @@
  * passes 2 and 3), and HNT (GPUs) or BPW (CPUs) for the hierarchical
  * steps, which take the range as an argument instead of RANGE;
  * WARP_PTX (NVIDIA: the warp's work-items reduce in registers) and
- * GROUP_BLOCKS (1 | 4, with WARP_PTX at levels 1 and 0) with HNT.
+ * GROUP_BLOCKS (blocks a work-group, a warp each, with WARP_PTX and an
+ * HNT of 32) with HNT.
  */
 
 #ifndef BS
@@ -1015,10 +1016,10 @@ satd_key (const level_block_t * b, const LVEC * rows, int2 v)
 
 #if HNT
 /* A block a warp where its work-items exchange values in registers
- * (WARP_PTX, HNT of one warp; level 2's areas take two warps): no
- * barrier, no local memory, and GROUP_BLOCKS blocks a work-group, which
- * keeps more warps on the device than a group a block could. */
-#if WARP_PTX && HNT == WARP_SIZE && LEVEL < 2
+ * (WARP_PTX, HNT of one warp): no barrier, no local memory, and
+ * GROUP_BLOCKS blocks a work-group, which keeps more warps on the device
+ * than a group a block could. */
+#if WARP_PTX && HNT == WARP_SIZE
 #define WARP_STEPS 1
 #else
 #define WARP_STEPS 0
@@ -1359,7 +1360,7 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
     best = min (best, window_best (&b, rows, gv.x + lo, gv.x + hi,
             gv.y + lo, gv.y + hi, item));
 #if HNT
-  best = group_min (best, keys, lid, HNT);
+  best = block_min (best, keys, lid);
 #endif
 #elif PASS == 1
   /* the coarser level's area: this one, or the one holding the block */

@@ -24,11 +24,12 @@
 
 /* GPU layout of the hierarchical levels: work-items per block for the
  * refinements (their 30 candidates at most) and for the coarsest level's
- * search (64 candidates at range 16) */
+ * search (64 candidates at range 16; a warp, LEVEL_NT, where a warp's
+ * work-items reduce in registers) */
 #define LEVEL_NT 32
 #define LEVEL_TOP_NT 64
 /* NVIDIA (a warp of 32 work-items reduces in registers, no barrier):
- * blocks of levels 1 and 0 a work-group, a warp each */
+ * blocks or areas a work-group, a warp each */
 #define WARP_ITEMS 32
 #define LEVEL_WARP_BLOCKS 4
 /* GPU half-pel refinement: work-items per block */
@@ -611,7 +612,8 @@ level_block (GstClMotionSearch * ms, guint level)
 static guint
 level_work_items (GstClMotionSearch * ms, guint level)
 {
-  if (level == HIER_TOP && LEVEL_TOP_NT <= ms->ctx->max_work_group_size)
+  if (level == HIER_TOP && !ms->warp_ptx &&
+      LEVEL_TOP_NT <= ms->ctx->max_work_group_size)
     return LEVEL_TOP_NT;
   return LEVEL_NT;
 }
@@ -621,8 +623,8 @@ level_work_items (GstClMotionSearch * ms, guint level)
 static guint
 level_group_blocks (GstClMotionSearch * ms, guint level)
 {
-  return ms->warp_ptx && level < HIER_TOP &&
-      level_work_items (ms, level) == WARP_ITEMS ? LEVEL_WARP_BLOCKS : 1;
+  return ms->warp_ptx && level_work_items (ms, level) == WARP_ITEMS ?
+      LEVEL_WARP_BLOCKS : 1;
 }
 
 /* At full resolution, by effort: the most squares of pass 1, and the
