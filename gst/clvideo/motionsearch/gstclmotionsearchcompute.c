@@ -623,7 +623,8 @@ level_work_items (GstClMotionSearch * ms, guint level)
 static guint
 level_group_blocks (GstClMotionSearch * ms, guint level)
 {
-  return ms->warp_ptx && level_work_items (ms, level) == WARP_ITEMS ?
+  return ms->warp_ptx && level_work_items (ms, level) == WARP_ITEMS &&
+      LEVEL_WARP_BLOCKS * WARP_ITEMS <= ms->ctx->max_work_group_size ?
       LEVEL_WARP_BLOCKS : 1;
 }
 
