@@ -211,14 +211,15 @@ sad_row_words (LVEC row, global const uchar * r, uint acc)
 }
 #endif
 
-/* SAD of the whole block held in @rows against the one at r */
+/* SAD of the first @n of the rows @rows of a whole block (4 x 4 blocks:
+ * @n 1, all of it) against those at r */
 static inline uint
-sad_rows (const LVEC * rows, global const uchar * r, int rs)
+sad_first_rows (const LVEC * rows, int n, global const uchar * r, int rs)
 {
 #if SAD_PTX && (LBS == 16 || LBS == 8)
   uint s = 0;
   #pragma unroll
-  for (int y = 0; y < LROWS; y++)
+  for (int y = 0; y < n; y++)
     s = sad_row_words (rows[y], r + y * rs, s);
   return s;
 #elif SAD_PTX
@@ -230,12 +231,20 @@ sad_rows (const LVEC * rows, global const uchar * r, int rs)
   for (int y = 0; y < 4; y++)
     s = sad_words (c + y, 1, r + y * rs, s);
   return s;
-#endif
+#else
   sad_acc_t acc = SAD_ZERO;
   #pragma unroll
-  for (int y = 0; y < LROWS; y++)
+  for (int y = 0; y < n; y++)
     acc = SAD_ADD (acc, rows[y], load_row (r, rs, y));
   return sad_total (acc);
+#endif
+}
+
+/* SAD of the whole block held in @rows against the one at r */
+static inline uint
+sad_rows (const LVEC * rows, global const uchar * r, int rs)
+{
+  return sad_first_rows (rows, LROWS, r, rs);
 }
 
 #if LBS == 8
@@ -1094,17 +1103,7 @@ split_key (const level_block_t * b, const LVEC * mine, int2 v, int part,
   if (allowed) {
     global const uchar *r = b->r + (v.y + y0) * b->rs + v.x;
     if (b->whole) {
-#if SAD_PTX
-      #pragma unroll
-      for (int y = 0; y < SPLIT_ROWS; y++)
-        s = sad_row_words (mine[y], r + y * b->rs, s);
-#else
-      sad_acc_t acc = SAD_ZERO;
-      #pragma unroll
-      for (int y = 0; y < SPLIT_ROWS; y++)
-        acc = SAD_ADD (acc, mine[y], load_row (r, b->rs, y));
-      s = sad_total (acc);
-#endif
+      s = sad_first_rows (mine, SPLIT_ROWS, r, b->rs);
     } else if (y0 < b->bh) {
       s = sad_any (b->c + y0 * b->cs, b->cs, r, b->rs, b->bw,
           min (SPLIT_ROWS, b->bh - y0));
