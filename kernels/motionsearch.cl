@@ -895,6 +895,240 @@ motion_decimate (global const uchar * src, global uchar * dst,
 }
 #endif
 
+/* The work-items of a block: HNT in the hierarchical steps on GPUs,
+ * REFINE_ITEMS in the half-pel refinement's own kernel */
+#if HNT
+#define BLOCK_ITEMS HNT
+#elif defined (REFINE_ITEMS)
+#define BLOCK_ITEMS REFINE_ITEMS
+#else
+#define BLOCK_ITEMS 0
+#endif
+
+#if BLOCK_ITEMS
+/* A block a warp where its work-items exchange values in registers
+ * (WARP_PTX, a block of one warp): no barrier, no local memory, and
+ * GROUP_BLOCKS blocks a work-group, which keeps more warps on the device
+ * than a group a block could. Elsewhere they exchange them through local
+ * memory, a block a work-group. */
+#if WARP_PTX && BLOCK_ITEMS == WARP_SIZE
+#define WARP_STEPS 1
+#else
+#define WARP_STEPS 0
+#endif
+#ifndef GROUP_BLOCKS
+#define GROUP_BLOCKS 1
+#endif
+#if GROUP_BLOCKS > 1 && !WARP_STEPS
+#error "blocks that share a work-group take a warp each"
+#endif
+
+/* The least of the block's work-items' keys, for each of them; every
+ * work-item of the block calls it together (@keys holds BLOCK_ITEMS) */
+__attribute__ ((always_inline)) static inline ulong
+block_min (ulong v, local ulong * keys, int lid)
+{
+#if WARP_STEPS
+  return warp_min (v);
+#else
+  return group_min (v, keys, lid, BLOCK_ITEMS);
+#endif
+}
+
+/* The sum of @v over the n (a power of 2) consecutive work-items from a
+ * multiple of n that hold this one, for each of them; every work-item of
+ * the block calls it together (@partial holds BLOCK_ITEMS) */
+__attribute__ ((always_inline)) static inline uint
+block_sum (uint v, int n, local uint * partial, int lid)
+{
+#if WARP_STEPS
+  return warp_sum (v, n);
+#else
+  uint sum = 0;
+  partial[lid] = v;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int i = 0; i < n; i++)
+    sum += partial[(lid & -n) + i];
+  /* everyone has read @partial before it is written again */
+  barrier (CLK_LOCAL_MEM_FENCE);
+  return sum;
+#endif
+}
+
+/* @v of the block's work-item @lid XOR @mask (@mask below BLOCK_ITEMS);
+ * every work-item of the block calls it together (@partial holds
+ * BLOCK_ITEMS) */
+__attribute__ ((always_inline)) static inline int8
+block_xor8 (int8 v, int mask, local int8 * partial, int lid)
+{
+#if WARP_STEPS
+  const uint8 u = as_uint8 (v);
+  return as_int8 ((uint8) (warp_xor (u.s0, mask), warp_xor (u.s1, mask),
+          warp_xor (u.s2, mask), warp_xor (u.s3, mask), warp_xor (u.s4,
+              mask), warp_xor (u.s5, mask), warp_xor (u.s6, mask),
+          warp_xor (u.s7, mask)));
+#else
+  partial[lid] = v;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  const int8 other = partial[lid ^ mask];
+  barrier (CLK_LOCAL_MEM_FENCE);
+  return other;
+#endif
+}
+#endif
+
+/* ---- half-pel refinement on GPUs: motion_refine_groups, and the last
+ * pass at full resolution of the hierarchical search ---- */
+
+#if BLOCK_ITEMS == 32 && (defined (REFINE_ITEMS) || \
+    (defined (LEVEL) && LEVEL == 0 && PASS == 2 && SUBPEL))
+#if BS == 16 && SATD
+/* The SATD and the SAD of the nine half-pel positions around the full-pel
+ * vector (fx, fy) of the whole 16 x 16 block at c (r: the reference at
+ * the block's place), into @satd and @sad, each the whole block's in
+ * every work-item. Work-item @lane takes 8 samples of a row of one 8 x 8
+ * quarter and the reference's 3 x 10 samples that their predictions
+ * read, clamped to the plane (only positions not tried read outside it);
+ * each row of the quarter's residual is transformed in the work-item,
+ * its columns across the quarter's 8 work-items. One work-item a quarter
+ * and a position held 64 samples and waited on the others. */
+__attribute__ ((always_inline)) static inline void
+refine_satd_lanes (global const uchar * c, int cs, global const uchar * r,
+    int rs, int x0, int y0, int width, int height, int fx, int fy, int lane,
+    local int8 * exchange, int lid, uint * satd, uint * sad)
+{
+  const int q = lane / 8, row = lane % 8;
+  const int qx = q % 2 * 8, y = q / 2 * 8 + row;
+  int8 cur;
+  /* reference samples from (x0 + qx + fx - 1, y0 + y + fy - 1) */
+  int a[3][10];
+
+  cur = convert_int8 (vload8 (0, c + y * cs + qx));
+  #pragma unroll
+  for (int j = 0; j < 3; j++) {
+    const int ry = clamp (y0 + y + fy - 1 + j, 0, height - 1);
+    #pragma unroll
+    for (int i = 0; i < 10; i++)
+      a[j][i] = r[(ry - y0) * rs + clamp (x0 + qx + fx - 1 + i, 0,
+              width - 1) - x0];
+  }
+  #pragma unroll
+  for (int h = 0; h < 9; h++) {
+    /* the position's integer part against (fx - 1, fy - 1), and its
+     * fractions (half_vector) */
+    const int ox = h % 3 != 0, hx = h % 3 != 1;
+    const int oy = h / 3 != 0, hy = h / 3 != 1;
+    int p[8];
+    #pragma unroll
+    for (int x = 0; x < 8; x++)
+      p[x] = (a[oy][ox + x] + a[oy][ox + x + hx] + a[oy + hy][ox + x] +
+          a[oy + hy][ox + x + hx] + 2) >> 2;
+    int8 e = cur - (int8) (p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+    uint8 m = abs (e);
+    uint s = m.s0 + m.s1 + m.s2 + m.s3 + m.s4 + m.s5 + m.s6 + m.s7;
+    /* the row's butterflies (each round pairs neighbours, sums then
+     * differences: three rounds make the transform, its outputs in
+     * another order, the same in every work-item), then the column's
+     * across the quarter */
+    #pragma unroll
+    for (int k = 0; k < 3; k++) {
+      const int4 u = e.even, w = e.odd;
+      e = (int8) (u + w, u - w);
+    }
+    #pragma unroll
+    for (int k = 1; k < 8; k <<= 1) {
+      const int8 other = block_xor8 (e, k, exchange, lid);
+      e = row & k ? other - e : e + other;
+    }
+    m = abs (e);
+    satd[h] = block_sum (m.s0 + m.s1 + m.s2 + m.s3 + m.s4 + m.s5 + m.s6 +
+        m.s7, 32, (local uint *) exchange, lid);
+    sad[h] = block_sum (s, 32, (local uint *) exchange, lid);
+  }
+}
+#endif
+
+/* Half-pel refinement of the vector @mv (half-pel units, its full-pel
+ * SAD) of the block (bx, by) by its 32 work-items, ranked as refine_half
+ * ranks them (the same vectors); the vectors' bits at @price. A whole
+ * block ranked by SATD takes each position's SAD and SATD from
+ * refine_satd_lanes; others sum the differences from the eight half-pel
+ * predictions around the vector, a share of the samples a work-item. */
+__attribute__ ((always_inline)) static inline GstClMotionVector
+refine_lanes (global const uchar * c, int cs, global const uchar * r,
+    int rs, int width, int height, int bx, int by, GstClMotionVector mv,
+    uint price, int lane, local int8 * exchange, int lid)
+{
+  const int x0 = bx * BS, y0 = by * BS;
+  const int bw = min (BS, width - x0), bh = min (BS, height - y0);
+  const int fx = mv.dx / 2, fy = mv.dy / 2;
+  ulong best = ULONG_MAX;
+
+  c += y0 * cs + x0;
+  r += y0 * rs + x0;
+#if BS == 16 && SATD
+  if (bw == 16 && bh == 16) {
+    uint satd[9], sad[9];
+    refine_satd_lanes (c, cs, r, rs, x0, y0, width, height, fx, fy, lane,
+        exchange, lid, satd, sad);
+    uint best_sad = 0;
+    /* the centre's SAD the search's */
+    sad[4] = mv.sad;
+    /* (the best's SAD kept as it goes: an array indexed at run time
+     * would leave the registers) */
+    #pragma unroll
+    for (int h = 0; h < 9; h++) {
+      const int2 v = half_vector (fx, fy, h);
+      const ulong key = half_rank (satd[h] + sad[h] + half_price (price, v),
+          v.x, v.y, h);
+      if ((h == 4 || half_inside (v.x, v.y, x0, y0, 16, 16, width, height))
+          && key < best) {
+        best = key;
+        best_sad = sad[h];
+      }
+    }
+    GstClMotionVector out = half_result (fx, fy, best);
+    out.sad = best_sad;
+    return out;
+  }
+#endif
+  /* position h, h != 4: vector v[h], its prediction read from offset[h]
+   * of the sample's place */
+  int2 v[9];
+  int offset[9], inside[9];
+  uint acc[9];
+  #pragma unroll
+  for (int h = 0; h < 9; h++) {
+    v[h] = half_vector (fx, fy, h);
+    offset[h] = (v[h].y >> 1) * rs + (v[h].x >> 1);
+    inside[h] = h != 4 && half_inside (v[h].x, v[h].y, x0, y0, bw, bh,
+        width, height);
+    acc[h] = 0;
+  }
+  for (int s = lane; s < BS * BS; s += 32) {
+    const int x = s % BS, y = s / BS;
+    if (x >= bw || y >= bh)
+      continue;
+    const uint cv = c[y * cs + x];
+    #pragma unroll
+    for (int h = 0; h < 9; h++)
+      if (inside[h])
+        acc[h] += abs_diff (cv, half_pred (r + y * rs + x + offset[h], rs,
+                v[h].x & 1, v[h].y & 1));
+  }
+  #pragma unroll
+  for (int h = 0; h < 9; h++) {
+    /* (every work-item sums, each block's the same positions) */
+    const uint sum = h == 4 ? mv.sad : block_sum (acc[h], 32,
+        (local uint *) exchange, lid);
+    if (h == 4 || inside[h])
+      best = min (best, half_rank (sum, v[h].x, v[h].y, h));
+  }
+  return half_result (fx, fy, best);
+}
+#endif
+
+
 #ifdef LEVEL
 
 #ifndef PASS
@@ -1020,56 +1254,6 @@ satd_key (const level_block_t * b, const LVEC * rows, int2 v)
   uint t = satd_half_rows (b->c, b->cs, b->r + v.y * b->rs + v.x, b->rs, 0,
       0, &sad);
   return LKEY (t + SATD_PRICE_FACTOR * vector_price (b, v), v.x, v.y);
-}
-#endif
-
-#if HNT
-/* A block a warp where its work-items exchange values in registers
- * (WARP_PTX, HNT of one warp): no barrier, no local memory, and
- * GROUP_BLOCKS blocks a work-group, which keeps more warps on the device
- * than a group a block could. */
-#if WARP_PTX && HNT == WARP_SIZE
-#define WARP_STEPS 1
-#else
-#define WARP_STEPS 0
-#endif
-#ifndef GROUP_BLOCKS
-#define GROUP_BLOCKS 1
-#endif
-#if GROUP_BLOCKS > 1 && !WARP_STEPS
-#error "blocks that share a work-group take a warp each"
-#endif
-
-/* The least of the block's work-items' keys, for each of them; every
- * work-item of the block calls it together (@keys holds HNT) */
-__attribute__ ((always_inline)) static inline ulong
-block_min (ulong v, local ulong * keys, int lid)
-{
-#if WARP_STEPS
-  return warp_min (v);
-#else
-  return group_min (v, keys, lid, HNT);
-#endif
-}
-
-/* The sum of @v over the n (a power of 2) consecutive work-items from a
- * multiple of n that hold this one, for each of them; every work-item of
- * the block calls it together (@partial holds HNT) */
-__attribute__ ((always_inline)) static inline uint
-block_sum (uint v, int n, local uint * partial, int lid)
-{
-#if WARP_STEPS
-  return warp_sum (v, n);
-#else
-  uint sum = 0;
-  partial[lid] = v;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int i = 0; i < n; i++)
-    sum += partial[(lid & -n) + i];
-  /* everyone has read @partial before it is written again */
-  barrier (CLK_LOCAL_MEM_FENCE);
-  return sum;
-#endif
 }
 #endif
 
@@ -1673,11 +1857,18 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
 kernel void
 motion_search_level (global const uchar * cur, global const uchar * ref,
     global const GstClMotionVector * coarse, global GstClMotionVector * vectors,
-    global const GstClMotionVector * history, global const int *global_motion,
+    global GstClMotionVector * history, global const int *global_motion,
     const GstClMotionSearchArgs args)
 {
   int gx = (args.width + GBS - 1) / GBS, gy = (args.height + GBS - 1) / GBS;
   global const uchar *c = cur + args.cur.offset, *r = ref + args.ref.offset;
+  /* the last pass's vectors are also the search's history, which only
+   * level 2 and pass 1 read: no copy command of their own */
+#if LEVEL == 0 && PASS == 2
+#define STORE_RESULT(at, mv) (vectors[at] = history[at] = (mv))
+#else
+#define STORE_RESULT(at, mv) (vectors[at] = (mv))
+#endif
   level_search_t s = { (int) args.width, (int) args.height, (int) args.range,
     history, (int) args.history_block,
     (int2) (global_motion[0], global_motion[1]), args.vector_price
@@ -1685,6 +1876,9 @@ motion_search_level (global const uchar * cur, global const uchar * ref,
 #if HNT
   local ulong keys[HNT];
   local uint partial[HNT];
+#if LEVEL == 0 && PASS == 2 && SUBPEL
+  local int8 exchange[HNT];
+#endif
   int lid = get_local_id (0) % HNT;
   int bx = get_group_id (0) * GROUP_BLOCKS + get_local_id (0) / HNT;
   int by = get_group_id (1);
@@ -1693,17 +1887,26 @@ motion_search_level (global const uchar * cur, global const uchar * ref,
     return;
   GstClMotionVector mv = level_step (c, r, (int) args.cur.stride,
       (int) args.ref.stride, &s, bx, by, gx, gy, coarse, keys, partial, lid);
+#if LEVEL == 0 && PASS == 2 && SUBPEL
+  /* (the same vector in every work-item) */
+  mv = refine_lanes (c, (int) args.cur.stride, r, (int) args.ref.stride,
+      (int) args.width, (int) args.height, bx, by, mv, args.vector_price,
+      lid, exchange, lid);
+#endif
   if (lid == 0)
-    vectors[by * gx + bx] = mv;
+    STORE_RESULT (by * gx + bx, mv);
 #else
   int by = get_global_id (1), first = get_global_id (0) * BPW;
 
   if (by >= gy)
     return;
-  for (int bx = first; bx < min (gx, first + BPW); bx++)
-    vectors[by * gx + bx] = level_step (c, r, (int) args.cur.stride,
+  for (int bx = first; bx < min (gx, first + BPW); bx++) {
+    GstClMotionVector mv = level_step (c, r, (int) args.cur.stride,
         (int) args.ref.stride, &s, bx, by, gx, gy, coarse);
+    STORE_RESULT (by * gx + bx, mv);
+  }
 #endif
+#undef STORE_RESULT
 }
 
 
@@ -1893,188 +2096,41 @@ motion_search_tiles (global const uchar * cur, global const uchar * ref,
 
 #endif /* TILES */
 
-/* ---- half-pel refinement on GPUs ---- */
+/* ---- the half-pel refinement's own kernel on GPUs ---- */
 
 #ifdef REFINE_ITEMS
-
-#if SATD
-/* With SATD the block and the reference around its full-pel vector are
- * staged in local memory (AREA_SIDE samples a row, from a sample left of
- * and above the vector's integer position): the SATD's work-items read
- * each sample's half-pel neighbours for nine positions, which from
- * global memory took a quarter longer on the H100. The SAD alone reads
- * them from global memory, where the caches serve it faster than a
- * staging step. */
-#define AREA_SIDE (BS + 2)
-
-/* The half-pel prediction of sample (x, y) of the block at position
- * (ox, oy) of the staged area (0 or 1: where the position's integer part
- * lies against the full-pel vector's, less one), fractions hx, hy */
-static inline uint
-staged_half_pred (local const uchar * area, int x, int y, int ox, int oy,
-    int hx, int hy)
-{
-  local const uchar *q = area + (y + oy) * AREA_SIDE + x + ox;
-  return ((uint) q[0] + q[hx] + q[hy * AREA_SIDE] + q[hy * AREA_SIDE + hx] +
-      2) >> 2;
-}
-
-/* sample (x, y) of the block, and its prediction at position k */
-#define BLOCK_SAMPLE(x, y) block[(y) * BS + (x)]
-#define PREDICTION(x, y, k) staged_half_pred (area, x, y, ox[k], oy[k],     \
-    hx[k], hy[k])
-#else
-#define BLOCK_SAMPLE(x, y) c[(y0 + (y)) * cs + x0 + (x)]
-#define PREDICTION(x, y, k) half_pred (r + (y0 + (y)) * rs + x0 + (x) +      \
-    offset[k], rs, hx[k], hy[k])
+#if REFINE_ITEMS != 32
+#error "the refinement takes 32 work-items a block"
 #endif
-
 /* Half-pel refinement of the full-pel vectors (in half-pel units) of the
- * blocks [first_bx, end_bx) x [first_by, end_by), one work-group of
- * REFINE_ITEMS per block: each work-item takes a share of the block's
- * samples and sums their differences from the eight half-pel
- * predictions around the vector, the group adds the sums up, and the
- * positions are ranked as refine_half ranks them (the same vectors); a
- * whole block ranked by SATD instead takes each position's SAD and SATD
- * from its four 8 x 8 quarters, a quarter a work-item. A work-item per
- * block walked 256 samples nine times on its own. Each result also goes
- * to @copy (the search's history: no copy command of its own; @vectors
- * again where none is kept). */
-__kernel __attribute__ ((reqd_work_group_size (REFINE_ITEMS, 1, 1)))
+ * blocks [first_bx, end_bx) x [first_by, end_by), REFINE_ITEMS work-items
+ * per block (refine_lanes), GROUP_BLOCKS blocks of a row a work-group.
+ * Each result also goes to @copy (the search's history: no copy command
+ * of its own; @vectors again where none is kept). */
+__kernel __attribute__ ((reqd_work_group_size (REFINE_ITEMS * GROUP_BLOCKS,
+            1, 1)))
 void
 motion_refine_groups (global const uchar * cur, global const uchar * ref,
     global GstClMotionVector * vectors, global GstClMotionVector * copy,
     const GstClMotionSearchArgs args)
 {
-  local uint sums[8][REFINE_ITEMS];
-#if SATD
-  local uchar block[BS * BS];
-  local uchar area[AREA_SIDE * AREA_SIDE];
-  local uint satd[9][4], quarter_sad[9][4];
-#endif
-  const int lid = get_local_id (0);
-  const int bx = get_group_id (0) + args.first_bx;
+  local int8 exchange[REFINE_ITEMS];
+  const int lid = get_local_id (0) % REFINE_ITEMS;
+  const int bx = get_group_id (0) * GROUP_BLOCKS + get_local_id (0) /
+      REFINE_ITEMS + args.first_bx;
   const int by = get_group_id (1) + args.first_by;
   const int width = args.width, height = args.height;
-  const int cs = args.cur.stride, rs = args.ref.stride;
-  global const uchar *c = cur + args.cur.offset, *r = ref + args.ref.offset;
 
+  /* (a whole block, or a whole group where blocks exchange through local
+   * memory) */
   if (bx >= (int) args.end_bx || by >= (int) args.end_by)
     return;
-  int x0 = bx * BS, y0 = by * BS;
-  int bw = min (BS, width - x0), bh = min (BS, height - y0);
   const int at = by * ((width + BS - 1) / BS) + bx;
-  GstClMotionVector mv = vectors[at];
-  int fx = mv.dx / 2, fy = mv.dy / 2;
-  uint acc[8];
-  /* position k (half_key's h without the centre): vector (vx, vy), its
-   * prediction read from offset[k] of the sample's place (staged: from
-   * (ox, oy), a sample left of and above the full-pel vector's),
-   * interpolated across (hx, hy), and tried only where it reads inside
-   * the plane */
-  int vx[8], vy[8], offset[8], ox[8], oy[8], hx[8], hy[8], inside[8];
-
-  for (int k = 0; k < 8; k++) {
-    int2 hv = half_vector (fx, fy, k + (k >= 4));
-    vx[k] = hv.x;
-    vy[k] = hv.y;
-    hx[k] = vx[k] & 1;
-    hy[k] = vy[k] & 1;
-    offset[k] = (vy[k] >> 1) * rs + (vx[k] >> 1);
-    ox[k] = (vx[k] >> 1) - fx + 1;
-    oy[k] = (vy[k] >> 1) - fy + 1;
-    inside[k] = half_inside (vx[k], vy[k], x0, y0, bw, bh, width, height);
-    acc[k] = 0;
-  }
-#if SATD
-  /* the samples read, each once: coordinates outside the plane are
-   * clamped, and only positions not tried read those */
-  for (int i = lid; i < AREA_SIDE * AREA_SIDE; i += REFINE_ITEMS) {
-    int y = clamp (y0 + fy - 1 + i / AREA_SIDE, 0, height - 1);
-    int x = clamp (x0 + fx - 1 + i % AREA_SIDE, 0, width - 1);
-    area[i] = r[y * rs + x];
-  }
-  for (int i = lid; i < BS * BS; i += REFINE_ITEMS)
-    block[i] = c[min (y0 + i / BS, height - 1) * cs + min (x0 + i % BS,
-            width - 1)];
-  barrier (CLK_LOCAL_MEM_FENCE);
-#endif
-#if SATD
-  /* whole blocks: the SATD and the SAD of each position's four 8 x 8
-   * quarters, a quarter a work-item, ranked as satd_best ranks them (the
-   * centre's SAD the search's) */
-  if (BS == 16 && bw == 16 && bh == 16) {
-    for (int t = lid; t < 4 * 9; t += REFINE_ITEMS) {
-      int h = t / 4, q = t % 4, qx = q % 2 * 8, qy = q / 2 * 8;
-      int2 sv = half_vector (fx, fy, h);
-      int sx = (sv.x >> 1) - fx + 1, sy = (sv.y >> 1) - fy + 1;
-      int d[64];
-      uint sad = 0;
-      #pragma unroll
-      for (int y = 0; y < 8; y++)
-        #pragma unroll
-        for (int x = 0; x < 8; x++) {
-          d[8 * y + x] = (int) block[(qy + y) * BS + qx + x] -
-              (int) staged_half_pred (area, qx + x, qy + y, sx, sy,
-              sv.x & 1, sv.y & 1);
-          sad += abs (d[8 * y + x]);
-        }
-      satd[h][q] = h == 4 || inside[h - (h > 4)] ? satd8_residual (d) : 0;
-      quarter_sad[h][q] = sad;
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) {
-      ulong best = ULONG_MAX;
-      uint sads[9];
-      for (int h = 0; h < 9; h++) {
-        sads[h] = h == 4 ? mv.sad : quarter_sad[h][0] + quarter_sad[h][1] +
-            quarter_sad[h][2] + quarter_sad[h][3];
-        if (h != 4 && !inside[h - (h > 4)])
-          continue;
-        int2 sv = half_vector (fx, fy, h);
-        best = min (best, half_rank (satd[h][0] + satd[h][1] + satd[h][2] +
-                satd[h][3] + sads[h] + half_price (args.vector_price, sv),
-                sv.x, sv.y, h));
-      }
-      GstClMotionVector out = half_result (fx, fy, best);
-      out.sad = sads[best & 0xffff];
-      vectors[at] = copy[at] = out;
-    }
-    return;
-  }
-#endif
-  for (int s = lid; s < BS * BS; s += REFINE_ITEMS) {
-    int x = s % BS, y = s / BS;
-    if (x >= bw || y >= bh)
-      continue;
-    uint cv = BLOCK_SAMPLE (x, y);
-    for (int k = 0; k < 8; k++) {
-      if (!inside[k])
-        continue;
-      acc[k] += abs_diff (cv, PREDICTION (x, y, k));
-    }
-  }
-  for (int k = 0; k < 8; k++)
-    sums[k][lid] = acc[k];
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int n = REFINE_ITEMS / 2; n > 0; n >>= 1) {
-    if (lid < n)
-      for (int k = 0; k < 8; k++)
-        sums[k][lid] += sums[k][lid + n];
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-  ulong keys[9];
-  keys[4] = half_rank (mv.sad, 2 * fx, 2 * fy, 4);
-  for (int k = 0; k < 8; k++)
-    keys[k + (k >= 4)] = inside[k] ? half_rank (sums[k][0], vx[k], vy[k],
-        k + (k >= 4)) : ULONG_MAX;
-  if (lid == 0) {
-    ulong best = ULONG_MAX;
-    for (int h = 0; h < 9; h++)
-      best = min (best, keys[h]);
-    vectors[at] = copy[at] = half_result (fx, fy, best);
-  }
+  GstClMotionVector mv = refine_lanes (cur + args.cur.offset,
+      (int) args.cur.stride, ref + args.ref.offset, (int) args.ref.stride,
+      width, height, bx, by, vectors[at], args.vector_price, lid, exchange,
+      lid);
+  if (lid == 0)
+    vectors[at] = copy[at] = mv;
 }
-#undef BLOCK_SAMPLE
-#undef PREDICTION
 #endif /* REFINE_ITEMS */

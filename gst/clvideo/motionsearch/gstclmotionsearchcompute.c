@@ -33,7 +33,7 @@
 #define WARP_ITEMS 32
 #define LEVEL_WARP_BLOCKS 4
 /* GPU half-pel refinement: work-items per block */
-#define REFINE_ITEMS 64
+#define REFINE_ITEMS 32
 /* hierarchical: the coarsest level, and the areas searched above full
  * resolution (4x4 samples at level 2) */
 #define HIER_TOP 2
@@ -459,31 +459,67 @@ run_blocks (GstClMotionSearch * ms, const GstClPlane * cur,
       ms->ctx->cpu_layout ? local : NULL, error);
 }
 
+/* @name built with @options; where they ask for NVIDIA's warp
+ * instructions (@warp) and the driver refuses them, NULL and a warning,
+ * and ms->warp_ptx cleared: the caller asks again without them */
+static cl_kernel
+lookup_warp_kernel (GstClMotionSearch * ms, const gchar * name,
+    const gchar * options, gboolean warp, GError ** error)
+{
+  GError *ptx_error = NULL;
+  cl_kernel kernel = lookup_kernel (ms, name, options, warp ? &ptx_error :
+      error);
+
+  if (!kernel && ptx_error) {
+    GST_WARNING ("motion search without NVIDIA's warp instructions: %s",
+        ptx_error->message);
+    g_clear_error (&ptx_error);
+    ms->warp_ptx = FALSE;
+  }
+  return kernel;
+}
+
+/* blocks a work-group of a kernel of WARP_ITEMS a block on GPUs: one, or
+ * LEVEL_WARP_BLOCKS, a warp each, where a warp's work-items exchange
+ * values in registers */
+static guint
+warp_group_blocks (GstClMotionSearch * ms)
+{
+  return ms->warp_ptx && LEVEL_WARP_BLOCKS * WARP_ITEMS <=
+      ms->ctx->max_work_group_size ? LEVEL_WARP_BLOCKS : 1;
+}
+
 /* GPUs: the half-pel refinement of the full-pel @vectors of blocks
- * [first_x, first_x + n_x) x [first_y, first_y + n_y), a work-group of
- * REFINE_ITEMS per block, the vectors' bits at @price (0 for the full
+ * [first_x, first_x + n_x) x [first_y, first_y + n_y), REFINE_ITEMS
+ * work-items per block, the vectors' bits at @price (0 for the full
  * search, which prices none) */
 static gboolean
 refine_groups (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, guint first_x, guint first_y, guint n_x,
     guint n_y, guint price, cl_mem vectors, cl_mem copy, GError ** error)
 {
-  gchar *options = g_strdup_printf ("-DBS=%u -DREFINE_ITEMS=%u -DSATD=%d",
-      ms->params.block_size, REFINE_ITEMS, satd_option (ms));
-  cl_kernel kernel = lookup_kernel (ms, "motion_refine_groups", options,
-      error);
+  gboolean warp = ms->warp_ptx;
+  guint group_blocks = warp_group_blocks (ms);
+  gchar *options = g_strdup_printf ("-DBS=%u -DREFINE_ITEMS=%u -DSATD=%d "
+      "-DWARP_PTX=%d -DGROUP_BLOCKS=%u", ms->params.block_size,
+      REFINE_ITEMS, satd_option (ms), warp ? 1 : 0, group_blocks);
+  cl_kernel kernel = lookup_warp_kernel (ms, "motion_refine_groups",
+      options, warp, error);
   GstClMotionSearchArgs args;
   const cl_mem mems[4] = { cur->mem, ref->mem, vectors, copy };
-  size_t global[2], local[2] = { REFINE_ITEMS, 1 };
+  size_t global[2], local[2] = { REFINE_ITEMS * group_blocks, 1 };
 
   g_free (options);
+  if (!kernel && warp)
+    return refine_groups (ms, cur, ref, first_x, first_y, n_x, n_y, price,
+        vectors, copy, error);
   if (!kernel)
     return FALSE;
   block_range_args (cur, ref, first_x, first_y, n_x, n_y, &args);
   args.vector_price = price;
   if (!set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
     return FALSE;
-  global[0] = (size_t) n_x * REFINE_ITEMS;
+  global[0] = (size_t) (n_x + group_blocks - 1) / group_blocks * local[0];
   global[1] = n_y;
   return gst_cl_context_enqueue_kernel (ms->ctx, kernel,
       GST_CL_MOTION_SEARCH_REFINE_LABEL, 2, global, local, error);
@@ -623,9 +659,8 @@ level_work_items (GstClMotionSearch * ms, guint level)
 static guint
 level_group_blocks (GstClMotionSearch * ms, guint level)
 {
-  return ms->warp_ptx && level_work_items (ms, level) == WARP_ITEMS &&
-      LEVEL_WARP_BLOCKS * WARP_ITEMS <= ms->ctx->max_work_group_size ?
-      LEVEL_WARP_BLOCKS : 1;
+  return level_work_items (ms, level) == WARP_ITEMS ?
+      warp_group_blocks (ms) : 1;
 }
 
 /* At full resolution, by effort: the most squares of pass 1, and the
@@ -643,9 +678,8 @@ level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
 {
   guint nt = ms->ctx->cpu_layout ? 0 : level_work_items (ms, level);
   gchar *options, *hnt;
-  gboolean refine;
+  gboolean refine, warp;
   cl_kernel kernel;
-  GError *ptx_error = NULL;
 
   if (!nt)
     hnt = g_strdup_printf (" -DBPW=%u", LEVEL_CPU_RUN);
@@ -656,7 +690,7 @@ level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
     hnt = g_strdup_printf (" -DHNT=%u", nt);
   /* the range is an argument, and the coarse levels do not depend on the
    * block size or half-pel refinement: few programs serve all searches */
-  refine = pass == 2 && ms->params.subpel && ms->ctx->cpu_layout;
+  refine = pass == 2 && ms->params.subpel;
   /* the last pass ranks its candidates by SATD in both layouts where the
    * refinement ranks by it */
   options = g_strdup_printf ("-DBS=%u -DSUBPEL=%d -DSATD=%d -DCHROMA=0 "
@@ -666,18 +700,13 @@ level_kernel (GstClMotionSearch * ms, const gchar * name, guint level,
       level > 0 ? 1 : pass, level_block (ms, level) >> level,
       level > 0 ? 1 : effort_squares[ms->effort],
       level > 0 ? 0 : effort_neighbours[ms->effort], hnt);
-  kernel = lookup_kernel (ms, name, options, nt && ms->warp_ptx ?
-      &ptx_error : error);
+  warp = nt && ms->warp_ptx;
+  kernel = lookup_warp_kernel (ms, name, options, warp, error);
   g_free (options);
   g_free (hnt);
-  if (!kernel && ptx_error) {
-    /* the driver refused the instructions: the portable forms serve */
-    GST_WARNING ("motion search steps without NVIDIA's instructions: %s",
-        ptx_error->message);
-    g_clear_error (&ptx_error);
-    ms->warp_ptx = FALSE;
+  /* where the driver refused the instructions, the portable forms serve */
+  if (!kernel && warp)
     return level_kernel (ms, name, level, pass, error);
-  }
   return kernel;
 }
 
@@ -813,20 +842,6 @@ global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
       GST_CL_MOTION_SEARCH_LABEL, 1, global, &local, error);
 }
 
-/* Keeps a copy of @vectors, the search's result, for the next search */
-static gboolean
-save_history (GstClMotionSearch * ms, cl_mem vectors, GError ** error)
-{
-  guint bx, by;
-  cl_int ret;
-
-  gst_cl_motion_search_grid (ms, ms->pyr_width, ms->pyr_height, &bx, &by);
-  ret = clEnqueueCopyBuffer (ms->ctx->queue, vectors, ms->history, 0, 0,
-      (gsize) bx * by * sizeof (GstClMotionVector), 0, NULL, NULL);
-  ms->history_valid = ret == CL_SUCCESS;
-  return gst_cl_check (ret, "clEnqueueCopyBuffer", error);
-}
-
 void
 gst_cl_motion_search_set_effort (GstClMotionSearch * ms,
     GstClMotionEffort effort)
@@ -870,8 +885,8 @@ gst_cl_motion_search_set_reference_is_last (GstClMotionSearch * ms,
 
 /* The passes at full resolution, from the level-1 vectors in
  * ms->steps[1]: the first, the propagation (two at
- * GST_CL_MOTION_EFFORT_HIGH), the half-pel refinement; into @vectors and
- * the history. */
+ * GST_CL_MOTION_EFFORT_HIGH) with the half-pel refinement; into @vectors
+ * and the history. */
 static gboolean
 run_full_resolution (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, cl_mem vectors, GError ** error)
@@ -887,17 +902,8 @@ run_full_resolution (GstClMotionSearch * ms, const GstClPlane * cur,
   } else if (!search_level (ms, 0, 2, cur, ref, ms->steps[0], vectors,
           error))
     return FALSE;
-  /* GPUs refine to half-pel in a step of their own, a work-group per
-   * block (CPUs in pass 2), which also writes the history */
-  if (ms->params.subpel && !ms->ctx->cpu_layout) {
-    guint bx, by;
-
-    gst_cl_motion_search_grid (ms, ms->pyr_width, ms->pyr_height, &bx, &by);
-    ms->history_valid = refine_groups (ms, cur, ref, 0, 0, bx, by,
-        ms->vector_price, vectors, ms->history, error);
-    return ms->history_valid;
-  }
-  return save_history (ms, vectors, error);
+  ms->history_valid = TRUE;
+  return TRUE;
 }
 
 /* Decimates both pictures, finds their global motion, then level 2,
