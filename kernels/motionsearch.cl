@@ -850,7 +850,7 @@ rounded_mean (ushort16 sum, ushort shift)
  * inside the plane. */
 kernel void
 motion_decimate (global const uchar * src, global uchar * dst,
-    const GstClMotionDecimateArgs args)
+    global int *global_work, const GstClMotionDecimateArgs args)
 {
   int w = (int) args.width, h = (int) args.height;
   int stride = (int) args.src.stride;
@@ -858,6 +858,13 @@ motion_decimate (global const uchar * src, global uchar * dst,
   int y2 = get_global_id (1);
   global const uchar *p = src + args.src.offset;
   global uchar *l1 = dst + args.l1_offset, *l2 = dst + args.l2_offset;
+
+  /* the global motion's keys at their largest, its sums at zero (where
+   * both pictures are decimated, twice: the same) */
+  for (int i = y2 * get_global_size (0) + get_global_id (0);
+      i < GST_CL_MOTION_GLOBAL_VALUES (w2, h2);
+      i += get_global_size (0) * get_global_size (1))
+    global_work[i] = i < GST_CL_MOTION_GLOBAL_PROFILES ? -1 : 0;
 
 #if HNT
   int x2 = get_global_id (0);
@@ -1182,6 +1189,10 @@ refine_lanes (global const uchar * c, int cs, global const uchar * r,
 #error "the SATD propagation takes four work-items a candidate"
 #endif
 
+/* the shift (level-2 samples) in the key of the global motion along an
+ * axis (shift_key) */
+#define GLOBAL_SHIFT(key) ((int) ((key) & 1023) - 512)
+
 typedef struct
 {
   global const uchar *c, *r;    /* the block, its reference at (0, 0) */
@@ -1211,7 +1222,7 @@ typedef struct
   int range;                    /* the window of level 2 */
   global const GstClMotionVector *history;      /* see temporal_vector */
   int hbs;
-  int2 global_vector;           /* motion_global_motion's, at level 2 */
+  int2 global_vector;           /* the global motion's, at level 2 */
   uint price;                   /* see vector_price */
 } level_search_t;
 
@@ -1680,21 +1691,55 @@ shift_key (ulong sum, int n, int d)
 }
 
 /* The profile of @axis (0: columns, 1: rows) of the current picture, or
- * of the @reference, in @work (GST_CL_MOTION_GLOBAL_KEYS) */
+ * of the @reference, in @work (GST_CL_MOTION_GLOBAL_PROFILES) */
 static inline global uint *
 gm_profile (global int *work, int w, int h, int axis, int reference)
 {
-  return (global uint *) work + 2 + (axis ? 2 * w + reference * h :
-      reference * w);
+  return (global uint *) work + GST_CL_MOTION_GLOBAL_PROFILES + (axis ?
+      2 * w + reference * h : reference * w);
 }
 
-/* The profiles of motion_global_motion: the column sums of the current
- * level-2 picture, the reference's, then the row sums of each, after the
- * result (x, y) in @work, which starts zeroed. A work-item per tile of
- * GM_TILE x GM_TILE samples adds its share to each sum (integer atomics:
- * the order does not change the result). */
+/* The profiles of the global motion: the column sums of the current
+ * level-2 picture, the reference's, then the row sums of each, in @work,
+ * which motion_decimate zeroed. Each tile of GM_TILE x GM_TILE samples
+ * adds its share to each sum (integer atomics: the order does not change
+ * the result): on GPUs a work-group a tile, a work-item a sample of each
+ * picture, the tile's sums taken in local memory; on CPUs a work-item a
+ * tile, its rows as vectors. */
 #define GM_TILE 16
 
+#if HNT
+__kernel __attribute__ ((reqd_work_group_size (GM_TILE, GM_TILE, 1)))
+void
+motion_global_profiles (global const uchar * cur, global const uchar * ref,
+    global int *work, const GstClMotionSearchArgs args)
+{
+  local uint samples[2][GM_TILE][GM_TILE + 1];
+  const int w = (args.width + 3) / 4, h = (args.height + 3) / 4;
+  const int lx = get_local_id (0), ly = get_local_id (1);
+  const int x0 = get_group_id (0) * GM_TILE, y0 = get_group_id (1) * GM_TILE;
+  const int x = x0 + lx, y = y0 + ly;
+  const int inside = x < w && y < h;
+
+  samples[0][ly][lx] = inside ? cur[args.cur.offset + y * args.cur.stride +
+      x] : 0;
+  samples[1][ly][lx] = inside ? ref[args.ref.offset + y * args.ref.stride +
+      x] : 0;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  /* rows 0 and 1 of the group: the sums of row lx of each picture; rows 2
+   * and 3: of column lx */
+  if (ly < 4) {
+    const int picture = ly % 2, columns = ly >= 2;
+    const int at = (columns ? x0 : y0) + lx;
+    uint sum = 0;
+    for (int i = 0; i < GM_TILE; i++)
+      sum += columns ? samples[picture][i][lx] : samples[picture][lx][i];
+    if (at < (columns ? w : h))
+      atomic_add ((volatile global uint *) gm_profile (work, w, h,
+              !columns, picture) + at, sum);
+  }
+}
+#else
 __kernel void
 motion_global_profiles (global const uchar * cur, global const uchar * ref,
     global int *work, const GstClMotionSearchArgs args)
@@ -1748,11 +1793,15 @@ motion_global_profiles (global const uchar * cur, global const uchar * ref,
     atomic_add (&rc[x0 + i], col_r[i]);
   }
 }
+#endif
 
-#if HNT
-/* GPUs: the keys of the shifts of the column profiles (work-groups 0 to
- * 2 reach), then of the row profiles, a work-group of GM_SHIFT_ITEMS per
- * shift, for motion_global_motion */
+#if HNT && defined (cl_khr_int64_extended_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+/* GPUs: the shifts of the column profiles (work-groups 0 to 2 reach),
+ * then of the row profiles, a work-group of GM_SHIFT_ITEMS per shift,
+ * each shift's key kept where it is its axis's least so far (a 64-bit
+ * atomic minimum: no launch to rank them, whatever order the work-groups
+ * run in) */
 __kernel __attribute__ ((reqd_work_group_size (GM_SHIFT_ITEMS, 1, 1)))
 void
 motion_global_shifts (global int *work, const GstClMotionSearchArgs args)
@@ -1762,11 +1811,9 @@ motion_global_shifts (global int *work, const GstClMotionSearchArgs args)
   const int w = (args.width + 3) / 4, h = (args.height + 3) / 4;
   const int nx = 2 * GST_CL_MOTION_GLOBAL_REACH (w) + 1;
   const int ny = 2 * GST_CL_MOTION_GLOBAL_REACH (h) + 1;
-  global uint *keys = (global uint *) work + GST_CL_MOTION_GLOBAL_KEYS (w, h);
   const int axis = g >= nx, n = axis ? h : w;
   /* this axis's shift */
-  const int shift = axis ? g - nx : g;
-  const int d = shift - GST_CL_MOTION_GLOBAL_REACH (n);
+  const int d = (axis ? g - nx : g) - GST_CL_MOTION_GLOBAL_REACH (n);
 
   if (g >= nx + ny)
     return;
@@ -1778,12 +1825,9 @@ motion_global_shifts (global int *work, const GstClMotionSearchArgs args)
       sums[lid] += sums[lid + k];
     barrier (CLK_LOCAL_MEM_FENCE);
   }
-  if (lid == 0) {
-    const ulong key = shift_key (sums[0], n, d);
-    const int at = 2 * (axis * GM_ITEMS + shift);
-    keys[at] = (uint) (key >> 32);
-    keys[at + 1] = (uint) key;
-  }
+  if (lid == 0)
+    atom_min ((volatile global ulong *) work + axis, shift_key (sums[0], n,
+            d));
 }
 #endif
 
@@ -1792,9 +1836,9 @@ motion_global_shifts (global int *work, const GstClMotionSearchArgs args)
  * sums) of the current level-2 picture with the reference's
  * (motion_global_profiles), over about half of them at least and within
  * the search's limit. A pan moves both profiles as a whole, whatever the
- * window. One work-group of GM_ITEMS: on GPUs it takes the keys of
- * motion_global_shifts, on CPUs (where a work-group a shift cost 25
- * times more than the shifts' work) a work-item weighs each shift. */
+ * window. One work-group of GM_ITEMS, a work-item weighing each shift:
+ * CPUs (where a work-group a shift, motion_global_shifts, cost 25 times
+ * more than the shifts' work), and GPUs without 64-bit atomics. */
 __kernel __attribute__ ((reqd_work_group_size (GM_ITEMS, 1, 1)))
 void
 motion_global_motion (global int *work, const GstClMotionSearchArgs args)
@@ -1802,28 +1846,17 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
   local ulong keys[GM_ITEMS];
   const int lid = get_local_id (0);
   const int w = (args.width + 3) / 4, h = (args.height + 3) / 4;
-  int g[2];
 
   for (int axis = 0; axis < 2; axis++) {
     const int n = axis ? h : w, reach = GST_CL_MOTION_GLOBAL_REACH (n);
     ulong best = ULONG_MAX;
-#if HNT
-    global const uint *k = (global const uint *) work +
-        GST_CL_MOTION_GLOBAL_KEYS (w, h) + 2 * (axis * GM_ITEMS + lid);
-    if (lid <= 2 * reach)
-      best = ((ulong) k[0] << 32) | k[1];
-#else
     for (int d = lid - reach; d <= reach; d += GM_ITEMS)
       best = min (best, shift_key (shift_sum (gm_profile (work, w, h, axis,
                       0), gm_profile (work, w, h, axis, 1), n, d, 0, 1), n,
               d));
-#endif
     best = group_min (best, keys, lid, GM_ITEMS);
-    g[axis] = (int) (best & 1023) - 512;
-  }
-  if (lid == 0) {
-    work[0] = g[0];
-    work[1] = g[1];
+    if (lid == 0)
+      ((global ulong *) work)[axis] = best;
   }
 }
 #endif
@@ -1857,7 +1890,7 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
 kernel void
 motion_search_level (global const uchar * cur, global const uchar * ref,
     global const GstClMotionVector * coarse, global GstClMotionVector * vectors,
-    global GstClMotionVector * history, global const int *global_motion,
+    global GstClMotionVector * history, global const ulong * global_motion,
     const GstClMotionSearchArgs args)
 {
   int gx = (args.width + GBS - 1) / GBS, gy = (args.height + GBS - 1) / GBS;
@@ -1871,7 +1904,8 @@ motion_search_level (global const uchar * cur, global const uchar * ref,
 #endif
   level_search_t s = { (int) args.width, (int) args.height, (int) args.range,
     history, (int) args.history_block,
-    (int2) (global_motion[0], global_motion[1]), args.vector_price
+    (int2) (GLOBAL_SHIFT (global_motion[0]), GLOBAL_SHIFT (global_motion[1])),
+    args.vector_price
   };
 #if HNT
   local ulong keys[HNT];

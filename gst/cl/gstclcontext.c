@@ -1163,6 +1163,36 @@ gst_cl_context_finish (GstClContext * ctx, GError ** error)
 }
 
 /**
+ * gst_cl_context_has_extension:
+ * @ctx: a #GstClContext
+ * @name: the name of an OpenCL extension, such as
+ *   "cl_khr_int64_extended_atomics"
+ *
+ * Whether the device of @ctx has the extension @name (%FALSE, with a
+ * warning, where its extensions cannot be had). MT safe.
+ *
+ * Returns: whether the device has @name
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cl_context_has_extension (GstClContext * ctx, const gchar * name)
+{
+  gchar *all, **names;
+  gboolean found;
+
+  g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+  all = get_device_string (ctx->device, CL_DEVICE_EXTENSIONS);
+  /* (a space-separated list: a name is found whole, not as a prefix) */
+  names = g_strsplit (all, " ", -1);
+  found = g_strv_contains ((const gchar * const *) names, name);
+  g_strfreev (names);
+  g_free (all);
+  return found;
+}
+
+/**
  * gst_cl_context_get_kernel_stats:
  * @ctx: a #GstClContext
  * @label: a label given to gst_cl_context_enqueue_kernel()

@@ -210,6 +210,10 @@ GST_CL_API
 gboolean gst_cl_context_finish (GstClContext * ctx, GError ** error);
 
 GST_CL_API
+gboolean gst_cl_context_has_extension (GstClContext * ctx,
+    const gchar * name);
+
+GST_CL_API
 gboolean gst_cl_context_get_kernel_stats (GstClContext * ctx,
     const gchar * label, guint64 * launches, guint64 * total_ns,
     guint64 * min_ns);

@@ -361,10 +361,11 @@ typedef struct {
  * what MPEG-1 codes with f_code 7 ([-1024, 1023] half-pels) */
 #define GST_CL_MOTION_SEARCH_LIMIT 511
 
-/* The global motion (motion_global_shifts, then motion_global_motion):
- * the most shifts weighed along a profile of the level-2 picture (2
- * (GST_CL_MOTION_SEARCH_LIMIT >> 2) + 1 fit), which is the work-group of
- * motion_global_motion, and the work-group that weighs each */
+/* The global motion (motion_global_shifts on GPUs, motion_global_motion
+ * elsewhere): the most shifts weighed along a profile of the level-2
+ * picture (2 (GST_CL_MOTION_SEARCH_LIMIT >> 2) + 1 fit), which is the
+ * work-group of motion_global_motion, and the work-group of
+ * motion_global_shifts that weighs each */
 #define GST_CL_MOTION_GLOBAL_SHIFTS 256
 #define GST_CL_MOTION_GLOBAL_SHIFT_ITEMS 64
 /* The shifts weighed along a profile of @n values reach n / 2 each way,
@@ -373,12 +374,14 @@ typedef struct {
   ((n) / 2 < (GST_CL_MOTION_SEARCH_LIMIT >> 2) ? \
       (n) / 2 : (GST_CL_MOTION_SEARCH_LIMIT >> 2))
 /* Their work buffer, of 32-bit values, for a level-2 picture of w x h:
- * the result (x, y); the column sums of the current picture, the
- * reference's, then their row sums; from GST_CL_MOTION_GLOBAL_KEYS on,
- * for each axis GST_CL_MOTION_GLOBAL_SHIFTS keys of two values (GPUs) */
-#define GST_CL_MOTION_GLOBAL_KEYS(w, h) (2 + 2 * ((w) + (h)))
+ * the result, the least key of each axis (64 bits each, the shift in its
+ * lowest 10 bits, plus 512); then from GST_CL_MOTION_GLOBAL_PROFILES on
+ * the column sums of the current picture, the reference's, then their
+ * row sums. motion_decimate sets the keys to their largest value and the
+ * sums to zero. */
+#define GST_CL_MOTION_GLOBAL_PROFILES 4
 #define GST_CL_MOTION_GLOBAL_VALUES(w, h) \
-  (GST_CL_MOTION_GLOBAL_KEYS (w, h) + 2 * 2 * GST_CL_MOTION_GLOBAL_SHIFTS)
+  (GST_CL_MOTION_GLOBAL_PROFILES + 2 * ((w) + (h)))
 
 /* motion_decimate: the luma plane @src of width x height decimated by 2
  * and by 4 into the destination buffer at l1_offset and l2_offset */

@@ -60,6 +60,8 @@ struct _GstClMotionSearch
   gboolean sad_ptx;             /* NVIDIA's vabsdiff4, until it fails to build */
   gboolean warp_ptx;            /* the same, and its warp shuffles, for the
                                  * hierarchical steps */
+  gboolean int64_atomics;       /* 64-bit atomic minimum: the global
+                                 * motion's shifts ranked as they are weighed */
 
   /* hierarchical, for pictures of pyr_width x pyr_height: the decimated
    * pictures (current level 1, level 2, then the reference's), the
@@ -75,7 +77,7 @@ struct _GstClMotionSearch
   /* the hierarchical search's last vectors, which the next one follows */
   cl_mem history;
   gboolean history_valid;
-  /* motion_global_motion's result (x, y), then its column and row sums */
+  /* the global motion's keys, then its column and row sums */
   cl_mem global_motion;
 };
 
@@ -178,6 +180,8 @@ gst_cl_motion_search_new (GstClContext * ctx,
     ms->sad_ptx = ctx->platform_name &&
         g_strstr_len (ctx->platform_name, -1, "NVIDIA") != NULL;
     ms->warp_ptx = ms->sad_ptx;
+    ms->int64_atomics = gst_cl_context_has_extension (ctx,
+        "cl_khr_int64_extended_atomics");
   }
   return ms;
 }
@@ -572,8 +576,8 @@ level_plane (GstClMotionSearch * ms, guint level, gboolean reference,
 }
 
 /* bytes of ms->global_motion for pictures of @width x @height: the
- * result, then two column and two row profiles of the level-2 pictures,
- * then the keys of the shifts (64 bits each) along each */
+ * result, a key along each axis, then two column and two row profiles of
+ * the level-2 pictures */
 static gsize
 global_motion_size (guint width, guint height)
 {
@@ -734,8 +738,9 @@ decimate (GstClMotionSearch * ms, const GstClPlane * src, gboolean reference,
   args.l2_offset = (guint32) l2.offset;
   if (!gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &src->mem, error)
       || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem), &ms->pyramid,
-          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (args),
-          &args, error))
+          error) || !gst_cl_kernel_set_arg (kernel, &arg, sizeof (cl_mem),
+          &ms->global_motion, error) || !gst_cl_kernel_set_arg (kernel, &arg,
+          sizeof (args), &args, error))
     return FALSE;
   global[0] = (width + 3) / 4;
   if (ms->ctx->cpu_layout)
@@ -790,55 +795,51 @@ search_level (GstClMotionSearch * ms, guint level, guint pass,
 }
 
 /* The global motion between the level-2 pictures @cur and @ref, into
- * the first two ints of ms->global_motion: their profiles summed by
- * tiles, then (GPUs) each shift of them weighed by a work-group, then
- * the best shifts in one work-group */
+ * the first two keys of ms->global_motion (which motion_decimate set
+ * up): their profiles summed by tiles, then each shift of them weighed,
+ * by a work-group each where the device keeps the least key as they come
+ * (GPUs with 64-bit atomics), else by a work-item each of one work-group */
 static gboolean
 global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, GError ** error)
 {
+  gboolean by_groups = !ms->ctx->cpu_layout && ms->int64_atomics;
   cl_kernel profiles = level_kernel (ms, "motion_global_profiles", HIER_TOP,
       1, error);
-  cl_kernel shifts = profiles && !ms->ctx->cpu_layout ?
-      level_kernel (ms, "motion_global_shifts", HIER_TOP, 1, error) : NULL;
-  cl_kernel best = profiles && (shifts || ms->ctx->cpu_layout) ?
-      level_kernel (ms, "motion_global_motion", HIER_TOP, 1, error) : NULL;
+  cl_kernel shifts = profiles ? level_kernel (ms, by_groups ?
+      "motion_global_shifts" : "motion_global_motion", HIER_TOP, 1,
+      error) : NULL;
   GstClMotionSearchArgs args;
   const cl_mem mems[3] = { cur->mem, ref->mem, ms->global_motion };
-  const cl_uint zero = 0;
   size_t global[2], local;
-  cl_int ret;
+  const size_t tile[2] = { 16, 16 };
 
-  if (!best)
+  if (!shifts)
     return FALSE;
   search_args (cur, ref, &args);
   args.width = ms->pyr_width;
   args.height = ms->pyr_height;
-  ret = clEnqueueFillBuffer (ms->ctx->queue, ms->global_motion, &zero,
-      sizeof (zero), 0, global_motion_size (ms->pyr_width, ms->pyr_height),
-      0, NULL, NULL);
-  if (!gst_cl_check (ret, "clEnqueueFillBuffer", error))
-    return FALSE;
-  /* tiles of 16 x 16 level-2 samples */
+  /* tiles of 16 x 16 level-2 samples: a work-item each (CPUs), a
+   * work-group (GPUs) */
   global[0] = (cur->width + 15) / 16;
   global[1] = (cur->height + 15) / 16;
+  if (!ms->ctx->cpu_layout) {
+    global[0] *= 16;
+    global[1] *= 16;
+  }
   if (!set_args (profiles, mems, G_N_ELEMENTS (mems), &args, error) ||
       !gst_cl_context_enqueue_kernel (ms->ctx, profiles,
-          GST_CL_MOTION_SEARCH_LABEL, 2, global, NULL, error))
+          GST_CL_MOTION_SEARCH_LABEL, 2, global, ms->ctx->cpu_layout ? NULL :
+          tile, error) ||
+      !set_args (shifts, &ms->global_motion, 1, &args, error))
     return FALSE;
-  if (shifts) {
+  if (by_groups) {
     local = GST_CL_MOTION_GLOBAL_SHIFT_ITEMS;
     global[0] = local * (global_shifts (cur->width) +
         global_shifts (cur->height));
-    if (!set_args (shifts, &ms->global_motion, 1, &args, error) ||
-        !gst_cl_context_enqueue_kernel (ms->ctx, shifts,
-            GST_CL_MOTION_SEARCH_LABEL, 1, global, &local, error))
-      return FALSE;
-  }
-  if (!set_args (best, &ms->global_motion, 1, &args, error))
-    return FALSE;
-  global[0] = local = GST_CL_MOTION_GLOBAL_SHIFTS;
-  return gst_cl_context_enqueue_kernel (ms->ctx, best,
+  } else
+    global[0] = local = GST_CL_MOTION_GLOBAL_SHIFTS;
+  return gst_cl_context_enqueue_kernel (ms->ctx, shifts,
       GST_CL_MOTION_SEARCH_LABEL, 1, global, &local, error);
 }
 
