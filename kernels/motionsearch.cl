@@ -965,17 +965,19 @@ block_sum (uint v, int n, local uint * partial, int lid)
 /* @v of the block's work-item @lid XOR @mask (@mask below BLOCK_ITEMS);
  * every work-item of the block calls it together (@partial holds
  * BLOCK_ITEMS) */
-__attribute__ ((always_inline)) static inline short8
-block_xor (short8 v, int mask, local uint4 * partial, int lid)
+__attribute__ ((always_inline)) static inline int8
+block_xor8 (int8 v, int mask, local int8 * partial, int lid)
 {
 #if WARP_STEPS
-  const uint4 u = as_uint4 (v);
-  return as_short8 ((uint4) (warp_xor (u.x, mask), warp_xor (u.y, mask),
-          warp_xor (u.z, mask), warp_xor (u.w, mask)));
+  const uint8 u = as_uint8 (v);
+  return as_int8 ((uint8) (warp_xor (u.s0, mask), warp_xor (u.s1, mask),
+          warp_xor (u.s2, mask), warp_xor (u.s3, mask), warp_xor (u.s4,
+              mask), warp_xor (u.s5, mask), warp_xor (u.s6, mask),
+          warp_xor (u.s7, mask)));
 #else
-  partial[lid] = as_uint4 (v);
+  partial[lid] = v;
   barrier (CLK_LOCAL_MEM_FENCE);
-  const short8 other = as_short8 (partial[lid ^ mask]);
+  const int8 other = partial[lid ^ mask];
   barrier (CLK_LOCAL_MEM_FENCE);
   return other;
 #endif
@@ -995,20 +997,22 @@ block_xor (short8 v, int mask, local uint4 * partial, int lid)
  * the reference's 3 x 10 samples that their predictions read, clamped to
  * the plane (only positions not tried read outside it); each row of the
  * quarter's residual is transformed in the work-item, its columns across
- * the quarter's 8 work-items, two coefficients a 32-bit exchange (none
- * leaves 16 bits: 255 x 64 at most). One work-item a quarter and a
+ * the quarter's 8 work-items. (Two 16-bit coefficients an exchange, half
+ * the exchanges, made the step slower on the H100: the 16-bit arithmetic
+ * cost more than the exchanges saved.) One work-item a quarter and a
  * position held 64 samples and waited on the others. */
 __attribute__ ((always_inline)) static inline void
 refine_satd_lanes (global const uchar * c, int cs, global const uchar * r,
     int rs, int x0, int y0, int width, int height, int fx, int fy, int lane,
-    local uint4 * exchange, int lid, uint * satd, uint * sad)
+    local int8 * exchange, int lid, uint * satd, uint * sad)
 {
   const int q = lane / 8, row = lane % 8;
   const int qx = q % 2 * 8, y = q / 2 * 8 + row;
-  const short8 cur = convert_short8 (vload8 (0, c + y * cs + qx));
+  int8 cur;
   /* reference samples from (x0 + qx + fx - 1, y0 + y + fy - 1) */
-  short a[3][10];
+  int a[3][10];
 
+  cur = convert_int8 (vload8 (0, c + y * cs + qx));
   #pragma unroll
   for (int j = 0; j < 3; j++) {
     const int ry = clamp (y0 + y + fy - 1 + j, 0, height - 1);
@@ -1023,31 +1027,31 @@ refine_satd_lanes (global const uchar * c, int cs, global const uchar * r,
      * fractions (half_vector) */
     const int ox = h % 3 != 0, hx = h % 3 != 1;
     const int oy = h / 3 != 0, hy = h / 3 != 1;
-    short p[8];
+    int p[8];
     #pragma unroll
     for (int x = 0; x < 8; x++)
       p[x] = (a[oy][ox + x] + a[oy][ox + x + hx] + a[oy + hy][ox + x] +
           a[oy + hy][ox + x + hx] + 2) >> 2;
-    short8 e = cur - (short8) (p[0], p[1], p[2], p[3], p[4], p[5], p[6],
-        p[7]);
-    ushort8 m = abs (e);
-    sad[h] = m.s0 + m.s1 + m.s2 + m.s3 + m.s4 + m.s5 + m.s6 + m.s7;
+    int8 e = cur - (int8) (p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+    uint8 m = abs (e);
+    uint s = m.s0 + m.s1 + m.s2 + m.s3 + m.s4 + m.s5 + m.s6 + m.s7;
     /* the row's butterflies (each round pairs neighbours, sums then
      * differences: three rounds make the transform, its outputs in
      * another order, the same in every work-item), then the column's
      * across the quarter */
     #pragma unroll
     for (int k = 0; k < 3; k++) {
-      const short4 u = e.even, w = e.odd;
-      e = (short8) (u + w, u - w);
+      const int4 u = e.even, w = e.odd;
+      e = (int8) (u + w, u - w);
     }
     #pragma unroll
     for (int k = 1; k < 8; k <<= 1) {
-      const short8 other = block_xor (e, k, exchange, lid);
+      const int8 other = block_xor8 (e, k, exchange, lid);
       e = row & k ? other - e : e + other;
     }
     m = abs (e);
-    satd[h] = (uint) m.s0 + m.s1 + m.s2 + m.s3 + m.s4 + m.s5 + m.s6 + m.s7;
+    satd[h] = m.s0 + m.s1 + m.s2 + m.s3 + m.s4 + m.s5 + m.s6 + m.s7;
+    sad[h] = s;
   }
 }
 #endif
@@ -1062,7 +1066,7 @@ refine_satd_lanes (global const uchar * c, int cs, global const uchar * r,
 __attribute__ ((always_inline)) static inline GstClMotionVector
 refine_lanes (global const uchar * c, int cs, global const uchar * r,
     int rs, int width, int height, int bx, int by, GstClMotionVector mv,
-    uint price, int lane, local uint4 * exchange, int lid)
+    uint price, int lane, local int8 * exchange, int lid)
 {
   const int x0 = bx * BS, y0 = by * BS;
   const int bw = min (BS, width - x0), bh = min (BS, height - y0);
@@ -1909,7 +1913,7 @@ motion_search_level (global const uchar * cur, global const uchar * ref,
   local ulong keys[HNT];
   local uint partial[HNT];
 #if LEVEL == 0 && PASS == 2 && SUBPEL
-  local uint4 exchange[HNT];
+  local int8 exchange[HNT];
 #endif
   int lid = get_local_id (0) % HNT;
   int bx = get_group_id (0) * GROUP_BLOCKS + get_local_id (0) / HNT;
@@ -2146,7 +2150,7 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
     global GstClMotionVector * vectors, global GstClMotionVector * copy,
     const GstClMotionSearchArgs args)
 {
-  local uint4 exchange[REFINE_ITEMS];
+  local int8 exchange[REFINE_ITEMS];
   const int lid = get_local_id (0) % REFINE_ITEMS;
   const int bx = get_group_id (0) * GROUP_BLOCKS + get_local_id (0) /
       REFINE_ITEMS + args.first_bx;
