@@ -44,8 +44,8 @@
  *   motion_refine_groups.
  *
  * The hierarchical search (motion_decimate, motion_global_profiles and
- * motion_global_motion, then motion_search_level for level 2, level 1
- * and two passes at full resolution; see there) ranks its candidates by
+ * motion_global_shifts or motion_global_motion, then motion_search_level
+ * for level 2, level 1 and two passes at full resolution; see there) ranks its candidates by
  * the same key and refines to half-pel the same way; it only tries far
  * fewer of them. Its steps run one work-item per run
  * of BPW blocks on CPUs, one work-group of HNT per block on GPUs (the
@@ -1642,7 +1642,7 @@ level_step (global const uchar * cur, global const uchar * ref, int cs,
   uint sad = (uint) (best >> 32) - vector_price (&b, f);
   GstClMotionVector mv;
 #if LEVEL == 0 && PASS == 2 && SUBPEL && !HNT
-  /* (GPUs refine in motion_refine_groups) */
+  /* (GPUs refine in motion_search_level, by refine_lanes) */
   mv = refine_half (cur, cs, ref, rs, width, height, x0, y0, bw, bh, f.x,
       f.y, sad, full_satd, b.price);
 #else
@@ -1878,7 +1878,7 @@ motion_global_motion (global int *work, const GstClMotionSearchArgs args)
  *   its samples), then the square around the best of them.
  * - Pass 2 propagates: each block keeps its pass-1 vector (from coarse)
  *   unless one of its NEIGHBOURS' pass-1 vectors is better for it, then
- *   SUBPEL refines it (CPUs; GPUs run motion_refine_groups after it).
+ *   SUBPEL refines it (GPUs: refine_lanes, its 32 work-items).
  *   Blocks that missed the match take it from a neighbour that found it.
  *   With SATD, whole blocks rank these candidates by SATD
  *   (SATD_PROPAGATION), in both layouts.
