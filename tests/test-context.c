@@ -660,6 +660,45 @@ GST_START_TEST (test_device_valid)
 
 GST_END_TEST;
 
+/* The device's extensions: each name that the driver lists is found,
+ * whole names only (not a prefix of one, not the empty name), as a plain
+ * split of the driver's list finds them */
+GST_START_TEST (test_has_extension)
+{
+  GError *error = NULL;
+  GstClContext *ctx = gst_cl_context_new (NULL, &error);
+  gchar list[8192] = { 0 };
+  gchar **names;
+  guint i, found = 0;
+
+  fail_unless (ctx != NULL, "%s", error ? error->message : "no context");
+  fail_unless_equals_int (clGetDeviceInfo (ctx->device, CL_DEVICE_EXTENSIONS,
+          sizeof (list) - 1, list, NULL), CL_SUCCESS);
+  names = g_strsplit_set (list, " \t\n", -1);
+  for (i = 0; names[i]; i++) {
+    gchar *prefix;
+
+    if (!*names[i])
+      continue;
+    fail_unless (gst_cl_context_has_extension (ctx, names[i]), "%s",
+        names[i]);
+    /* (a name that is a prefix of another one is listed on its own) */
+    prefix = g_strndup (names[i], strlen (names[i]) - 1);
+    fail_unless_equals_int (gst_cl_context_has_extension (ctx, prefix),
+        g_strv_contains ((const gchar * const *) names, prefix));
+    g_free (prefix);
+    found++;
+  }
+  /* every OpenCL 1.2 device has at least the ICD extension */
+  fail_unless (found > 0);
+  fail_if (gst_cl_context_has_extension (ctx, ""));
+  fail_if (gst_cl_context_has_extension (ctx, "cl_no_such_extension"));
+  g_strfreev (names);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
 /* ---- transfer counts and profiling ---- */
 
 #define N_COUNT 7
@@ -1179,6 +1218,7 @@ context_suite (void)
   tcase_add_test (tc, test_concurrent_start);
   tcase_add_test (tc, test_concurrent_start_one_pipeline);
   tcase_add_test (tc, test_frame_copy);
+  tcase_add_test (tc, test_has_extension);
   return s;
 }
 

@@ -1183,6 +1183,9 @@ gst_cl_context_has_extension (GstClContext * ctx, const gchar * name)
 
   g_return_val_if_fail (GST_IS_CL_CONTEXT (ctx), FALSE);
   g_return_val_if_fail (name != NULL, FALSE);
+  /* (the list may hold empty names between two spaces) */
+  if (!*name)
+    return FALSE;
   all = get_device_string (ctx->device, CL_DEVICE_EXTENSIONS);
   /* (a space-separated list: a name is found whole, not as a prefix) */
   names = g_strsplit (all, " ", -1);
