@@ -45,9 +45,9 @@
  *
  * The hierarchical search (motion_decimate, motion_global_profiles and
  * motion_global_shifts or motion_global_motion, then motion_search_level
- * for level 2, level 1 and two passes at full resolution; see there) ranks its candidates by
- * the same key and refines to half-pel the same way; it only tries far
- * fewer of them. Its steps run one work-item per run
+ * for level 2, level 1 and two passes at full resolution; see there)
+ * ranks its candidates by the same key and refines to half-pel the same
+ * way; it only tries far fewer of them. Its steps run one work-item per run
  * of BPW blocks on CPUs, one work-group of HNT per block on GPUs (the
  * candidates spread over the work-items, the keys reduced in local
  * memory).
@@ -1004,7 +1004,7 @@ block_xor8 (int8 v, int mask, local int8 * partial, int lid)
 __attribute__ ((always_inline)) static inline void
 refine_satd_lanes (global const uchar * c, int cs, global const uchar * r,
     int rs, int x0, int y0, int width, int height, int fx, int fy, int lane,
-    local int8 * exchange, int lid, uint * satd, uint * sad)
+    local int8 * exchange, uint * satd, uint * sad)
 {
   const int q = lane / 8, row = lane % 8;
   const int qx = q % 2 * 8, y = q / 2 * 8 + row;
@@ -1033,8 +1033,7 @@ refine_satd_lanes (global const uchar * c, int cs, global const uchar * r,
       p[x] = (a[oy][ox + x] + a[oy][ox + x + hx] + a[oy + hy][ox + x] +
           a[oy + hy][ox + x + hx] + 2) >> 2;
     int8 e = cur - (int8) (p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
-    uint8 m = abs (e);
-    uint s = m.s0 + m.s1 + m.s2 + m.s3 + m.s4 + m.s5 + m.s6 + m.s7;
+    const uint s = sum8 (as_int8 (abs (e)));
     /* the row's butterflies (each round pairs neighbours, sums then
      * differences: three rounds make the transform, its outputs in
      * another order, the same in every work-item), then the column's
@@ -1046,19 +1045,20 @@ refine_satd_lanes (global const uchar * c, int cs, global const uchar * r,
     }
     #pragma unroll
     for (int k = 1; k < 8; k <<= 1) {
-      const int8 other = block_xor8 (e, k, exchange, lid);
+      const int8 other = block_xor8 (e, k, exchange, lane);
       e = row & k ? other - e : e + other;
     }
-    m = abs (e);
-    satd[h] = m.s0 + m.s1 + m.s2 + m.s3 + m.s4 + m.s5 + m.s6 + m.s7;
+    satd[h] = sum8 (as_int8 (abs (e)));
     sad[h] = s;
   }
 }
 #endif
 
 /* Half-pel refinement of the vector @mv (half-pel units, its full-pel
- * SAD) of the block (bx, by) by its 32 work-items, ranked as refine_half
- * ranks them (the same vectors); the vectors' bits at @price. A whole
+ * SAD) of the block (bx, by) by its 32 work-items, @lane this one's index
+ * among them and its place in @exchange (local memory only where a block
+ * is a work-group), ranked as refine_half ranks them (the same vectors);
+ * the vectors' bits at @price. A whole
  * block ranked by SATD takes each position's SAD and SATD from
  * refine_satd_lanes, and sums only their sum, then the winner's SAD;
  * others sum the differences from the eight half-pel predictions around
@@ -1066,7 +1066,7 @@ refine_satd_lanes (global const uchar * c, int cs, global const uchar * r,
 __attribute__ ((always_inline)) static inline GstClMotionVector
 refine_lanes (global const uchar * c, int cs, global const uchar * r,
     int rs, int width, int height, int bx, int by, GstClMotionVector mv,
-    uint price, int lane, local int8 * exchange, int lid)
+    uint price, int lane, local int8 * exchange)
 {
   const int x0 = bx * BS, y0 = by * BS;
   const int bw = min (BS, width - x0), bh = min (BS, height - y0);
@@ -1079,13 +1079,13 @@ refine_lanes (global const uchar * c, int cs, global const uchar * r,
   if (bw == 16 && bh == 16) {
     uint satd[9], sad[9], best_sad = 0;
     refine_satd_lanes (c, cs, r, rs, x0, y0, width, height, fx, fy, lane,
-        exchange, lid, satd, sad);
+        exchange, satd, sad);
     #pragma unroll
     for (int h = 0; h < 9; h++) {
       const int2 v = half_vector (fx, fy, h);
       /* (the centre's SAD the search's) */
       const uint cost = block_sum (satd[h] + (h == 4 ? 0 : sad[h]), 32,
-          (local uint *) exchange, lid) + (h == 4 ? mv.sad : 0);
+          (local uint *) exchange, lane) + (h == 4 ? mv.sad : 0);
       const ulong key = half_rank (cost + half_price (price, v), v.x, v.y,
           h);
       if ((h == 4 || half_inside (v.x, v.y, x0, y0, 16, 16, width, height))
@@ -1097,7 +1097,7 @@ refine_lanes (global const uchar * c, int cs, global const uchar * r,
     /* (the same winner in every work-item) */
     GstClMotionVector out = half_result (fx, fy, best);
     out.sad = (best & 0xffff) == 4 ? mv.sad : block_sum (best_sad, 32,
-        (local uint *) exchange, lid);
+        (local uint *) exchange, lane);
     return out;
   }
 #endif
@@ -1129,7 +1129,7 @@ refine_lanes (global const uchar * c, int cs, global const uchar * r,
   for (int h = 0; h < 9; h++) {
     /* (every work-item sums, each block's the same positions) */
     const uint sum = h == 4 ? mv.sad : block_sum (acc[h], 32,
-        (local uint *) exchange, lid);
+        (local uint *) exchange, lane);
     if (h == 4 || inside[h])
       best = min (best, half_rank (sum, v[h].x, v[h].y, h));
   }
@@ -1927,7 +1927,7 @@ motion_search_level (global const uchar * cur, global const uchar * ref,
   /* (the same vector in every work-item) */
   mv = refine_lanes (c, (int) args.cur.stride, r, (int) args.ref.stride,
       (int) args.width, (int) args.height, bx, by, mv, args.vector_price,
-      lid, exchange, lid);
+      lid, exchange);
 #endif
   if (lid == 0)
     STORE_RESULT (by * gx + bx, mv);
@@ -2138,20 +2138,18 @@ motion_search_tiles (global const uchar * cur, global const uchar * ref,
 #if REFINE_ITEMS != 32
 #error "the refinement takes 32 work-items a block"
 #endif
-/* Half-pel refinement of the full-pel vectors (in half-pel units) of the
- * blocks [first_bx, end_bx) x [first_by, end_by), REFINE_ITEMS work-items
- * per block (refine_lanes), GROUP_BLOCKS blocks of a row a work-group.
- * Each result also goes to @copy (the search's history: no copy command
- * of its own; @vectors again where none is kept). */
+/* Half-pel refinement of the full search's full-pel vectors (in half-pel
+ * units) of the blocks [first_bx, end_bx) x [first_by, end_by), in place,
+ * REFINE_ITEMS work-items per block (refine_lanes), GROUP_BLOCKS blocks
+ * of a row a work-group. */
 __kernel __attribute__ ((reqd_work_group_size (REFINE_ITEMS * GROUP_BLOCKS,
             1, 1)))
 void
 motion_refine_groups (global const uchar * cur, global const uchar * ref,
-    global GstClMotionVector * vectors, global GstClMotionVector * copy,
-    const GstClMotionSearchArgs args)
+    global GstClMotionVector * vectors, const GstClMotionSearchArgs args)
 {
   local int8 exchange[REFINE_ITEMS];
-  const int lid = get_local_id (0) % REFINE_ITEMS;
+  const int lane = get_local_id (0) % REFINE_ITEMS;
   const int bx = get_group_id (0) * GROUP_BLOCKS + get_local_id (0) /
       REFINE_ITEMS + args.first_bx;
   const int by = get_group_id (1) + args.first_by;
@@ -2164,9 +2162,8 @@ motion_refine_groups (global const uchar * cur, global const uchar * ref,
   const int at = by * ((width + BS - 1) / BS) + bx;
   GstClMotionVector mv = refine_lanes (cur + args.cur.offset,
       (int) args.cur.stride, ref + args.ref.offset, (int) args.ref.stride,
-      width, height, bx, by, vectors[at], args.vector_price, lid, exchange,
-      lid);
-  if (lid == 0)
-    vectors[at] = copy[at] = mv;
+      width, height, bx, by, vectors[at], args.vector_price, lane, exchange);
+  if (lane == 0)
+    vectors[at] = mv;
 }
 #endif /* REFINE_ITEMS */

@@ -3618,14 +3618,6 @@ idct_cols (int16 * v, int shift, int clamp16)
   }
 }
 
-static int
-sum8 (int8 v)
-{
-  int4 a = v.lo + v.hi;
-  int2 b = a.lo + a.hi;
-  return b.x + b.y;
-}
-
 /* bit c of a row of eight, in both halves */
 #define ROW_BITS (int16) (1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, \
     64, 128)

@@ -188,12 +188,18 @@ half_avg4 (uchar16 a, uchar16 b, uchar16 c, uchar16 d)
 
 /* the sum of the lanes of @v */
 static inline int
+sum8 (int8 v)
+{
+  int4 a = v.lo + v.hi;
+  int2 b = a.lo + a.hi;
+  return b.x + b.y;
+}
+
+/* the sum of the lanes of @v */
+static inline int
 sum16 (int16 v)
 {
-  int8 a = v.lo + v.hi;
-  int4 b = a.lo + a.hi;
-  int2 c = b.lo + b.hi;
-  return c.x + c.y;
+  return sum8 (v.lo + v.hi);
 }
 
 #endif /* GST_CL_SAD_CL */

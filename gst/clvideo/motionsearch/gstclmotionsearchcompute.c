@@ -493,14 +493,14 @@ warp_group_blocks (GstClMotionSearch * ms)
       ms->ctx->max_work_group_size ? LEVEL_WARP_BLOCKS : 1;
 }
 
-/* GPUs: the half-pel refinement of the full-pel @vectors of blocks
- * [first_x, first_x + n_x) x [first_y, first_y + n_y), REFINE_ITEMS
- * work-items per block, the vectors' bits at @price (0 for the full
- * search, which prices none) */
+/* GPUs, the full search: the half-pel refinement of the full-pel
+ * @vectors of blocks [first_x, first_x + n_x) x [first_y, first_y + n_y),
+ * REFINE_ITEMS work-items per block, no vector priced (the hierarchical
+ * search refines in its last pass) */
 static gboolean
 refine_groups (GstClMotionSearch * ms, const GstClPlane * cur,
     const GstClPlane * ref, guint first_x, guint first_y, guint n_x,
-    guint n_y, guint price, cl_mem vectors, cl_mem copy, GError ** error)
+    guint n_y, cl_mem vectors, GError ** error)
 {
   gboolean warp = ms->warp_ptx;
   guint group_blocks = warp_group_blocks (ms);
@@ -510,17 +510,17 @@ refine_groups (GstClMotionSearch * ms, const GstClPlane * cur,
   cl_kernel kernel = lookup_warp_kernel (ms, "motion_refine_groups",
       options, warp, error);
   GstClMotionSearchArgs args;
-  const cl_mem mems[4] = { cur->mem, ref->mem, vectors, copy };
+  const cl_mem mems[3] = { cur->mem, ref->mem, vectors };
   size_t global[2], local[2] = { REFINE_ITEMS * group_blocks, 1 };
 
   g_free (options);
   if (!kernel && warp)
-    return refine_groups (ms, cur, ref, first_x, first_y, n_x, n_y, price,
-        vectors, copy, error);
+    return refine_groups (ms, cur, ref, first_x, first_y, n_x, n_y, vectors,
+        error);
   if (!kernel)
     return FALSE;
+  /* (vector_price zero) */
   block_range_args (cur, ref, first_x, first_y, n_x, n_y, &args);
-  args.vector_price = price;
   if (!set_args (kernel, mems, G_N_ELEMENTS (mems), &args, error))
     return FALSE;
   global[0] = (size_t) (n_x + group_blocks - 1) / group_blocks * local[0];
@@ -553,7 +553,7 @@ run_tiles (GstClMotionSearch * ms, const GstClPlane * cur,
           GST_CL_MOTION_SEARCH_LABEL, 2, global, local, error))
     return FALSE;
   return !ms->params.subpel || refine_groups (ms, cur, ref, first_x,
-      first_y, n_x, n_y, 0, vectors, vectors, error);
+      first_y, n_x, n_y, vectors, error);
 }
 
 /* ---- hierarchical search ---- */
@@ -806,7 +806,7 @@ global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
   gboolean by_groups = !ms->ctx->cpu_layout && ms->int64_atomics;
   cl_kernel profiles = level_kernel (ms, "motion_global_profiles", HIER_TOP,
       1, error);
-  cl_kernel shifts = profiles ? level_kernel (ms, by_groups ?
+  cl_kernel weigh = profiles ? level_kernel (ms, by_groups ?
       "motion_global_shifts" : "motion_global_motion", HIER_TOP, 1,
       error) : NULL;
   GstClMotionSearchArgs args;
@@ -814,7 +814,7 @@ global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
   size_t global[2], local;
   const size_t tile[2] = { 16, 16 };
 
-  if (!shifts)
+  if (!weigh)
     return FALSE;
   search_args (cur, ref, &args);
   args.width = ms->pyr_width;
@@ -831,7 +831,7 @@ global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
       !gst_cl_context_enqueue_kernel (ms->ctx, profiles,
           GST_CL_MOTION_SEARCH_LABEL, 2, global, ms->ctx->cpu_layout ? NULL :
           tile, error) ||
-      !set_args (shifts, &ms->global_motion, 1, &args, error))
+      !set_args (weigh, &ms->global_motion, 1, &args, error))
     return FALSE;
   if (by_groups) {
     local = GST_CL_MOTION_GLOBAL_SHIFT_ITEMS;
@@ -839,7 +839,7 @@ global_motion (GstClMotionSearch * ms, const GstClPlane * cur,
         global_shifts (cur->height));
   } else
     global[0] = local = GST_CL_MOTION_GLOBAL_SHIFTS;
-  return gst_cl_context_enqueue_kernel (ms->ctx, shifts,
+  return gst_cl_context_enqueue_kernel (ms->ctx, weigh,
       GST_CL_MOTION_SEARCH_LABEL, 1, global, &local, error);
 }
 
