@@ -24,6 +24,14 @@
 #   PRESET_BENCH_CPUS     CPU sets: "all" (every CPU; FFmpeg with as many
 #                         threads) and N (CPUs 0 to N-1, taskset, for every
 #                         encoder; FFmpeg with N threads) ["all 1"]
+#   PRESET_BENCH_PROFILE  1: after the rounds, each encoder once more on
+#                         every CPU under perf (linux-perf), and a table of
+#                         its CPU time a frame once started, by part: the
+#                         kernels (search, macroblocks, the others), the
+#                         encoder's host code (FFmpeg: libavcodec), the
+#                         OS and libc, the rest; and the CPU time a frame
+#                         that FFmpeg's rate and twice it leave on every
+#                         CPU [0]
 #
 # The rate once started: each encoder codes the clip, then the clip played
 # four times; the three extra plays over the extra time give its rate
@@ -58,6 +66,11 @@ die() {
 for tool in ffmpeg python3 gst-launch-1.0 taskset; do
   command -v "$tool" >/dev/null || die "$tool is not installed (pipelines/setup.sh installs it)"
 done
+profile="${PRESET_BENCH_PROFILE:-0}"
+if [ "$profile" = 1 ]; then
+  perf record -q -o /dev/null -- true 2>/dev/null ||
+    die "PRESET_BENCH_PROFILE=1 needs perf, allowed to record this user's processes (apt-get install linux-perf; kernel.perf_event_paranoid at most 2)"
+fi
 export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 gst-inspect-1.0 clmpegenc >/dev/null 2>&1 || die "clmpegenc is not in $build/gst"
 "$root/pipelines/real-clips.sh" "$dir" ||
@@ -70,15 +83,25 @@ done
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 runs="$work/runs.tsv"
+parts="$work/parts.tsv"
 : >"$runs"
+: >"$parts"
+# samples a second of perf's CPU clock
+perf_rate=2000
 now() { date +%s.%N; }
 
 # encode ENCODER CPUS SRC OUT: ENCODER (mpeg-common.sh) on CPU set CPUS
+# (prof: every CPU, under perf, its samples into OUT.perf)
 encode() {
   local enc="$1" cpus="$2" src="$3" out="$4"
   if [ "$cpus" = all ]; then
     MPEG_FFMPEG_THREADS="$(nproc)" mpeg_encode "$enc" "$q" "$gop" "$src" \
       "$out"
+  elif [ "$cpus" = prof ]; then
+    MPEG_FFMPEG_THREADS="$(nproc)" perf record -q -F "$perf_rate" \
+      -o "$out.perf" -- bash -c '. "$0"; mpeg_encode "$@"' \
+      "$root/pipelines/mpeg-common.sh" "$enc" "$q" "$gop" "$src" "$out" \
+      2>/dev/null
   else
     MPEG_FFMPEG_THREADS="$cpus" taskset -c "0-$((cpus - 1))" \
       bash -c '. "$0"; mpeg_encode "$@"' "$root/pipelines/mpeg-common.sh" \
@@ -115,6 +138,23 @@ for name in $clips; do
       done
     done
   done
+  if [ "$profile" = 1 ]; then
+    echo "preset-bench: $name, ${w}x$h, $n frames, under perf" >&2
+    for enc in $encoders; do
+      for play in short long; do
+        from="$src"
+        [ "$play" = long ] && from="$long"
+        encode "$enc" prof "$from" "$work/$play.m1v" ||
+          die "$enc failed on $name under perf"
+        # samples by shared object: lines "CLIP ENCODER PLAY FRAMES SAMPLES
+        # OBJECT"
+        perf report -i "$work/$play.m1v.perf" --no-children --sort dso \
+          -F sample,dso --stdio 2>/dev/null | grep -v '^#' |
+          awk -v k="$name $enc $play $n" 'NF >= 2 { print k, $1, $2 }' \
+          >>"$parts"
+      done
+    done
+  fi
   rm -f "$src" "$long"
 done
 
@@ -162,4 +202,67 @@ for name, cpus, enc in order:
         "%.1f" % statistics.median(fps) if fps else "n/a",
         "%.2f (%.2f - %.2f)" % (statistics.median(ratio), min(ratio),
                                 max(ratio)) if ratio else "n/a"))
+EOF
+
+[ "$profile" = 1 ] || exit 0
+echo
+echo "CPU time a frame once started (ms; the clip played four times less once, under perf at $perf_rate samples a second), by part; FFmpeg's rate: its median above on every CPU:"
+echo
+python3 - "$parts" "$runs" "$(nproc)" "$perf_rate" <<'EOF'
+import collections
+import statistics
+import sys
+
+cpus, rate = int(sys.argv[3]), int(sys.argv[4])
+PARTS = ["search kernels", "macroblock kernel", "other kernels",
+         "encoder's host code", "OS and libc", "the rest"]
+
+
+def part(obj):
+    name = obj.rsplit("/", 1)[-1]
+    # POCL names the object of a kernel's build after the kernel
+    if name.startswith("motion_"):
+        return PARTS[0]
+    if name.startswith(("mpeg_encode_mb", "mpeg_transform_mb",
+                        "mpeg_trellis")):
+        return PARTS[1]
+    if name.startswith("mpeg_"):
+        return PARTS[2]
+    if name.startswith(("libgstclvideo", "libgstcl-", "libavcodec")):
+        return PARTS[3]
+    if name in ("[kernel.kallsyms]", "[vdso]") or name.startswith("libc."):
+        return PARTS[4]
+    return PARTS[5]
+
+
+samples = collections.defaultdict(collections.Counter)
+frames = {}
+order = []
+for line in open(sys.argv[1]):
+    name, enc, play, n, count, obj = line.split(None, 5)
+    samples[(name, enc, play)][part(obj.strip())] += int(count)
+    frames[name] = int(n)
+    if (name, enc) not in order:
+        order.append((name, enc))
+ff_rates = collections.defaultdict(list)
+for line in open(sys.argv[2]):
+    name, c, enc, rnd, n, t0, t1, t2 = line.split()
+    extra = (float(t2) - float(t1)) - (float(t1) - float(t0))
+    if enc == "ffmpeg" and c == "all" and extra > 0:
+        ff_rates[name].append(3 * int(n) / extra)
+print("| clip | encoder | CPU ms a frame | " + " | ".join(PARTS) + " |")
+print("|---|---|---|" + "---|" * len(PARTS))
+for name, enc in order:
+    extra = samples[(name, enc, "long")].copy()
+    extra.subtract(samples[(name, enc, "short")])
+    ms = {p: 1000.0 * extra[p] / rate / (3 * frames[name]) for p in PARTS}
+    print("| %s | %s | %.2f | %s |" % (
+        name, enc, sum(ms.values()),
+        " | ".join("%.2f" % ms[p] for p in PARTS)))
+print()
+for name in sorted(ff_rates):
+    fps = statistics.median(ff_rates[name])
+    print("%s: FFmpeg's default at %.1f fps on %d CPUs; its rate leaves "
+          "%.2f ms of CPU time a frame on them, twice its rate %.2f" % (
+              name, fps, cpus, 1000.0 * cpus / fps, 500.0 * cpus / fps))
 EOF
