@@ -35,7 +35,9 @@
  * "density" runs that many clmpegenc pipelines of I420 at each encode
  * size in this process at once (not a default stage): all their frames
  * per second, how many 30 fps streams that makes, and how many host
- * cores the process kept busy meanwhile.
+ * cores the process kept busy meanwhile. --density-inputs picks its
+ * cases (several processes at once each running one of them: N
+ * processes against N pipelines in one).
  *
  * The device times come from launches the queue times
  * (GST_CL_PROFILING_ENV), which costs some drivers a fifth or more of
@@ -1251,13 +1253,14 @@ run_streams (guint n, gint w, gint h, guint frames, GstBuffer ** clip,
 
 /* How many streams of I420 at @w x @h one device sustains: for each count
  * of @streams, the pipelines of run_streams() with contexts of their own
- * and frames in system memory, then sharing the bench's context with
- * frames in its page-locked host memory (read where they lie: what a
- * producer writing into the pool the encoder proposes gives); all frames
- * per second together, and how many 30 fps streams that is. */
+ * and frames in system memory ("system" in @inputs), then sharing the
+ * bench's context with frames in its page-locked host memory
+ * ("page-locked": read where they lie, what a producer writing into the
+ * pool the encoder proposes gives); all frames per second together, and
+ * how many 30 fps streams that is. */
 static void
 bench_density (gint w, gint h, guint frames, const gchar * streams,
-    guint quant)
+    const gchar * inputs, guint quant)
 {
   GstBuffer *clip[ENCODE_CLIP_FRAMES], *pinned[ENCODE_CLIP_FRAMES];
   gchar **counts = g_strsplit (streams, ",", -1);
@@ -1278,7 +1281,11 @@ bench_density (gint w, gint h, guint frames, const gchar * streams,
       continue;
     for (shared = FALSE; shared <= TRUE; shared++) {
       gdouble busy;
-      gdouble fps = run_streams (n, w, h, frames, shared ? pinned : clip,
+      gdouble fps;
+
+      if (!strstr (inputs, shared ? "page-locked" : "system"))
+        continue;
+      fps = run_streams (n, w, h, frames, shared ? pinned : clip,
           n_clip, shared, quant, &busy);
       printf ("| %5dx%-5d | %3u | %-34s | %8.1f | %7.1f | %6.1f | %5.1f of "
           "%u |\n", w, h, n, shared ? "one context, page-locked frames" :
@@ -1429,6 +1436,7 @@ main (int argc, char **argv)
   gchar *motion_sizes = g_strdup ("2048x2048,1920x1080");
   gchar *encode_sizes = g_strdup ("1920x1080");
   gchar *density_streams = g_strdup ("1,4,8,16");
+  gchar *density_inputs = g_strdup ("system,page-locked");
   gint encode_quant = 5;
   gint frames = 0;
   gboolean untimed = FALSE;
@@ -1448,6 +1456,10 @@ main (int argc, char **argv)
         "Frame sizes of the encode stage", "WxH,..."},
     {"streams", 0, 0, G_OPTION_ARG_STRING, &density_streams,
         "Stream counts of the density stage (encode sizes)", "N,..."},
+    {"density-inputs", 0, 0, G_OPTION_ARG_STRING, &density_inputs,
+        "Cases of the density stage: system (a context each, frames in "
+          "system memory), page-locked (one context, its page-locked "
+          "frames)", "LIST"},
     {"quantizer", 0, 0, G_OPTION_ARG_INT, &encode_quant,
         "Quantiser of the encode stage (1..31)", "Q"},
     {"encoder-props", 0, 0, G_OPTION_ARG_STRING, &encoder_props,
@@ -1578,7 +1590,7 @@ main (int argc, char **argv)
       parse_size (size_list[i], &w, &h);
       bench_density (w, h, frames > 0 ? (guint) frames :
           (bench_ctx->host_unified ? 12 : 300), density_streams,
-          CLAMP (encode_quant, 1, 31));
+          density_inputs, CLAMP (encode_quant, 1, 31));
     }
     g_strfreev (size_list);
     gst_object_unref (bench_ctx);
@@ -1587,6 +1599,7 @@ main (int argc, char **argv)
   g_clear_pointer (&last_enc_stats, gst_structure_free);
   gst_object_unref (bench_ctx);
   g_free (density_streams);
+  g_free (density_inputs);
   g_free (encode_sizes);
   g_free (motion_sizes);
   g_free (device);
