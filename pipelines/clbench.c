@@ -73,6 +73,21 @@ static gchar *encoder_props = (gchar *) "";
 
 /* ---- copy bandwidth ---- */
 
+/* exits with the call's name and error code unless @ret is CL_SUCCESS */
+static void
+check_or_exit (cl_int ret, const gchar * call)
+{
+  GError *error = NULL;
+
+  if (gst_cl_check (ret, call, &error))
+    return;
+  g_printerr ("%s\n", error->message);
+  exit (1);
+}
+
+/* The copy kernel's best rate over @reps launches moving @bytes (read plus
+ * written, bytes a second); 0 where the context times no launch
+ * (--untimed) */
 static gdouble
 measure_copy_bandwidth (GstClContext * ctx, gsize bytes, guint reps)
 {
@@ -92,15 +107,15 @@ measure_copy_bandwidth (GstClContext * ctx, gsize bytes, guint reps)
     exit (1);
   }
   a = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &ret);
+  check_or_exit (ret, "clCreateBuffer");
   b = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &ret);
-  if (ret != CL_SUCCESS) {
-    g_printerr ("clCreateBuffer failed: %s\n", gst_cl_error_name (ret));
-    exit (1);
-  }
+  check_or_exit (ret, "clCreateBuffer");
   {
-    cl_uchar zero = 1;
-    clEnqueueFillBuffer (ctx->queue, a, &zero, 1, 0, bytes, 0, NULL, NULL);
-    clEnqueueFillBuffer (ctx->queue, b, &zero, 1, 0, bytes, 0, NULL, NULL);
+    const cl_uchar one = 1;
+    check_or_exit (clEnqueueFillBuffer (ctx->queue, a, &one, 1, 0, bytes, 0,
+            NULL, NULL), "clEnqueueFillBuffer");
+    check_or_exit (clEnqueueFillBuffer (ctx->queue, b, &one, 1, 0, bytes, 0,
+            NULL, NULL), "clEnqueueFillBuffer");
   }
   /* enough work-items to fill the device, each looping over the buffer */
   if (ctx->cpu_layout) {
@@ -111,9 +126,12 @@ measure_copy_bandwidth (GstClContext * ctx, gsize bytes, guint reps)
     global = (size_t) MAX (ctx->compute_units, 1) * 2048;
     global = MIN (global, ((size_t) n + local - 1) / local * local);
   }
-  clSetKernelArg (kernel, 0, sizeof (cl_mem), &a);
-  clSetKernelArg (kernel, 1, sizeof (cl_mem), &b);
-  clSetKernelArg (kernel, 2, sizeof (cl_uint), &n);
+  check_or_exit (clSetKernelArg (kernel, 0, sizeof (cl_mem), &a),
+      "clSetKernelArg");
+  check_or_exit (clSetKernelArg (kernel, 1, sizeof (cl_mem), &b),
+      "clSetKernelArg");
+  check_or_exit (clSetKernelArg (kernel, 2, sizeof (cl_uint), &n),
+      "clSetKernelArg");
   for (i = 0; i < reps + 1; i++) {
     if (i == 1)
       gst_cl_context_reset_stats (ctx);
@@ -124,11 +142,11 @@ measure_copy_bandwidth (GstClContext * ctx, gsize bytes, guint reps)
     }
   }
   gst_cl_context_get_kernel_stats (ctx, "copy", &launches, &total, &min_ns);
-  clReleaseMemObject (a);
-  clReleaseMemObject (b);
-  clReleaseKernel (kernel);
+  check_or_exit (clReleaseMemObject (a), "clReleaseMemObject");
+  check_or_exit (clReleaseMemObject (b), "clReleaseMemObject");
+  check_or_exit (clReleaseKernel (kernel), "clReleaseKernel");
   /* read + write, at the best launch */
-  return 2.0 * bytes / (min_ns * 1e-9);
+  return min_ns ? 2.0 * bytes / (min_ns * 1e-9) : 0.0;
 }
 
 /* The copy kernel's best time (ms) moving @bytes, read plus written: a
@@ -139,7 +157,9 @@ same_size_copy_ms (gdouble bytes)
 {
   gsize half = ((gsize) (bytes / 2) + 15) & ~(gsize) 15;
 
-  return bytes / measure_copy_bandwidth (bench_ctx, half, 10) * 1e3;
+  gdouble bandwidth = measure_copy_bandwidth (bench_ctx, half, 10);
+
+  return bandwidth > 0 ? bytes / bandwidth * 1e3 : 0.0;
 }
 
 /* ---- pipelines ---- */
@@ -1512,9 +1532,13 @@ main (int argc, char **argv)
       bench_ctx->device_name, bench_ctx->platform_name,
       bench_ctx->compute_units, bench_ctx->cpu_layout ? "CPU" : "GPU");
 
-  copy_bw = measure_copy_bandwidth (bench_ctx,
+  /* (untimed, no launch is timed: nothing to measure) */
+  copy_bw = untimed ? 0.0 : measure_copy_bandwidth (bench_ctx,
       bench_ctx->cpu_layout ? 128 << 20 : 512 << 20, 10);
-  printf ("Copy kernel: %.1f GB/s (read + write)\n\n", copy_bw / 1e9);
+  if (copy_bw > 0)
+    printf ("Copy kernel: %.1f GB/s (read + write)\n\n", copy_bw / 1e9);
+  else
+    printf ("Copy kernel: not timed (--untimed)\n\n");
 
   size_list = g_strsplit (sizes, ",", -1);
   if (strstr (stages, "colorlowpass")) {
