@@ -1284,6 +1284,7 @@ bench_density (gint w, gint h, guint frames, const gchar * streams,
 {
   GstBuffer *clip[ENCODE_CLIP_FRAMES], *pinned[ENCODE_CLIP_FRAMES];
   gchar **counts = g_strsplit (streams, ",", -1);
+  gchar **cases = g_strsplit (inputs, ",", -1);
   guint i, c, n_clip;
 
   if (!have_elements ("clmpegenc", NULL)) {
@@ -1303,7 +1304,8 @@ bench_density (gint w, gint h, guint frames, const gchar * streams,
       gdouble busy;
       gdouble fps;
 
-      if (!strstr (inputs, shared ? "page-locked" : "system"))
+      if (!g_strv_contains ((const gchar * const *) cases,
+              shared ? "page-locked" : "system"))
         continue;
       fps = run_streams (n, w, h, frames, shared ? pinned : clip,
           n_clip, shared, quant, &busy);
@@ -1319,6 +1321,7 @@ bench_density (gint w, gint h, guint frames, const gchar * streams,
     gst_buffer_unref (pinned[i]);
   }
   g_strfreev (counts);
+  g_strfreev (cases);
 }
 
 /* RGB from system memory through clcolorlowpass ! clmotionsearch !
@@ -1448,9 +1451,32 @@ sizes_valid (const gchar * list)
   return ok;
 }
 
+/* TRUE when every entry of the comma-separated @list is one of @names
+ * (NULL-terminated); else says which is not */
+static gboolean
+names_valid (const gchar * option, const gchar * list,
+    const gchar * const *names)
+{
+  gchar **items = g_strsplit (list, ",", -1);
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; ok && items[i]; i++) {
+    ok = g_strv_contains (names, items[i]);
+    if (!ok)
+      g_printerr ("--%s: \"%s\" is none of the choices\n", option,
+          items[i]);
+  }
+  g_strfreev (items);
+  return ok;
+}
+
 int
 main (int argc, char **argv)
 {
+  static const gchar *const density_cases[] = { "system", "page-locked",
+    NULL
+  };
   gchar *device = NULL, *sizes = g_strdup ("2048x2048,8773x5352");
   gchar *stages = g_strdup ("colorlowpass,image,motion,encode");
   gchar *motion_sizes = g_strdup ("2048x2048,1920x1080");
@@ -1516,7 +1542,8 @@ main (int argc, char **argv)
     encode_sizes = g_strdup_printf ("%dx%d", w, h);
   }
   if (!sizes_valid (sizes) || !sizes_valid (motion_sizes) ||
-      !sizes_valid (encode_sizes))
+      !sizes_valid (encode_sizes) ||
+      !names_valid ("density-inputs", density_inputs, density_cases))
     return 2;
   /* the copy kernel is the plugin's, built here without an element */
   gst_cl_video_register_kernels ();
