@@ -71,7 +71,17 @@ static gint bench_lambda = 4;
 /* --encoder-props: more clmpegenc properties (a static "" when none) */
 static gchar *encoder_props = (gchar *) "";
 
-/* ---- copy bandwidth ---- */
+/* ---- failures ---- */
+
+/* exits with @error's message, if any */
+static void
+fail_on (GError * error)
+{
+  if (error) {
+    g_printerr ("%s\n", error->message);
+    exit (1);
+  }
+}
 
 /* exits with the call's name and error code unless @ret is CL_SUCCESS */
 static void
@@ -79,11 +89,11 @@ check_or_exit (cl_int ret, const gchar * call)
 {
   GError *error = NULL;
 
-  if (gst_cl_check (ret, call, &error))
-    return;
-  g_printerr ("%s\n", error->message);
-  exit (1);
+  if (!gst_cl_check (ret, call, &error))
+    fail_on (error);
 }
+
+/* ---- copy bandwidth ---- */
 
 /* The copy kernel's best rate over @reps launches moving @bytes (read plus
  * written, bytes a second); 0 where the context times no launch
@@ -102,10 +112,7 @@ measure_copy_bandwidth (GstClContext * ctx, gsize bytes, guint reps)
 
   kernel = gst_cl_context_create_kernel (ctx, "copy", NULL,
       ctx->cpu_layout ? "copy_runs" : "copy_words", &error);
-  if (!kernel) {
-    g_printerr ("%s\n", error->message);
-    exit (1);
-  }
+  fail_on (error);
   a = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &ret);
   check_or_exit (ret, "clCreateBuffer");
   b = clCreateBuffer (ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &ret);
@@ -135,11 +142,9 @@ measure_copy_bandwidth (GstClContext * ctx, gsize bytes, guint reps)
   for (i = 0; i < reps + 1; i++) {
     if (i == 1)
       gst_cl_context_reset_stats (ctx);
-    if (!gst_cl_context_enqueue_kernel (ctx, kernel, "copy", 1, &global,
-            &local, &error)) {
-      g_printerr ("%s\n", error->message);
-      exit (1);
-    }
+    gst_cl_context_enqueue_kernel (ctx, kernel, "copy", 1, &global, &local,
+        &error);
+    fail_on (error);
   }
   gst_cl_context_get_kernel_stats (ctx, "copy", &launches, &total, &min_ns);
   check_or_exit (clReleaseMemObject (a), "clReleaseMemObject");
@@ -254,7 +259,7 @@ run_pipeline_frames (const gchar * desc, guint frames, GstBuffer ** frame,
   msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   /* a sink that takes device memory does not wait for the device */
-  clFinish (bench_ctx->queue);
+  check_or_exit (clFinish (bench_ctx->queue), "clFinish");
   t1 = g_get_monotonic_time ();
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     GError *err = NULL;
@@ -626,42 +631,28 @@ motion_baseline_kernel (GstClContext * ctx)
   cl_kernel kernel = NULL;
   cl_int ret;
 
-  if (!g_file_get_contents (path, &source, NULL, &error)) {
-    g_printerr ("%s\n", error->message);
-    exit (1);
-  }
+  g_file_get_contents (path, &source, NULL, &error);
+  fail_on (error);
   program = clCreateProgramWithSource (ctx->context, 1,
       (const gchar **) &source, NULL, &ret);
-  if (gst_cl_check (ret, "clCreateProgramWithSource", &error)) {
-    ret = clBuildProgram (program, 1, &ctx->device, "-cl-std=CL1.2", NULL,
-        NULL);
-    if (ret != CL_SUCCESS) {
-      gchar log[16384] = "";
-      clGetProgramBuildInfo (program, ctx->device, CL_PROGRAM_BUILD_LOG,
-          sizeof (log) - 1, log, NULL);
-      g_printerr ("%s: clBuildProgram failed: %s\n%s\n", path,
-          gst_cl_error_name (ret), log);
-      exit (1);
-    }
-    kernel = clCreateKernel (program, "motion_baseline", &ret);
-    clReleaseProgram (program);
-  }
-  if (!gst_cl_check (ret, "motion_baseline", &error)) {
-    g_printerr ("%s\n", error->message);
+  check_or_exit (ret, "clCreateProgramWithSource");
+  ret = clBuildProgram (program, 1, &ctx->device, "-cl-std=CL1.2", NULL,
+      NULL);
+  if (ret != CL_SUCCESS) {
+    gchar log[16384] = "";
+    check_or_exit (clGetProgramBuildInfo (program, ctx->device,
+            CL_PROGRAM_BUILD_LOG, sizeof (log) - 1, log, NULL),
+        "clGetProgramBuildInfo");
+    g_printerr ("%s: clBuildProgram failed: %s\n%s\n", path,
+        gst_cl_error_name (ret), log);
     exit (1);
   }
+  kernel = clCreateKernel (program, "motion_baseline", &ret);
+  check_or_exit (ret, "clCreateKernel");
+  check_or_exit (clReleaseProgram (program), "clReleaseProgram");
   g_free (source);
   g_free (path);
   return kernel;
-}
-
-static void
-fail_on (GError * error)
-{
-  if (error) {
-    g_printerr ("%s\n", error->message);
-    exit (1);
-  }
 }
 
 /* Runs @reps searches back to back after one warm-up; wall ms per search. */
@@ -746,11 +737,9 @@ run_host_search (gpointer data, GError ** error G_GNUC_UNUSED)
 static void
 read_vectors (cl_mem vectors, gsize n, SadVector * out)
 {
-  cl_int ret = clEnqueueReadBuffer (bench_ctx->queue, vectors, CL_TRUE, 0,
-      n * sizeof (SadVector), out, 0, NULL, NULL);
-  GError *error = NULL;
-  if (!gst_cl_check (ret, "clEnqueueReadBuffer", &error))
-    fail_on (error);
+  check_or_exit (clEnqueueReadBuffer (bench_ctx->queue, vectors, CL_TRUE,
+          0, n * sizeof (SadVector), out, 0, NULL, NULL),
+      "clEnqueueReadBuffer");
 }
 
 /* Blocks where @a and @b differ; the first one described in @first. */
@@ -804,12 +793,13 @@ bench_motion (gint w, gint h, guint reps)
   fail_on (error);
   m.vectors = clCreateBuffer (bench_ctx->context, CL_MEM_READ_WRITE,
       n * sizeof (SadVector), NULL, &ret);
+  check_or_exit (ret, "clCreateBuffer");
   bufs[0] = clCreateBuffer (bench_ctx->context, CL_MEM_READ_ONLY,
       (gsize) w * h, NULL, &ret);
+  check_or_exit (ret, "clCreateBuffer");
   bufs[1] = clCreateBuffer (bench_ctx->context, CL_MEM_READ_ONLY,
       (gsize) w * h, NULL, &ret);
-  if (!gst_cl_check (ret, "clCreateBuffer", &error))
-    fail_on (error);
+  check_or_exit (ret, "clCreateBuffer");
   m.cur_host = cur;
   m.ref_host = ref;
   m.w = w;
@@ -826,13 +816,10 @@ bench_motion (gint w, gint h, guint reps)
     cl_uint zero = 0, stride = w, width = w, height = h;
 
     make_motion_pair (cur, ref, w, h, natural);
-    ret = clEnqueueWriteBuffer (bench_ctx->queue, bufs[0], CL_TRUE, 0,
-        (gsize) w * h, cur, 0, NULL, NULL);
-    if (ret == CL_SUCCESS)
-      ret = clEnqueueWriteBuffer (bench_ctx->queue, bufs[1], CL_TRUE, 0,
-          (gsize) w * h, ref, 0, NULL, NULL);
-    if (!gst_cl_check (ret, "clEnqueueWriteBuffer", &error))
-      fail_on (error);
+    check_or_exit (clEnqueueWriteBuffer (bench_ctx->queue, bufs[0], CL_TRUE,
+            0, (gsize) w * h, cur, 0, NULL, NULL), "clEnqueueWriteBuffer");
+    check_or_exit (clEnqueueWriteBuffer (bench_ctx->queue, bufs[1], CL_TRUE,
+            0, (gsize) w * h, ref, 0, NULL, NULL), "clEnqueueWriteBuffer");
     m.cur = (GstClPlane) {
     bufs[0], 0, w, w, h, 1};
     m.ref = (GstClPlane) {
@@ -945,10 +932,10 @@ bench_motion (gint w, gint h, guint reps)
   }
   gst_cl_motion_search_free (m.search);
   gst_cl_motion_search_free (m.hier);
-  clReleaseKernel (m.kernel);
-  clReleaseMemObject (m.vectors);
-  clReleaseMemObject (bufs[0]);
-  clReleaseMemObject (bufs[1]);
+  check_or_exit (clReleaseKernel (m.kernel), "clReleaseKernel");
+  check_or_exit (clReleaseMemObject (m.vectors), "clReleaseMemObject");
+  check_or_exit (clReleaseMemObject (bufs[0]), "clReleaseMemObject");
+  check_or_exit (clReleaseMemObject (bufs[1]), "clReleaseMemObject");
   g_free (cur);
   g_free (ref);
   g_free (v_base);
