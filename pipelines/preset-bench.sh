@@ -93,20 +93,17 @@ now() { date +%s.%N; }
 # encode ENCODER CPUS SRC OUT: ENCODER (mpeg-common.sh) on CPU set CPUS
 # (prof: every CPU, under perf, its samples into OUT.perf)
 encode() {
-  local enc="$1" cpus="$2" src="$3" out="$4"
-  if [ "$cpus" = all ]; then
-    MPEG_FFMPEG_THREADS="$(nproc)" mpeg_encode "$enc" "$q" "$gop" "$src" \
-      "$out"
-  elif [ "$cpus" = prof ]; then
-    MPEG_FFMPEG_THREADS="$(nproc)" perf record -q -F "$perf_rate" \
-      -o "$out.perf" -- bash -c '. "$0"; mpeg_encode "$@"' \
-      "$root/pipelines/mpeg-common.sh" "$enc" "$q" "$gop" "$src" "$out" \
-      2>/dev/null
-  else
-    MPEG_FFMPEG_THREADS="$cpus" taskset -c "0-$((cpus - 1))" \
-      bash -c '. "$0"; mpeg_encode "$@"' "$root/pipelines/mpeg-common.sh" \
-      "$enc" "$q" "$gop" "$src" "$out"
-  fi
+  local enc="$1" cpus="$2" src="$3" out="$4" threads wrap
+  case "$cpus" in
+    all)
+      MPEG_FFMPEG_THREADS="$(nproc)" mpeg_encode "$enc" "$q" "$gop" "$src" \
+        "$out"
+      return ;;
+    prof) threads="$(nproc)" wrap=(perf record -q -F "$perf_rate" -o "$out.perf" --) ;;
+    *) threads="$cpus" wrap=(taskset -c "0-$((cpus - 1))") ;;
+  esac
+  MPEG_FFMPEG_THREADS="$threads" "${wrap[@]}" bash -c '. "$0"; mpeg_encode "$@"' \
+    "$root/pipelines/mpeg-common.sh" "$enc" "$q" "$gop" "$src" "$out"
 }
 
 sizes=""
