@@ -15,6 +15,9 @@
 #                         jellyfish_1920x1080]
 #   PRESET_BENCH_FRAMES   frames of each clip, from its start [48]
 #   PRESET_BENCH_PRESETS  [ultrafast veryfast fast medium slow]
+#   PRESET_BENCH_PEERS    FFmpeg's other settings of mpeg-common.sh timed
+#                         beside its defaults, each with a column of ratios
+#                         (ffmpeg-rd, ffmpeg-best) [none]
 #   PRESET_BENCH_QUANT    quantiser of every encoder [8]
 #   PRESET_BENCH_GOP      GOP length [12]
 #   MPEG_B_FRAMES         B pictures between anchors, in every encoder
@@ -53,6 +56,7 @@ mpeg_dirs "$root" "${1:-}"
 clips="${PRESET_BENCH_CLIPS:-driving_1920x1080 jellyfish_1920x1080}"
 frames="${PRESET_BENCH_FRAMES:-48}"
 presets="${PRESET_BENCH_PRESETS:-ultrafast veryfast fast medium slow}"
+peers="${PRESET_BENCH_PEERS:-}"
 q="${PRESET_BENCH_QUANT:-8}"
 gop="${PRESET_BENCH_GOP:-12}"
 rounds="${PRESET_BENCH_ROUNDS:-5}"
@@ -75,7 +79,13 @@ export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 gst-inspect-1.0 clmpegenc >/dev/null 2>&1 || die "clmpegenc is not in $build/gst"
 "$root/pipelines/real-clips.sh" "$dir" ||
   die "cannot make the clips in $dir (pipelines/real-clips.sh)"
-encoders="ffmpeg"
+for peer in $peers; do
+  case "$peer" in
+    ffmpeg-rd | ffmpeg-best) ;;
+    *) die "PRESET_BENCH_PEERS: $peer is not one of ffmpeg-rd, ffmpeg-best" ;;
+  esac
+done
+encoders="ffmpeg $peers"
 for p in $presets; do
   encoders="$encoders clmpegenc-$p"
 done
@@ -170,11 +180,14 @@ echo "clmpegenc as of commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null
   "$(ffmpeg -version | head -n 1 | cut -d' ' -f1-3)'s $codec; $(nproc) CPU threads, $(date -u +%Y-%m-%d)," \
   "$rounds rounds."
 echo
-python3 - "$runs" "$sizes" <<'EOF'
+python3 - "$runs" "$sizes" $peers <<'EOF'
 import statistics
 import sys
 
 sizes = dict(s.split("=", 1) for s in sys.argv[2].split())
+anchors = ["ffmpeg"] + sys.argv[3:]
+names = {"ffmpeg": "FFmpeg default", "ffmpeg-rd": "FFmpeg rd",
+         "ffmpeg-best": "FFmpeg best"}
 rates, order = {}, []
 for line in open(sys.argv[1]):
     name, cpus, enc, rnd, n, t0, t1, t2 = line.split()
@@ -183,22 +196,24 @@ for line in open(sys.argv[1]):
         3 * int(n) / extra if extra > 0 else None)
     if (name, cpus, enc) not in order:
         order.append((name, cpus, enc))
-print("| clip | CPUs | encoder | fps once started | / FFmpeg default "
-      "(least - most) |")
-print("|---|---|---|---|---|")
+print("| clip | CPUs | encoder | fps once started | " + " | ".join(
+    "/ %s (least - most)" % names[a] for a in anchors) + " |")
+print("|---|---|---|---|" + "---|" * len(anchors))
 for name, cpus, enc in order:
-    fps, ratio = [], []
+    fps, ratios = [], {a: [] for a in anchors}
     for (c, k, _), by_enc in rates.items():
         if (c, k) != (name, cpus) or by_enc.get(enc) is None:
             continue
         fps.append(by_enc[enc])
-        if by_enc.get("ffmpeg"):
-            ratio.append(by_enc[enc] / by_enc["ffmpeg"])
+        for a in anchors:
+            if by_enc.get(a):
+                ratios[a].append(by_enc[enc] / by_enc[a])
     print("| %s (%s) | %s | %s | %s | %s |" % (
         name, sizes[name].split(":")[0], cpus, enc,
         "%.1f" % statistics.median(fps) if fps else "n/a",
-        "%.2f (%.2f - %.2f)" % (statistics.median(ratio), min(ratio),
-                                max(ratio)) if ratio else "n/a"))
+        " | ".join("%.2f (%.2f - %.2f)" % (statistics.median(r), min(r),
+                                            max(r)) if r else "n/a"
+                   for r in (ratios[a] for a in anchors))))
 EOF
 
 [ "$profile" = 1 ] || exit 0
