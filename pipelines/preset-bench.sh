@@ -180,6 +180,7 @@ echo "clmpegenc as of commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null
   "$(ffmpeg -version | head -n 1 | cut -d' ' -f1-3)'s $codec; $(nproc) CPU threads, $(date -u +%Y-%m-%d)," \
   "$rounds rounds."
 echo
+# shellcheck disable=SC2086 # one argument a peer
 python3 - "$runs" "$sizes" $peers <<'EOF'
 import statistics
 import sys
