@@ -212,9 +212,9 @@ for name, cpus, enc in order:
     print("| %s (%s) | %s | %s | %s | %s |" % (
         name, sizes[name].split(":")[0], cpus, enc,
         "%.1f" % statistics.median(fps) if fps else "n/a",
-        " | ".join("%.2f (%.2f - %.2f)" % (statistics.median(r), min(r),
-                                            max(r)) if r else "n/a"
-                   for r in (ratios[a] for a in anchors))))
+        " | ".join("%.2f (%.2f - %.2f)" % (
+            statistics.median(ratios[a]), min(ratios[a]), max(ratios[a]))
+            if ratios[a] else "n/a" for a in anchors)))
 EOF
 
 [ "$profile" = 1 ] || exit 0
